@@ -1,0 +1,53 @@
+"""Build the Cython core (`fevga_core`) next to the pure-Python package (`fevga`).
+
+All Cython compiler directives live in COMPILER_DIRECTIVES below, the one place where a
+misspelled directive is an error instead of being silently ignored.
+Set FEVGA_DEBUG=1 to build with bounds and wrap-around checks turned back on.
+Set FEVGA_ONLY=movegen,bearoff to (re)build only those core modules during development.
+"""
+
+import os
+from pathlib import Path
+
+import numpy as np
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+DEBUG = os.environ.get("FEVGA_DEBUG", "") not in ("", "0")
+
+COMPILER_DIRECTIVES = {
+    "language_level": 3,
+    "boundscheck": DEBUG,
+    "wraparound": DEBUG,
+    "cdivision": True,
+    "initializedcheck": DEBUG,
+    "nonecheck": False,
+    "embedsignature": True,
+}
+
+CORE = Path("fevga_core")
+only = {name for name in os.environ.get("FEVGA_ONLY", "").split(",") if name}
+extensions = [
+    Extension(
+        f"fevga_core.{pyx.stem}",
+        [str(pyx)],
+        include_dirs=[np.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=["-O3"] if not DEBUG else ["-O0", "-g"],
+    )
+    for pyx in sorted(CORE.glob("*.pyx"))
+    if not only or pyx.stem in only
+]
+
+setup(
+    packages=["fevga", "fevga_core"],
+    package_dir={"fevga": "src/fevga", "fevga_core": "fevga_core"},
+    package_data={"fevga": ["py.typed"], "fevga_core": ["*.pxd", "*.pyi", "py.typed"]},
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives=COMPILER_DIRECTIVES,
+        show_all_warnings=False,
+        annotate=os.environ.get("FEVGA_ANNOTATE", "") not in ("", "0"),
+    ),
+    zip_safe=False,
+)
