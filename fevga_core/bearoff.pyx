@@ -1,0 +1,811 @@
+"""Bear-off database kernels: ranking, bear-off move generation, table builds, batch lookups.
+
+The index layout is drawn in bearoff.pxd. Builds run in chunks (rank ranges for the one-sided
+table, max-rank shells for the two-sided one) so that Python can show progress and stop on
+Ctrl-C between chunks; every chunk runs without the GIL.
+"""
+
+from libc.stdint cimport int64_t, int32_t, uint8_t, uint16_t
+from libc.stdlib cimport malloc, calloc, realloc, free
+from libc.string cimport memset, memcpy
+from libc.math cimport sqrt, NAN
+
+import numpy as np
+cimport numpy as cnp
+
+cnp.import_array()
+
+cdef int64_t BINOM[BINOM_SIZE][BINOM_SIZE]
+
+
+cdef void _init_binomials() noexcept nogil:
+    cdef int n, k
+    for n in range(BINOM_SIZE):
+        for k in range(BINOM_SIZE):
+            BINOM[n][k] = 0
+        BINOM[n][0] = 1
+        for k in range(1, n + 1):
+            BINOM[n][k] = BINOM[n - 1][k - 1] + BINOM[n - 1][k]
+
+
+_init_binomials()
+
+# Roll order used everywhere a per-roll array appears: the 6 doubles, then the 15 non-doubles.
+cdef int ROLL_D1[21]
+cdef int ROLL_D2[21]
+cdef double ROLL_WEIGHT[21]
+
+
+cdef void _init_rolls() noexcept nogil:
+    cdef int i = 0, a, b
+    for a in range(1, 7):
+        ROLL_D1[i] = a
+        ROLL_D2[i] = a
+        ROLL_WEIGHT[i] = 1.0 / 36.0
+        i += 1
+    for a in range(1, 7):
+        for b in range(a + 1, 7):
+            ROLL_D1[i] = a
+            ROLL_D2[i] = b
+            ROLL_WEIGHT[i] = 2.0 / 36.0
+            i += 1
+
+
+_init_rolls()
+
+ROLLS = tuple((ROLL_D1[i], ROLL_D2[i]) for i in range(21))
+
+
+cdef int64_t binomial(int n, int k) noexcept nogil:
+    if n < 0 or k < 0 or k > n or n >= BINOM_SIZE:
+        return 0
+    return BINOM[n][k]
+
+
+cdef int64_t position_count(int points, int checkers) noexcept nogil:
+    return binomial(checkers + points, points)
+
+
+cdef int64_t position_rank(const uint8_t* counts, int points) noexcept nogil:
+    cdef int j, top = 0
+    cdef int64_t rank = 0
+    for j in range(1, points + 1):
+        top += counts[points - j]
+        rank += BINOM[top + j - 1][j]
+    return rank
+
+
+cdef void position_unrank(int64_t rank, int points, uint8_t* counts) noexcept nogil:
+    cdef int j, b, previous_top = 0
+    cdef int tops[MAX_POINTS + 1]
+    for j in range(points, 0, -1):
+        b = j - 1
+        while BINOM[b + 1][j] <= rank:
+            b += 1
+        rank -= BINOM[b][j]
+        tops[j] = b - j + 1
+    for j in range(1, points + 1):
+        counts[points - j] = <uint8_t>(tops[j] - previous_top)
+        previous_top = tops[j]
+
+
+cdef inline int _highest(const uint8_t* counts, int points) noexcept nogil:
+    cdef int k
+    for k in range(points, 0, -1):
+        if counts[k - 1]:
+            return k
+    return 0
+
+
+cdef inline bint _can_play(const uint8_t* counts, int highest, int source, int die) noexcept nogil:
+    """May a checker on `source` (occupied) play `die`?  RULES.md section 7."""
+    if source > die:
+        return True
+    if highest > 6:
+        return False
+    return source == die or (source == highest and die > highest)
+
+
+cdef inline void _apply(uint8_t* counts, int source, int die) noexcept nogil:
+    counts[source - 1] -= 1
+    if source > die:
+        counts[source - 1 - die] += 1
+
+
+cdef inline void _undo(uint8_t* counts, int source, int die) noexcept nogil:
+    counts[source - 1] += 1
+    if source > die:
+        counts[source - 1 - die] -= 1
+
+
+cdef int die_successors(uint8_t* counts, int points, int die, int64_t* out) noexcept nogil:
+    """Ranks of the positions one die can reach (distinct); `counts` is restored."""
+    cdef int k, n = 0, highest = _highest(counts, points)
+    for k in range(highest, 0, -1):
+        if counts[k - 1] and _can_play(counts, highest, k, die):
+            _apply(counts, k, die)
+            out[n] = position_rank(counts, points)
+            _undo(counts, k, die)
+            n += 1
+    return n
+
+
+cdef int _play_rest(uint8_t* counts, int points, const int* dice, int ndice, int index,
+                    int max_source, int64_t* out, int n, int capacity) noexcept nogil:
+    """Append the final positions of dice[index:] (sources <= max_source) to out; every die is
+    playable while a checker is on the board, so only emptied boards end a roll early."""
+    cdef int k, highest, die
+    if index == ndice or _highest(counts, points) == 0:
+        if n < capacity:
+            out[n] = position_rank(counts, points)
+        return n + 1
+    die = dice[index]
+    highest = _highest(counts, points)
+    for k in range(min(highest, max_source), 0, -1):
+        if counts[k - 1] and _can_play(counts, highest, k, die):
+            _apply(counts, k, die)
+            n = _play_rest(counts, points, dice, ndice, index + 1,
+                           k if ndice == 4 else MAX_POINTS, out, n, capacity)
+            _undo(counts, k, die)
+    return n
+
+
+cdef int roll_successors(uint8_t* counts, int points, int d1, int d2,
+                         int64_t* out, int capacity) noexcept nogil:
+    """Distinct final positions (ranks) of one roll; -1 if `capacity` is too small."""
+    cdef int dice[4]
+    cdef int n, i, j, m
+    if d1 == d2:
+        dice[0] = d1; dice[1] = d1; dice[2] = d1; dice[3] = d1
+        n = _play_rest(counts, points, dice, 4, 0, MAX_POINTS, out, 0, capacity)
+    else:
+        dice[0] = d1; dice[1] = d2
+        n = _play_rest(counts, points, dice, 2, 0, MAX_POINTS, out, 0, capacity)
+        dice[0] = d2; dice[1] = d1
+        n = _play_rest(counts, points, dice, 2, 0, MAX_POINTS, out, n, capacity)
+    if n > capacity:
+        return -1
+    m = 0
+    for i in range(n):
+        for j in range(m):
+            if out[j] == out[i]:
+                break
+        else:
+            out[m] = out[i]
+            m += 1
+    return m
+
+
+# ---------------------------------------------------------------------------------------------
+# Lookups from raw table pointers (declared in the .pxd for C-level callers).
+
+cdef double one_sided_mean(const OneSidedTableC* table, int64_t rank) noexcept nogil:
+    return table.mean[rank]
+
+
+cdef int one_sided_distribution(const OneSidedTableC* table, int64_t rank,
+                                double* out, int out_length) noexcept nogil:
+    """Write P(rolls = i) for i < out_length into out; returns the table's length needed."""
+    cdef int i, start = table.dist_start[rank], length = table.dist_length[rank]
+    cdef int64_t offset = table.dist_offset[rank]
+    for i in range(out_length):
+        out[i] = 0.0
+    for i in range(length):
+        if start + i < out_length:
+            out[start + i] = table.dist_pool[offset + i]
+    return start + length
+
+
+cdef double two_sided_equity(const TwoSidedTableC* table, int64_t on_roll_rank,
+                             int64_t opponent_rank) noexcept nogil:
+    return table.equity[on_roll_rank * table.positions + opponent_rank]
+
+
+cdef double two_sided_win(const TwoSidedTableC* table, int64_t on_roll_rank,
+                          int64_t opponent_rank) noexcept nogil:
+    cdef int64_t index = on_roll_rank * table.positions + opponent_rank
+    if table.win != NULL:
+        return table.win[index]
+    return 0.5 * (1.0 + table.equity[index])
+
+
+# ---------------------------------------------------------------------------------------------
+# Python helpers over single positions.
+
+def rank(counts) -> int:
+    """Rank of one side's counts on points 1..P (validated by the caller)."""
+    cdef uint8_t buffer[MAX_POINTS]
+    cdef int i, points = len(counts)
+    for i in range(points):
+        buffer[i] = <uint8_t>counts[i]
+    return position_rank(buffer, points)
+
+
+def unrank(int64_t index, int points) -> tuple:
+    """Counts on points 1..P of a rank."""
+    cdef uint8_t buffer[MAX_POINTS]
+    position_unrank(index, points, buffer)
+    return tuple(buffer[i] for i in range(points))
+
+
+def count(int points, int checkers) -> int:
+    """Number of positions with at most `checkers` on points 1..P."""
+    return position_count(points, checkers)
+
+
+def successors(counts, int d1, int d2) -> list:
+    """Distinct final positions (ranks) of one roll, for tests and move choice."""
+    cdef uint8_t buffer[MAX_POINTS]
+    cdef int64_t out[8192]
+    cdef int i, n, points = len(counts)
+    for i in range(points):
+        buffer[i] = <uint8_t>counts[i]
+    n = roll_successors(buffer, points, d1, d2, out, 8192)
+    return [out[i] for i in range(n)]
+
+
+def rank_batch(const uint8_t[:, ::1] counts, int checkers, int64_t[::1] out) -> int:
+    """Ranks of many positions; returns -1, or the first row that is not a valid position."""
+    cdef Py_ssize_t row, rows = counts.shape[0]
+    cdef int points = counts.shape[1], j, total
+    cdef int64_t result
+    with nogil:
+        for row in range(rows):
+            total = 0
+            for j in range(points):
+                total += counts[row, j]
+            if total > checkers:
+                return row
+            out[row] = position_rank(&counts[row, 0], points)
+    return -1
+
+
+def mean_batch(const uint8_t[:, ::1] counts, int checkers, const double[::1] mean,
+               double[::1] out, bint strict) -> int:
+    """out[i] = mean[rank(counts[i])]; a bad row gives NaN, or stops there when strict."""
+    cdef Py_ssize_t row, rows = counts.shape[0]
+    cdef int points = counts.shape[1], j, total
+    with nogil:
+        for row in range(rows):
+            total = 0
+            for j in range(points):
+                total += counts[row, j]
+            if total > checkers:
+                if strict:
+                    return row
+                out[row] = NAN
+                continue
+            out[row] = mean[position_rank(&counts[row, 0], points)]
+    return -1
+
+
+def pair_batch(const uint8_t[:, ::1] on_roll, const uint8_t[:, ::1] opponent, int checkers,
+               int64_t positions, const double[::1] table, double[::1] out, bint strict) -> int:
+    """out[i] = table[rank(on_roll[i]) * positions + rank(opponent[i])], like mean_batch."""
+    cdef Py_ssize_t row, rows = on_roll.shape[0]
+    cdef int points = on_roll.shape[1], j, total_a, total_b
+    with nogil:
+        for row in range(rows):
+            total_a = 0
+            total_b = 0
+            for j in range(points):
+                total_a += on_roll[row, j]
+                total_b += opponent[row, j]
+            if total_a > checkers or total_b > checkers:
+                if strict:
+                    return row
+                out[row] = NAN
+                continue
+            out[row] = table[position_rank(&on_roll[row, 0], points) * positions
+                             + position_rank(&opponent[row, 0], points)]
+    return -1
+
+
+# ---------------------------------------------------------------------------------------------
+# One-sided build.
+
+cdef struct DistPoolC:
+    double* values
+    int64_t used
+    int64_t capacity
+
+
+cdef int _pool_append(DistPoolC* pool, const double* values, int length) noexcept nogil:
+    cdef int64_t capacity
+    cdef double* grown
+    if pool.used + length > pool.capacity:
+        capacity = pool.capacity * 2 + length + 1024
+        grown = <double*>realloc(pool.values, capacity * sizeof(double))
+        if grown == NULL:
+            return -1
+        pool.values = grown
+        pool.capacity = capacity
+    memcpy(pool.values + pool.used, values, length * sizeof(double))
+    pool.used += length
+    return 0
+
+
+cdef class OneSidedBuilder:
+    """Owns the arrays of a one-sided build; `run(start, stop)` fills ranks start..stop-1."""
+
+    cdef readonly int points, checkers
+    cdef readonly int64_t entries, first_base, done
+    cdef double* mean
+    cdef double* stdev
+    cdef int64_t* offset
+    cdef uint16_t* start
+    cdef uint16_t* length
+    cdef int32_t* best          # [rank][die-1][k-1]: best rank after k moves of `die`
+    cdef DistPoolC pool
+    cdef double* first_mean
+    cdef int64_t* first_offset
+    cdef uint16_t* first_start
+    cdef uint16_t* first_length
+    cdef int32_t* first_best    # same as best, for the first-off objective, suffix only
+    cdef DistPoolC first_pool
+
+    def __cinit__(self, int points, int checkers):
+        self.points = points
+        self.checkers = checkers
+        self.entries = position_count(points, checkers)
+        self.first_base = position_count(points, checkers - 1)
+        cdef int64_t n = self.entries, nf = self.entries - self.first_base
+        self.mean = <double*>malloc(n * sizeof(double))
+        self.stdev = <double*>malloc(n * sizeof(double))
+        self.offset = <int64_t*>malloc(n * sizeof(int64_t))
+        self.start = <uint16_t*>malloc(n * sizeof(uint16_t))
+        self.length = <uint16_t*>malloc(n * sizeof(uint16_t))
+        self.best = <int32_t*>malloc(n * 24 * sizeof(int32_t))
+        self.first_mean = <double*>malloc(nf * sizeof(double))
+        self.first_offset = <int64_t*>malloc(nf * sizeof(int64_t))
+        self.first_start = <uint16_t*>malloc(nf * sizeof(uint16_t))
+        self.first_length = <uint16_t*>malloc(nf * sizeof(uint16_t))
+        self.first_best = <int32_t*>malloc(nf * 24 * sizeof(int32_t))
+        self.pool.values = NULL
+        self.pool.used = 0
+        self.pool.capacity = 0
+        self.first_pool.values = NULL
+        self.first_pool.used = 0
+        self.first_pool.capacity = 0
+        if (self.mean == NULL or self.stdev == NULL or self.offset == NULL or self.start == NULL
+                or self.length == NULL or self.best == NULL or self.first_mean == NULL
+                or self.first_offset == NULL or self.first_start == NULL
+                or self.first_length == NULL or self.first_best == NULL):
+            raise MemoryError(f"one-sided table {points} points x {checkers} checkers")
+        self.done = 0
+
+    def __dealloc__(self):
+        free(self.mean); free(self.stdev); free(self.offset); free(self.start)
+        free(self.length); free(self.best); free(self.pool.values)
+        free(self.first_mean); free(self.first_offset); free(self.first_start)
+        free(self.first_length); free(self.first_best); free(self.first_pool.values)
+
+    cdef inline double _first_value(self, int64_t r) noexcept nogil:
+        return 0.0 if r < self.first_base else self.first_mean[r - self.first_base]
+
+    cdef inline int32_t _first_best(self, int64_t r, int die, int k) noexcept nogil:
+        if r < self.first_base:
+            return <int32_t>r
+        return self.first_best[(r - self.first_base) * 24 + (die - 1) * 4 + k - 1]
+
+    cdef int _build_rank(self, int64_t p, uint8_t* counts) noexcept nogil:
+        cdef int64_t succ[6][MAX_POINTS]
+        cdef int nsucc[6]
+        cdef int32_t chosen[21]
+        cdef int32_t first_chosen[21]
+        cdef double acc[MAX_ROLLS]
+        cdef int d, k, i, r, a, b, lo, hi, n
+        cdef int32_t best_rank, candidate
+        cdef double best_value, value, mean, square
+        cdef int32_t* row = self.best + p * 24
+        cdef int32_t* first_row
+        cdef bint in_suffix = p >= self.first_base
+        cdef int64_t c
+        cdef int points = self.points
+        if p == 0:
+            for i in range(24):
+                row[i] = 0
+            self.mean[0] = 0.0
+            self.stdev[0] = 0.0
+            acc[0] = 1.0
+            self.offset[0] = self.pool.used
+            self.start[0] = 0
+            self.length[0] = 1
+            if _pool_append(&self.pool, acc, 1):
+                return -1
+            if in_suffix:  # a table of 0 checkers
+                self.first_mean[0] = 0.0
+                self.first_offset[0] = self.first_pool.used
+                self.first_start[0] = 0
+                self.first_length[0] = 1
+                if _pool_append(&self.first_pool, acc, 1):
+                    return -1
+                for i in range(24):
+                    self.first_best[i] = 0
+            return 0
+        position_unrank(p, points, counts)
+        for d in range(1, 7):
+            nsucc[d - 1] = die_successors(counts, points, d, succ[d - 1])
+        # best[p][d][k]: the rank minimising the mean among k moves of die d (k = 1..4)
+        for d in range(1, 7):
+            for k in range(1, 5):
+                best_rank = -1
+                best_value = 0.0
+                for i in range(nsucc[d - 1]):
+                    candidate = <int32_t>succ[d - 1][i]
+                    if k > 1:
+                        candidate = self.best[<int64_t>candidate * 24 + (d - 1) * 4 + k - 2]
+                    value = self.mean[candidate]
+                    if best_rank < 0 or value < best_value:
+                        best_rank = candidate
+                        best_value = value
+                row[(d - 1) * 4 + k - 1] = best_rank
+        for r in range(21):
+            a = ROLL_D1[r]
+            b = ROLL_D2[r]
+            if a == b:
+                chosen[r] = row[(a - 1) * 4 + 3]
+                continue
+            best_rank = -1
+            best_value = 0.0
+            for i in range(nsucc[a - 1]):
+                candidate = self.best[succ[a - 1][i] * 24 + (b - 1) * 4]
+                value = self.mean[candidate]
+                if best_rank < 0 or value < best_value:
+                    best_rank = candidate
+                    best_value = value
+            for i in range(nsucc[b - 1]):
+                candidate = self.best[succ[b - 1][i] * 24 + (a - 1) * 4]
+                value = self.mean[candidate]
+                if best_rank < 0 or value < best_value:
+                    best_rank = candidate
+                    best_value = value
+            chosen[r] = best_rank
+        if self._accumulate(p, chosen, &self.pool, self.mean, self.offset, self.start,
+                            self.length, self.stdev, p, acc):
+            return -1
+        if not in_suffix:
+            return 0
+        # The first-off objective on the suffix (exactly `checkers` on the board).
+        first_row = self.first_best + (p - self.first_base) * 24
+        for d in range(1, 7):
+            for k in range(1, 5):
+                best_rank = -1
+                best_value = 0.0
+                for i in range(nsucc[d - 1]):
+                    candidate = <int32_t>succ[d - 1][i]
+                    if k > 1:
+                        candidate = self._first_best(candidate, d, k - 1)
+                    value = self._first_value(candidate)
+                    if best_rank < 0 or value < best_value:
+                        best_rank = candidate
+                        best_value = value
+                first_row[(d - 1) * 4 + k - 1] = best_rank
+        for r in range(21):
+            a = ROLL_D1[r]
+            b = ROLL_D2[r]
+            if a == b:
+                first_chosen[r] = first_row[(a - 1) * 4 + 3]
+                continue
+            best_rank = -1
+            best_value = 0.0
+            for i in range(nsucc[a - 1]):
+                candidate = self._first_best(succ[a - 1][i], b, 1)
+                value = self._first_value(candidate)
+                if best_rank < 0 or value < best_value:
+                    best_rank = candidate
+                    best_value = value
+            for i in range(nsucc[b - 1]):
+                candidate = self._first_best(succ[b - 1][i], a, 1)
+                value = self._first_value(candidate)
+                if best_rank < 0 or value < best_value:
+                    best_rank = candidate
+                    best_value = value
+            first_chosen[r] = best_rank
+        return self._accumulate_first(p - self.first_base, first_chosen, acc)
+
+    cdef int _accumulate(self, int64_t p, const int32_t* chosen, DistPoolC* pool,
+                         double* mean_out, int64_t* offset, uint16_t* start, uint16_t* length,
+                         double* stdev_out, int64_t slot, double* acc) noexcept nogil:
+        cdef int r, i, lo = MAX_ROLLS, hi = -1
+        cdef int64_t c
+        cdef double w, mean = 1.0, square = 0.0
+        memset(acc, 0, MAX_ROLLS * sizeof(double))
+        for r in range(21):
+            c = chosen[r]
+            w = ROLL_WEIGHT[r]
+            mean += w * self.mean[c]
+            for i in range(self.length[c]):
+                acc[self.start[c] + i + 1] += w * self.pool.values[self.offset[c] + i]
+        for i in range(MAX_ROLLS):
+            if acc[i] != 0.0:
+                if lo == MAX_ROLLS:
+                    lo = i
+                hi = i
+                square += acc[i] * i * i
+        mean_out[slot] = mean
+        stdev_out[slot] = sqrt(max(square - mean * mean, 0.0))
+        offset[slot] = pool.used
+        start[slot] = lo
+        length[slot] = hi - lo + 1
+        return _pool_append(pool, acc + lo, hi - lo + 1)
+
+    cdef int _accumulate_first(self, int64_t slot, const int32_t* chosen,
+                               double* acc) noexcept nogil:
+        cdef int r, i, lo = MAX_ROLLS, hi = -1
+        cdef int64_t c, s
+        cdef double w, mean = 1.0
+        memset(acc, 0, MAX_ROLLS * sizeof(double))
+        for r in range(21):
+            c = chosen[r]
+            w = ROLL_WEIGHT[r]
+            if c < self.first_base:
+                acc[1] += w
+                continue
+            s = c - self.first_base
+            mean += w * self.first_mean[s]
+            for i in range(self.first_length[s]):
+                acc[self.first_start[s] + i + 1] += w * self.first_pool.values[self.first_offset[s] + i]
+        for i in range(MAX_ROLLS):
+            if acc[i] != 0.0:
+                if lo == MAX_ROLLS:
+                    lo = i
+                hi = i
+        self.first_mean[slot] = mean
+        self.first_offset[slot] = self.first_pool.used
+        self.first_start[slot] = lo
+        self.first_length[slot] = hi - lo + 1
+        return _pool_append(&self.first_pool, acc + lo, hi - lo + 1)
+
+    def run(self, int64_t stop):
+        """Build ranks done..stop-1 without the GIL."""
+        cdef uint8_t counts[MAX_POINTS]
+        cdef int64_t p, begin = self.done
+        cdef int failed = 0
+        stop = min(stop, self.entries)
+        with nogil:
+            for p in range(begin, stop):
+                if self._build_rank(p, counts):
+                    failed = 1
+                    break
+        if failed:
+            raise MemoryError("out of memory in the one-sided bear-off build")
+        self.done = stop
+
+    def arrays(self) -> dict:
+        """The finished table as NumPy arrays (copies)."""
+        if self.done != self.entries:
+            raise RuntimeError("one-sided build not finished")
+        cdef int64_t n = self.entries, nf = self.entries - self.first_base
+        return {
+            "mean": np.asarray(<double[:n]>self.mean).copy(),
+            "stdev": np.asarray(<double[:n]>self.stdev).copy(),
+            "dist_offset": np.asarray(<int64_t[:n]>self.offset).copy(),
+            "dist_start": np.asarray(<uint16_t[:n]>self.start).copy(),
+            "dist_length": np.asarray(<uint16_t[:n]>self.length).copy(),
+            "dist_pool": np.asarray(<double[:self.pool.used]>self.pool.values).copy(),
+            "first_mean": np.asarray(<double[:nf]>self.first_mean).copy(),
+            "first_offset": np.asarray(<int64_t[:nf]>self.first_offset).copy(),
+            "first_start": np.asarray(<uint16_t[:nf]>self.first_start).copy(),
+            "first_length": np.asarray(<uint16_t[:nf]>self.first_length).copy(),
+            "first_pool": np.asarray(<double[:self.first_pool.used]>self.first_pool.values).copy(),
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# Two-sided build.
+
+cdef class TwoSidedBuilder:
+    """Owns the arrays of a two-sided build; `run(stop)` fills the shells done..stop-1.
+
+    Shell m holds the pairs whose larger rank is m. Its pairs depend only on earlier shells and
+    on shell m's own "m on roll" row, so a shell is computed as: (A) row m against every
+    opponent q < m, vectorised over q through the transposed table; (B) every p <= m on roll
+    against opponent m, reading row m. A Dask build can hand out shells (or blocks of q inside
+    a shell) the same way: shell m needs shells < m only.
+    """
+
+    cdef readonly int points, checkers, total
+    cdef readonly int64_t positions, done
+    cdef readonly bint has_win
+    cdef cnp.ndarray equity_array, transposed_array, win_array, win_t_array
+    cdef double* equity
+    cdef double* transposed
+    cdef double* win
+    cdef double* win_t
+    cdef int64_t* succ_offset
+    cdef int32_t* succ
+    cdef double* scratch
+    cdef uint8_t* sizes
+
+    def __cinit__(self, int points, int checkers, int total):
+        self.points = points
+        self.checkers = checkers
+        self.total = total
+        self.positions = position_count(points, checkers)
+        self.has_win = checkers >= total
+        cdef int64_t n = self.positions
+        self.equity_array = np.empty(n * n, dtype=np.float64)
+        self.transposed_array = np.empty(n * n, dtype=np.float64)
+        self.equity = <double*>cnp.PyArray_DATA(self.equity_array)
+        self.transposed = <double*>cnp.PyArray_DATA(self.transposed_array)
+        self.win = NULL
+        self.win_t = NULL
+        if self.has_win:
+            self.win_array = np.empty(n * n, dtype=np.float64)
+            self.win_t_array = np.empty(n * n, dtype=np.float64)
+            self.win = <double*>cnp.PyArray_DATA(self.win_array)
+            self.win_t = <double*>cnp.PyArray_DATA(self.win_t_array)
+        self.succ_offset = <int64_t*>malloc((n * 21 + 1) * sizeof(int64_t))
+        self.scratch = <double*>malloc(4 * n * sizeof(double))
+        self.sizes = <uint8_t*>malloc(n)
+        self.succ = NULL
+        if self.succ_offset == NULL or self.scratch == NULL or self.sizes == NULL:
+            raise MemoryError(f"two-sided table {points} points x {checkers} checkers")
+        if self._successor_lists():
+            raise MemoryError("out of memory listing bear-off moves")
+        self._terminals()
+        self.done = 1
+
+    def __dealloc__(self):
+        free(self.succ_offset)
+        free(self.succ)
+        free(self.scratch)
+        free(self.sizes)
+
+    cdef int _successor_lists(self) noexcept nogil:
+        cdef int64_t n = self.positions, p, used = 0, capacity = n * 64 + 1024
+        cdef uint8_t counts[MAX_POINTS]
+        cdef int64_t out[8192]
+        cdef int r, i, m, j, size
+        cdef int32_t* grown
+        self.succ = <int32_t*>malloc(capacity * sizeof(int32_t))
+        if self.succ == NULL:
+            return -1
+        for p in range(n):
+            position_unrank(p, self.points, counts)
+            size = 0
+            for j in range(self.points):
+                size += counts[j]
+            self.sizes[p] = <uint8_t>size
+            for r in range(21):
+                self.succ_offset[p * 21 + r] = used
+                if p == 0:
+                    continue
+                m = roll_successors(counts, self.points, ROLL_D1[r], ROLL_D2[r], out, 8192)
+                if m < 0:
+                    return -1
+                if used + m > capacity:
+                    capacity = capacity * 2 + m
+                    grown = <int32_t*>realloc(self.succ, capacity * sizeof(int32_t))
+                    if grown == NULL:
+                        return -1
+                    self.succ = grown
+                for i in range(m):
+                    self.succ[used + i] = <int32_t>out[i]
+                used += m
+        self.succ_offset[n * 21] = used
+        return 0
+
+    cdef void _terminals(self) noexcept nogil:
+        cdef int64_t n = self.positions, x
+        cdef double value
+        self.equity[0] = 0.0
+        self.transposed[0] = 0.0
+        if self.has_win:
+            self.win[0] = 0.5
+            self.win_t[0] = 0.5
+        for x in range(1, n):
+            value = 2.0 if self.sizes[x] >= self.total else 1.0
+            # x on roll, opponent already off: x lost; and the other way round
+            self.equity[x * n] = -value
+            self.transposed[x] = -value
+            self.equity[x] = value
+            self.transposed[x * n] = value
+            if self.has_win:
+                self.win[x * n] = 0.0
+                self.win_t[x] = 0.0
+                self.win[x] = 1.0
+                self.win_t[x * n] = 1.0
+
+    cdef void _shell(self, int64_t m) noexcept nogil:
+        cdef int64_t n = self.positions, q, p, lo, hi, s
+        cdef double* acc = self.scratch
+        cdef double* tmp = self.scratch + n
+        cdef double* acc_win = self.scratch + 2 * n
+        cdef double* tmp_win = self.scratch + 3 * n
+        cdef const double* row
+        cdef const double* row_win
+        cdef const double* hot = self.equity + m * n
+        cdef const double* hot_win = self.win + m * n if self.has_win else NULL
+        cdef double w, value, best, best_win, total_value, total_win
+        cdef int r
+        cdef bint has_win = self.has_win
+        # (A) m on roll against every q in 1..m-1, vectorised over q.
+        for q in range(m):
+            acc[q] = 0.0
+            acc_win[q] = 0.0
+        for r in range(21):
+            lo = self.succ_offset[m * 21 + r]
+            hi = self.succ_offset[m * 21 + r + 1]
+            w = ROLL_WEIGHT[r]
+            row = self.transposed + <int64_t>self.succ[lo] * n
+            if has_win:
+                row_win = self.win_t + <int64_t>self.succ[lo] * n
+                for q in range(1, m):
+                    tmp[q] = row[q]
+                    tmp_win[q] = row_win[q]
+                for s in range(lo + 1, hi):
+                    row = self.transposed + <int64_t>self.succ[s] * n
+                    row_win = self.win_t + <int64_t>self.succ[s] * n
+                    for q in range(1, m):
+                        if row[q] < tmp[q]:
+                            tmp[q] = row[q]
+                            tmp_win[q] = row_win[q]
+                for q in range(1, m):
+                    acc[q] += w * tmp[q]
+                    acc_win[q] += w * tmp_win[q]
+            else:
+                for q in range(1, m):
+                    tmp[q] = row[q]
+                for s in range(lo + 1, hi):
+                    row = self.transposed + <int64_t>self.succ[s] * n
+                    for q in range(1, m):
+                        value = row[q]
+                        tmp[q] = value if value < tmp[q] else tmp[q]
+                for q in range(1, m):
+                    acc[q] += w * tmp[q]
+        for q in range(1, m):
+            self.equity[m * n + q] = -acc[q]
+            self.transposed[q * n + m] = -acc[q]
+            if has_win:
+                self.win[m * n + q] = 1.0 - acc_win[q]
+                self.win_t[q * n + m] = 1.0 - acc_win[q]
+        # (B) every p in 1..m on roll against m, reading row m.
+        for p in range(1, m + 1):
+            total_value = 0.0
+            total_win = 0.0
+            for r in range(21):
+                lo = self.succ_offset[p * 21 + r]
+                hi = self.succ_offset[p * 21 + r + 1]
+                best = hot[self.succ[lo]]
+                s = lo
+                for q in range(lo + 1, hi):
+                    value = hot[self.succ[q]]
+                    if value < best:
+                        best = value
+                        s = q
+                total_value += ROLL_WEIGHT[r] * best
+                if has_win:
+                    total_win += ROLL_WEIGHT[r] * hot_win[self.succ[s]]
+            self.equity[p * n + m] = -total_value
+            self.transposed[m * n + p] = -total_value
+            if has_win:
+                self.win[p * n + m] = 1.0 - total_win
+                self.win_t[m * n + p] = 1.0 - total_win
+
+    def run(self, int64_t stop):
+        """Build the shells done..stop-1 without the GIL."""
+        cdef int64_t m, begin = self.done
+        stop = min(stop, self.positions)
+        with nogil:
+            for m in range(begin, stop):
+                self._shell(m)
+        self.done = stop
+
+    def arrays(self) -> dict:
+        """The finished table as NumPy arrays (the equity array is handed over, not copied)."""
+        if self.done != self.positions:
+            raise RuntimeError("two-sided build not finished")
+        result = {"equity": self.equity_array}
+        if self.has_win:
+            result["win"] = self.win_array
+        self.transposed_array = None
+        self.win_t_array = None
+        self.transposed = NULL
+        self.win_t = NULL
+        return result
+
+    def successor_count(self) -> int:
+        """Entries in the per-roll successor lists (a size figure for the docs)."""
+        return self.succ_offset[self.positions * 21]

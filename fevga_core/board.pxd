@@ -1,0 +1,30 @@
+# Board primitives over the structs of types.pxd: the Zobrist key and the small
+# bit tricks every other module inlines.
+
+from fevga_core.types cimport SideC, PositionC, uint8_t, uint32_t, uint64_t
+
+cdef extern from *:
+    int __builtin_clz(unsigned int) nogil
+    int __builtin_ctz(unsigned int) nogil
+    int __builtin_popcount(unsigned int) nogil
+
+# ZOBRIST[(color * 25 + slot) * 16 + count]; ZOBRIST[...count 0] == 0.
+cdef const uint64_t* zobrist_table() noexcept nogil
+cdef uint64_t zobrist_turn() noexcept nogil
+
+cdef uint64_t side_key(const SideC* side, int color) noexcept nogil
+cdef void side_update_mask(SideC* side) noexcept nogil
+cdef void position_update(PositionC* pos) noexcept nogil
+cdef int side_pips(const SideC* side) noexcept nogil
+cdef int position_load(PositionC* pos, const uint8_t* row) noexcept nogil
+cdef void position_store(const PositionC* pos, uint8_t* row) noexcept nogil
+
+
+cdef inline uint32_t rotate12(uint32_t m) noexcept nogil:
+    """Occupancy mask in the other side's own numbering (a half turn of the board)."""
+    return ((m << 12) | (m >> 12)) & 0xFFFFFF
+
+
+cdef inline int highest_point(uint32_t mask) noexcept nogil:
+    """Highest occupied own point of a non-empty mask."""
+    return 32 - __builtin_clz(mask)

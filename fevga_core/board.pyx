@@ -1,0 +1,117 @@
+# Zobrist hashing and conversions between the structs and the flat row layout.
+#
+# Zobrist table (part of the position format; tests pin known keys):
+#   ZOBRIST[(color * 25 + slot) * 16 + count] for color 0 (White) / 1 (Black),
+#   slot 0..24 (0 = off, own numbering) and count 0..15, with every count-0 entry 0.
+#   Entries with count >= 1 are successive outputs of splitmix64 seeded with
+#   ZOBRIST_SEED, taken in increasing index order; ZOBRIST_TURN is the next output.
+#   key(position) = XOR over both colors and all slots of ZOBRIST[color, slot, count]
+#                   XOR (ZOBRIST_TURN if Black is on roll).
+#
+# Flat row layout (POSITION_WIDTH = 51 uint8 columns, used by the batch API):
+#   row[0:25]  White's counts in White's own numbering (row[0] = borne off)
+#   row[25:50] Black's counts in Black's own numbering (row[25] = borne off)
+#   row[50]    side on roll: 0 = White, 1 = Black
+
+from libc.string cimport memset
+
+from fevga_core.types cimport NUM_SLOTS, SideC, PositionC, uint8_t, uint32_t, uint64_t
+
+
+ZOBRIST_SEED = 0x46455647415A4F42  # "FEVGAZOB", the splitmix64 seed of the table
+
+cdef uint64_t ZOBRIST[2 * 25 * 16]
+cdef uint64_t ZOBRIST_TURN
+
+
+cdef inline uint64_t splitmix64_next(uint64_t* state) noexcept nogil:
+    state[0] += 0x9E3779B97F4A7C15ULL
+    cdef uint64_t z = state[0]
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef void _fill_zobrist() noexcept nogil:
+    global ZOBRIST_TURN
+    cdef uint64_t state = 0x46455647415A4F42ULL
+    cdef int i
+    for i in range(2 * 25 * 16):
+        ZOBRIST[i] = 0 if i % 16 == 0 else splitmix64_next(&state)
+    ZOBRIST_TURN = splitmix64_next(&state)
+
+
+_fill_zobrist()
+
+
+cdef const uint64_t* zobrist_table() noexcept nogil:
+    return ZOBRIST
+
+
+cdef uint64_t zobrist_turn() noexcept nogil:
+    return ZOBRIST_TURN
+
+
+cdef uint64_t side_key(const SideC* side, int color) noexcept nogil:
+    cdef uint64_t key = 0
+    cdef int slot
+    for slot in range(NUM_SLOTS):
+        key ^= ZOBRIST[(color * 25 + slot) * 16 + side.counts[slot]]
+    return key
+
+
+cdef void side_update_mask(SideC* side) noexcept nogil:
+    cdef uint32_t mask = 0
+    cdef int p
+    for p in range(1, NUM_SLOTS):
+        if side.counts[p]:
+            mask |= 1u << (p - 1)
+    side.mask = mask
+
+
+cdef void position_update(PositionC* pos) noexcept nogil:
+    """Recompute the derived fields (masks, key) from the counts and the turn."""
+    side_update_mask(&pos.side[0])
+    side_update_mask(&pos.side[1])
+    pos.key = side_key(&pos.side[0], 0) ^ side_key(&pos.side[1], 1)
+    if pos.turn:
+        pos.key ^= ZOBRIST_TURN
+
+
+cdef int side_pips(const SideC* side) noexcept nogil:
+    cdef int p, pips = 0
+    for p in range(1, NUM_SLOTS):
+        pips += p * side.counts[p]
+    return pips
+
+
+cdef int position_load(PositionC* pos, const uint8_t* row) noexcept nogil:
+    """Fill `pos` from a flat row (trusted: validated at the Python boundary)."""
+    cdef int slot
+    memset(pos, 0, sizeof(PositionC))
+    for slot in range(NUM_SLOTS):
+        pos.side[0].counts[slot] = row[slot]
+        pos.side[1].counts[slot] = row[NUM_SLOTS + slot]
+    pos.turn = row[2 * NUM_SLOTS]
+    position_update(pos)
+    return 0
+
+
+cdef void position_store(const PositionC* pos, uint8_t* row) noexcept nogil:
+    cdef int slot
+    for slot in range(NUM_SLOTS):
+        row[slot] = pos.side[0].counts[slot]
+        row[NUM_SLOTS + slot] = pos.side[1].counts[slot]
+    row[2 * NUM_SLOTS] = pos.turn
+
+
+def zobrist_entry(int color, int slot, int count):
+    """One entry of the Zobrist table (for tests and documentation)."""
+    if not (0 <= color <= 1 and 0 <= slot < 25 and 0 <= count < 16):
+        raise IndexError(f"no Zobrist entry ({color}, {slot}, {count})")
+    return ZOBRIST[(color * 25 + slot) * 16 + count]
+
+
+def zobrist_turn_key():
+    """The key toggled when Black is on roll."""
+    return ZOBRIST_TURN

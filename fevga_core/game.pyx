@@ -1,0 +1,342 @@
+# Seeded randomness, policies and the game loop shared by self-play and rollouts.
+#
+# Randomness: xoshiro256** seeded by splitmix64. Game i of a job with master seed M uses
+# rng_seed(game_seed(M, i)), so a game's dice never depend on which worker plays it or
+# how many games ran before it. Draws are unbiased (Lemire's multiply-and-reject):
+#   roll   = rng_below(36) -> dice (roll // 6 + 1, roll % 6 + 1)
+#   choice = rng_below(n)  -> index into the generator's move list
+#   opening one-die draw: rng_below(6) + 1 for White, then for Black, rerolled on ties.
+
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memcpy, memset
+
+import numpy as np
+
+from fevga_core.types cimport (
+    PositionC, MoveC, SideC, uint8_t, uint32_t, uint64_t, int32_t, int64_t,
+    NUM_SLOTS, NUM_CHECKERS, MAX_MOVES, POSITION_WIDTH, FLAG_OPENING_DICE,
+)
+from fevga_core.board cimport (
+    side_pips, rotate12, zobrist_turn, position_load, position_store, __builtin_popcount, __builtin_ctz,
+)
+from fevga_core.movegen cimport (
+    WorkspaceC, workspace_new, workspace_free, generate_moves, apply_move, position_is_dead,
+)
+
+
+cdef inline uint64_t _rotl(uint64_t x, int k) noexcept nogil:
+    return (x << k) | (x >> (64 - k))
+
+
+cdef inline uint64_t _mix64(uint64_t z) noexcept nogil:
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef void rng_seed(RngC* rng, uint64_t seed) noexcept nogil:
+    cdef int i
+    for i in range(4):
+        seed += 0x9E3779B97F4A7C15ULL
+        rng.s[i] = _mix64(seed)
+
+
+cdef uint64_t rng_next(RngC* rng) noexcept nogil:
+    cdef uint64_t result = _rotl(rng.s[1] * 5, 7) * 9
+    cdef uint64_t t = rng.s[1] << 17
+    rng.s[2] ^= rng.s[0]
+    rng.s[3] ^= rng.s[1]
+    rng.s[1] ^= rng.s[2]
+    rng.s[0] ^= rng.s[3]
+    rng.s[2] ^= t
+    rng.s[3] = _rotl(rng.s[3], 45)
+    return result
+
+
+cdef uint32_t rng_below(RngC* rng, uint32_t n) noexcept nogil:
+    """Uniform integer in [0, n), n >= 1, without modulo bias."""
+    cdef uint64_t m = (rng_next(rng) >> 32) * n
+    cdef uint32_t low = <uint32_t> m
+    cdef uint32_t threshold
+    if low < n:
+        threshold = (<uint32_t> -n) % n
+        while low < threshold:
+            m = (rng_next(rng) >> 32) * n
+            low = <uint32_t> m
+    return <uint32_t> (m >> 32)
+
+
+cdef uint64_t game_seed(uint64_t master, uint64_t index) noexcept nogil:
+    """The seed of game `index` of a job: independent of workers and of game order."""
+    return _mix64(master ^ _mix64(index + 0x9E3779B97F4A7C15ULL))
+
+
+cdef void roll_dice(RngC* rng, int* d1, int* d2) noexcept nogil:
+    cdef uint32_t r = rng_below(rng, 36)
+    d1[0] = r // 6 + 1
+    d2[0] = r % 6 + 1
+
+
+cdef inline int _longest_run(uint32_t m) noexcept nogil:
+    cdef int n = 0
+    while m:
+        m &= m >> 1
+        n += 1
+    return n
+
+
+cdef double heuristic_eval(const PositionC* pos, int color) noexcept nogil:
+    """Static value of `pos` for `color` (higher is better); features in docs/heuristic.md.
+
+    Terms, all from `color`'s side (me) against the other (opp):
+      race       opp pips - my pips
+      blocks     my points among the six in front of each opposing point, x 4
+      prime      (longest run of my consecutive points)^2, x 0.8
+      trapped    opposing checkers whose six front points are all mine, x 3
+      escaped    my checkers past every opposing checker, x 1.5
+      bear-off   my checkers off x 3 + my checkers home x 1
+      stacks     minus 1 per checker beyond the third on a point
+    and the same terms for the opponent subtracted, so eval(me) == -eval(opp).
+    """
+    return _side_value(&pos.side[color], &pos.side[1 - color]) - _side_value(&pos.side[1 - color], &pos.side[color])
+
+
+cdef double _side_value(const SideC* me, const SideC* opp) noexcept nogil:
+    cdef uint32_t opp_mask = opp.mask
+    cdef uint32_t front = 0, mine_opp_view = rotate12(me.mask), rest
+    cdef int k, shift, blocks, trapped = 0, escaped = 0, home = 0, stacks = 0, lowest_opp, p
+    cdef double value
+    for shift in range(1, 7):
+        front |= opp_mask >> shift
+    blocks = __builtin_popcount(front & mine_opp_view)
+    rest = opp_mask & ~0x3Fu
+    while rest:
+        k = __builtin_ctz(rest) + 1
+        rest &= rest - 1
+        if ((mine_opp_view >> (k - 7)) & 0x3F) == 0x3F:
+            trapped += opp.counts[k]
+    # my checkers below every opposing checker (my numbering) have escaped
+    lowest_opp = 25
+    if opp_mask:
+        lowest_opp = __builtin_ctz(rotate12(opp_mask)) + 1
+    for p in range(1, 25):
+        if me.counts[p]:
+            if p < lowest_opp:
+                escaped += me.counts[p]
+            if p <= 6:
+                home += me.counts[p]
+            if me.counts[p] > 3:
+                stacks += me.counts[p] - 3
+    value = -side_pips(me)
+    value += 4.0 * blocks
+    k = _longest_run(me.mask)
+    value += 0.8 * k * k
+    value += 3.0 * trapped + 1.5 * escaped
+    value += 3.0 * me.counts[0] + home
+    value -= stacks
+    return value
+
+
+cdef int choose_move(const PositionC* pos, const MoveC* moves, int n, int policy, RngC* rng) noexcept nogil:
+    """Index of the move a built-in policy plays."""
+    cdef int k, best = 0
+    cdef double value, best_value = -1e300
+    cdef PositionC child
+    if n == 1:
+        return 0
+    if policy == POLICY_RANDOM:
+        return rng_below(rng, n)
+    for k in range(n):
+        child = pos[0]
+        apply_move(&child, &moves[k])
+        value = heuristic_eval(&child, pos.turn)
+        if value > best_value:
+            best_value = value
+            best = k
+    return best
+
+
+cdef int _opening_draw(RngC* rng, int* white_die, int* black_die) noexcept nogil:
+    """RULES.md §2 one-die draw; returns the starter (0 White, 1 Black)."""
+    while True:
+        white_die[0] = rng_below(rng, 6) + 1
+        black_die[0] = rng_below(rng, 6) + 1
+        if white_die[0] != black_die[0]:
+            return 0 if white_die[0] > black_die[0] else 1
+
+
+ctypedef struct RecordC:
+    PlyC* plies
+    int size
+    int capacity
+
+
+cdef int _record_ply(RecordC* rec, int turn, int d1, int d2, const MoveC* move) noexcept nogil:
+    cdef PlyC* grown
+    if rec.size == rec.capacity:
+        grown = <PlyC*> realloc(rec.plies, 2 * rec.capacity * sizeof(PlyC))
+        if grown == NULL:
+            return -1
+        rec.plies = grown
+        rec.capacity *= 2
+    rec.plies[rec.size].turn = turn
+    rec.plies[rec.size].dice[0] = d1
+    rec.plies[rec.size].dice[1] = d2
+    rec.plies[rec.size].nsteps = move.nsteps
+    memset(rec.plies[rec.size].steps, 0, sizeof(move.steps))
+    memcpy(rec.plies[rec.size].steps, move.steps, 2 * move.nsteps)
+    rec.size += 1
+    return 0
+
+
+cdef int _callback_choice(object callback, const PositionC* pos, int d1, int d2, int n) except -1:
+    cdef uint8_t row[POSITION_WIDTH]
+    position_store(pos, row)
+    index = callback(bytes(row[:POSITION_WIDTH]), d1, d2)
+    if not (0 <= index < n):
+        raise IndexError(f"policy chose move {index} of {n}")
+    return index
+
+
+cdef int play_game(PositionC* pos, int flags, int policy, object callback, RngC* rng,
+                   int opening, int max_plies, MoveC* moves, WorkspaceC* ws,
+                   RecordC* rec, int* opening_dice, GameResultC* result) except -1 nogil:
+    """Play `pos` to the end (or `max_plies` plies, 0 = no limit). With `opening`, the game
+    starts with the one-die draw of RULES.md §2 (its dice go to opening_dice[0..1]).
+    A dead position ends the game as a draw."""
+    cdef int d1, d2, n, k, loser
+    cdef bint first_from_draw = False
+    result.plies = 0
+    if opening:
+        k = _opening_draw(rng, &opening_dice[0], &opening_dice[1])
+        if k != pos.turn:
+            pos.turn = k
+            pos.key ^= zobrist_turn()
+        first_from_draw = (flags & FLAG_OPENING_DICE) != 0
+    while True:
+        if pos.side[0].counts[0] == NUM_CHECKERS or pos.side[1].counts[0] == NUM_CHECKERS:
+            result.winner = 0 if pos.side[0].counts[0] == NUM_CHECKERS else 1
+            loser = 1 - result.winner
+            result.points = 2 if pos.side[loser].counts[0] == 0 else 1
+            return 0
+        if max_plies and result.plies >= max_plies:
+            result.winner = OUTCOME_DRAW
+            result.points = 0
+            return 1
+        if first_from_draw:
+            d1 = opening_dice[pos.turn]
+            d2 = opening_dice[1 - pos.turn]
+            first_from_draw = False
+        else:
+            roll_dice(rng, &d1, &d2)
+        n = generate_moves(pos, d1, d2, flags, moves, ws)
+        if n < 0:
+            with gil:
+                raise OverflowError("more legal moves than the generator buffer holds")
+        if n == 1 and moves[0].nsteps == 0 and position_is_dead(pos, flags):
+            result.winner = OUTCOME_DRAW
+            result.points = 0
+            return 0
+        if policy == POLICY_CALLBACK and n > 1:
+            with gil:
+                k = _callback_choice(callback, pos, d1, d2, n)
+        else:
+            k = choose_move(pos, moves, n, policy, rng)
+        if rec != NULL and _record_ply(rec, pos.turn, d1, d2, &moves[k]) < 0:
+            with gil:
+                raise MemoryError("no memory for the game record")
+        apply_move(pos, &moves[k])
+        result.plies += 1
+
+
+# ---------------------------------------------------------------------------------------
+# Python entry points (trusted input: fevga.game validates).
+
+def play_recorded(bytes row, int flags, int policy, object callback, uint64_t seed,
+                  bint opening, int max_plies):
+    """One game with its record: (winner, points, plies, truncated, opening_dice,
+    ply array uint8[plies, 11] = turn, d1, d2, nsteps, 4 x (from, to), final row)."""
+    cdef PositionC pos
+    cdef RngC rng
+    cdef GameResultC result
+    cdef RecordC rec
+    cdef int opening_dice[2]
+    cdef int status = 0
+    cdef WorkspaceC* ws = workspace_new()
+    cdef MoveC* moves = <MoveC*> malloc(MAX_MOVES * sizeof(MoveC))
+    rec.capacity = 256
+    rec.size = 0
+    rec.plies = <PlyC*> malloc(rec.capacity * sizeof(PlyC))
+    opening_dice[0] = opening_dice[1] = 0
+    try:
+        if ws == NULL or moves == NULL or rec.plies == NULL:
+            raise MemoryError("no memory for the game loop")
+        position_load(&pos, <const uint8_t*> row)
+        rng_seed(&rng, seed)
+        if policy == POLICY_CALLBACK:
+            status = play_game(&pos, flags, policy, callback, &rng, opening, max_plies,
+                               moves, ws, &rec, opening_dice, &result)
+        else:
+            with nogil:
+                status = play_game(&pos, flags, policy, None, &rng, opening, max_plies,
+                                   moves, ws, &rec, opening_dice, &result)
+        plies = np.frombuffer((<char*> rec.plies)[:rec.size * sizeof(PlyC)], dtype=np.uint8)
+        plies = plies.reshape(rec.size, sizeof(PlyC)).copy()
+        final = bytearray(POSITION_WIDTH)
+        position_store(&pos, <uint8_t*> (<char*> final))
+        return (result.winner, result.points, result.plies, status == 1,
+                (opening_dice[0], opening_dice[1]) if opening else None, plies, bytes(final))
+    finally:
+        workspace_free(ws)
+        free(moves)
+        free(rec.plies)
+
+
+def play_many(bytes row, Py_ssize_t games, uint64_t master_seed, Py_ssize_t first_index,
+              int policy, int flags, bint opening, int max_plies,
+              signed char[::1] winners, signed char[::1] points, int32_t[::1] plies):
+    """Games first_index .. first_index+games-1 of a job, GIL released; fills the arrays."""
+    cdef PositionC start, pos
+    cdef RngC rng
+    cdef GameResultC result
+    cdef int opening_dice[2]
+    cdef Py_ssize_t i
+    cdef WorkspaceC* ws = workspace_new()
+    cdef MoveC* moves = <MoveC*> malloc(MAX_MOVES * sizeof(MoveC))
+    if ws == NULL or moves == NULL:
+        workspace_free(ws)
+        free(moves)
+        raise MemoryError("no memory for the game loop")
+    position_load(&start, <const uint8_t*> row)
+    try:
+        with nogil:
+            for i in range(games):
+                pos = start
+                rng_seed(&rng, game_seed(master_seed, first_index + i))
+                play_game(&pos, flags, policy, None, &rng, opening, max_plies,
+                          moves, ws, NULL, opening_dice, &result)
+                winners[i] = result.winner
+                points[i] = result.points
+                plies[i] = result.plies
+    finally:
+        workspace_free(ws)
+        free(moves)
+
+
+def evaluate(bytes row, int color):
+    """heuristic_eval of a flat row for `color`."""
+    cdef PositionC pos
+    position_load(&pos, <const uint8_t*> row)
+    return heuristic_eval(&pos, color)
+
+
+def rng_outputs(uint64_t seed, int n):
+    """The first `n` raw outputs of the generator seeded with `seed` (known-answer tests)."""
+    cdef RngC rng
+    rng_seed(&rng, seed)
+    return [rng_next(&rng) for _ in range(n)]
+
+
+def game_seed_of(uint64_t master, uint64_t index):
+    """The seed of game `index` in a job with master seed `master`."""
+    return game_seed(master, index)

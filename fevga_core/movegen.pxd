@@ -1,0 +1,38 @@
+# Legal-move generation: the full-turn procedure of RULES.md §6 over a caller-owned buffer.
+
+from fevga_core.types cimport SideC, PositionC, MoveC, uint8_t, uint32_t, uint64_t
+
+cdef enum:
+    VISITED_SIZE = 8192     # power of two, > 2 x the most nodes one turn can visit (~3,900)
+
+# Scratch memory of one generator call: an open-addressing set of (key, dice state)
+# already expanded. `stamp` ages entries out between calls without clearing the table.
+ctypedef struct WorkspaceC:
+    uint64_t keys[VISITED_SIZE]
+    uint32_t stamps[VISITED_SIZE]
+    uint32_t stamp
+
+# What a single step needs to know besides the mover's side.
+ctypedef struct StepRulesC:
+    uint32_t opp_block      # points closed by the opponent, in the mover's numbering
+    uint32_t release_mask   # own points whose occupation releases the mother rule
+    bint ban_prime          # also forbid a six-prime on own points 6..11
+    bint per_die            # six-prime bans checked after every die (else end of turn)
+
+cdef WorkspaceC* workspace_new() noexcept nogil
+cdef void workspace_free(WorkspaceC* ws) noexcept nogil
+
+cdef void step_rules_init(StepRulesC* r, uint32_t opp_mask_own, int flags) noexcept nogil
+cdef bint side_can_move(const StepRulesC* r, const SideC* side) noexcept nogil
+
+# Fills out[0..n) with the distinct legal moves of `pos` for dice (d1, d2) and returns n
+# (>= 1; a pass is one move with nsteps == 0), or -1 if `out` would overflow.
+cdef int generate_moves(const PositionC* pos, int d1, int d2, int flags,
+                        MoveC* out, WorkspaceC* ws) noexcept nogil
+cdef bint player_can_move(const PositionC* pos, int color, int flags) noexcept nogil
+cdef bint position_is_dead(const PositionC* pos, int flags) noexcept nogil
+cdef void apply_move(PositionC* pos, const MoveC* move) noexcept nogil
+
+# The 21 distinct rolls, ordered 1-1, 1-2, ..., 6-6 (d1 <= d2); weight 1 for doubles, 2 else.
+cdef int ROLL_D1[21]
+cdef int ROLL_D2[21]

@@ -1,0 +1,421 @@
+# Legal-move generation (RULES.md §3-§7 and the §6 full-turn procedure).
+#
+# One call enumerates the turn depth-first: every node (the empty sequence included) is a
+# candidate. Only the mover's side changes during a turn, so a node is the mover's SideC
+# plus the incremental Zobrist key. A node already expanded with the same dice left is
+# skipped (a transposition), which both prunes the search and deduplicates the results.
+#
+# Candidates are ranked by one integer score, highest kept (RULES.md §6 steps 2-5):
+#   -1                          broken end-of-turn restriction (variants): dropped
+#   16 * fulfils_obligation     rule 5.2 / must_open variant, when it applies
+#   + 2 * dice_played
+#   + 1 if a single die of a non-double was played and it was the larger one
+# The result is every distinct node with the top score: the legal moves.
+
+cimport cython
+from libc.stdlib cimport malloc, free
+from libc.string cimport memset, memcpy
+
+import numpy as np
+cimport numpy as cnp
+
+from fevga_core.types cimport (
+    SideC, PositionC, MoveC, uint8_t, uint32_t, uint64_t, int32_t, int64_t,
+    NUM_SLOTS, NUM_CHECKERS, MAX_STEPS, MAX_MOVES, POSITION_WIDTH,
+    FLAG_RELEASE_REACH, FLAG_QUARTER_END_OF_TURN, FLAG_BAN_PRIME, FLAG_MUST_OPEN_NO_PLAYABLE,
+    HOME_MASK, START_QUARTER_MASK, BEFORE_OPP_MOTHER_MASK, MOTHER_BIT,
+)
+from fevga_core.board cimport (
+    zobrist_table, zobrist_turn, rotate12, highest_point, position_load, position_store,
+    __builtin_ctz, __builtin_popcount,
+)
+
+cnp.import_array()
+
+cdef int ROLL_D1[21]
+cdef int ROLL_D2[21]
+
+
+cdef void _fill_rolls() noexcept nogil:
+    cdef int a, b, i = 0
+    for a in range(1, 7):
+        for b in range(a, 7):
+            ROLL_D1[i] = a
+            ROLL_D2[i] = b
+            i += 1
+
+
+_fill_rolls()
+
+# Salts that separate visited entries by the dice still to play: index = dice state
+# (non-double: bit 0 = first die used, bit 1 = second die used; double: dice used).
+cdef uint64_t STATE_SALT[5]
+STATE_SALT[:] = [0x0ULL, 0x9E3779B97F4A7C15ULL, 0xC2B2AE3D27D4EB4FULL,
+                 0x165667B19E3779F9ULL, 0xD6E8FEB86659FD93ULL]
+
+
+cdef WorkspaceC* workspace_new() noexcept nogil:
+    cdef WorkspaceC* ws = <WorkspaceC*> malloc(sizeof(WorkspaceC))
+    if ws != NULL:
+        memset(ws, 0, sizeof(WorkspaceC))
+    return ws
+
+
+cdef void workspace_free(WorkspaceC* ws) noexcept nogil:
+    free(ws)
+
+
+cdef inline void workspace_reset(WorkspaceC* ws) noexcept nogil:
+    ws.stamp += 1
+    if ws.stamp == 0:  # wrapped: old stamps could look current again
+        memset(ws.stamps, 0, sizeof(ws.stamps))
+        ws.stamp = 1
+
+
+cdef inline bint workspace_insert(WorkspaceC* ws, uint64_t key) noexcept nogil:
+    """Add `key`; False if it was already there in this call."""
+    cdef uint32_t i = <uint32_t> (key ^ (key >> 29)) & (VISITED_SIZE - 1)
+    while ws.stamps[i] == ws.stamp:
+        if ws.keys[i] == key:
+            return False
+        i = (i + 1) & (VISITED_SIZE - 1)
+    ws.stamps[i] = ws.stamp
+    ws.keys[i] = key
+    return True
+
+
+cdef void step_rules_init(StepRulesC* r, uint32_t opp_mask_own, int flags) noexcept nogil:
+    r.opp_block = rotate12(opp_mask_own)
+    r.release_mask = 0xFFF if flags & FLAG_RELEASE_REACH else 0x7FF
+    r.ban_prime = (flags & FLAG_BAN_PRIME) != 0
+    r.per_die = (flags & FLAG_QUARTER_END_OF_TURN) == 0
+
+
+cdef inline bint breaks_prime(const StepRulesC* r, uint32_t mask) noexcept nogil:
+    """A forbidden six-prime: the own start quarter, or (variant) before the opponent's mother."""
+    return ((mask & START_QUARTER_MASK) == START_QUARTER_MASK
+            or (r.ban_prime and (mask & BEFORE_OPP_MOTHER_MASK) == BEFORE_OPP_MOTHER_MASK))
+
+
+cdef inline uint32_t movable_sources(const StepRulesC* r, const SideC* side) noexcept nogil:
+    """Points a checker may leave under the mother rule (RULES.md §4)."""
+    if (side.mask & r.release_mask) or side.counts[0]:
+        return side.mask
+    if side.mask == MOTHER_BIT:      # nobody away yet: only the mother may start one
+        return MOTHER_BIT
+    return side.mask & ~MOTHER_BIT   # the first checker is away: only it may move
+
+
+cdef inline int step_target(const StepRulesC* r, const SideC* side, int s, int d) noexcept nogil:
+    """Landing point (0 = off) of a checker from own point `s` with die `d`, or -1 if illegal."""
+    cdef int t = s - d
+    cdef uint32_t mask
+    if t >= 1:
+        if (r.opp_block >> (t - 1)) & 1:
+            return -1
+    else:
+        if side.mask & ~(<uint32_t> HOME_MASK):
+            return -1                           # bearing off needs every checker home
+        if t < 0 and s != highest_point(side.mask):
+            return -1                           # a larger die bears off the highest only
+        t = 0
+    if r.per_die:
+        mask = side.mask
+        if side.counts[s] == 1:
+            mask &= ~(1u << (s - 1))
+        if t:
+            mask |= 1u << (t - 1)
+        if breaks_prime(r, mask):
+            return -1
+    return t
+
+
+cdef inline void side_step(SideC* side, int s, int t) noexcept nogil:
+    side.counts[s] -= 1
+    if side.counts[s] == 0:
+        side.mask &= ~(1u << (s - 1))
+    side.counts[t] += 1
+    if t:
+        side.mask |= 1u << (t - 1)
+
+
+cdef bint _sequence_ends_clean(const StepRulesC* r, const SideC* side, int da, int db,
+                               int left) noexcept nogil:
+    """End-of-turn timing: can some non-empty prefix of the dice end without a banned prime?"""
+    cdef SideC nxt
+    cdef uint32_t sources
+    cdef int s, t, k, d
+    for k in range(2 if da != db else 1):
+        d = da if k == 0 else db
+        sources = movable_sources(r, side)
+        while sources:
+            s = __builtin_ctz(sources) + 1
+            sources &= sources - 1
+            t = step_target(r, side, s, d)
+            if t < 0:
+                continue
+            nxt = side[0]
+            side_step(&nxt, s, t)
+            if nxt.counts[0] == NUM_CHECKERS or not breaks_prime(r, nxt.mask):
+                return True
+            if left > 1:
+                if da == db:
+                    if _sequence_ends_clean(r, &nxt, da, db, left - 1):
+                        return True
+                elif _sequence_ends_clean(r, &nxt, db if k == 0 else da, db if k == 0 else da, 1):
+                    return True
+    return False
+
+
+cdef bint side_can_move(const StepRulesC* r, const SideC* side) noexcept nogil:
+    """True if `side` has a legal (non-pass) move for at least one of the 21 rolls."""
+    cdef int d, s, i
+    cdef uint32_t sources
+    if side.counts[0] == NUM_CHECKERS:
+        return False
+    if r.per_die:   # any legal single step of die d is a legal move of roll d-d
+        sources = movable_sources(r, side)
+        while sources:
+            s = __builtin_ctz(sources) + 1
+            sources &= sources - 1
+            for d in range(1, 7):
+                if step_target(r, side, s, d) >= 0:
+                    return True
+        return False
+    for i in range(21):
+        if _sequence_ends_clean(r, side, ROLL_D1[i], ROLL_D2[i], 4 if ROLL_D1[i] == ROLL_D2[i] else 2):
+            return True
+    return False
+
+
+ctypedef struct GenC:
+    StepRulesC r
+    StepRulesC opp_r        # the opponent's step rules (must_open variant), block set per node
+    const uint64_t* z       # Zobrist entries of the mover's colour
+    uint64_t key            # key of the current node (mover still on roll)
+    uint64_t turn_key
+    SideC cur
+    SideC opp
+    uint8_t steps[MAX_STEPS][2]
+    int dice[2]
+    bint is_double
+    bint end_checks         # six-prime bans judged on the final position only
+    bint no_playable        # must_open = no_playable_roll
+    uint32_t oblig_mask     # rule 5.2: the six points to open (0 = no obligation)
+    MoveC* out
+    int nmoves
+    int best
+    bint overflow
+    WorkspaceC* ws
+
+
+cdef inline int candidate_score(GenC* g, int depth, int larger) noexcept nogil:
+    cdef uint32_t m = g.cur.mask
+    cdef int score
+    if g.end_checks and breaks_prime(&g.r, m) and g.cur.counts[0] != NUM_CHECKERS:
+        return -1
+    score = 2 * depth + larger
+    if g.oblig_mask:
+        if (m & g.oblig_mask) != g.oblig_mask:
+            score += 16
+    elif g.no_playable:
+        g.opp_r.opp_block = rotate12(m)
+        if side_can_move(&g.opp_r, &g.opp):
+            score += 16
+    return score
+
+
+cdef void visit(GenC* g, int depth, int state, int larger) noexcept nogil:
+    cdef int score = candidate_score(g, depth, larger)
+    cdef MoveC* move
+    if score >= g.best:
+        if score > g.best:
+            g.best = score
+            g.nmoves = 0
+        if g.nmoves == MAX_MOVES:
+            g.overflow = True
+        else:
+            move = &g.out[g.nmoves]
+            g.nmoves += 1
+            move.after = g.cur
+            move.key = g.key ^ g.turn_key
+            move.nsteps = depth
+            memcpy(move.steps, g.steps, sizeof(g.steps))
+    if g.cur.counts[0] == NUM_CHECKERS:
+        return                                   # the game is over: later dice are not played
+    if g.is_double:
+        if depth < 4:
+            expand(g, depth, g.dice[0], depth + 1, 0)
+    else:
+        if not (state & 1):
+            expand(g, depth, g.dice[0], state | 1, depth == 0 and g.dice[0] > g.dice[1])
+        if not (state & 2):
+            expand(g, depth, g.dice[1], state | 2, depth == 0 and g.dice[1] > g.dice[0])
+
+
+cdef void expand(GenC* g, int depth, int d, int next_state, int larger) noexcept nogil:
+    cdef uint32_t sources = movable_sources(&g.r, &g.cur)
+    cdef int s, t, cs, ct
+    cdef uint32_t saved_mask
+    cdef uint64_t saved_key
+    while sources:
+        s = __builtin_ctz(sources) + 1
+        sources &= sources - 1
+        t = step_target(&g.r, &g.cur, s, d)
+        if t < 0:
+            continue
+        cs = g.cur.counts[s]
+        ct = g.cur.counts[t]
+        saved_mask = g.cur.mask
+        saved_key = g.key
+        g.key ^= g.z[s * 16 + cs] ^ g.z[s * 16 + cs - 1] ^ g.z[t * 16 + ct] ^ g.z[t * 16 + ct + 1]
+        side_step(&g.cur, s, t)
+        if workspace_insert(g.ws, g.key ^ STATE_SALT[next_state]):
+            g.steps[depth][0] = s
+            g.steps[depth][1] = t
+            visit(g, depth + 1, next_state, larger)
+        g.cur.counts[s] = cs
+        g.cur.counts[t] = ct
+        g.cur.mask = saved_mask
+        g.key = saved_key
+
+
+cdef uint32_t trapped_obligation(const SideC* me, const SideC* opp) noexcept nogil:
+    """Rule 5.2: the six points (my numbering) I must open, or 0 if no obligation."""
+    cdef int x
+    cdef uint32_t front
+    if opp.counts[0] or __builtin_popcount(opp.mask) != 1:
+        return 0
+    x = highest_point(opp.mask)
+    if x < 7:
+        return 0
+    front = rotate12(0x3Fu << (x - 7))      # opponent's own points x-6 .. x-1
+    return front if (me.mask & front) == front else 0
+
+
+cdef int generate_moves(const PositionC* pos, int d1, int d2, int flags,
+                        MoveC* out, WorkspaceC* ws) noexcept nogil:
+    cdef GenC g
+    cdef int color = pos.turn
+    cdef const SideC* opp = &pos.side[1 - color]
+    step_rules_init(&g.r, opp.mask, flags)
+    g.z = zobrist_table() + color * NUM_SLOTS * 16
+    g.key = pos.key
+    g.turn_key = zobrist_turn()
+    g.cur = pos.side[color]
+    g.dice[0] = d1
+    g.dice[1] = d2
+    g.is_double = d1 == d2
+    g.end_checks = not g.r.per_die
+    g.no_playable = (flags & FLAG_MUST_OPEN_NO_PLAYABLE) != 0
+    g.oblig_mask = 0 if g.no_playable else trapped_obligation(&g.cur, opp)
+    if g.no_playable:
+        g.opp = opp[0]
+        step_rules_init(&g.opp_r, 0, flags)
+    g.out = out
+    g.nmoves = 0
+    g.best = -1
+    g.overflow = False
+    g.ws = ws
+    workspace_reset(ws)
+    visit(&g, 0, 0, 0)
+    if g.overflow:
+        return -1
+    if g.nmoves == 0:        # every candidate broke an end-of-turn ban: the turn passes
+        out[0].after = pos.side[color]
+        out[0].key = pos.key ^ g.turn_key
+        out[0].nsteps = 0
+        g.nmoves = 1
+    return g.nmoves
+
+
+cdef bint player_can_move(const PositionC* pos, int color, int flags) noexcept nogil:
+    cdef StepRulesC r
+    step_rules_init(&r, pos.side[1 - color].mask, flags)
+    return side_can_move(&r, &pos.side[color])
+
+
+cdef bint position_is_dead(const PositionC* pos, int flags) noexcept nogil:
+    """RULES.md §8: neither player has a legal move for any of the 21 rolls."""
+    return not player_can_move(pos, 0, flags) and not player_can_move(pos, 1, flags)
+
+
+cdef void apply_move(PositionC* pos, const MoveC* move) noexcept nogil:
+    pos.side[pos.turn] = move.after
+    pos.key = move.key
+    pos.turn ^= 1
+
+
+# ---------------------------------------------------------------------------------------
+# Batch entry points over NumPy arrays (layout: board.pyx, "Flat row layout").
+
+def count_moves(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int flags,
+                int32_t[::1] out_counts):
+    """Number of distinct legal moves of each (position row, dice row) pair, GIL released.
+
+    Rows are trusted (validated by fevga.batch). Raises MemoryError if no workspace.
+    """
+    cdef Py_ssize_t i, n = positions.shape[0]
+    cdef PositionC pos
+    cdef WorkspaceC* ws = workspace_new()
+    cdef MoveC* buf = <MoveC*> malloc(MAX_MOVES * sizeof(MoveC))
+    if ws == NULL or buf == NULL:
+        workspace_free(ws)
+        free(buf)
+        raise MemoryError("no memory for the move generator workspace")
+    with nogil:
+        for i in range(n):
+            position_load(&pos, &positions[i, 0])
+            out_counts[i] = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, buf, ws)
+    workspace_free(ws)
+    free(buf)
+
+
+def generate_batch(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int flags):
+    """All legal moves of each pair: (offsets int64[n+1], results uint8[m, 51],
+    steps uint8[m, 4, 2], nsteps uint8[m]); pair i owns rows offsets[i]:offsets[i+1]."""
+    cdef Py_ssize_t i, n = positions.shape[0], total = 0, cap = max(16, 8 * n)
+    cdef int k, j, count
+    cdef PositionC pos, child
+    cdef WorkspaceC* ws = workspace_new()
+    cdef MoveC* buf = <MoveC*> malloc(MAX_MOVES * sizeof(MoveC))
+    if ws == NULL or buf == NULL:
+        workspace_free(ws)
+        free(buf)
+        raise MemoryError("no memory for the move generator workspace")
+    offsets_arr = np.zeros(n + 1, dtype=np.int64)
+    results_arr = np.zeros((cap, POSITION_WIDTH), dtype=np.uint8)
+    steps_arr = np.zeros((cap, MAX_STEPS, 2), dtype=np.uint8)
+    nsteps_arr = np.zeros(cap, dtype=np.uint8)
+    cdef int64_t[::1] offsets = offsets_arr
+    cdef uint8_t[:, ::1] results = results_arr
+    cdef uint8_t[:, :, ::1] steps = steps_arr
+    cdef uint8_t[::1] nsteps = nsteps_arr
+    try:
+        for i in range(n):
+            with nogil:
+                position_load(&pos, &positions[i, 0])
+                count = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, buf, ws)
+            if total + count > cap:
+                cap = max(2 * cap, total + count)
+                results_arr = np.resize(results_arr, (cap, POSITION_WIDTH))
+                steps_arr = np.resize(steps_arr, (cap, MAX_STEPS, 2))
+                nsteps_arr = np.resize(nsteps_arr, cap)
+                results = results_arr
+                steps = steps_arr
+                nsteps = nsteps_arr
+            with nogil:
+                for k in range(count):
+                    child = pos
+                    apply_move(&child, &buf[k])
+                    position_store(&child, &results[total + k, 0])
+                    nsteps[total + k] = buf[k].nsteps
+                    for j in range(MAX_STEPS):
+                        steps[total + k, j, 0] = buf[k].steps[j][0] if j < buf[k].nsteps else 0
+                        steps[total + k, j, 1] = buf[k].steps[j][1] if j < buf[k].nsteps else 0
+                total += count
+                offsets[i + 1] = total
+    finally:
+        workspace_free(ws)
+        free(buf)
+    return offsets_arr, results_arr[:total].copy(), steps_arr[:total].copy(), nsteps_arr[:total].copy()

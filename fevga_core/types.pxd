@@ -1,0 +1,59 @@
+# Typedefs, constants and structs shared by every module of the core.
+#
+# Numbering: each side stores its checkers in its OWN numbering (RULES.md §1):
+# slot 0 = borne off, slots 1..24 = own points, 24 = the mother, 1..6 = home.
+# The opponent's own point k is my own point ((k + 11) % 24) + 1, so the
+# opponent's occupancy mask in my numbering is its mask rotated by 12 bits.
+
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
+
+cdef enum:
+    NUM_POINTS = 24
+    NUM_SLOTS = 25          # slot 0 = off, 1..24 = own points
+    NUM_CHECKERS = 15
+    MAX_STEPS = 4           # single-die steps in one turn
+    MAX_MOVES = 4096        # distinct legal moves of one turn (true maximum is far lower)
+    POSITION_WIDTH = 51     # columns of the batch position array (see movegen.pyx)
+
+cdef enum:
+    COLOR_WHITE = 0
+    COLOR_BLACK = 1
+
+# Rule flags (mirrors fevga.rules.FLAG_*).
+cdef enum:
+    FLAG_RELEASE_REACH = 1
+    FLAG_QUARTER_END_OF_TURN = 2
+    FLAG_BAN_PRIME = 4
+    FLAG_MUST_OPEN_NO_PLAYABLE = 8
+    FLAG_OPENING_DICE = 16
+
+# Occupancy masks: bit (p - 1) is own point p.
+cdef enum:
+    BOARD_MASK = 0xFFFFFF
+    HOME_MASK = 0x3F            # own points 1..6
+    START_QUARTER_MASK = 0xFC0000   # own points 19..24
+    BEFORE_OPP_MOTHER_MASK = 0x7E0  # own points 6..11 = opponent's own 18..23
+    MOTHER_BIT = 0x800000           # own point 24
+
+# One side of the board, in its own numbering.
+# counts[0] = borne off, counts[1..24] = own points; counts[25..27] padding (always 0).
+# mask has bit p-1 set iff counts[p] > 0 (p = 1..24); it is derived, kept in step.
+ctypedef struct SideC:
+    uint8_t counts[28]
+    uint32_t mask
+
+# A full position: both sides, the side on roll and its 64-bit Zobrist key
+# (position.pyx documents the key).
+ctypedef struct PositionC:
+    SideC side[2]
+    uint64_t key
+    uint8_t turn
+
+# One legal move (a full turn): the mover's side after it, the key of the resulting
+# position (opponent on roll), and one representative sequence of steps.
+# steps[i] = (from, to) in the mover's own numbering, to == 0 means borne off.
+ctypedef struct MoveC:
+    SideC after
+    uint64_t key
+    uint8_t nsteps
+    uint8_t steps[MAX_STEPS][2]
