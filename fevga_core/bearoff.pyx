@@ -6,7 +6,7 @@ Ctrl-C between chunks; every chunk runs without the GIL.
 """
 
 from libc.stdint cimport int64_t, int32_t, uint8_t, uint16_t
-from libc.stdlib cimport malloc, calloc, realloc, free
+from libc.stdlib cimport malloc, calloc, realloc, free, qsort
 from libc.string cimport memset, memcpy
 from libc.math cimport sqrt, NAN
 
@@ -150,6 +150,11 @@ cdef int _play_rest(uint8_t* counts, int points, const int* dice, int ndice, int
     return n
 
 
+cdef int _compare_rank(const void* a, const void* b) noexcept nogil:
+    cdef int64_t x = (<const int64_t*>a)[0], y = (<const int64_t*>b)[0]
+    return (x > y) - (x < y)
+
+
 cdef int roll_successors(uint8_t* counts, int points, int d1, int d2,
                          int64_t* out, int capacity) noexcept nogil:
     """Distinct final positions (ranks) of one roll; -1 if `capacity` is too small."""
@@ -165,12 +170,12 @@ cdef int roll_successors(uint8_t* counts, int points, int d1, int d2,
         n = _play_rest(counts, points, dice, 2, 0, MAX_POINTS, out, n, capacity)
     if n > capacity:
         return -1
-    m = 0
-    for i in range(n):
-        for j in range(m):
-            if out[j] == out[i]:
-                break
-        else:
+    if n == 0:
+        return 0
+    qsort(out, n, sizeof(int64_t), _compare_rank)
+    m = 1
+    for i in range(1, n):
+        if out[i] != out[m - 1]:
             out[m] = out[i]
             m += 1
     return m
@@ -248,16 +253,17 @@ def rank_batch(const uint8_t[:, ::1] counts, int checkers, int64_t[::1] out) -> 
     """Ranks of many positions; returns -1, or the first row that is not a valid position."""
     cdef Py_ssize_t row, rows = counts.shape[0]
     cdef int points = counts.shape[1], j, total
-    cdef int64_t result
+    cdef Py_ssize_t bad = -1
     with nogil:
         for row in range(rows):
             total = 0
             for j in range(points):
                 total += counts[row, j]
             if total > checkers:
-                return row
+                bad = row
+                break
             out[row] = position_rank(&counts[row, 0], points)
-    return -1
+    return bad
 
 
 def mean_batch(const uint8_t[:, ::1] counts, int checkers, const double[::1] mean,
@@ -265,6 +271,7 @@ def mean_batch(const uint8_t[:, ::1] counts, int checkers, const double[::1] mea
     """out[i] = mean[rank(counts[i])]; a bad row gives NaN, or stops there when strict."""
     cdef Py_ssize_t row, rows = counts.shape[0]
     cdef int points = counts.shape[1], j, total
+    cdef Py_ssize_t bad = -1
     with nogil:
         for row in range(rows):
             total = 0
@@ -272,11 +279,12 @@ def mean_batch(const uint8_t[:, ::1] counts, int checkers, const double[::1] mea
                 total += counts[row, j]
             if total > checkers:
                 if strict:
-                    return row
+                    bad = row
+                    break
                 out[row] = NAN
                 continue
             out[row] = mean[position_rank(&counts[row, 0], points)]
-    return -1
+    return bad
 
 
 def pair_batch(const uint8_t[:, ::1] on_roll, const uint8_t[:, ::1] opponent, int checkers,
@@ -284,6 +292,7 @@ def pair_batch(const uint8_t[:, ::1] on_roll, const uint8_t[:, ::1] opponent, in
     """out[i] = table[rank(on_roll[i]) * positions + rank(opponent[i])], like mean_batch."""
     cdef Py_ssize_t row, rows = on_roll.shape[0]
     cdef int points = on_roll.shape[1], j, total_a, total_b
+    cdef Py_ssize_t bad = -1
     with nogil:
         for row in range(rows):
             total_a = 0
@@ -293,12 +302,13 @@ def pair_batch(const uint8_t[:, ::1] on_roll, const uint8_t[:, ::1] opponent, in
                 total_b += opponent[row, j]
             if total_a > checkers or total_b > checkers:
                 if strict:
-                    return row
+                    bad = row
+                    break
                 out[row] = NAN
                 continue
             out[row] = table[position_rank(&on_roll[row, 0], points) * positions
                              + position_rank(&opponent[row, 0], points)]
-    return -1
+    return bad
 
 
 # ---------------------------------------------------------------------------------------------
