@@ -198,10 +198,11 @@ cdef int _callback_choice(object callback, const PositionC* pos, int d1, int d2,
     return index
 
 
-cdef int play_game(PositionC* pos, int flags, int policy, object callback, RngC* rng,
+cdef int play_game(PositionC* pos, int flags, const int* policies, object callback, RngC* rng,
                    int opening, int max_plies, MoveC* moves, WorkspaceC* ws,
                    RecordC* rec, int* opening_dice, GameResultC* result) except -1 nogil:
-    """Play `pos` to the end (or `max_plies` plies, 0 = no limit). With `opening`, the game
+    """Play `pos` to the end (or `max_plies` plies, 0 = no limit), policies[color] choosing
+    for each side. With `opening`, the game
     starts with the one-die draw of RULES.md §2 (its dice go to opening_dice[0..1]).
     A dead position ends the game as a draw."""
     cdef int d1, d2, n, k, loser
@@ -237,11 +238,11 @@ cdef int play_game(PositionC* pos, int flags, int policy, object callback, RngC*
             result.winner = OUTCOME_DRAW
             result.points = 0
             return 0
-        if policy == POLICY_CALLBACK and n > 1:
+        if policies[pos.turn] == POLICY_CALLBACK and n > 1:
             with gil:
                 k = _callback_choice(callback, pos, d1, d2, n)
         else:
-            k = choose_move(pos, moves, n, policy, rng)
+            k = choose_move(pos, moves, n, policies[pos.turn], rng)
         if rec != NULL and _record_ply(rec, pos.turn, d1, d2, &moves[k]) < 0:
             with gil:
                 raise MemoryError("no memory for the game record")
@@ -252,8 +253,8 @@ cdef int play_game(PositionC* pos, int flags, int policy, object callback, RngC*
 # ---------------------------------------------------------------------------------------
 # Python entry points (trusted input: fevga.game validates).
 
-def play_recorded(bytes row, int flags, int policy, object callback, uint64_t seed,
-                  bint opening, int max_plies):
+def play_recorded(bytes row, int flags, int white_policy, int black_policy, object callback,
+                  uint64_t seed, bint opening, int max_plies):
     """One game with its record: (winner, points, plies, truncated, opening_dice,
     ply array uint8[plies, 11] = turn, d1, d2, nsteps, 4 x (from, to), final row)."""
     cdef PositionC pos
@@ -261,6 +262,7 @@ def play_recorded(bytes row, int flags, int policy, object callback, uint64_t se
     cdef GameResultC result
     cdef RecordC rec
     cdef int opening_dice[2]
+    cdef int policies[2]
     cdef int status = 0
     cdef WorkspaceC* ws = workspace_new()
     cdef MoveC* moves = <MoveC*> malloc(MAX_MOVES * sizeof(MoveC))
@@ -273,12 +275,14 @@ def play_recorded(bytes row, int flags, int policy, object callback, uint64_t se
             raise MemoryError("no memory for the game loop")
         position_load(&pos, <const uint8_t*> row)
         rng_seed(&rng, seed)
-        if policy == POLICY_CALLBACK:
-            status = play_game(&pos, flags, policy, callback, &rng, opening, max_plies,
+        policies[0] = white_policy
+        policies[1] = black_policy
+        if callback is not None:
+            status = play_game(&pos, flags, policies, callback, &rng, opening, max_plies,
                                moves, ws, &rec, opening_dice, &result)
         else:
             with nogil:
-                status = play_game(&pos, flags, policy, None, &rng, opening, max_plies,
+                status = play_game(&pos, flags, policies, None, &rng, opening, max_plies,
                                    moves, ws, &rec, opening_dice, &result)
         plies = np.frombuffer((<char*> rec.plies)[:rec.size * sizeof(PlyC)], dtype=np.uint8)
         plies = plies.reshape(rec.size, sizeof(PlyC)).copy()
@@ -293,13 +297,14 @@ def play_recorded(bytes row, int flags, int policy, object callback, uint64_t se
 
 
 def play_many(bytes row, Py_ssize_t games, uint64_t master_seed, Py_ssize_t first_index,
-              int policy, int flags, bint opening, int max_plies,
+              int white_policy, int black_policy, int flags, bint opening, int max_plies,
               signed char[::1] winners, signed char[::1] points, int32_t[::1] plies):
     """Games first_index .. first_index+games-1 of a job, GIL released; fills the arrays."""
     cdef PositionC start, pos
     cdef RngC rng
     cdef GameResultC result
     cdef int opening_dice[2]
+    cdef int policies[2]
     cdef Py_ssize_t i
     cdef WorkspaceC* ws = workspace_new()
     cdef MoveC* moves = <MoveC*> malloc(MAX_MOVES * sizeof(MoveC))
@@ -308,12 +313,16 @@ def play_many(bytes row, Py_ssize_t games, uint64_t master_seed, Py_ssize_t firs
         free(moves)
         raise MemoryError("no memory for the game loop")
     position_load(&start, <const uint8_t*> row)
+    policies[0] = white_policy
+    policies[1] = black_policy
+    if white_policy == POLICY_CALLBACK or black_policy == POLICY_CALLBACK:
+        raise ValueError("play_many runs built-in policies only")
     try:
         with nogil:
             for i in range(games):
                 pos = start
                 rng_seed(&rng, game_seed(master_seed, first_index + i))
-                play_game(&pos, flags, policy, None, &rng, opening, max_plies,
+                play_game(&pos, flags, policies, None, &rng, opening, max_plies,
                           moves, ws, NULL, opening_dice, &result)
                 winners[i] = result.winner
                 points[i] = result.points

@@ -36,3 +36,7 @@ class MissingBearoffError(FevgaError, KeyError):
 
 class BearoffFileError(FevgaError, OSError):
     """A bear-off database file is truncated, corrupted, foreign or mismatched."""
+
+
+class InvalidArgumentError(FevgaError, ValueError):
+    """An argument outside its documented range (depth, games, workers, ...)."""

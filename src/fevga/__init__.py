@@ -1,0 +1,44 @@
+"""fevga: a fast, exact analysis engine for Fevga, the Greek backgammon game.
+
+>>> import fevga
+>>> pos = fevga.Position.initial()
+>>> [m.notation for m in pos.legal_moves((6, 5))]
+['24/13']
+>>> fevga.perft(pos, 2)
+479
+"""
+
+from fevga.errors import (
+    BearoffFileError,
+    FevgaError,
+    IllegalMoveError,
+    InvalidArgumentError,
+    InvalidDiceError,
+    InvalidNotationError,
+    InvalidPositionError,
+    InvalidRulesError,
+    MissingBearoffError,
+)
+from fevga.position import BLACK, WHITE, Color, Move, Position, perft
+from fevga.rules import Rules
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BLACK",
+    "WHITE",
+    "BearoffFileError",
+    "Color",
+    "FevgaError",
+    "IllegalMoveError",
+    "InvalidArgumentError",
+    "InvalidDiceError",
+    "InvalidNotationError",
+    "InvalidPositionError",
+    "InvalidRulesError",
+    "MissingBearoffError",
+    "Move",
+    "Position",
+    "Rules",
+    "perft",
+]

@@ -1,0 +1,143 @@
+"""Batch move generation over NumPy arrays: validated once, then run with the GIL released.
+
+Array layout (one row per position, ``uint8``, 51 columns, C order):
+
+====== =====================================================================
+column meaning
+====== =====================================================================
+0-24   White's counts in White's own numbering (column 0 = borne off)
+25-49  Black's counts in Black's own numbering (column 25 = borne off)
+50     side on roll: 0 = White, 1 = Black
+====== =====================================================================
+
+Dice are a ``uint8`` array of shape ``(n, 2)``, values 1-6. Positions come from
+`to_array`; results of `legal_moves` use the same layout.
+
+>>> import numpy as np
+>>> rows = to_array([Position.initial()] * 2)
+>>> count_legal_moves(rows, np.array([[6, 5], [5, 5]], dtype=np.uint8)).tolist()
+[1, 2]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from fevga.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError
+from fevga.position import Position
+from fevga.rules import DEFAULT_RULES, Rules
+from fevga_core import movegen
+
+POSITION_WIDTH = 51
+# Column of Black's count for each printed point 1..24 (Black's own k = printed k+12 / k-12).
+_BLACK_ON_PRINTED = np.array([25 + ((p + 11) % 24) + 1 for p in range(1, 25)])
+
+
+def to_array(positions: Iterable[Position]) -> NDArray[np.uint8]:
+    """Stack positions into the (n, 51) layout."""
+    rows = [p._row() for p in positions]
+    return np.frombuffer(b"".join(rows), dtype=np.uint8).reshape(len(rows), POSITION_WIDTH).copy()
+
+
+def from_array(rows: NDArray[np.uint8]) -> list[Position]:
+    """Positions of an (n, 51) array (validated)."""
+    checked = validate_positions(rows)
+    return [Position._from_row(bytes(row)) for row in checked]
+
+
+def validate_positions(rows: object) -> NDArray[np.uint8]:
+    """The (n, 51) C-contiguous uint8 array of `rows`, or InvalidPositionError naming the bad row."""
+    array = np.asarray(rows)
+    if array.ndim != 2 or array.shape[1] != POSITION_WIDTH:
+        raise InvalidPositionError(f"positions must have shape (n, {POSITION_WIDTH}), not {array.shape}")
+    if array.size and (array.min() < 0 or array.max() > 15):
+        raise InvalidPositionError("position arrays hold counts 0-15 and a turn of 0 or 1")
+    array = np.ascontiguousarray(array, dtype=np.uint8)
+    sums = array[:, :50].reshape(-1, 2, 25).sum(axis=2, dtype=np.int64)
+    problems = [
+        (np.flatnonzero((sums != 15).any(axis=1)), "does not hold 15 checkers per side"),
+        (np.flatnonzero(array[:, 50] > 1), "has a turn other than 0 or 1"),
+        (np.flatnonzero(((array[:, 1:25] > 0) & (array[:, _BLACK_ON_PRINTED] > 0)).any(axis=1)),
+         "has a point held by both colours"),
+        (np.flatnonzero((array[:, 0] == 15) & (array[:, 25] == 15)), "has both sides borne off"),
+    ]
+    for rows_bad, what in problems:
+        if rows_bad.size:
+            raise InvalidPositionError(f"position row {int(rows_bad[0])} {what}: {array[rows_bad[0]].tolist()}")
+    return array
+
+
+def validate_dice(dice: object, n: int) -> NDArray[np.uint8]:
+    """The (n, 2) uint8 dice array, or InvalidDiceError naming the bad row."""
+    array = np.asarray(dice)
+    if array.shape != (n, 2):
+        raise InvalidDiceError(f"dice must have shape ({n}, 2), not {array.shape}")
+    bad = np.flatnonzero(((array < 1) | (array > 6)).any(axis=1))
+    if bad.size:
+        raise InvalidDiceError(f"dice row {int(bad[0])} is {array[bad[0]].tolist()}: values must be 1-6")
+    return np.ascontiguousarray(array, dtype=np.uint8)
+
+
+def _finished_rows(positions: NDArray[np.uint8]) -> NDArray[np.intp]:
+    return np.flatnonzero((positions[:, 0] == 15) | (positions[:, 25] == 15))
+
+
+def count_legal_moves(positions: object, dice: object, rules: Rules | None = None, threads: int = 1) -> NDArray[np.int32]:
+    """Number of distinct legal moves of each (position, dice) row; 0 for finished games.
+
+    `threads` > 1 splits the rows across threads (the core releases the GIL).
+    """
+    rows = validate_positions(positions)
+    rolls = validate_dice(dice, rows.shape[0])
+    if not isinstance(threads, int) or threads < 1:
+        raise InvalidArgumentError(f"threads {threads!r} must be a positive integer")
+    flags = (rules or DEFAULT_RULES).flags
+    out = np.zeros(rows.shape[0], dtype=np.int32)
+    bounds = np.linspace(0, rows.shape[0], threads + 1).astype(int)
+    chunks = [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    if len(chunks) <= 1:
+        movegen.count_moves(rows, rolls, flags, out)
+    else:
+        with ThreadPoolExecutor(len(chunks)) as pool:
+            list(pool.map(lambda ab: movegen.count_moves(rows[ab[0]:ab[1]], rolls[ab[0]:ab[1]], flags, out[ab[0]:ab[1]]), chunks))
+    out[_finished_rows(rows)] = 0
+    return out
+
+
+@dataclass(frozen=True)
+class BatchMoves:
+    """All legal moves of many (position, dice) pairs; pair i owns rows offsets[i]:offsets[i+1].
+
+    ``results``: (m, 51) resulting positions (opponent on roll); ``steps``: (m, 4, 2) the
+    (from, to) steps of each move, unused entries 0; ``nsteps``: (m,) steps used (0 = pass).
+    """
+
+    offsets: NDArray[np.int64]
+    results: NDArray[np.uint8]
+    steps: NDArray[np.uint8]
+    nsteps: NDArray[np.uint8]
+
+    def counts(self) -> NDArray[np.int64]:
+        """Number of legal moves of each pair."""
+        return np.diff(self.offsets)
+
+
+def legal_moves(positions: object, dice: object, rules: Rules | None = None) -> BatchMoves:
+    """Every legal move of each (position, dice) row, as flat arrays (no moves for finished games)."""
+    rows = validate_positions(positions)
+    rolls = validate_dice(dice, rows.shape[0])
+    finished = _finished_rows(rows)
+    if finished.size:
+        live = np.ones(rows.shape[0], dtype=bool)
+        live[finished] = False
+        sub = legal_moves(rows[live], rolls[live], rules)
+        counts = np.zeros(rows.shape[0], dtype=np.int64)
+        counts[live] = sub.counts()
+        return BatchMoves(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), sub.results, sub.steps, sub.nsteps)
+    offsets, results, steps, nsteps = movegen.generate_batch(rows, rolls, (rules or DEFAULT_RULES).flags)
+    return BatchMoves(offsets, results, steps, nsteps)

@@ -1,0 +1,56 @@
+"""A plain-text board diagram in printed (White's) numbering."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fevga.position import Position
+
+_TOP = range(13, 25)
+_BOTTOM = range(12, 0, -1)
+
+
+def _cell(position: Position, printed: int) -> str:
+    from fevga.position import BLACK, WHITE, other_point
+
+    white = position.counts(WHITE)[printed]
+    black = position.counts(BLACK)[other_point(printed)]
+    if white:
+        return f"W{white}"
+    if black:
+        return f"B{black}"
+    return "."
+
+
+def diagram(position: Position) -> str:
+    """Both armies on a printed-numbering board, with pips, borne-off counts and the ID.
+
+    White moves 24 -> 1 and bears off from 1-6; Black moves 12 -> 1 -> 24 -> 13 and
+    bears off from 13-18.
+    """
+    from fevga.position import BLACK, COLOR_NAMES, WHITE
+
+    def row(points: range) -> str:
+        cells = [f"{_cell(position, p):>4}" for p in points]
+        return "".join(cells[:6]) + "  |" + "".join(cells[6:])
+
+    def numbers(points: range) -> str:
+        cells = [f"{p:>4}" for p in points]
+        return "".join(cells[:6]) + "  |" + "".join(cells[6:])
+
+    lines = [
+        numbers(_TOP),
+        row(_TOP),
+        "",
+        row(_BOTTOM),
+        numbers(_BOTTOM),
+        f"White (W): pips {position.pips(WHITE)}, off {position.counts(WHITE)[0]}"
+        f"   Black (B): pips {position.pips(BLACK)}, off {position.counts(BLACK)[0]}",
+    ]
+    winner = position.winner()
+    if winner is not None:
+        lines.append(f"{COLOR_NAMES[winner].capitalize()} has won {position.points()} point(s).")
+    else:
+        lines.append(f"{COLOR_NAMES[position.turn].capitalize()} to play.   ID {position.id}")
+    return "\n".join(lines)

@@ -1,0 +1,265 @@
+"""Seeded games and matches with pluggable policies, returning complete records.
+
+A policy is ``"random"`` (every distinct legal move equally likely), ``"heuristic"``
+(greedy on fevga.heuristic.evaluate), or any callable
+``policy(position, dice, moves) -> Move``. Built-in policies run entirely in the core.
+
+>>> record = play_game(seed=7)
+>>> record.winner in (WHITE, BLACK, None) and record.final.is_game_over()
+True
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+import numpy as np
+
+from fevga.errors import IllegalMoveError, InvalidArgumentError
+from fevga.notation import Step, format_steps
+from fevga.position import BLACK, COLOR_NAMES, WHITE, Color, Move, Position
+from fevga.rules import DEFAULT_RULES, Rules
+from fevga.seeding import SeedLike, master_key, seed_repr
+from fevga_core import game as core_game
+
+PolicyFn = Callable[[Position, tuple[int, int], list[Move]], Move]
+Policy = Union[str, PolicyFn]
+
+POLICY_IDS = {"random": 0, "heuristic": 1}
+_CALLBACK = 2
+
+
+def policy_id(policy: Policy) -> int:
+    """The core's id of a policy (callables share one id: they run through Python)."""
+    if callable(policy):
+        return _CALLBACK
+    if policy in POLICY_IDS:
+        return POLICY_IDS[policy]
+    raise InvalidArgumentError(f"policy {policy!r} must be one of {sorted(POLICY_IDS)} or a callable")
+
+
+@dataclass(frozen=True)
+class Ply:
+    """One turn of a game: who moved, the dice, and the steps played (empty for a pass)."""
+
+    turn: Color
+    dice: tuple[int, int]
+    steps: tuple[Step, ...]
+
+    @property
+    def notation(self) -> str:
+        """The move in the mover's own numbering (``pass`` if no die could be played)."""
+        return format_steps(self.steps)
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A complete game: start, opening draw, every ply, and the result."""
+
+    seed: int | str
+    rules: Rules
+    policies: tuple[str, str]
+    start: Position
+    opening_dice: tuple[int, int] | None
+    plies: tuple[Ply, ...]
+    final: Position
+    winner: Color | None
+    points: int
+    truncated: bool = False
+
+    @property
+    def result(self) -> str:
+        """``"white"``, ``"black"``, ``"draw"`` (a dead position) or ``"truncated"``."""
+        if self.truncated:
+            return "truncated"
+        return "draw" if self.winner is None else COLOR_NAMES[self.winner]
+
+    def positions(self) -> list[Position]:
+        """The position before each ply, then the final one (replayed through the rules)."""
+        out = [self.start if self.opening_dice is None else _with_turn(self.start, self.plies[0].turn if self.plies else 0)]
+        for ply in self.plies:
+            out.append(_replay(out[-1], ply, self.rules))
+        return out
+
+    def log(self) -> str:
+        """A readable move log, one line per ply."""
+        lines = []
+        if self.opening_dice is not None:
+            lines.append(f"opening draw: white {self.opening_dice[0]}, black {self.opening_dice[1]}")
+        for number, ply in enumerate(self.plies, 1):
+            lines.append(f"{number:4d}. {COLOR_NAMES[ply.turn]:5s} {ply.dice[0]}-{ply.dice[1]}: {ply.notation}")
+        outcome = self.result
+        lines.append(outcome if outcome in ("draw", "truncated") else f"{outcome} wins {self.points} point(s)")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form of the whole record."""
+        return {
+            "seed": self.seed,
+            "rules": self.rules.to_dict(),
+            "policies": list(self.policies),
+            "start": self.start.id,
+            "opening_dice": list(self.opening_dice) if self.opening_dice else None,
+            "plies": [
+                {"turn": COLOR_NAMES[p.turn], "dice": list(p.dice), "move": p.notation, "steps": [list(s) for s in p.steps]}
+                for p in self.plies
+            ],
+            "final": self.final.id,
+            "result": self.result,
+            "winner": None if self.winner is None else COLOR_NAMES[self.winner],
+            "points": self.points,
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The JSON text of to_dict()."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+
+def _with_turn(position: Position, turn: int) -> Position:
+    return Position._trusted(position.counts(WHITE), position.counts(BLACK), turn)
+
+
+def _replay(position: Position, ply: Ply, rules: Rules) -> Position:
+    for move in position.legal_moves(ply.dice, rules):
+        if move.steps == ply.steps:
+            return move.position
+    raise IllegalMoveError(f"record ply {ply.notation!r} with dice {ply.dice} is illegal in {position.id}")
+
+
+def _callback(policies: Sequence[Policy], rules: Rules) -> Callable[[bytes, int, int], int] | None:
+    if not any(callable(p) for p in policies):
+        return None
+
+    def choose(row: bytes, d1: int, d2: int) -> int:
+        position: Position = Position._from_row(row)
+        moves = position.legal_moves((d1, d2), rules)
+        chosen = policies[position.turn](position, (d1, d2), moves)  # type: ignore[operator]
+        for index, move in enumerate(moves):
+            if move.position == getattr(chosen, "position", None):
+                return index
+        raise IllegalMoveError(f"policy returned {chosen!r}, not one of the legal moves in {position.id}")
+
+    return choose
+
+
+def _policy_pair(policy: Policy | tuple[Policy, Policy]) -> tuple[Policy, Policy]:
+    if isinstance(policy, tuple):
+        if len(policy) != 2:
+            raise InvalidArgumentError(f"policy pair {policy!r} must be (white_policy, black_policy)")
+        return policy
+    return (policy, policy)
+
+
+def _policy_name(policy: Policy) -> str:
+    return policy if isinstance(policy, str) else getattr(policy, "__name__", repr(policy))
+
+
+def play_game(
+    seed: SeedLike = None,
+    policy: Policy | tuple[Policy, Policy] = "random",
+    rules: Rules | None = None,
+    start: Position | None = None,
+    max_plies: int = 0,
+) -> GameRecord:
+    """Play one seeded game and return its record.
+
+    Without `start` the game begins with the one-die draw of RULES.md §2; with `start`, its
+    side on roll rolls first. `policy` is one policy or a (white, black) pair.
+    `max_plies` > 0 stops the game early (result ``"truncated"``).
+    """
+    rules = rules or DEFAULT_RULES
+    pair = _policy_pair(policy)
+    ids = [policy_id(p) for p in pair]
+    if not isinstance(max_plies, int) or max_plies < 0:
+        raise InvalidArgumentError(f"max_plies {max_plies!r} must be a non-negative integer")
+    begin = start or Position.initial()
+    if begin.winner() is not None:
+        raise InvalidArgumentError(f"start position {begin.id} is already finished")
+    key = core_game.game_seed_of(master_key(seed), 0)
+    winner, points, _, truncated, opening, plies, final = core_game.play_recorded(
+        begin._row(), rules.flags, ids[0], ids[1], _callback(pair, rules), key, start is None, max_plies
+    )
+    return GameRecord(
+        seed=seed_repr(seed),
+        rules=rules,
+        policies=(_policy_name(pair[0]), _policy_name(pair[1])),
+        start=begin,
+        opening_dice=opening,
+        plies=tuple(_ply(row) for row in plies),
+        final=Position._from_row(final),
+        winner=None if winner < 0 else winner,
+        points=int(points),
+        truncated=bool(truncated),
+    )
+
+
+def _ply(row: np.ndarray) -> Ply:
+    nsteps = int(row[3])
+    return Ply(
+        turn=int(row[0]),  # type: ignore[arg-type]
+        dice=(int(row[1]), int(row[2])),
+        steps=tuple((int(row[4 + 2 * i]), int(row[5 + 2 * i])) for i in range(nsteps)),
+    )
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """A match to `length` points: its games in order and the final score."""
+
+    length: int
+    games: tuple[GameRecord, ...]
+    score: tuple[int, int] = field(default=(0, 0))
+
+    @property
+    def winner(self) -> Color:
+        """The side that reached `length` points."""
+        return WHITE if self.score[0] >= self.length else BLACK
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"length": self.length, "score": list(self.score), "winner": COLOR_NAMES[self.winner],
+                "games": [g.to_dict() for g in self.games]}
+
+
+def play_match(
+    length: int,
+    seed: SeedLike = None,
+    policy: Policy | tuple[Policy, Policy] = "random",
+    rules: Rules | None = None,
+    max_games: int = 10_000,
+) -> MatchRecord:
+    """Play a match to `length` points: the winner of a game starts the next one (rolling
+    two dice); the first game and any game after a draw start with the one-die draw."""
+    if not isinstance(length, int) or length < 1:
+        raise InvalidArgumentError(f"match length {length!r} must be a positive integer")
+    rules = rules or DEFAULT_RULES
+    pair = _policy_pair(policy)
+    ids = [policy_id(p) for p in pair]
+    master = master_key(seed)
+    score = [0, 0]
+    games: list[GameRecord] = []
+    starter: int | None = None
+    initial = Position.initial()
+    for index in range(max_games):
+        begin = initial if starter is None else _with_turn(initial, starter)
+        winner, points, _, _, opening, plies, final = core_game.play_recorded(
+            begin._row(), rules.flags, ids[0], ids[1], _callback(pair, rules),
+            core_game.game_seed_of(master, index), starter is None, 0,
+        )
+        record = GameRecord(
+            seed=seed_repr(seed), rules=rules, policies=(_policy_name(pair[0]), _policy_name(pair[1])),
+            start=begin, opening_dice=opening, plies=tuple(_ply(r) for r in plies),
+            final=Position._from_row(final), winner=None if winner < 0 else winner, points=int(points),
+        )
+        games.append(record)
+        if record.winner is None:
+            starter = None
+            continue
+        score[record.winner] += record.points
+        starter = record.winner
+        if score[record.winner] >= length:
+            break
+    return MatchRecord(length=length, games=tuple(games), score=(score[0], score[1]))

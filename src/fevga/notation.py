@@ -1,0 +1,162 @@
+"""Text forms: the 16-character position ID, move notation and dice.
+
+Position ID (16 characters of the URL-safe base64 alphabet ``A-Z a-z 0-9 - _``, 96 bits,
+most significant bit first):
+
+* bit 0: side on roll (0 = White, 1 = Black);
+* then White's checkers on the board, own points 24, 23, ..., 1 in that order: for each
+  point as many 1 bits as it has checkers, then one 0 bit (24 separators in all);
+* then Black's, the same way in Black's own numbering;
+* then 0 bits up to 96. Borne-off counts are implied (15 minus the checkers on the board).
+
+At most 1 + 2 x (15 + 24) = 79 bits are used. The start position (White on roll) is ``f_8AAAD__gAAAAAA``.
+
+Move notation uses the mover's own numbering: one token per checker path, ``from/to``
+(``to`` may be ``off``), intermediate landings optional (``24/18/13`` = ``24/13``),
+``(n)`` repeats a token n times, and ``pass`` is the empty move. The formatter joins the
+steps of one checker into one path (``24/18 18/13`` is written ``24/13``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from fevga.errors import InvalidDiceError, InvalidNotationError, InvalidPositionError
+
+ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+_DECODE = {c: i for i, c in enumerate(ALPHABET)}
+ID_LENGTH = 16
+_ID_BITS = 6 * ID_LENGTH
+_POINTS = 24
+_CHECKERS = 15
+
+Counts = tuple[int, ...]
+Step = tuple[int, int]
+
+
+def encode_id(white: Counts, black: Counts, turn: int) -> str:
+    """The position ID of trusted counts (see the module docstring for the layout)."""
+    bits = [turn]
+    for counts in (white, black):
+        for point in range(_POINTS, 0, -1):
+            bits.extend([1] * counts[point])
+            bits.append(0)
+    value = int("".join(map(str, bits)), 2) << (_ID_BITS - len(bits))
+    return "".join(ALPHABET[(value >> (6 * (ID_LENGTH - 1 - i))) & 63] for i in range(ID_LENGTH))
+
+
+def decode_id(text: str) -> tuple[Counts, Counts, int]:
+    """(white, black, turn) of a position ID; only the bit layout is checked here."""
+    if not isinstance(text, str) or len(text) != ID_LENGTH or any(c not in _DECODE for c in text):
+        raise InvalidNotationError(
+            f"position ID {text!r} must be {ID_LENGTH} characters of A-Z, a-z, 0-9, '-', '_'"
+        )
+    value = 0
+    for c in text:
+        value = (value << 6) | _DECODE[c]
+    bits = bin(value)[2:].zfill(_ID_BITS)
+    turn = int(bits[0])
+    pos = 1
+    sides: list[Counts] = []
+    for _ in range(2):
+        counts = [0] * 25
+        for point in range(_POINTS, 0, -1):
+            end = bits.find("0", pos)
+            if end < 0:
+                raise InvalidNotationError(f"position ID {text!r} is truncated")
+            counts[point] = end - pos
+            pos = end + 1
+        on_board = sum(counts)
+        if on_board > _CHECKERS:
+            raise InvalidPositionError(f"position ID {text!r} puts {on_board} checkers of one side on the board")
+        counts[0] = _CHECKERS - on_board
+        sides.append(tuple(counts))
+    if "1" in bits[pos:]:
+        raise InvalidNotationError(f"position ID {text!r} has stray bits after the two armies")
+    return sides[0], sides[1], turn
+
+
+def _point_text(point: int) -> str:
+    return "off" if point == 0 else str(point)
+
+
+def format_steps(steps: Sequence[Step]) -> str:
+    """Short notation of a step sequence: one ``from/to`` per checker path.
+
+    >>> format_steps(((24, 19), (19, 14), (14, 9), (24, 19)))
+    '24/9 24/19'
+    """
+    if not steps:
+        return "pass"
+    paths: list[list[int]] = []
+    for source, target in steps:
+        for path in reversed(paths):
+            if path[1] == source:
+                path[1] = target
+                break
+        else:
+            paths.append([source, target])
+    paths.sort(key=lambda p: (-p[0], p[1]))
+    tokens: list[str] = []
+    i = 0
+    while i < len(paths):
+        j = i
+        while j < len(paths) and paths[j] == paths[i]:
+            j += 1
+        token = f"{paths[i][0]}/{_point_text(paths[i][1])}"
+        tokens.append(token if j - i == 1 else f"{token}({j - i})")
+        i = j
+    return " ".join(tokens)
+
+
+_TOKEN = re.compile(r"^(\d{1,2})((?:/(?:\d{1,2}|off))+)(?:\((\d)\))?$")
+
+
+def parse_paths(text: str) -> list[Step]:
+    """Checker paths ``(from, to)`` of a move notation, in order; ``to == 0`` is off.
+
+    >>> parse_paths("24/18/13 6/off(2)")
+    [(24, 13), (6, 0), (6, 0)]
+    """
+    if not isinstance(text, str):
+        raise InvalidNotationError(f"move notation must be a string, not {text!r}")
+    stripped = text.strip().lower()
+    if stripped in ("pass", "", "-"):
+        return []
+    paths: list[Step] = []
+    for token in stripped.replace(",", " ").split():
+        match = _TOKEN.match(token)
+        if not match:
+            raise InvalidNotationError(f"move notation {text!r}: cannot read {token!r} (expected e.g. 24/18 or 6/off)")
+        points = [int(match.group(1))] + [0 if p == "off" else int(p) for p in match.group(2).split("/")[1:]]
+        for a, b in zip(points, points[1:]):
+            if not (1 <= a <= _POINTS and 0 <= b < a):
+                raise InvalidNotationError(
+                    f"move notation {text!r}: {token!r} must go forward from a point 1-24 (to a lower point or off)"
+                )
+        paths.extend([(points[0], points[-1])] * int(match.group(3) or 1))
+    return paths
+
+
+_DICE = re.compile(r"^\s*([0-9])\s*[-,/ x]?\s*([0-9])\s*$")
+
+
+def parse_dice(dice: object) -> tuple[int, int]:
+    """Two dice 1-6 from a pair of ints or a string like ``"6-5"`` or ``"65"``.
+
+    >>> parse_dice("6-5")
+    (6, 5)
+    """
+    if isinstance(dice, str):
+        match = _DICE.match(dice)
+        if not match:
+            raise InvalidDiceError(f"dice {dice!r}: expected two numbers 1-6 such as '6-5'")
+        values: tuple[object, ...] = (int(match.group(1)), int(match.group(2)))
+    elif isinstance(dice, Sequence) or hasattr(dice, "__iter__"):
+        values = tuple(dice)  # type: ignore[arg-type]
+    else:
+        raise InvalidDiceError(f"dice {dice!r}: expected two numbers 1-6 such as (6, 5)")
+    if len(values) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 6 for v in values):
+        raise InvalidDiceError(f"dice {dice!r}: expected exactly two numbers 1-6")
+    return (int(values[0]), int(values[1]))  # type: ignore[call-overload]

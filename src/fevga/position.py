@@ -1,0 +1,255 @@
+"""Positions and moves: the immutable values of the public API.
+
+>>> pos = Position.initial()
+>>> [m.notation for m in pos.legal_moves((5, 5))]
+['24/4', '24/9 24/19']
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidNotationError, InvalidPositionError
+from fevga.notation import Step, decode_id, encode_id, format_steps, parse_dice, parse_paths
+from fevga.rules import DEFAULT_RULES, Rules
+from fevga_core.position import CorePosition
+
+Color = Literal[0, 1]
+WHITE: Color = 0
+BLACK: Color = 1
+COLOR_NAMES = ("white", "black")
+NUM_CHECKERS = 15
+NUM_POINTS = 24
+
+
+def other_point(point: int) -> int:
+    """The same board point in the other side's own numbering (1-24 -> 1-24)."""
+    return (point + 11) % 24 + 1
+
+
+def printed_point(color: int, point: int) -> int:
+    """A side's own point in the printed (White's) numbering of diagrams."""
+    return point if color == WHITE else other_point(point)
+
+
+def _validate_counts(name: str, counts: object) -> tuple[int, ...]:
+    try:
+        values = tuple(counts)  # type: ignore[call-overload]
+    except TypeError:
+        raise InvalidPositionError(f"{name} counts {counts!r} must be a sequence of 25 integers") from None
+    if len(values) != 25 or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        raise InvalidPositionError(f"{name} counts {counts!r} must be 25 integers (index 0 = borne off)")
+    if any(v < 0 or v > NUM_CHECKERS for v in values):
+        raise InvalidPositionError(f"{name} counts {counts!r} must each be 0-{NUM_CHECKERS}")
+    if sum(values) != NUM_CHECKERS:
+        raise InvalidPositionError(f"{name} counts {counts!r} hold {sum(values)} checkers, not {NUM_CHECKERS}")
+    return tuple(int(v) for v in values)
+
+
+class Position(CorePosition):
+    """A Fevga position: both armies in own numbering and the side on roll (immutable, hashable)."""
+
+    __slots__ = ()
+
+    @classmethod
+    def initial(cls) -> Position:
+        """The start: 15 checkers on each mother, White on roll."""
+        start = (0,) * 24 + (NUM_CHECKERS,)
+        return cls._trusted(start, start, WHITE)
+
+    @classmethod
+    def from_counts(cls, white: Sequence[int], black: Sequence[int], turn: int = WHITE) -> Position:
+        """A position from 25 counts per side in its own numbering (index 0 = borne off).
+
+        >>> Position.from_counts([0] * 24 + [15], [0] * 24 + [15], WHITE) == Position.initial()
+        True
+        """
+        w = _validate_counts("white", white)
+        b = _validate_counts("black", black)
+        if turn not in (WHITE, BLACK) or isinstance(turn, bool):
+            raise InvalidPositionError(f"turn {turn!r} must be WHITE (0) or BLACK (1)")
+        for point in range(1, 25):
+            if w[point] and b[other_point(point)]:
+                raise InvalidPositionError(
+                    f"printed point {point} holds both white ({w[point]}) and black ({b[other_point(point)]}) checkers"
+                )
+        if w[0] == NUM_CHECKERS and b[0] == NUM_CHECKERS:
+            raise InvalidPositionError("both sides have borne off all 15 checkers")
+        return cls._trusted(w, b, int(turn))
+
+    @classmethod
+    def _trusted(cls, white: Sequence[int], black: Sequence[int], turn: int) -> Position:
+        position: Position = cls._from_row(bytes([*white, *black, turn]))
+        return position
+
+    @classmethod
+    def from_id(cls, text: str) -> Position:
+        """The position of a 16-character ID (layout in fevga.notation).
+
+        >>> Position.from_id("f_8AAAD__gAAAAAA") == Position.initial()
+        True
+        """
+        white, black, turn = decode_id(text)
+        return cls.from_counts(white, black, turn)
+
+    @classmethod
+    def parse(cls, text: str) -> Position:
+        """A position from an ID, ``start``, or its JSON form."""
+        stripped = text.strip()
+        if stripped.lower() in ("start", "initial"):
+            return cls.initial()
+        if stripped.startswith("{"):
+            return cls.from_json(stripped)
+        return cls.from_id(stripped)
+
+    @property
+    def id(self) -> str:
+        """The 16-character position ID (round-trips through from_id)."""
+        return encode_id(self.counts(WHITE), self.counts(BLACK), self.turn)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form: ``{"white": [25 counts], "black": [...], "turn": "white"}``."""
+        return {"white": list(self.counts(WHITE)), "black": list(self.counts(BLACK)), "turn": COLOR_NAMES[self.turn]}
+
+    def to_json(self) -> str:
+        """The JSON text of to_dict()."""
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_json(cls, data: str | dict[str, Any]) -> Position:
+        """The position of a JSON text or dict written by to_json()/to_dict()."""
+        try:
+            obj = json.loads(data) if isinstance(data, str) else data
+            turn = obj["turn"]
+            white, black = obj["white"], obj["black"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InvalidNotationError(f"position JSON {data!r} is not an object with white, black, turn: {exc}") from None
+        if turn not in COLOR_NAMES:
+            raise InvalidPositionError(f"position JSON turn {turn!r} must be 'white' or 'black'")
+        return cls.from_counts(white, black, COLOR_NAMES.index(turn))
+
+    def __repr__(self) -> str:
+        return f"Position.from_id({self.id!r})"
+
+    def __str__(self) -> str:
+        from fevga.diagram import diagram
+
+        return diagram(self)
+
+    def _repr_svg_(self) -> str:
+        from fevga import svg
+
+        return svg.board(self)
+
+    def is_game_over(self, rules: Rules | None = None) -> bool:
+        """True once a side has borne off 15, or the position is dead (a draw, RULES.md §8)."""
+        return self.winner() is not None or self.is_dead(rules)
+
+    def winner(self) -> Color | None:
+        """The side that has borne off all 15 checkers, if any (None for a draw or a game in play)."""
+        if self.counts(WHITE)[0] == NUM_CHECKERS:
+            return WHITE
+        if self.counts(BLACK)[0] == NUM_CHECKERS:
+            return BLACK
+        return None
+
+    def points(self) -> int:
+        """Points won: 2 for a mars (the loser has borne off none), 1 for a win, 0 otherwise."""
+        winner = self.winner()
+        if winner is None:
+            return 0
+        return 2 if self.counts(1 - winner)[0] == 0 else 1
+
+    def is_dead(self, rules: Rules | None = None) -> bool:
+        """Neither side has a legal move for any of the 21 rolls (scored as a draw)."""
+        return self.winner() is None and bool(self._is_dead((rules or DEFAULT_RULES).flags))
+
+    def can_move(self, color: int, rules: Rules | None = None) -> bool:
+        """Whether `color` has a legal move for at least one of the 21 rolls."""
+        return bool(self._can_move(color, (rules or DEFAULT_RULES).flags))
+
+    def legal_moves(self, dice: object, rules: Rules | None = None) -> list[Move]:
+        """The distinct legal moves (full turns) for `dice`; a pass is one empty move.
+
+        >>> [m.notation for m in Position.initial().legal_moves("6-5")]
+        ['24/13']
+        """
+        d1, d2 = parse_dice(dice)
+        if self.winner() is not None:
+            return []
+        return [Move(steps, child) for steps, child in self._legal(d1, d2, (rules or DEFAULT_RULES).flags)]
+
+    def count_legal_moves(self, dice: object, rules: Rules | None = None) -> int:
+        """len(legal_moves(dice)) without building the moves."""
+        d1, d2 = parse_dice(dice)
+        return 0 if self.winner() is not None else int(self._count_legal(d1, d2, (rules or DEFAULT_RULES).flags))
+
+    def parse_move(self, notation: str, dice: object, rules: Rules | None = None) -> Move:
+        """The legal move written `notation` (any equivalent form: ``24/13`` = ``24/18 18/13``)."""
+        moves = self.legal_moves(dice, rules)
+        paths = parse_paths(notation)
+        mover = list(self.counts(self.turn))
+        for source, target in paths:
+            if mover[source] == 0:
+                raise IllegalMoveError(
+                    f"move {notation!r} in {self.id} ({COLOR_NAMES[self.turn]} to play): no checker on point {source}"
+                )
+            mover[source] -= 1
+            mover[target] += 1
+        for move in moves:
+            if list(move.position.counts(self.turn)) == mover:
+                return move
+        legal = ", ".join(m.notation for m in moves)
+        raise IllegalMoveError(
+            f"move {notation!r} with dice {parse_dice(dice)} is illegal in {self.id}; legal: {legal}"
+        )
+
+    def play(self, move: Move | str, dice: object, rules: Rules | None = None) -> Position:
+        """The position after playing `move` (a Move or its notation) with `dice`.
+
+        >>> Position.initial().play("24/13", "6-5").turn == BLACK
+        True
+        """
+        if isinstance(move, str):
+            return self.parse_move(move, dice, rules).position
+        if not isinstance(move, Move):
+            raise IllegalMoveError(f"move {move!r} must be a Move or a notation string")
+        for legal in self.legal_moves(dice, rules):
+            if legal.position == move.position:
+                return legal.position
+        raise IllegalMoveError(f"move {move.notation!r} with dice {parse_dice(dice)} is illegal in {self.id}")
+
+
+@dataclass(frozen=True)
+class Move:
+    """One legal move (a full turn): a representative step sequence and the resulting position."""
+
+    steps: tuple[Step, ...]
+    position: Position
+
+    @property
+    def notation(self) -> str:
+        """Short notation in the mover's own numbering, e.g. ``24/13`` or ``6/off 5/off``."""
+        return format_steps(self.steps)
+
+    @property
+    def is_pass(self) -> bool:
+        """True for the empty move (no die could be played)."""
+        return not self.steps
+
+    def __str__(self) -> str:
+        return self.notation
+
+
+def perft(position: Position, depth: int, rules: Rules | None = None) -> int:
+    """Leaves of the tree over the 21 rolls and the distinct legal moves (a pass is one move).
+
+    >>> perft(Position.initial(), 2)
+    479
+    """
+    if not isinstance(depth, int) or depth < 0:
+        raise InvalidArgumentError(f"perft depth {depth!r} must be a non-negative integer")
+    return int(position._perft(depth, (rules or DEFAULT_RULES).flags))
