@@ -1,0 +1,196 @@
+"""Race estimates from one-sided distributions, best moves from the tables, a table policy.
+
+A no-contact position (both armies inside their own points 1..11, which never overlap on the
+board) is estimated by treating the two sides' numbers of rolls as independent:
+
+* P(on roll wins) = sum_k P(A needs k) * P(B needs >= k)
+* P(on roll wins a mars) = sum_k P(A needs k) * P(B's first checker needs >= k)
+* P(on roll loses a mars) = sum_k P(B needs k) * P(A's first checker needs >= k + 1)
+
+The error of that estimate against the exact two-sided table is measured by
+`estimate_error` (figures in docs/bearoff.md).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from fevga.bearoff.tables import TOTAL_CHECKERS, OneSidedDB, Side, TwoSidedDB, default_one_sided, side_counts
+from fevga.errors import InvalidArgumentError, MissingBearoffError
+
+if TYPE_CHECKING:
+    from fevga.position import Move, Position
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class RaceEstimate:
+    """Outcome probabilities and equity of the side on roll in a no-contact race."""
+
+    win: float
+    win_mars: float
+    lose_mars: float
+
+    @property
+    def equity(self) -> float:
+        """Expected points for the side on roll: win + mars bonus - loss - mars bonus."""
+        return self.win + self.win_mars - (1.0 - self.win) - self.lose_mars
+
+
+def _survival(distribution: FloatArray, length: int) -> FloatArray:
+    """P(X >= k) for k = 0..length-1."""
+    padded = np.zeros(length + 1)
+    padded[: min(len(distribution), length)] = distribution[:length]
+    tail = np.cumsum(padded[::-1])[::-1]
+    return tail[:length]
+
+
+def race_estimate(on_roll: Side, opponent: Side | None = None, db: OneSidedDB | None = None) -> RaceEstimate:
+    """Estimate a no-contact race from one-sided tables (default: the cached 6x15 table)."""
+    if opponent is None:
+        if not (hasattr(on_roll, "counts") and hasattr(on_roll, "turn")):
+            raise InvalidArgumentError("give both sides, or a Position (its side on roll plays first)")
+        opponent = tuple(on_roll.counts(1 - on_roll.turn))  # type: ignore[union-attr]
+    table = db if db is not None else default_one_sided()
+    a = table.counts(on_roll)
+    b = table.counts(opponent)
+    if not any(b):
+        return RaceEstimate(0.0, 0.0, 1.0 if sum(a) == TOTAL_CHECKERS else 0.0)
+    if not any(a):
+        return RaceEstimate(1.0, 1.0 if sum(b) == TOTAL_CHECKERS else 0.0, 0.0)
+    pa, pb = table.distribution(a), table.distribution(b)
+    length = max(len(pa), len(pb)) + 2
+    pa_full = np.zeros(length)
+    pa_full[: len(pa)] = pa
+    pb_full = np.zeros(length)
+    pb_full[: len(pb)] = pb
+    win = float(pa_full @ _survival(pb, length))
+    mars_ok = table.checkers == TOTAL_CHECKERS
+    win_mars = lose_mars = 0.0
+    if mars_ok and sum(b) == TOTAL_CHECKERS:
+        win_mars = float(pa_full @ _survival(table.first_off_distribution(b), length))
+    if mars_ok and sum(a) == TOTAL_CHECKERS:
+        shifted = _survival(table.first_off_distribution(a), length + 1)[1:]
+        lose_mars = float(pb_full @ shifted)
+    return RaceEstimate(win, win_mars, lose_mars)
+
+
+def estimate_matrix(db: OneSidedDB, checkers: int) -> FloatArray:
+    """Estimated win probability for every pair of sides with <= `checkers` on the db's points."""
+    from fevga_core import bearoff as core
+
+    n = int(core.count(db.points, checkers))
+    dense = db.dense_distributions()[:n]
+    survival = np.cumsum(dense[:, ::-1], axis=1)[:, ::-1]
+    win: FloatArray = dense @ survival.T
+    return win
+
+
+def estimate_error(db: OneSidedDB, exact: TwoSidedDB) -> dict[str, float]:
+    """Max and mean absolute error of the estimated win probability against an exact table."""
+    if (db.points, exact.points) != (exact.points, db.points) or exact.checkers > db.checkers:
+        raise InvalidArgumentError(f"{db!r} does not cover {exact!r}")
+    estimate = estimate_matrix(db, exact.checkers)[1:, 1:]
+    truth = exact.win_matrix()[1:, 1:]
+    error = np.abs(estimate - truth)
+    return {
+        "max_abs_error": float(error.max()),
+        "mean_abs_error": float(error.mean()),
+        "max_abs_equity_error": float(2.0 * error.max()) if exact.checkers < exact.total else float("nan"),
+        "pairs": float(error.size),
+    }
+
+
+def _covered_value(
+    on_roll: Sequence[int], opponent: Sequence[int], two_sided: TwoSidedDB | None, one_sided: OneSidedDB | None
+) -> float:
+    """Equity of the side on roll: exact from the two-sided table when it covers, else estimated."""
+    if two_sided is not None:
+        value = two_sided.get_equity(on_roll, opponent)
+        if value is not None:
+            return float(value)
+    return race_estimate(on_roll, opponent, one_sided if one_sided is not None else default_one_sided()).equity
+
+
+def evaluate(position: Position, *, two_sided: TwoSidedDB | None = None, one_sided: OneSidedDB | None = None) -> float:
+    """Equity of the side on roll of a no-contact bear-off position, from the tables."""
+    me = position.counts(position.turn)
+    them = position.counts(1 - position.turn)
+    return _covered_value(me, them, two_sided, one_sided)
+
+
+def covers(position: Position, *, two_sided: TwoSidedDB | None = None, one_sided: OneSidedDB | None = None) -> bool:
+    """True when the tables can judge the position (both sides inside the table's points)."""
+    tables: list[Any] = [t for t in (two_sided, one_sided or default_one_sided()) if t is not None]
+    for table in tables:
+        try:
+            for color in (0, 1):
+                side_counts(position.counts(color), table.points, table.checkers)
+        except MissingBearoffError:
+            continue
+        return True
+    return False
+
+
+def best_move(
+    position: Position,
+    dice: Any,
+    *,
+    two_sided: TwoSidedDB | None = None,
+    one_sided: OneSidedDB | None = None,
+    rules: Any = None,
+) -> Move:
+    """The legal move that maximises the mover's table equity (exact where the two-sided table covers)."""
+    if not covers(position, two_sided=two_sided, one_sided=one_sided):
+        raise MissingBearoffError(f"position {position.id} is not a bear-off race the tables cover")
+    moves = position.legal_moves(dice, rules)
+    return _best_of(position, moves, two_sided, one_sided)
+
+
+def _best_of(position: Position, moves: Sequence[Move], two_sided: TwoSidedDB | None, one_sided: OneSidedDB | None) -> Move:
+    best: Move | None = None
+    best_value = -np.inf
+    for move in moves:
+        result = move.position
+        if result.is_game_over():
+            value = float(result.points())
+        else:
+            value = -_covered_value(result.counts(result.turn), result.counts(1 - result.turn), two_sided, one_sided)
+        if value > best_value + 1e-12:
+            best, best_value = move, value
+    assert best is not None  # legal_moves always holds at least the pass
+    return best
+
+
+class BearoffPolicy:
+    """A game policy ``policy(position, dice, moves) -> Move``: table-optimal whenever covered.
+
+    Uncovered positions go to `fallback` (a policy callable), or a seeded random choice.
+    """
+
+    def __init__(
+        self,
+        *,
+        two_sided: TwoSidedDB | None = None,
+        one_sided: OneSidedDB | None = None,
+        fallback: Callable[[Position, tuple[int, int], list[Move]], Move] | None = None,
+        seed: int = 0,
+    ) -> None:
+        self.two_sided = two_sided
+        self.one_sided = one_sided
+        self.fallback = fallback
+        self._random = random.Random(seed)
+
+    def __call__(self, position: Position, dice: tuple[int, int], moves: list[Move]) -> Move:
+        if covers(position, two_sided=self.two_sided, one_sided=self.one_sided):
+            return _best_of(position, moves, self.two_sided, self.one_sided)
+        if self.fallback is not None:
+            return self.fallback(position, dice, moves)
+        return self._random.choice(moves)

@@ -1,0 +1,454 @@
+"""One-sided and two-sided bear-off databases: build, save, open, look up.
+
+>>> db = OneSidedDB.build(points=6, checkers=3)
+>>> db.mean_rolls([0, 0, 0, 0, 0, 1])
+1.25
+>>> round(float(db.distribution([0, 0, 0, 0, 0, 1])[1]), 12)
+0.75
+>>> ts = TwoSidedDB.build(checkers=2)
+>>> ts.win_probability([0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 1])
+0.8125
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, Protocol, TypeVar, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from fevga.bearoff.fileformat import TableFile, write_table
+from fevga.errors import BearoffFileError, InvalidArgumentError, InvalidPositionError, MissingBearoffError
+from fevga_core import bearoff as core
+
+TOTAL_CHECKERS = 15
+MAX_POINTS = 11
+FloatArray = npt.NDArray[np.float64]
+T = TypeVar("T")
+
+
+class SideOf(Protocol):
+    """Anything with a side on roll and per-side counts, such as `fevga.Position`."""
+
+    @property
+    def turn(self) -> int: ...  # noqa: D102
+
+    def counts(self, color: int) -> tuple[int, ...]: ...  # noqa: D102
+
+
+Side = Union[Sequence[int], SideOf]
+
+
+def _progress(total: int, desc: str, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="pos", disable=not enabled, leave=False)
+
+
+def _check_size(points: int, checkers: int, max_checkers: int = TOTAL_CHECKERS) -> None:
+    if not isinstance(points, int) or not 1 <= points <= MAX_POINTS:
+        raise InvalidArgumentError(f"points={points!r} must be an integer 1-{MAX_POINTS}")
+    if not isinstance(checkers, int) or not 1 <= checkers <= max_checkers:
+        raise InvalidArgumentError(f"checkers={checkers!r} must be an integer 1-{max_checkers}")
+
+
+def side_counts(side: Side, points: int, checkers: int) -> tuple[int, ...]:
+    """Counts on points 1..P of a side: P counts, 25 own-numbering counts, or a Position's side on roll.
+
+    Raises InvalidPositionError for malformed input and MissingBearoffError for a valid side
+    the table does not cover (a checker above point P, or more than `checkers` on the board).
+    """
+    if hasattr(side, "counts") and hasattr(side, "turn"):
+        values: tuple[int, ...] = tuple(side.counts(side.turn))  # type: ignore[union-attr]
+    else:
+        try:
+            values = tuple(side)  # type: ignore[arg-type]
+        except TypeError:
+            raise InvalidPositionError(f"bear-off side {side!r} must be a sequence of counts or a Position") from None
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 0 for v in values):
+        raise InvalidPositionError(f"bear-off side {side!r} must hold non-negative integers")
+    if len(values) == 25:  # own numbering, index 0 = borne off
+        on_board = values[1:]
+    elif 1 <= len(values) <= points:
+        on_board = values + (0,) * (points - len(values))
+    else:
+        raise InvalidPositionError(
+            f"bear-off side {side!r} must have 1-{points} counts (points 1..{points}) or 25 (index 0 = off)"
+        )
+    if sum(on_board) > TOTAL_CHECKERS:
+        raise InvalidPositionError(f"bear-off side {side!r} has {sum(on_board)} checkers on the board")
+    if any(on_board[points:]):
+        highest = max(i + 1 for i, v in enumerate(on_board) if v)
+        raise MissingBearoffError(f"side {side!r} has a checker on point {highest}; the table covers points 1-{points}")
+    if sum(on_board) > checkers:
+        raise MissingBearoffError(f"side {side!r} has {sum(on_board)} checkers on the board; the table covers {checkers}")
+    return tuple(int(v) for v in on_board[:points])
+
+
+def _counts_array(counts: npt.ArrayLike, points: int) -> npt.NDArray[np.uint8]:
+    array = np.asarray(counts)
+    if array.ndim != 2 or array.shape[1] != points:
+        raise InvalidArgumentError(f"batch counts of shape {array.shape} must be (n, {points})")
+    if array.size and (array.min() < 0 or array.max() > TOTAL_CHECKERS):
+        raise InvalidPositionError(f"batch counts must be 0-{TOTAL_CHECKERS}, got {array.min()}..{array.max()}")
+    return np.ascontiguousarray(array, dtype=np.uint8)
+
+
+def _get(call: Any, default: T) -> Any:
+    try:
+        return call()
+    except MissingBearoffError:
+        return default
+
+
+class OneSidedDB:
+    """Exact one-sided bear-off table: rolls to bear off all (and the first) checker(s) of a side.
+
+    The strategy minimises the expected number of rolls; the first-off table (for positions with
+    exactly `checkers` on the board) minimises the expected rolls until the first checker is off.
+    Distributions are float64 and stored compactly (only the non-zero window of each).
+    """
+
+    kind = "one-sided"
+
+    def __init__(self, points: int, checkers: int, arrays: dict[str, npt.NDArray[Any]], path: Path | None = None):
+        self.points = points
+        self.checkers = checkers
+        self.path = path
+        self._a = arrays
+        self.entries = int(core.count(points, checkers))
+        self.first_base = int(core.count(points, checkers - 1))
+        self._mean: FloatArray = arrays["mean"]
+
+    @classmethod
+    def build(cls, points: int = 6, checkers: int = 15, *, progress: bool = False) -> OneSidedDB:
+        """Build the table for up to `checkers` checkers on points 1..`points`."""
+        _check_size(points, checkers)
+        builder = core.OneSidedBuilder(points, checkers)
+        entries = builder.entries
+        step = max(1, entries // 100)
+        with _progress(entries, f"one-sided {points}x{checkers}", progress) as bar:
+            while builder.done < entries:
+                before = builder.done
+                builder.run(before + step)
+                bar.update(builder.done - before)
+        return cls(points, checkers, builder.arrays())
+
+    def _meta(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "points": self.points,
+            "checkers": self.checkers,
+            "total": TOTAL_CHECKERS,
+            "dtype": "float64",
+            "entries": self.entries,
+            "strategy": "minimum expected rolls",
+        }
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the table to `path` atomically (temporary file + os.replace)."""
+        return write_table(path, self._meta(), self._a)
+
+    def __len__(self) -> int:
+        return self.entries
+
+    def __repr__(self) -> str:
+        where = f", path={str(self.path)!r}" if self.path else ""
+        return f"<OneSidedDB points={self.points} checkers={self.checkers} entries={self.entries}{where}>"
+
+    def counts(self, side: Side) -> tuple[int, ...]:
+        """The validated counts on points 1..P of a side (see `side_counts`)."""
+        return side_counts(side, self.points, self.checkers)
+
+    def rank(self, side: Side) -> int:
+        """The combinatorial index of a side (layout in fevga_core/bearoff.pxd)."""
+        return int(core.rank(self.counts(side)))
+
+    def position(self, rank: int) -> tuple[int, ...]:
+        """The counts on points 1..P of an index."""
+        if not 0 <= rank < self.entries:
+            raise MissingBearoffError(f"rank {rank!r} outside 0..{self.entries - 1}")
+        return tuple(core.unrank(rank, self.points))
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        return (tuple(core.unrank(r, self.points)) for r in range(self.entries))
+
+    def mean_rolls(self, side: Side) -> float:
+        """Expected number of rolls to bear off every checker of the side."""
+        return float(self._mean[self.rank(side)])
+
+    def stdev_rolls(self, side: Side) -> float:
+        """Standard deviation of that number of rolls."""
+        return float(self._a["stdev"][self.rank(side)])
+
+    def _window(self, prefix: str, index: int) -> FloatArray:
+        a = self._a
+        start = int(a[f"{prefix}_start"][index])
+        length = int(a[f"{prefix}_length"][index])
+        offset = int(a[f"{prefix}_offset"][index])
+        out = np.zeros(start + length)
+        out[start:] = a[f"{prefix}_pool"][offset : offset + length]
+        return out
+
+    def distribution(self, side: Side) -> FloatArray:
+        """P(rolls = i) at index i for bearing off every checker (a new array)."""
+        return self._window("dist", self.rank(side))
+
+    def first_off_distribution(self, side: Side) -> FloatArray:
+        """P(rolls = i) for bearing off the first checker; [1.0] once one is off already."""
+        index = self.rank(side)
+        if index < self.first_base:
+            return np.ones(1)
+        return self._window("first", index - self.first_base)
+
+    def first_off_mean(self, side: Side) -> float:
+        """Expected number of rolls until the side's first checker is off."""
+        index = self.rank(side)
+        return 0.0 if index < self.first_base else float(self._a["first_mean"][index - self.first_base])
+
+    def get_mean_rolls(self, side: Side, default: T | None = None) -> float | T | None:
+        """`mean_rolls`, or `default` when the table does not cover the side."""
+        return _get(lambda: self.mean_rolls(side), default)  # type: ignore[no-any-return]
+
+    def get_distribution(self, side: Side, default: T | None = None) -> FloatArray | T | None:
+        """`distribution`, or `default` when the table does not cover the side."""
+        return _get(lambda: self.distribution(side), default)  # type: ignore[no-any-return]
+
+    def get_first_off_distribution(self, side: Side, default: T | None = None) -> FloatArray | T | None:
+        """`first_off_distribution`, or `default` when the table does not cover the side."""
+        return _get(lambda: self.first_off_distribution(side), default)  # type: ignore[no-any-return]
+
+    def ranks(self, counts: npt.ArrayLike) -> npt.NDArray[np.int64]:
+        """Indexes of an (n, P) array of counts; MissingBearoffError names the first bad row."""
+        array = _counts_array(counts, self.points)
+        out = np.empty(len(array), dtype=np.int64)
+        bad = core.rank_batch(array, self.checkers, out)
+        if bad >= 0:
+            raise MissingBearoffError(f"row {bad} {array[bad].tolist()} has more than {self.checkers} checkers")
+        return out
+
+    def mean_rolls_batch(self, counts: npt.ArrayLike) -> FloatArray:
+        """Expected rolls for an (n, P) array of counts (GIL released, ~10^7+ lookups/s)."""
+        array = _counts_array(counts, self.points)
+        out = np.empty(len(array))
+        bad = core.mean_batch(array, self.checkers, self._mean, out, True)
+        if bad >= 0:
+            raise MissingBearoffError(f"row {bad} {array[bad].tolist()} has more than {self.checkers} checkers")
+        return out
+
+    def get_mean_rolls_batch(self, counts: npt.ArrayLike) -> FloatArray:
+        """`mean_rolls_batch` with NaN for uncovered rows."""
+        array = _counts_array(counts, self.points)
+        out = np.empty(len(array))
+        core.mean_batch(array, self.checkers, self._mean, out, False)
+        return out
+
+    def dense_distributions(self, first_off: bool = False) -> FloatArray:
+        """All distributions as one (entries, max rolls + 1) array (first-off: suffix rows only)."""
+        prefix = "first" if first_off else "dist"
+        a = self._a
+        start = a[f"{prefix}_start"].astype(np.int64)
+        length = a[f"{prefix}_length"].astype(np.int64)
+        offset = a[f"{prefix}_offset"]
+        out = np.zeros((len(start), int((start + length).max())))
+        rows = np.repeat(np.arange(len(start)), length)
+        within = np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length)
+        out[rows, np.repeat(start, length) + within] = a[f"{prefix}_pool"][np.repeat(offset, length) + within]
+        return out
+
+
+class TwoSidedDB:
+    """Exact two-sided bear-off table: equity and win probability of the side on roll.
+
+    Optimal play maximises expected points (a mars counts 2 when the loser still has all
+    `total` checkers on the board, which needs checkers == total). Equities are float64.
+    """
+
+    kind = "two-sided"
+
+    def __init__(self, points: int, checkers: int, total: int, arrays: dict[str, npt.NDArray[Any]], path: Path | None = None):
+        self.points = points
+        self.checkers = checkers
+        self.total = total
+        self.path = path
+        self.positions = int(core.count(points, checkers))
+        self._equity: FloatArray = arrays["equity"].reshape(-1)
+        self._win: FloatArray | None = arrays["win"].reshape(-1) if "win" in arrays else None
+        self._a = arrays
+
+    @classmethod
+    def build(cls, checkers: int = 6, points: int = 6, *, total: int = TOTAL_CHECKERS, progress: bool = False) -> TwoSidedDB:
+        """Build the table for up to `checkers` checkers a side on points 1..`points`.
+
+        `total` is the number of checkers a side has in the game (15 in Fevga); a smaller value
+        models a smaller game, in which a mars is possible as soon as checkers == total.
+        """
+        _check_size(points, checkers)
+        if not isinstance(total, int) or not checkers <= total <= TOTAL_CHECKERS:
+            raise InvalidArgumentError(f"total={total!r} must be an integer {checkers}-{TOTAL_CHECKERS}")
+        builder = core.TwoSidedBuilder(points, checkers, total)
+        shells = builder.positions
+        with _progress(shells * shells, f"two-sided {points}x{checkers}", progress) as bar:
+            # Shell m costs about m units: make ~100 chunks of equal work.
+            while builder.done < shells:
+                before = builder.done
+                target = int(min(shells, np.sqrt(before * before + shells * shells / 100) + 1))
+                builder.run(target)
+                bar.update(builder.done**2 - before**2)
+        return cls(points, checkers, total, builder.arrays())
+
+    def save(self, path: str | os.PathLike[str], dtype: str = "float64") -> Path:
+        """Write the table to `path` atomically; `dtype="float32"` halves the file."""
+        if dtype not in ("float64", "float32"):
+            raise InvalidArgumentError(f"dtype={dtype!r} must be 'float64' or 'float32'")
+        arrays = {name: a.astype(dtype, copy=False) for name, a in self._a.items()}
+        meta = {
+            "kind": self.kind,
+            "points": self.points,
+            "checkers": self.checkers,
+            "total": self.total,
+            "dtype": dtype,
+            "entries": self.positions**2,
+            "strategy": "maximum expected points",
+        }
+        return write_table(path, meta, arrays)
+
+    def __len__(self) -> int:
+        return self.positions**2
+
+    def __repr__(self) -> str:
+        where = f", path={str(self.path)!r}" if self.path else ""
+        return f"<TwoSidedDB points={self.points} checkers={self.checkers} total={self.total}{where}>"
+
+    def _pair(self, on_roll: Side, opponent: Side | None) -> int:
+        if opponent is None:
+            if not (hasattr(on_roll, "counts") and hasattr(on_roll, "turn")):
+                raise InvalidArgumentError("give both sides, or a Position (its side on roll plays first)")
+            opponent = tuple(on_roll.counts(1 - on_roll.turn))  # type: ignore[union-attr]
+        a = side_counts(on_roll, self.points, self.checkers)
+        b = side_counts(opponent, self.points, self.checkers)
+        if not any(a) and not any(b):
+            raise MissingBearoffError("both sides have borne off everything: no side can be on roll")
+        return int(core.rank(a)) * self.positions + int(core.rank(b))
+
+    def equity(self, on_roll: Side, opponent: Side | None = None) -> float:
+        """Expected points for the side on roll under optimal play (-2..2)."""
+        return float(self._equity[self._pair(on_roll, opponent)])
+
+    def win_probability(self, on_roll: Side, opponent: Side | None = None) -> float:
+        """Probability that the side on roll wins, playing for equity."""
+        index = self._pair(on_roll, opponent)
+        if self._win is not None:
+            return float(self._win[index])
+        return float(0.5 * (1.0 + self._equity[index]))
+
+    def get_equity(self, on_roll: Side, opponent: Side | None = None, default: T | None = None) -> float | T | None:
+        """`equity`, or `default` when the table does not cover the position."""
+        return _get(lambda: self.equity(on_roll, opponent), default)  # type: ignore[no-any-return]
+
+    def get_win_probability(
+        self, on_roll: Side, opponent: Side | None = None, default: T | None = None
+    ) -> float | T | None:
+        """`win_probability`, or `default` when the table does not cover the position."""
+        return _get(lambda: self.win_probability(on_roll, opponent), default)  # type: ignore[no-any-return]
+
+    def _batch(self, on_roll: npt.ArrayLike, opponent: npt.ArrayLike, strict: bool, win: bool) -> FloatArray:
+        a = _counts_array(on_roll, self.points)
+        b = _counts_array(opponent, self.points)
+        if a.shape != b.shape:
+            raise InvalidArgumentError(f"batch shapes differ: {a.shape} and {b.shape}")
+        table = self._win if (win and self._win is not None) else self._equity
+        out = np.empty(len(a))
+        bad = core.pair_batch(a, b, self.checkers, self.positions, table, out, strict)
+        if bad >= 0:
+            raise MissingBearoffError(f"row {bad} {a[bad].tolist()} / {b[bad].tolist()} is not covered")
+        if win and self._win is None:
+            out = 0.5 * (1.0 + out)
+        return out
+
+    def equity_batch(self, on_roll: npt.ArrayLike, opponent: npt.ArrayLike) -> FloatArray:
+        """Equities for two (n, P) arrays of counts (GIL released)."""
+        return self._batch(on_roll, opponent, True, False)
+
+    def get_equity_batch(self, on_roll: npt.ArrayLike, opponent: npt.ArrayLike) -> FloatArray:
+        """`equity_batch` with NaN for uncovered rows."""
+        return self._batch(on_roll, opponent, False, False)
+
+    def win_probability_batch(self, on_roll: npt.ArrayLike, opponent: npt.ArrayLike) -> FloatArray:
+        """Win probabilities for two (n, P) arrays of counts."""
+        return self._batch(on_roll, opponent, True, True)
+
+    def equity_matrix(self) -> FloatArray:
+        """The whole table as a (positions, positions) view: [on-roll rank, opponent rank]."""
+        return self._equity.reshape(self.positions, self.positions)
+
+    def win_matrix(self) -> FloatArray:
+        """Win probabilities as a (positions, positions) array."""
+        if self._win is not None:
+            return self._win.reshape(self.positions, self.positions)
+        return 0.5 * (1.0 + self.equity_matrix())
+
+
+Database = Union[OneSidedDB, TwoSidedDB]
+
+
+def open_db(path: str | os.PathLike[str], *, verify: bool = True, kind: str | None = None) -> Database:
+    """Memory-map and validate a saved table; BearoffFileError says what is wrong with it."""
+    table = TableFile(path, verify=verify)
+    table.require(kind=kind)
+    meta, arrays = table.meta, table.arrays
+    try:
+        found_kind, points, checkers = meta["kind"], int(meta["points"]), int(meta["checkers"])
+        total = int(meta.get("total", TOTAL_CHECKERS))
+        _check_size(points, checkers)
+    except (KeyError, TypeError, ValueError, InvalidArgumentError) as exc:
+        raise BearoffFileError(f"bear-off file {str(path)!r} has a malformed header: {exc}") from None
+    entries = int(core.count(points, checkers))
+    where = repr(str(path))
+    if found_kind == OneSidedDB.kind:
+        needed = {"mean", "stdev", "dist_offset", "dist_start", "dist_length", "dist_pool", "first_mean"}
+        if not needed <= arrays.keys() or len(arrays["mean"]) != entries:
+            raise BearoffFileError(f"bear-off file {where} does not hold a {points}x{checkers} one-sided table")
+        for name, array in arrays.items():
+            if name in ("mean",) and array.dtype != np.float64:
+                raise BearoffFileError(f"bear-off file {where}: section {name!r} has dtype {array.dtype}")
+        return OneSidedDB(points, checkers, dict(arrays), Path(path))
+    if found_kind == TwoSidedDB.kind:
+        if "equity" not in arrays or arrays["equity"].size != entries * entries:
+            raise BearoffFileError(f"bear-off file {where} does not hold a {points}x{checkers} two-sided table")
+        loaded = {name: np.asarray(a, dtype=np.float64) for name, a in arrays.items()}
+        return TwoSidedDB(points, checkers, total, loaded, Path(path))
+    raise BearoffFileError(f"bear-off file {where} has unknown kind {found_kind!r}")
+
+
+def cache_dir() -> Path:
+    """Where default tables live: $FEVGA_CACHE_DIR, else $XDG_CACHE_HOME/fevga or ~/.cache/fevga."""
+    explicit = os.environ.get("FEVGA_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "fevga"
+
+
+_DEFAULT: dict[Path, OneSidedDB] = {}
+
+
+def default_one_sided(*, progress: bool = True) -> OneSidedDB:
+    """The 6-point, 15-checker one-sided table, built into the cache directory on first use."""
+    path = cache_dir() / "one-sided-6x15.fbo"
+    cached = _DEFAULT.get(path)
+    if cached is not None:
+        return cached
+    try:
+        db = open_db(path, kind=OneSidedDB.kind)
+    except BearoffFileError:  # missing, or damaged: (re)build it
+        db = OneSidedDB.build(6, TOTAL_CHECKERS, progress=progress)
+        db.save(path)
+        db.path = path
+    if not isinstance(db, OneSidedDB) or (db.points, db.checkers) != (6, TOTAL_CHECKERS):
+        raise BearoffFileError(f"cached bear-off file {str(path)!r} is not the 6x15 one-sided table")
+    _DEFAULT[path] = db
+    return db
