@@ -72,11 +72,11 @@ def side_counts(side: Side, points: int, checkers: int) -> tuple[int, ...]:
         raise InvalidPositionError(f"bear-off side {side!r} must hold non-negative integers")
     if len(values) == 25:  # own numbering, index 0 = borne off
         on_board = values[1:]
-    elif 1 <= len(values) <= points:
-        on_board = values + (0,) * (points - len(values))
+    elif 1 <= len(values) <= 24:  # points 1..len
+        on_board = values + (0,) * max(0, points - len(values))
     else:
         raise InvalidPositionError(
-            f"bear-off side {side!r} must have 1-{points} counts (points 1..{points}) or 25 (index 0 = off)"
+            f"bear-off side {side!r} must have 1-24 counts (points 1, 2, ...) or 25 (index 0 = off)"
         )
     if sum(on_board) > TOTAL_CHECKERS:
         raise InvalidPositionError(f"bear-off side {side!r} has {sum(on_board)} checkers on the board")

@@ -1,0 +1,196 @@
+"""`fevga bearoff` sub-commands: build, query and plot bear-off tables.
+
+POSITION is a position ID, ``start``, position JSON, or bare counts: ``0,0,0,0,0,1`` (one side,
+points 1..P) or ``0,0,0,0,0,1/2,1`` (side on roll / opponent).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from fevga.errors import FevgaError, InvalidNotationError, MissingBearoffError
+
+Sides = tuple[tuple[int, ...], tuple[int, ...] | None, Any]
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `bearoff` sub-commands (build, query, plot)."""
+    parser = subparsers.add_parser("bearoff", help="bear-off databases: build, query, plot")
+    commands = parser.add_subparsers(dest="bearoff_command", required=True, metavar="ACTION")
+
+    build = commands.add_parser("build", help="build a table and write it atomically")
+    build.add_argument("kind", choices=["one-sided", "two-sided"])
+    build.add_argument("--points", type=int, default=6, help="points 1..P covered (default 6)")
+    build.add_argument("--checkers", type=int, help="checkers per side (default 15 one-sided, 6 two-sided)")
+    build.add_argument("--out", type=Path, help="output file (default: the cache directory)")
+    build.add_argument("--dtype", choices=["float64", "float32"], default="float64", help="two-sided storage")
+    build.add_argument("--quiet", action="store_true", help="no progress bar")
+    build.set_defaults(run=_build)
+
+    query = commands.add_parser("query", help="look a position up")
+    query.add_argument("position", metavar="POSITION")
+    query.add_argument("--db", type=Path, help="one-sided table file (default: the cached 6x15 table)")
+    query.add_argument("--two-sided", type=Path, help="two-sided table file for exact equities")
+    query.add_argument("--dice", help="also print the best move for these dice, e.g. 6-1 (needs a position)")
+    query.add_argument("--json", action="store_true", help="print JSON")
+    query.set_defaults(run=_query)
+
+    plot = commands.add_parser("plot", help="chart the roll distributions of a position (needs matplotlib)")
+    plot.add_argument("position", metavar="POSITION")
+    plot.add_argument("--out", type=Path, required=True, help="image file, e.g. race.png")
+    plot.add_argument("--db", type=Path, help="one-sided table file (default: the cached 6x15 table)")
+    plot.set_defaults(run=_plot)
+
+
+def _parse_counts(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(v) for v in text.split(",") if v.strip() != "")
+    except ValueError:
+        raise InvalidNotationError(f"bear-off counts {text!r} must be comma-separated integers") from None
+    if not values:
+        raise InvalidNotationError(f"bear-off counts {text!r} are empty")
+    return values
+
+
+def parse_sides(text: str) -> Sides:
+    """(on roll, opponent or None, Position or None) from a POSITION argument."""
+    stripped = text.strip()
+    if "," in stripped or stripped.isdigit():
+        parts = stripped.split("/")
+        if len(parts) > 2:
+            raise InvalidNotationError(f"bear-off position {text!r} has more than two sides")
+        on_roll = _parse_counts(parts[0])
+        opponent = _parse_counts(parts[1]) if len(parts) == 2 else None
+        return on_roll, opponent, None
+    from fevga.position import Position
+
+    position = Position.parse(stripped)
+    return tuple(position.counts(position.turn)), tuple(position.counts(1 - position.turn)), position
+
+
+def _one_sided(path: Path | None) -> Any:
+    from fevga.bearoff import OneSidedDB, default_one_sided, open_db
+
+    if path is None:
+        return default_one_sided()
+    db = open_db(path)
+    if not isinstance(db, OneSidedDB):
+        raise InvalidNotationError(f"--db {str(path)!r} is a {db.kind} table, not one-sided")
+    return db
+
+
+def _build(args: argparse.Namespace) -> int:
+    from fevga.bearoff import OneSidedDB, TwoSidedDB, cache_dir
+
+    start = time.perf_counter()
+    if args.kind == "one-sided":
+        checkers = args.checkers or 15
+        db: Any = OneSidedDB.build(points=args.points, checkers=checkers, progress=not args.quiet)
+    else:
+        checkers = args.checkers or 6
+        db = TwoSidedDB.build(checkers=checkers, points=args.points, progress=not args.quiet)
+    built = time.perf_counter() - start
+    out = args.out or cache_dir() / f"{args.kind}-{args.points}x{checkers}.fbo"
+    path = db.save(out) if args.kind == "one-sided" else db.save(out, dtype=args.dtype)
+    print(f"{args.kind} {args.points}x{checkers}: {len(db)} entries, built in {built:.2f} s, "
+          f"{path.stat().st_size} bytes -> {path}")
+    return 0
+
+
+def _side_report(db: Any, side: tuple[int, ...]) -> dict[str, Any]:
+    counts = db.counts(side)
+    distribution = db.distribution(counts)
+    report: dict[str, Any] = {
+        "counts": list(counts),
+        "mean_rolls": db.mean_rolls(counts),
+        "stdev_rolls": db.stdev_rolls(counts),
+        "distribution": {str(i): float(p) for i, p in enumerate(distribution) if p > 0},
+    }
+    if sum(counts) == db.checkers == 15:
+        report["first_off_mean"] = db.first_off_mean(counts)
+        report["first_off_distribution"] = {
+            str(i): float(p) for i, p in enumerate(db.first_off_distribution(counts)) if p > 0
+        }
+    return report
+
+
+def _query(args: argparse.Namespace) -> int:
+    from fevga.bearoff import best_move, open_db, race_estimate
+
+    on_roll, opponent, position = parse_sides(args.position)
+    db = _one_sided(args.db)
+    two_sided = open_db(args.two_sided, kind="two-sided") if args.two_sided else None
+    result: dict[str, Any] = {"on_roll": _side_report(db, on_roll)}
+    if opponent is not None:
+        result["opponent"] = _side_report(db, opponent)
+        if any(db.counts(opponent)) and any(db.counts(on_roll)):
+            estimate = race_estimate(on_roll, opponent, db)
+            result["estimate"] = {"win": estimate.win, "win_mars": estimate.win_mars,
+                                  "lose_mars": estimate.lose_mars, "equity": estimate.equity}
+        if two_sided is not None:
+            try:
+                result["exact"] = {"equity": two_sided.equity(on_roll, opponent),
+                                   "win": two_sided.win_probability(on_roll, opponent)}
+            except MissingBearoffError as exc:
+                result["exact"] = {"missing": str(exc)}
+    if args.dice:
+        if position is None:
+            raise InvalidNotationError("--dice needs a full position (ID, start or JSON), not bare counts")
+        move = best_move(position, args.dice, two_sided=two_sided, one_sided=db)  # type: ignore[arg-type]
+        result["best_move"] = move.notation
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    for name in ("on_roll", "opponent"):
+        if name in result:
+            side = result[name]
+            line = f"{name.replace('_', ' '):9} {side['counts']}: {side['mean_rolls']:.6f} rolls (sd {side['stdev_rolls']:.4f})"
+            if "first_off_mean" in side:
+                line += f", first off in {side['first_off_mean']:.4f}"
+            print(line)
+            print("          P(rolls): " + "  ".join(f"{k}:{v:.4f}" for k, v in side["distribution"].items()))
+    if "estimate" in result:
+        e = result["estimate"]
+        print(f"estimate  win {e['win']:.6f}  mars won {e['win_mars']:.6f}  mars lost {e['lose_mars']:.6f}  "
+              f"equity {e['equity']:+.6f}")
+    if "exact" in result:
+        x = result["exact"]
+        print(f"exact     {x['missing']}" if "missing" in x else f"exact     win {x['win']:.6f}  equity {x['equity']:+.6f}")
+    if "best_move" in result:
+        print(f"best move {result['best_move']}")
+    return 0
+
+
+def _plot(args: argparse.Namespace) -> int:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise FevgaError("plotting needs matplotlib: pip install 'fevga[plot]'") from None
+    on_roll, opponent, _ = parse_sides(args.position)
+    db = _one_sided(args.db)
+    figure, axes = plt.subplots(figsize=(7, 4))
+    width = 0.4
+    for shift, (label, side) in zip((-width / 2, width / 2), (("on roll", on_roll), ("opponent", opponent))):
+        if side is None:
+            continue
+        counts = db.counts(side)
+        distribution = db.distribution(counts)
+        axes.bar([i + shift for i in range(len(distribution))], distribution, width=width,
+                 label=f"{label} {list(counts)}: mean {db.mean_rolls(counts):.3f}")
+    axes.set_xlabel("rolls to bear off")
+    axes.set_ylabel("probability")
+    axes.set_title("Bear-off distributions")
+    axes.legend()
+    figure.tight_layout()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(args.out)
+    plt.close(figure)
+    print(f"wrote {args.out}")
+    return 0
