@@ -1,0 +1,29 @@
+"""Small builders for hand-written test positions (own numbering, dict point -> count)."""
+
+from __future__ import annotations
+
+from fevga import BLACK, WHITE, Position, Rules
+
+
+def counts(points: dict[int, int]) -> list[int]:
+    """25 counts from {own point: checkers}; the rest of the 15 are borne off."""
+    out = [0] * 25
+    for point, n in points.items():
+        out[point] += n
+    out[0] += 15 - sum(out)
+    assert out[0] >= 0, points
+    return out
+
+
+def make(white: dict[int, int], black: dict[int, int], turn: int = WHITE) -> Position:
+    """A position from {own point: checkers} per side."""
+    return Position.from_counts(counts(white), counts(black), turn)
+
+
+def mover_results(position: Position, dice: tuple[int, int], rules: Rules | None = None) -> set[tuple[int, ...]]:
+    """The mover's counts after each legal move."""
+    return {m.position.counts(position.turn) for m in position.legal_moves(dice, rules)}
+
+
+START = {24: 15}
+__all__ = ["BLACK", "START", "WHITE", "counts", "make", "mover_results"]
