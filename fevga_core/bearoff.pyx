@@ -34,6 +34,7 @@ _init_binomials()
 cdef int ROLL_D1[21]
 cdef int ROLL_D2[21]
 cdef double ROLL_WEIGHT[21]
+cdef double ROLL_COUNT[21]   # 1 for a double, 2 otherwise: sums are divided by 36 once, exactly
 
 
 cdef void _init_rolls() noexcept nogil:
@@ -42,12 +43,14 @@ cdef void _init_rolls() noexcept nogil:
         ROLL_D1[i] = a
         ROLL_D2[i] = a
         ROLL_WEIGHT[i] = 1.0 / 36.0
+        ROLL_COUNT[i] = 1.0
         i += 1
     for a in range(1, 7):
         for b in range(a + 1, 7):
             ROLL_D1[i] = a
             ROLL_D2[i] = b
             ROLL_WEIGHT[i] = 2.0 / 36.0
+            ROLL_COUNT[i] = 2.0
             i += 1
 
 
@@ -519,15 +522,17 @@ cdef class OneSidedBuilder:
                          double* stdev_out, int64_t slot, double* acc) noexcept nogil:
         cdef int r, i, lo = MAX_ROLLS, hi = -1
         cdef int64_t c
-        cdef double w, mean = 1.0, square = 0.0
+        cdef double w, mean = 0.0, square = 0.0
         memset(acc, 0, MAX_ROLLS * sizeof(double))
         for r in range(21):
             c = chosen[r]
-            w = ROLL_WEIGHT[r]
+            w = ROLL_COUNT[r]
             mean += w * self.mean[c]
             for i in range(self.length[c]):
                 acc[self.start[c] + i + 1] += w * self.pool.values[self.offset[c] + i]
+        mean = 1.0 + mean / 36.0
         for i in range(MAX_ROLLS):
+            acc[i] /= 36.0
             if acc[i] != 0.0:
                 if lo == MAX_ROLLS:
                     lo = i
@@ -544,11 +549,11 @@ cdef class OneSidedBuilder:
                                double* acc) noexcept nogil:
         cdef int r, i, lo = MAX_ROLLS, hi = -1
         cdef int64_t c, s
-        cdef double w, mean = 1.0
+        cdef double w, mean = 0.0
         memset(acc, 0, MAX_ROLLS * sizeof(double))
         for r in range(21):
             c = chosen[r]
-            w = ROLL_WEIGHT[r]
+            w = ROLL_COUNT[r]
             if c < self.first_base:
                 acc[1] += w
                 continue
@@ -556,7 +561,9 @@ cdef class OneSidedBuilder:
             mean += w * self.first_mean[s]
             for i in range(self.first_length[s]):
                 acc[self.first_start[s] + i + 1] += w * self.first_pool.values[self.first_offset[s] + i]
+        mean = 1.0 + mean / 36.0
         for i in range(MAX_ROLLS):
+            acc[i] /= 36.0
             if acc[i] != 0.0:
                 if lo == MAX_ROLLS:
                     lo = i
@@ -738,7 +745,7 @@ cdef class TwoSidedBuilder:
         for r in range(21):
             lo = self.succ_offset[m * 21 + r]
             hi = self.succ_offset[m * 21 + r + 1]
-            w = ROLL_WEIGHT[r]
+            w = ROLL_COUNT[r]
             row = self.transposed + <int64_t>self.succ[lo] * n
             if has_win:
                 row_win = self.win_t + <int64_t>self.succ[lo] * n
@@ -766,11 +773,13 @@ cdef class TwoSidedBuilder:
                 for q in range(1, m):
                     acc[q] += w * tmp[q]
         for q in range(1, m):
-            self.equity[m * n + q] = -acc[q]
-            self.transposed[q * n + m] = -acc[q]
+            value = -acc[q] / 36.0
+            self.equity[m * n + q] = value
+            self.transposed[q * n + m] = value
             if has_win:
-                self.win[m * n + q] = 1.0 - acc_win[q]
-                self.win_t[q * n + m] = 1.0 - acc_win[q]
+                value = 1.0 - acc_win[q] / 36.0
+                self.win[m * n + q] = value
+                self.win_t[q * n + m] = value
         # (B) every p in 1..m on roll against m, reading row m.
         for p in range(1, m + 1):
             total_value = 0.0
@@ -785,14 +794,16 @@ cdef class TwoSidedBuilder:
                     if value < best:
                         best = value
                         s = q
-                total_value += ROLL_WEIGHT[r] * best
+                total_value += ROLL_COUNT[r] * best
                 if has_win:
-                    total_win += ROLL_WEIGHT[r] * hot_win[self.succ[s]]
-            self.equity[p * n + m] = -total_value
-            self.transposed[m * n + p] = -total_value
+                    total_win += ROLL_COUNT[r] * hot_win[self.succ[s]]
+            total_value = -total_value / 36.0
+            self.equity[p * n + m] = total_value
+            self.transposed[m * n + p] = total_value
             if has_win:
-                self.win[p * n + m] = 1.0 - total_win
-                self.win_t[m * n + p] = 1.0 - total_win
+                total_win = 1.0 - total_win / 36.0
+                self.win[p * n + m] = total_win
+                self.win_t[m * n + p] = total_win
 
     def run(self, int64_t stop):
         """Build the shells done..stop-1 without the GIL."""
