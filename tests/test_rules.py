@@ -183,13 +183,14 @@ def test_trapped_obligation_needs_all_fifteen_on_one_point() -> None:
 
 
 def test_trapper_must_open_when_a_sequence_opens() -> None:
-    # Only the lone checker on 11 can open; moves that keep the block are dropped.
+    # Moves that keep all of 11-6 (e.g. 10/4 6/1) are dropped; with 14 trapped they stay.
     white = {11: 1, 10: 2, 9: 2, 8: 2, 7: 2, 6: 2, 4: 4}
     black = START
     position = make(white, black)
     results = mover_results(position, (6, 5))
     assert results
-    assert all(after[11] == 0 for after in results)
+    assert all(any(after[p] == 0 for p in range(6, 12)) for after in results)
+    assert tuple(counts({11: 1, 10: 1, 9: 2, 8: 2, 7: 2, 6: 1, 4: 5, 1: 1})) not in results
     assert any(all(a[p] for p in range(6, 12)) for a in mover_results(make(white, {24: 14, 1: 1}), (6, 5)))
 
 
