@@ -86,7 +86,7 @@ def write_table(path: str | os.PathLike[str], meta: Mapping[str, Any], arrays: M
                     handle.write(b"\x00" * pad)
                     crc = zlib.crc32(b"\x00" * pad, crc)
                 data = array.astype(array.dtype.newbyteorder("<"), copy=False)
-                view = memoryview(data).cast("B")
+                view = data.reshape(-1).view(np.uint8).data
                 for start in range(0, len(view), _CHUNK):
                     chunk = view[start : start + _CHUNK]
                     handle.write(chunk)

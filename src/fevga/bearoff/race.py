@@ -57,7 +57,7 @@ def race_estimate(on_roll: Side, opponent: Side | None = None, db: OneSidedDB | 
     if opponent is None:
         if not (hasattr(on_roll, "counts") and hasattr(on_roll, "turn")):
             raise InvalidArgumentError("give both sides, or a Position (its side on roll plays first)")
-        opponent = tuple(on_roll.counts(1 - on_roll.turn))  # type: ignore[union-attr]
+        opponent = tuple(on_roll.counts(1 - on_roll.turn))
     table = db if db is not None else default_one_sided()
     a = table.counts(on_roll)
     b = table.counts(opponent)

@@ -43,8 +43,9 @@ Side = Union[Sequence[int], SideOf]
 
 
 def _progress(total: int, desc: str, enabled: bool) -> Any:
-    from tqdm import tqdm
+    import importlib
 
+    tqdm = importlib.import_module("tqdm").tqdm
     return tqdm(total=total, desc=desc, unit="pos", disable=not enabled, leave=False)
 
 
@@ -62,10 +63,10 @@ def side_counts(side: Side, points: int, checkers: int) -> tuple[int, ...]:
     the table does not cover (a checker above point P, or more than `checkers` on the board).
     """
     if hasattr(side, "counts") and hasattr(side, "turn"):
-        values: tuple[int, ...] = tuple(side.counts(side.turn))  # type: ignore[union-attr]
+        values: tuple[int, ...] = tuple(side.counts(side.turn))
     else:
         try:
-            values = tuple(side)  # type: ignore[arg-type]
+            values = tuple(side)
         except TypeError:
             raise InvalidPositionError(f"bear-off side {side!r} must be a sequence of counts or a Position") from None
     if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 0 for v in values):
@@ -327,7 +328,7 @@ class TwoSidedDB:
         if opponent is None:
             if not (hasattr(on_roll, "counts") and hasattr(on_roll, "turn")):
                 raise InvalidArgumentError("give both sides, or a Position (its side on roll plays first)")
-            opponent = tuple(on_roll.counts(1 - on_roll.turn))  # type: ignore[union-attr]
+            opponent = tuple(on_roll.counts(1 - on_roll.turn))
         a = side_counts(on_roll, self.points, self.checkers)
         b = side_counts(opponent, self.points, self.checkers)
         if not any(a) and not any(b):

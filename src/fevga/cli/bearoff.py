@@ -123,7 +123,7 @@ def _query(args: argparse.Namespace) -> int:
 
     on_roll, opponent, position = parse_sides(args.position)
     db = _one_sided(args.db)
-    two_sided = open_db(args.two_sided, kind="two-sided") if args.two_sided else None
+    two_sided: Any = open_db(args.two_sided, kind="two-sided") if args.two_sided else None
     result: dict[str, Any] = {"on_roll": _side_report(db, on_roll)}
     if opponent is not None:
         result["opponent"] = _side_report(db, opponent)
@@ -140,7 +140,7 @@ def _query(args: argparse.Namespace) -> int:
     if args.dice:
         if position is None:
             raise InvalidNotationError("--dice needs a full position (ID, start or JSON), not bare counts")
-        move = best_move(position, args.dice, two_sided=two_sided, one_sided=db)  # type: ignore[arg-type]
+        move = best_move(position, args.dice, two_sided=two_sided, one_sided=db)
         result["best_move"] = move.notation
     if args.json:
         print(json.dumps(result, indent=2))

@@ -1,0 +1,49 @@
+"""Types of the compiled bear-off kernels (fevga_core/bearoff.pyx); layout in bearoff.pxd."""
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+ROLLS: tuple[tuple[int, int], ...]
+
+def rank(counts: Sequence[int]) -> int: ...
+def unrank(index: int, points: int) -> tuple[int, ...]: ...
+def count(points: int, checkers: int) -> int: ...
+def successors(counts: Sequence[int], d1: int, d2: int) -> list[int]: ...
+def rank_batch(counts: npt.NDArray[np.uint8], checkers: int, out: npt.NDArray[np.int64]) -> int: ...
+def mean_batch(
+    counts: npt.NDArray[np.uint8], checkers: int, mean: npt.NDArray[np.float64], out: npt.NDArray[np.float64], strict: bool
+) -> int: ...
+def pair_batch(
+    on_roll: npt.NDArray[np.uint8],
+    opponent: npt.NDArray[np.uint8],
+    checkers: int,
+    positions: int,
+    table: npt.NDArray[np.float64],
+    out: npt.NDArray[np.float64],
+    strict: bool,
+) -> int: ...
+
+class OneSidedBuilder:
+    points: int
+    checkers: int
+    entries: int
+    first_base: int
+    done: int
+    def __init__(self, points: int, checkers: int) -> None: ...
+    def run(self, stop: int) -> None: ...
+    def arrays(self) -> dict[str, npt.NDArray[Any]]: ...
+
+class TwoSidedBuilder:
+    points: int
+    checkers: int
+    total: int
+    positions: int
+    done: int
+    has_win: bool
+    def __init__(self, points: int, checkers: int, total: int) -> None: ...
+    def run(self, stop: int) -> None: ...
+    def arrays(self) -> dict[str, npt.NDArray[np.float64]]: ...
+    def successor_count(self) -> int: ...
