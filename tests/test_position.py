@@ -1,0 +1,196 @@
+"""The Position/Move API: construction, IDs, JSON, hashing, notation and bad input."""
+
+from __future__ import annotations
+
+import json
+import pickle
+
+import pytest
+
+from boards import START, counts, make
+from fevga import (
+    BLACK,
+    WHITE,
+    FevgaError,
+    IllegalMoveError,
+    InvalidDiceError,
+    InvalidNotationError,
+    InvalidPositionError,
+    InvalidRulesError,
+    Position,
+    Rules,
+)
+from fevga_core.board import ZOBRIST_SEED, zobrist_entry, zobrist_turn_key
+
+START_ID = "f_8AAAD__gAAAAAA"
+
+
+def test_initial_position() -> None:
+    pos = Position.initial()
+    assert pos.turn == WHITE
+    assert pos.counts(WHITE) == pos.counts(BLACK) == tuple([0] * 24 + [15])
+    assert pos.pips(WHITE) == pos.pips(BLACK) == 360
+    assert not pos.is_game_over() and pos.winner() is None and pos.points() == 0
+
+
+def test_id_of_the_start_and_round_trip() -> None:
+    assert Position.initial().id == START_ID
+    assert Position.from_id(START_ID) == Position.initial()
+    assert len(START_ID) == 16
+    assert eval(repr(Position.initial()), {"Position": Position}) == Position.initial()
+
+
+def test_json_round_trip() -> None:
+    pos = make({24: 10, 13: 2, 3: 1}, {24: 12, 2: 1}, BLACK)
+    text = pos.to_json()
+    assert json.loads(text)["turn"] == "black"
+    assert Position.from_json(text) == pos
+    assert Position.parse(text) == pos and Position.parse(pos.id) == pos and Position.parse("start") == Position.initial()
+
+
+def test_zobrist_table_is_fixed() -> None:
+    # Known answers pin the documented table (board.pyx): a change breaks stored keys.
+    assert ZOBRIST_SEED == 0x46455647415A4F42
+    assert zobrist_entry(0, 0, 0) == 0
+    assert Position.initial().zobrist == zobrist_entry(0, 24, 15) ^ zobrist_entry(1, 24, 15)
+    black_on_roll = Position.from_counts(Position.initial().counts(WHITE), Position.initial().counts(BLACK), BLACK)
+    assert black_on_roll.zobrist == Position.initial().zobrist ^ zobrist_turn_key()
+    assert Position.initial().zobrist == 9193294968214269110
+
+
+def test_keys_are_incremental_and_equal_for_equal_positions() -> None:
+    pos = make({24: 12, 16: 1, 10: 2}, START)
+    for dice in [(3, 1), (6, 6), (5, 2)]:
+        for move in pos.legal_moves(dice):
+            rebuilt = Position.from_counts(move.position.counts(WHITE), move.position.counts(BLACK), move.position.turn)
+            assert rebuilt == move.position and rebuilt.zobrist == move.position.zobrist
+            assert hash(rebuilt) == hash(move.position)
+
+
+def test_positions_are_immutable_hashable_and_picklable() -> None:
+    pos = Position.initial()
+    with pytest.raises(AttributeError):
+        pos.turn = BLACK  # type: ignore[misc]
+    assert len({pos, Position.from_id(START_ID)}) == 1
+    assert pickle.loads(pickle.dumps(pos)) == pos and type(pickle.loads(pickle.dumps(pos))) is Position
+
+
+def test_move_results_are_positions_with_the_opponent_on_roll() -> None:
+    move = Position.initial().legal_moves((6, 5))[0]
+    assert isinstance(move.position, Position)
+    assert move.position.turn == BLACK
+    assert move.steps == ((24, 18), (18, 13))
+    assert str(move) == move.notation == "24/13"
+
+
+@pytest.mark.parametrize("text", ["24/13", "24/18 18/13", "24/19/13", "24/18/13"])
+def test_play_accepts_equivalent_notations(text: str) -> None:
+    after = Position.initial().play(text, (6, 5))
+    assert after.counts(WHITE) == tuple(counts({24: 14, 13: 1}))
+
+
+def test_play_with_a_move_object_and_multipliers() -> None:
+    pos = make({6: 2, 5: 2}, START)
+    after = pos.play("6/off(2) 5/off(2)", (6, 6))
+    assert after.winner() == WHITE and after.points() == 2
+    with pytest.raises(IllegalMoveError, match="legal: 6/off"):
+        pos.play("6/off(2)", (6, 6))
+    move = pos.legal_moves((6, 6))[0]
+    assert pos.play(move, (6, 6)) == move.position
+
+
+def test_notation_round_trips_for_every_legal_move() -> None:
+    pos = make({24: 9, 20: 2, 15: 1, 9: 2, 4: 1}, {24: 13, 5: 2})
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            for move in pos.legal_moves((d1, d2)):
+                assert pos.parse_move(move.notation, (d1, d2)) == move
+
+
+def test_illegal_move_raises_with_the_input_quoted() -> None:
+    with pytest.raises(IllegalMoveError, match=r"'24/18'.*legal: 24/13"):
+        Position.initial().play("24/18", (6, 5))
+    with pytest.raises(IllegalMoveError, match="no checker on point 13"):
+        Position.initial().play("13/7", (6, 5))
+    other = Position.initial().legal_moves((5, 5))[0]
+    with pytest.raises(IllegalMoveError):
+        Position.initial().play(other, (6, 5))
+
+
+@pytest.mark.parametrize("text", ["24-18", "24/", "25/19", "6/7", "x", "24/18*", "24/18(0x)"])
+def test_malformed_notation(text: str) -> None:
+    with pytest.raises(InvalidNotationError, match=repr(text).replace("(", r"\(").replace(")", r"\)").replace("*", r"\*")):
+        Position.initial().play(text, (6, 5))
+
+
+@pytest.mark.parametrize("dice", [(0, 5), (7, 1), (1,), (1, 2, 3), "6", "9-9", (1.0, 2), None, (True, 2)])
+def test_bad_dice(dice: object) -> None:
+    with pytest.raises(InvalidDiceError):
+        Position.initial().legal_moves(dice)
+
+
+def test_dice_forms() -> None:
+    for dice in [(6, 5), [6, 5], "6-5", "65", "6 5", "6,5"]:
+        assert [m.notation for m in Position.initial().legal_moves(dice)] == ["24/13"]
+
+
+@pytest.mark.parametrize(
+    "white, black, turn, message",
+    [
+        ([0] * 24 + [14], [0] * 24 + [15], 0, "14 checkers"),
+        ([0] * 24 + [15], [0] * 23 + [15], 0, "25 integers"),
+        ([0] * 24 + [16], [0] * 24 + [15], 0, "0-15"),
+        ([-1] + [0] * 23 + [16], [0] * 24 + [15], 0, "0-15"),
+        ([0] * 24 + [15], [0] * 24 + [15], 2, "turn 2"),
+        ([0] * 12 + [15] + [0] * 12, [0] * 24 + [15], 0, "printed point 12 holds both"),
+        ([15] + [0] * 24, [15] + [0] * 24, 0, "both sides"),
+        ("abc", [0] * 24 + [15], 0, "'abc'"),
+        ([0.5] * 25, [0] * 24 + [15], 0, "25 integers"),
+    ],
+)
+def test_invalid_counts(white: object, black: object, turn: int, message: str) -> None:
+    with pytest.raises(InvalidPositionError, match=message):
+        Position.from_counts(white, black, turn)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("text", ["", "short", "f_8AAAD__gAAAAA!", "f_8AAAD__gAAAAAAA", "////////////////"])
+def test_invalid_ids(text: str) -> None:
+    with pytest.raises(FevgaError):
+        Position.from_id(text)
+
+
+def test_id_with_too_many_checkers_or_stray_bits() -> None:
+    with pytest.raises(InvalidPositionError, match="checkers"):
+        Position.from_id("f__________AAAAA")
+    with pytest.raises(InvalidNotationError, match="stray bits"):
+        Position.from_id(START_ID[:-1] + "B")
+
+
+def test_invalid_json() -> None:
+    with pytest.raises(InvalidNotationError, match="not an object"):
+        Position.from_json("[1, 2]")
+    with pytest.raises(InvalidPositionError, match="'green'"):
+        Position.from_json({"white": [0] * 24 + [15], "black": [0] * 24 + [15], "turn": "green"})
+
+
+def test_rules_validation() -> None:
+    with pytest.raises(InvalidRulesError, match="release='sometimes'"):
+        Rules(release="sometimes")  # type: ignore[arg-type]
+    with pytest.raises(InvalidRulesError, match="'extreme'"):
+        Rules.named("extreme")
+    assert Rules.named("strict") == Rules.strict() and Rules.named("default") == Rules()
+    assert isinstance(Rules().flags, int) and Rules().flags == 0
+
+
+def test_finished_positions_have_no_moves() -> None:
+    done = make({}, {24: 15})
+    assert done.legal_moves((6, 5)) == [] and done.count_legal_moves((6, 5)) == 0
+    assert done.is_game_over() and done.winner() == WHITE and done.points() == 2
+
+
+def test_str_and_svg() -> None:
+    pos = make({24: 13, 3: 2}, {24: 14, 20: 1})
+    text = str(pos)
+    assert "W13" in text and "B14" in text and "pips" in text and pos.id in text
+    svg = pos._repr_svg_()
+    assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>") and svg.count("<circle") == 5 + 2 + 5 + 1
