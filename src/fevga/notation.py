@@ -20,7 +20,9 @@ steps of one checker into one path (``24/18 18/13`` is written ``24/13``).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+
+import numpy as np
 
 from fevga.errors import InvalidDiceError, InvalidNotationError, InvalidPositionError
 
@@ -153,10 +155,11 @@ def parse_dice(dice: object) -> tuple[int, int]:
         if not match:
             raise InvalidDiceError(f"dice {dice!r}: expected two numbers 1-6 such as '6-5'")
         values: tuple[object, ...] = (int(match.group(1)), int(match.group(2)))
-    elif isinstance(dice, Sequence) or hasattr(dice, "__iter__"):
-        values = tuple(dice)  # type: ignore[arg-type]
+    elif isinstance(dice, Iterable):
+        values = tuple(dice)
     else:
         raise InvalidDiceError(f"dice {dice!r}: expected two numbers 1-6 such as (6, 5)")
-    if len(values) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 6 for v in values):
+    ints = [int(v) for v in values if isinstance(v, (int, np.integer)) and not isinstance(v, bool)]
+    if len(values) != 2 or len(ints) != 2 or not all(1 <= v <= 6 for v in ints):
         raise InvalidDiceError(f"dice {dice!r}: expected exactly two numbers 1-6")
-    return (int(values[0]), int(values[1]))  # type: ignore[call-overload]
+    return (ints[0], ints[1])

@@ -8,16 +8,19 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
+
+import numpy as np
 
 from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidNotationError, InvalidPositionError
 from fevga.notation import Step, decode_id, encode_id, format_steps, parse_dice, parse_paths
 from fevga.rules import DEFAULT_RULES, Rules
 from fevga_core.position import CorePosition
 
-Color = Literal[0, 1]
+Color = int
+"""A side: WHITE (0) or BLACK (1)."""
 WHITE: Color = 0
 BLACK: Color = 1
 COLOR_NAMES = ("white", "black")
@@ -36,11 +39,11 @@ def printed_point(color: int, point: int) -> int:
 
 
 def _validate_counts(name: str, counts: object) -> tuple[int, ...]:
-    try:
-        values = tuple(counts)  # type: ignore[call-overload]
-    except TypeError:
-        raise InvalidPositionError(f"{name} counts {counts!r} must be a sequence of 25 integers") from None
-    if len(values) != 25 or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+    if not isinstance(counts, Iterable) or isinstance(counts, (str, bytes)):
+        raise InvalidPositionError(f"{name} counts {counts!r} must be a sequence of 25 integers")
+    items = list(counts)
+    values = [v for v in items if isinstance(v, (int, np.integer)) and not isinstance(v, bool)]
+    if len(items) != 25 or len(values) != 25:
         raise InvalidPositionError(f"{name} counts {counts!r} must be 25 integers (index 0 = borne off)")
     if any(v < 0 or v > NUM_CHECKERS for v in values):
         raise InvalidPositionError(f"{name} counts {counts!r} must each be 0-{NUM_CHECKERS}")

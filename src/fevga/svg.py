@@ -81,8 +81,9 @@ def board(position: Position, *, size: int = 480, coordinates: bool = True) -> s
         black = position.counts(BLACK)[other_point(printed)]
         if white or black:
             parts += _checker_stack(cx, base_y, 1 if top else -1, white or black, "white" if white else "black", radius)
-    status = (f"{COLOR_NAMES[position.winner()]} wins" if position.winner() is not None
-              else f"{COLOR_NAMES[position.turn]} to play")
+    winner = position.winner()
+    status = f"{COLOR_NAMES[winner]} wins" if winner is not None else f"{COLOR_NAMES[position.turn]} to play"
+
     caption = (f"White off {position.counts(WHITE)[0]}, pips {position.pips(WHITE)} | "
                f"Black off {position.counts(BLACK)[0]}, pips {position.pips(BLACK)} | {status}")
     parts.append(f'<text x="{width / 2:.1f}" y="{height + margin * 0.7:.1f}" font-size="{margin * 0.45:.0f}" '
