@@ -199,7 +199,7 @@ def play_game(
 def _ply(row: np.ndarray) -> Ply:
     nsteps = int(row[3])
     return Ply(
-        turn=int(row[0]),  # type: ignore[arg-type]
+        turn=int(row[0]),
         dice=(int(row[1]), int(row[2])),
         steps=tuple((int(row[4 + 2 * i]), int(row[5 + 2 * i])) for i in range(nsteps)),
     )
