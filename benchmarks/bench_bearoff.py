@@ -1,0 +1,121 @@
+"""Bear-off benchmarks: builds and batch lookups, each asserting a known answer before timing.
+
+Run: python -m pytest benchmarks/bench_bearoff.py --benchmark-enable
+(the N = 10 two-sided build is marked slow: add -m "not slow" to leave it out).
+Targets: one-sided 15x6 build <= 1 s, two-sided 6x6 <= 3 s, batch lookups >= 10 million/s.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from fevga.bearoff import OneSidedDB, TwoSidedDB, estimate_error
+
+SIX = (0, 0, 0, 0, 0, 1)
+LOOKUPS = 2_000_000
+
+
+def _median(benchmark: Any) -> float | None:
+    stats = getattr(benchmark, "stats", None)
+    return None if stats is None else float(stats.stats.median)
+
+
+def test_one_sided_build_15x6(benchmark: Any) -> None:
+    db = OneSidedDB.build(6, 15)
+    assert db.mean_rolls((15,)) == pytest.approx(float(Fraction(1953839, 279936)), rel=1e-14)
+    built = benchmark.pedantic(OneSidedDB.build, args=(6, 15), rounds=7, iterations=1, warmup_rounds=1)
+    assert built.mean_rolls(SIX) == 1.25
+    median = _median(benchmark)
+    if median is not None:
+        benchmark.extra_info["entries"] = len(db)
+        assert median <= 1.0
+
+
+def test_one_sided_build_15x9(benchmark: Any) -> None:
+    db = benchmark.pedantic(OneSidedDB.build, args=(9, 15), rounds=1, iterations=1)
+    assert db.mean_rolls(SIX) == 1.25
+    assert len(db) == 1_307_504
+    benchmark.extra_info["pool_values"] = int(db._a["dist_pool"].size)
+
+
+def test_two_sided_build_6(benchmark: Any) -> None:
+    ts = TwoSidedDB.build(6)
+    assert ts.win_probability(SIX, SIX) == pytest.approx(0.8125, abs=1e-15)
+    built = benchmark.pedantic(TwoSidedDB.build, args=(6,), rounds=5, iterations=1, warmup_rounds=1)
+    assert built.equity(SIX, SIX) == pytest.approx(0.625, abs=1e-15)
+    median = _median(benchmark)
+    if median is not None:
+        assert median <= 3.0
+
+
+@pytest.fixture(scope="module")
+def lookup_data() -> tuple[OneSidedDB, TwoSidedDB, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(2026)
+    a = rng.multinomial(6, [1 / 7] * 7, size=LOOKUPS)[:, :6].astype(np.uint8)
+    b = rng.multinomial(6, [1 / 7] * 7, size=LOOKUPS)[:, :6].astype(np.uint8)
+    a[0], b[0] = SIX, SIX
+    return OneSidedDB.build(6, 15), TwoSidedDB.build(6), a, b
+
+
+def test_one_sided_batch_lookups(benchmark: Any, lookup_data: Any) -> None:
+    db, _, a, _ = lookup_data
+    means = db.mean_rolls_batch(a)
+    assert means[0] == 1.25
+    benchmark.pedantic(db.mean_rolls_batch, args=(a,), rounds=10, iterations=1, warmup_rounds=1)
+    median = _median(benchmark)
+    if median is not None:
+        rate = LOOKUPS / median
+        benchmark.extra_info["lookups_per_second"] = rate
+        assert rate >= 10e6
+
+
+def test_two_sided_batch_lookups(benchmark: Any, lookup_data: Any) -> None:
+    _, ts, a, b = lookup_data
+    equities = ts.equity_batch(a, b)
+    assert equities[0] == pytest.approx(0.625, abs=1e-15)
+    benchmark.pedantic(ts.equity_batch, args=(a, b), rounds=10, iterations=1, warmup_rounds=1)
+    median = _median(benchmark)
+    if median is not None:
+        rate = LOOKUPS / median
+        benchmark.extra_info["lookups_per_second"] = rate
+        assert rate >= 10e6
+
+
+_N10 = r"""
+import json, resource, sys, time
+from fevga.bearoff import OneSidedDB, TwoSidedDB, estimate_error
+start = time.perf_counter()
+ts = TwoSidedDB.build(10)
+seconds = time.perf_counter() - start
+assert abs(ts.win_probability((0,0,0,0,0,1), (0,0,0,0,0,1)) - 0.8125) < 1e-15
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+path64 = ts.save(sys.argv[1] + "/ts10-f64.fbo")
+path32 = ts.save(sys.argv[1] + "/ts10-f32.fbo", dtype="float32")
+error = estimate_error(OneSidedDB.build(6, 15), ts)
+print(json.dumps({"seconds": seconds, "peak_rss_bytes": peak, "disk_float64": path64.stat().st_size,
+                  "disk_float32": path32.stat().st_size, **error}))
+"""
+
+
+@pytest.mark.slow
+def test_two_sided_build_10(benchmark: Any, tmp_path: Path) -> None:
+    """N = 10 (64 million pairs) in a fresh process, so its peak memory is its own."""
+
+    def run() -> dict[str, float]:
+        out = subprocess.run([sys.executable, "-c", _N10, str(tmp_path)], check=True, capture_output=True, text=True)
+        figures: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+        return figures
+
+    figures = benchmark.pedantic(run, rounds=1, iterations=1)
+    benchmark.extra_info.update(figures)
+    print("two-sided N=10:", figures)
+    assert figures["max_abs_error"] < 0.05
