@@ -193,6 +193,10 @@ def test_round_trip(tmp_path: Path, ts: TwoSidedDB) -> None:
     for side in loaded:
         assert loaded.distribution(side).tolist() == small.distribution(side).tolist()
     assert not list(tmp_path.glob(".*tmp"))
+    half = open_db(small.save(tmp_path / "half.fbo", dtype="float32"))
+    assert isinstance(half, OneSidedDB)
+    assert half.distribution((1, 2, 0, 1)) == pytest.approx(small.distribution((1, 2, 0, 1)), abs=1e-7)
+    assert half.mean_rolls((1, 2, 0, 1)) == small.mean_rolls((1, 2, 0, 1))
     ts_path = ts.save(tmp_path / "two.fbo", dtype="float32")
     loaded_ts = open_db(ts_path, kind="two-sided")
     assert isinstance(loaded_ts, TwoSidedDB)

@@ -138,20 +138,23 @@ class OneSidedDB:
                 bar.update(builder.done - before)
         return cls(points, checkers, builder.arrays())
 
-    def _meta(self) -> dict[str, Any]:
-        return {
+    def save(self, path: str | os.PathLike[str], dtype: str = "float64") -> Path:
+        """Write the table to `path` atomically; `dtype="float32"` stores distributions in half the space."""
+        if dtype not in ("float64", "float32"):
+            raise InvalidArgumentError(f"dtype={dtype!r} must be 'float64' or 'float32'")
+        meta = {
             "kind": self.kind,
             "points": self.points,
             "checkers": self.checkers,
             "total": TOTAL_CHECKERS,
-            "dtype": "float64",
+            "dtype": dtype,
             "entries": self.entries,
             "strategy": "minimum expected rolls",
         }
-
-    def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the table to `path` atomically (temporary file + os.replace)."""
-        return write_table(path, self._meta(), self._a)
+        arrays = {
+            name: (a.astype(dtype, copy=False) if name.endswith("_pool") else a) for name, a in self._a.items()
+        }
+        return write_table(path, meta, arrays)
 
     def __len__(self) -> int:
         return self.entries

@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     build.add_argument("--points", type=int, default=6, help="points 1..P covered (default 6)")
     build.add_argument("--checkers", type=int, help="checkers per side (default 15 one-sided, 6 two-sided)")
     build.add_argument("--out", type=Path, help="output file (default: the cache directory)")
-    build.add_argument("--dtype", choices=["float64", "float32"], default="float64", help="two-sided storage")
+    build.add_argument("--dtype", choices=["float64", "float32"], default="float64", help="storage of distributions / equities")
     build.add_argument("--quiet", action="store_true", help="no progress bar")
     build.set_defaults(run=_build)
 
@@ -95,7 +95,7 @@ def _build(args: argparse.Namespace) -> int:
         db = TwoSidedDB.build(checkers=checkers, points=args.points, progress=not args.quiet)
     built = time.perf_counter() - start
     out = args.out or cache_dir() / f"{args.kind}-{args.points}x{checkers}.fbo"
-    path = db.save(out) if args.kind == "one-sided" else db.save(out, dtype=args.dtype)
+    path = db.save(out, dtype=args.dtype)
     print(f"{args.kind} {args.points}x{checkers}: {len(db)} entries, built in {built:.2f} s, "
           f"{path.stat().st_size} bytes -> {path}")
     return 0
