@@ -1,0 +1,120 @@
+"""The seeded game and match drivers."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from boards import make
+from fevga import BLACK, WHITE, InvalidArgumentError, Move, Position, Rules
+from fevga.game import play_game, play_match
+from fevga_core import game as core_game
+
+
+def test_same_seed_same_game_and_different_seeds_differ() -> None:
+    a, b = play_game(seed=11), play_game(seed=11)
+    assert a == b and a.to_json() == b.to_json()
+    assert play_game(seed=12).plies != a.plies
+    assert play_game(seed=np.random.SeedSequence(11)).plies == a.plies
+
+
+def test_record_is_complete_and_legal() -> None:
+    record = play_game(seed=5, policy="heuristic")
+    positions = record.positions()  # replays every ply through the rules
+    assert positions[-1] == record.final and record.final.is_game_over()
+    assert record.winner == record.final.winner() and record.points == record.final.points()
+    assert record.result in ("white", "black")
+    turns = [p.turn for p in record.plies]
+    assert all(t != u for t, u in zip(turns, turns[1:])), "sides alternate"
+    data = json.loads(record.to_json())
+    assert data["plies"][0]["move"] == record.plies[0].notation and data["final"] == record.final.id
+    assert record.log().splitlines()[-1].endswith("point(s)")
+
+
+def test_random_policy_is_uniform_over_distinct_moves() -> None:
+    pos = Position.initial().play("24/9 24/19", (5, 5)).play("24/13", (6, 5))
+    moves = pos.legal_moves((3, 1))
+    assert len(moves) >= 4
+    seen = {m.position.id: 0 for m in moves}
+    for seed in range(1200):
+        first = play_game(seed=seed, start=pos, max_plies=1)
+        if first.plies[0].dice in ((3, 1), (1, 3)):
+            seen[first.final.id] += 1
+    counts = np.array(list(seen.values()))
+    expected = counts.sum() / len(counts)
+    chi2 = ((counts - expected) ** 2 / expected).sum()
+    assert counts.min() > 0 and chi2 < 25  # df = len-1 (about 5-10): p < 0.001 beyond 25
+
+
+def test_callable_policy_runs_through_python_and_matches_the_builtin_heuristic() -> None:
+    calls = []
+
+    def greedy(position: Position, dice: tuple[int, int], moves: list[Move]) -> Move:
+        calls.append(dice)
+        values = [core_game.evaluate(m.position._row(), position.turn) for m in moves]
+        return moves[int(np.argmax(values))]
+
+    assert play_game(seed=3, policy=greedy).plies == play_game(seed=3, policy="heuristic").plies
+    assert calls
+
+
+def test_mixed_policies_and_heuristic_beats_random() -> None:
+    record = play_game(seed=2, policy=("heuristic", "random"))
+    assert record.policies == ("heuristic", "random")
+    wins = sum(play_game(seed=s, policy=("heuristic", "random")).winner == WHITE for s in range(60))
+    wins += sum(play_game(seed=s, policy=("random", "heuristic")).winner == BLACK for s in range(60))
+    assert wins >= 90  # about 93% measured
+
+
+def test_bad_policy_and_bad_callable_choice() -> None:
+    with pytest.raises(InvalidArgumentError, match="'clever'"):
+        play_game(seed=1, policy="clever")
+    with pytest.raises(Exception, match="not one of the legal moves"):
+        play_game(seed=1, policy=lambda position, dice, moves: "24/13")
+
+
+def test_start_position_and_truncation() -> None:
+    start = make({24: 10, 13: 5}, {24: 15}, BLACK)
+    record = play_game(seed=4, start=start, max_plies=3)
+    assert record.opening_dice is None and record.plies[0].turn == BLACK
+    assert record.truncated and record.result == "truncated" and len(record.plies) == 3
+    with pytest.raises(InvalidArgumentError):
+        play_game(seed=4, start=make({}, {24: 15}))
+
+
+def test_strict_rules_game() -> None:
+    record = play_game(seed=9, rules=Rules.strict())
+    assert record.rules == Rules.strict() and record.positions()[-1] == record.final
+
+
+def test_match_winner_starts_next_game_and_draws_redraw() -> None:
+    match = play_match(7, seed=21)
+    assert max(match.score) >= 7 and match.winner == (WHITE if match.score[0] >= 7 else BLACK)
+    assert match.games[0].opening_dice is not None
+    for previous, game in zip(match.games, match.games[1:]):
+        if previous.winner is None:
+            assert game.opening_dice is not None
+        else:
+            assert game.opening_dice is None and game.plies[0].turn == previous.winner
+    assert sum(g.points for g in match.games if g.winner == WHITE) == match.score[0]
+    assert json.loads(json.dumps(match.to_dict()))["length"] == 7
+    assert play_match(7, seed=21) == match
+
+
+def test_game_seeds_are_fixed() -> None:
+    # Known answers: changing the stream breaks reproducibility of every stored result.
+    assert len(set(core_game.rng_outputs(1, 100))) == 100
+    assert core_game.game_seed_of(1, 0) != core_game.game_seed_of(1, 1) != core_game.game_seed_of(2, 1)
+    assert core_game.rng_outputs(12345, 3) == [13720838825685603483, 2398916695208396998, 17770384849984869256]
+    assert core_game.game_seed_of(7, 3) == 6480866302467822589
+
+
+def test_known_games() -> None:
+    # Known answers for seed 7: the dice stream, the draw and both policies are pinned.
+    random_game = play_game(seed=7)
+    assert (len(random_game.plies), random_game.result, random_game.opening_dice) == (97, "black", (2, 5))
+    assert random_game.final.id == "AAAA-AAAAAAAAAAA"
+    greedy_game = play_game(seed=7, policy="heuristic")
+    assert (len(greedy_game.plies), greedy_game.result, greedy_game.final.id) == (95, "black", "AAAB3gAAAAAAAAAA")
