@@ -1,0 +1,66 @@
+"""The NumPy batch API: layout, validation, threads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from boards import make
+from fevga import InvalidDiceError, InvalidPositionError, Position, Rules
+from fevga import batch
+from fevga.game import play_game
+
+
+def corpus(n_games: int = 20) -> list[Position]:
+    return [p for seed in range(n_games) for p in play_game(seed=seed).positions()[::7]]
+
+
+def test_layout_round_trip() -> None:
+    positions = corpus(3)
+    rows = batch.to_array(positions)
+    assert rows.shape == (len(positions), 51) and rows.dtype == np.uint8
+    assert list(rows[0, :25]) == list(positions[0].counts(0)) and rows[0, 50] == positions[0].turn
+    assert batch.from_array(rows) == positions
+
+
+def test_counts_match_single_calls_with_threads() -> None:
+    positions = corpus()
+    rng = np.random.default_rng(0)
+    dice = rng.integers(1, 7, size=(len(positions), 2)).astype(np.uint8)
+    expected = [p.count_legal_moves(tuple(d)) for p, d in zip(positions, dice)]
+    assert batch.count_legal_moves(batch.to_array(positions), dice).tolist() == expected
+    assert batch.count_legal_moves(batch.to_array(positions), dice, threads=2).tolist() == expected
+    strict = [p.count_legal_moves(tuple(d), Rules.strict()) for p, d in zip(positions, dice)]
+    assert batch.count_legal_moves(batch.to_array(positions), dice, Rules.strict()).tolist() == strict
+
+
+def test_finished_games_have_no_moves_in_batches() -> None:
+    rows = batch.to_array([make({}, {24: 15}), Position.initial()])
+    dice = np.array([[6, 5], [6, 5]], dtype=np.uint8)
+    assert batch.count_legal_moves(rows, dice).tolist() == [0, 1]
+    result = batch.legal_moves(rows, dice)
+    assert result.offsets.tolist() == [0, 0, 1] and result.nsteps.tolist() == [2]
+
+
+def test_validation_names_the_bad_row() -> None:
+    rows = batch.to_array([Position.initial()] * 3)
+    dice = np.full((3, 2), 3, dtype=np.uint8)
+    bad = rows.copy()
+    bad[1, 24] = 14
+    with pytest.raises(InvalidPositionError, match="row 1 does not hold 15"):
+        batch.count_legal_moves(bad, dice)
+    both = rows.copy()
+    both[2, 24], both[2, 1] = 14, 1          # White's own 1 ...
+    both[2, 49], both[2, 25 + 13] = 14, 1    # ... is Black's own 13
+    with pytest.raises(InvalidPositionError, match="row 2 has a point held by both"):
+        batch.count_legal_moves(both, dice)
+    turn = rows.copy()
+    turn[0, 50] = 2
+    with pytest.raises(InvalidPositionError, match="row 0 has a turn"):
+        batch.count_legal_moves(turn, dice)
+    with pytest.raises(InvalidPositionError, match="shape"):
+        batch.count_legal_moves(rows[:, :50], dice)
+    with pytest.raises(InvalidDiceError, match=r"row 2 is \[0, 3\]"):
+        batch.count_legal_moves(rows, np.array([[1, 1], [2, 2], [0, 3]]))
+    with pytest.raises(InvalidDiceError, match="shape"):
+        batch.legal_moves(rows, dice[:2])
