@@ -11,6 +11,8 @@ cdef enum:
     POLICY_RANDOM = 0       # every distinct legal move equally likely
     POLICY_HEURISTIC = 1    # greedy: the move with the best heuristic_eval (first on ties)
     POLICY_CALLBACK = 2     # a Python callable chooses (slow path, takes the GIL)
+    POLICY_BEAROFF = 3      # table-optimal in covered races, else heuristic (rollout.pyx)
+    POLICY_LOOKAHEAD = 4    # 1-ply expectimax over the rollout evaluator (rollout.pyx)
 
 cdef enum:
     OUTCOME_DRAW = -1       # a dead position (RULES.md §8)

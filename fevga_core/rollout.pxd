@@ -1,0 +1,47 @@
+# Rollouts and exhaustive search: the nogil game loop with truncation, luck adjustment and
+# the table/lookahead policies, plus expectimax over the 21 rolls (docs/rollout.md).
+
+from fevga_core.types cimport PositionC, MoveC, uint64_t, int64_t
+from fevga_core.movegen cimport WorkspaceC
+from fevga_core.game cimport RngC
+from fevga_core.bearoff cimport OneSidedTableC, TwoSidedTableC
+
+# Bear-off tables a rollout may consult; a table with points == 0 is absent.
+ctypedef struct TablesC:
+    OneSidedTableC one
+    TwoSidedTableC two
+
+# Everything one game of a job needs besides its seed (read-only while games run).
+ctypedef struct JobC:
+    int flags
+    int policy[2]           # per colour: POLICY_* of game.pxd
+    bint truncate           # score a covered no-contact race from the tables
+    bint luck               # subtract the luck of every random roll (variance reduction)
+    double scale            # heuristic units per tanh unit in position_value
+    const TablesC* tables
+
+# Outcome of one game for a fixed colour (the root side): probabilities are 0/1 for a game
+# played to the end, table values for a truncated one.
+ctypedef struct GameOutC:
+    double equity           # raw points, + for the root side
+    double win
+    double win_mars
+    double lose_mars
+    double draw
+    double luck             # sum of the luck terms, root side's view
+    int plies
+    int first_roll          # (d1 - 1) * 6 + (d2 - 1) of the first roll, -1 if none was rolled
+    bint truncated
+
+# Scratch memory of one worker.
+ctypedef struct ScratchC:
+    MoveC* moves            # moves of the roll being played
+    MoveC* spare            # luck and lookahead enumerations
+    WorkspaceC* ws
+
+cdef bint no_contact(const PositionC* pos) noexcept nogil
+cdef bint race_value(const TablesC* tables, const PositionC* pos, double* equity, double* win,
+                     double* win_mars, double* lose_mars) noexcept nogil
+cdef double position_value(const JobC* job, const PositionC* pos, int color) noexcept nogil
+cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng, int stratum,
+                      object callback, ScratchC* scratch, GameOutC* out) except -1 nogil

@@ -1,0 +1,580 @@
+# Rollouts and exhaustive search over the core's move generator (definitions: docs/rollout.md).
+#
+# A job is a list of K start positions (one for a position rollout, one per legal move for a
+# move ranking) played from the point of view of one colour (the root side). Game i of the
+# job uses the dice stream rng_seed(game_seed(master, i)) for every start position (common
+# random numbers), and with stratification its first two rolls are fixed by
+#   stratum = i mod 1296:  first roll = stratum mod 36, second roll = stratum div 36
+# (roll r = (d1 - 1) * 6 + (d2 - 1)), so that every block of 1,296 games plays every pair of
+# opening rolls exactly once and any 36 consecutive games every first roll once.
+#
+# run_block() adds the games of one block into caller-owned sums in game-index order; the
+# Python side splits a job into fixed blocks and adds block sums in block order, so results
+# do not depend on how many workers (threads, processes or Dask workers) played the blocks.
+
+from libc.stdlib cimport malloc, free
+from libc.math cimport tanh
+
+from fevga_core.types cimport (
+    PositionC, MoveC, SideC, uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t,
+    NUM_CHECKERS, MAX_MOVES, POSITION_WIDTH,
+)
+from fevga_core.board cimport position_load, position_store
+from fevga_core.movegen cimport (
+    WorkspaceC, workspace_new, workspace_free, generate_moves, apply_move, position_is_dead,
+)
+from fevga_core.game cimport (
+    RngC, rng_seed, rng_below, game_seed, roll_dice, heuristic_eval, choose_move,
+    POLICY_RANDOM, POLICY_HEURISTIC, POLICY_CALLBACK, POLICY_BEAROFF, POLICY_LOOKAHEAD,
+)
+from fevga_core.bearoff cimport (
+    OneSidedTableC, TwoSidedTableC, MAX_ROLLS, position_rank, one_sided_mean,
+    one_sided_distribution, two_sided_equity, two_sided_win,
+)
+
+import numpy as np
+
+# Fields of the per-target sums row (fevga.rollout mirrors these).
+SUM_FIELDS = ("games", "equity", "equity_sq", "win", "win_mars", "lose_mars", "draw",
+              "luck", "luck_sq", "equity_luck", "truncated", "plies")
+cdef enum:
+    NUM_STRATA = 1296
+    LENGTH_BINS = 512   # game-length histogram bins; the last one counts longer games
+
+STRATA = NUM_STRATA
+MAX_LENGTH = LENGTH_BINS
+
+# The 21 distinct rolls with their weights in 36ths (doubles 1, others 2).
+cdef int ROLL_A[21]
+cdef int ROLL_B[21]
+cdef double ROLL_W[21]
+
+
+cdef void _fill_rolls() noexcept nogil:
+    cdef int a, b, i = 0
+    for a in range(1, 7):
+        for b in range(a, 7):
+            ROLL_A[i] = a
+            ROLL_B[i] = b
+            ROLL_W[i] = (1.0 if a == b else 2.0) / 36.0
+            i += 1
+
+
+_fill_rolls()
+
+
+cdef inline bint _is_over(const PositionC* pos) noexcept nogil:
+    return pos.side[0].counts[0] == NUM_CHECKERS or pos.side[1].counts[0] == NUM_CHECKERS
+
+
+cdef inline double _final_points(const PositionC* pos, int color) noexcept nogil:
+    """Points of a finished game for `color` (+ won, - lost)."""
+    cdef int winner = 0 if pos.side[0].counts[0] == NUM_CHECKERS else 1
+    cdef double points = 2.0 if pos.side[1 - winner].counts[0] == 0 else 1.0
+    return points if winner == color else -points
+
+
+cdef bint no_contact(const PositionC* pos) noexcept nogil:
+    """True when no checker can ever again block or be blocked (docs/rollout.md): every
+    checker of both sides on its own points 1..12, the two halves that never meet."""
+    return (pos.side[0].mask & ~0xFFFu) == 0 and (pos.side[1].mask & ~0xFFFu) == 0
+
+
+cdef inline bint _side_covered(const SideC* side, int points, int checkers) noexcept nogil:
+    return points > 0 and (side.mask >> points) == 0 and NUM_CHECKERS - side.counts[0] <= checkers
+
+
+cdef inline int64_t _rank(const SideC* side, int points) noexcept nogil:
+    return position_rank(&side.counts[1], points)
+
+
+cdef void _first_distribution(const OneSidedTableC* t, int64_t rank, double* out) noexcept nogil:
+    """P(rolls until the first checker is off = i) into out[0..MAX_ROLLS)."""
+    cdef int i, start, length
+    cdef int64_t index, offset
+    for i in range(MAX_ROLLS):
+        out[i] = 0.0
+    if rank < t.first_base:
+        out[0] = 1.0
+        return
+    index = rank - t.first_base
+    start = t.first_start[index]
+    length = t.first_length[index]
+    offset = t.first_offset[index]
+    for i in range(length):
+        if start + i < MAX_ROLLS:
+            out[start + i] = t.first_pool[offset + i]
+
+
+cdef void _survival(const double* p, double* out) noexcept nogil:
+    """out[k] = sum of p[j] for j >= k."""
+    cdef int k
+    cdef double tail = 0.0
+    for k in range(MAX_ROLLS - 1, -1, -1):
+        tail += p[k]
+        out[k] = tail
+
+
+cdef bint race_value(const TablesC* tables, const PositionC* pos, double* equity, double* win,
+                     double* win_mars, double* lose_mars) noexcept nogil:
+    """Value of a no-contact race for the side on roll: exact from the two-sided table when it
+    covers both sides, else the one-sided estimate; False when neither table covers it."""
+    cdef const SideC* a = &pos.side[pos.turn]
+    cdef const SideC* b = &pos.side[1 - pos.turn]
+    cdef const TwoSidedTableC* two = &tables.two
+    cdef const OneSidedTableC* one = &tables.one
+    cdef int64_t ra, rb
+    cdef int k
+    cdef double net
+    cdef double pa[MAX_ROLLS]
+    cdef double pb[MAX_ROLLS]
+    cdef double first[MAX_ROLLS]
+    cdef double tail[MAX_ROLLS]
+    if not no_contact(pos):
+        return False
+    if _side_covered(a, two.points, two.checkers) and _side_covered(b, two.points, two.checkers):
+        ra = _rank(a, two.points)
+        rb = _rank(b, two.points)
+        equity[0] = two_sided_equity(two, ra, rb)
+        win[0] = two_sided_win(two, ra, rb)
+        net = equity[0] - (2.0 * win[0] - 1.0)     # mars bonus won minus mars bonus lost
+        win_mars[0] = net if net > 0.0 else 0.0
+        lose_mars[0] = -net if net < 0.0 else 0.0
+        return True
+    if not (_side_covered(a, one.points, one.checkers) and _side_covered(b, one.points, one.checkers)):
+        return False
+    ra = _rank(a, one.points)
+    rb = _rank(b, one.points)
+    one_sided_distribution(one, ra, pa, MAX_ROLLS)
+    one_sided_distribution(one, rb, pb, MAX_ROLLS)
+    # The side on roll finishing on its k-th roll wins if the other needs at least k rolls.
+    _survival(pb, tail)
+    win[0] = 0.0
+    for k in range(1, MAX_ROLLS):
+        win[0] += pa[k] * tail[k]
+    win_mars[0] = 0.0
+    lose_mars[0] = 0.0
+    if b.counts[0] == 0:
+        _first_distribution(one, rb, first)
+        _survival(first, tail)
+        for k in range(1, MAX_ROLLS):
+            win_mars[0] += pa[k] * tail[k]
+    if a.counts[0] == 0:
+        _first_distribution(one, ra, first)
+        _survival(first, tail)
+        for k in range(1, MAX_ROLLS - 1):
+            lose_mars[0] += pb[k] * tail[k + 1]
+    equity[0] = 2.0 * win[0] - 1.0 + win_mars[0] - lose_mars[0]
+    return True
+
+
+cdef double position_value(const JobC* job, const PositionC* pos, int color) noexcept nogil:
+    """Equity estimate for `color`: final points, a covered race from the tables, else
+    tanh(heuristic_eval / scale)."""
+    cdef double equity, win, win_mars, lose_mars
+    if _is_over(pos):
+        return _final_points(pos, color)
+    if race_value(job.tables, pos, &equity, &win, &win_mars, &lose_mars):
+        return equity if pos.turn == color else -equity
+    return tanh(heuristic_eval(pos, color) / job.scale)
+
+
+cdef int _bearoff_choice(const JobC* job, const PositionC* pos, const MoveC* moves, int n) noexcept nogil:
+    """Table-optimal move of a covered no-contact race, or -1 when the tables do not cover it."""
+    cdef const TablesC* t = job.tables
+    cdef int mover = pos.turn, k, best = -1
+    cdef const SideC* me = &pos.side[mover]
+    cdef const SideC* opp = &pos.side[1 - mover]
+    cdef double value, best_value = -1e300
+    if not no_contact(pos):
+        return -1
+    if _side_covered(me, t.two.points, t.two.checkers) and _side_covered(opp, t.two.points, t.two.checkers):
+        for k in range(n):
+            if moves[k].after.counts[0] == NUM_CHECKERS:
+                value = 2.0 if opp.counts[0] == 0 else 1.0
+            else:
+                value = -two_sided_equity(&t.two, _rank(opp, t.two.points), _rank(&moves[k].after, t.two.points))
+            if value > best_value:
+                best_value = value
+                best = k
+        return best
+    if _side_covered(me, t.one.points, t.one.checkers):
+        # Fewest expected rolls: the strategy under which the one-sided race estimate is exact.
+        for k in range(n):
+            value = -one_sided_mean(&t.one, _rank(&moves[k].after, t.one.points))
+            if value > best_value:
+                best_value = value
+                best = k
+        return best
+    return -1
+
+
+cdef int _lookahead_choice(const JobC* job, const PositionC* pos, const MoveC* moves, int n,
+                           ScratchC* scratch) except -1 nogil:
+    """The move with the best average over the 21 replies of the reply worst for the mover."""
+    cdef int mover = pos.turn, k, r, j, m, best = 0
+    cdef double value, worst, e, best_value = -1e300
+    cdef PositionC child, grandchild
+    cdef double equity, win, win_mars, lose_mars
+    for k in range(n):
+        child = pos[0]
+        apply_move(&child, &moves[k])
+        if _is_over(&child) or race_value(job.tables, &child, &equity, &win, &win_mars, &lose_mars):
+            value = position_value(job, &child, mover)
+        else:
+            value = 0.0
+            for r in range(21):
+                m = generate_moves(&child, ROLL_A[r], ROLL_B[r], job.flags, scratch.spare, scratch.ws)
+                if m < 0:
+                    with gil:
+                        raise OverflowError("more legal moves than the generator buffer holds")
+                worst = 1e300
+                for j in range(m):
+                    grandchild = child
+                    apply_move(&grandchild, &scratch.spare[j])
+                    e = position_value(job, &grandchild, mover)
+                    if e < worst:
+                        worst = e
+                value += ROLL_W[r] * worst
+        if value > best_value:
+            best_value = value
+            best = k
+    return best
+
+
+cdef double _best_value(const JobC* job, const PositionC* pos, const MoveC* moves, int n) noexcept nogil:
+    """max over moves of position_value(child) for the mover: the luck evaluator of one roll."""
+    cdef int k
+    cdef double value, best = -1e300
+    cdef PositionC child
+    for k in range(n):
+        child = pos[0]
+        apply_move(&child, &moves[k])
+        value = position_value(job, &child, pos.turn)
+        if value > best:
+            best = value
+    return best
+
+
+cdef int _callback_choice(object callback, const PositionC* pos, int d1, int d2, int n) except -1:
+    cdef uint8_t row[POSITION_WIDTH]
+    position_store(pos, row)
+    index = callback(bytes(row[:POSITION_WIDTH]), d1, d2)
+    if not (0 <= index < n):
+        raise IndexError(f"policy chose move {index} of {n}")
+    return index
+
+
+cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng, int stratum,
+                      object callback, ScratchC* scratch, GameOutC* out) except -1 nogil:
+    """Play `pos` to the end or to truncation; fill `out` for `color`."""
+    cdef int d1, d2, n, k, r, m, policy, mover
+    cdef double actual, mean, equity, win, win_mars, lose_mars
+    cdef bint rolled
+    out.plies = 0
+    out.luck = 0.0
+    out.truncated = False
+    out.first_roll = -1
+    out.draw = 0.0
+    while True:
+        if _is_over(pos):
+            out.equity = _final_points(pos, color)
+            out.win = 1.0 if out.equity > 0 else 0.0
+            out.win_mars = 1.0 if out.equity > 1.5 else 0.0
+            out.lose_mars = 1.0 if out.equity < -1.5 else 0.0
+            return 0
+        if job.truncate and race_value(job.tables, pos, &equity, &win, &win_mars, &lose_mars):
+            out.truncated = True
+            if pos.turn == color:
+                out.equity, out.win, out.win_mars, out.lose_mars = equity, win, win_mars, lose_mars
+            else:
+                out.equity, out.win, out.win_mars, out.lose_mars = -equity, 1.0 - win, lose_mars, win_mars
+            return 0
+        rolled = out.plies >= 2 or stratum < 0
+        if rolled:
+            roll_dice(rng, &d1, &d2)
+        else:
+            r = stratum % 36 if out.plies == 0 else stratum // 36
+            d1 = r // 6 + 1
+            d2 = r % 6 + 1
+        if out.plies == 0:
+            out.first_roll = (d1 - 1) * 6 + (d2 - 1)
+        mover = pos.turn
+        n = generate_moves(pos, d1, d2, job.flags, scratch.moves, scratch.ws)
+        if n < 0:
+            with gil:
+                raise OverflowError("more legal moves than the generator buffer holds")
+        if n == 1 and scratch.moves[0].nsteps == 0 and position_is_dead(pos, job.flags):
+            out.equity = out.win = out.win_mars = out.lose_mars = 0.0
+            out.draw = 1.0
+            return 0
+        if job.luck and rolled:
+            # luck = value of the roll played minus the mean over all 36 rolls (mean zero)
+            actual = _best_value(job, pos, scratch.moves, n)
+            mean = 0.0
+            for r in range(21):
+                m = generate_moves(pos, ROLL_A[r], ROLL_B[r], job.flags, scratch.spare, scratch.ws)
+                if m < 0:
+                    with gil:
+                        raise OverflowError("more legal moves than the generator buffer holds")
+                mean += ROLL_W[r] * _best_value(job, pos, scratch.spare, m)
+            out.luck += (actual - mean) if mover == color else (mean - actual)
+        policy = job.policy[mover]
+        k = 0
+        if n > 1:
+            if policy == POLICY_CALLBACK:
+                with gil:
+                    k = _callback_choice(callback, pos, d1, d2, n)
+            elif policy == POLICY_BEAROFF:
+                k = _bearoff_choice(job, pos, scratch.moves, n)
+                if k < 0:
+                    k = choose_move(pos, scratch.moves, n, POLICY_HEURISTIC, rng)
+            elif policy == POLICY_LOOKAHEAD:
+                k = _lookahead_choice(job, pos, scratch.moves, n, scratch)
+            else:
+                k = choose_move(pos, scratch.moves, n, policy, rng)
+        apply_move(pos, &scratch.moves[k])
+        out.plies += 1
+
+
+# ---------------------------------------------------------------------------------------
+# Python entry points (trusted input: fevga.rollout validates).
+
+cdef class Tables:
+    """Bear-off tables in the layout the kernels read (arrays are kept alive here)."""
+
+    cdef TablesC c
+    cdef list _keep
+
+    def __init__(self, one=None, two=None):
+        """`one` = (points, checkers, arrays dict), `two` = (points, checkers, total, equity, win)."""
+        self._keep = []
+        self.c.one.points = 0
+        self.c.one.checkers = 0
+        self.c.two.points = 0
+        self.c.two.checkers = 0
+        if one is not None:
+            points, checkers, arrays = one
+            self.c.one.points = points
+            self.c.one.checkers = checkers
+            self.c.one.entries = len(arrays["mean"])
+            self.c.one.first_base = self.c.one.entries - len(arrays["first_mean"])
+            self.c.one.mean = self._f64(arrays["mean"])
+            self.c.one.dist_offset = self._i64(arrays["dist_offset"])
+            self.c.one.dist_start = self._u16(arrays["dist_start"])
+            self.c.one.dist_length = self._u16(arrays["dist_length"])
+            self.c.one.dist_pool = self._f64(arrays["dist_pool"])
+            self.c.one.first_mean = self._f64(arrays["first_mean"])
+            self.c.one.first_offset = self._i64(arrays["first_offset"])
+            self.c.one.first_start = self._u16(arrays["first_start"])
+            self.c.one.first_length = self._u16(arrays["first_length"])
+            self.c.one.first_pool = self._f64(arrays["first_pool"])
+        if two is not None:
+            points, checkers, total, equity, win = two
+            self.c.two.points = points
+            self.c.two.checkers = checkers
+            self.c.two.total = total
+            self.c.two.positions = int(round(len(equity) ** 0.5))
+            self.c.two.equity = self._f64(equity)
+            self.c.two.win = NULL if win is None else self._f64(win)
+
+    cdef const double* _f64(self, a) except NULL:
+        cdef const double[::1] view = np.ascontiguousarray(a, dtype=np.float64).reshape(-1)
+        self._keep.append(view)
+        return &view[0]
+
+    cdef const int64_t* _i64(self, a) except NULL:
+        cdef const int64_t[::1] view = np.ascontiguousarray(a, dtype=np.int64).reshape(-1)
+        self._keep.append(view)
+        return &view[0]
+
+    cdef const uint16_t* _u16(self, a) except NULL:
+        cdef const uint16_t[::1] view = np.ascontiguousarray(a, dtype=np.uint16).reshape(-1)
+        self._keep.append(view)
+        return &view[0]
+
+    @property
+    def one_sided(self):
+        """(points, checkers) of the one-sided table, (0, 0) when absent."""
+        return (self.c.one.points, self.c.one.checkers)
+
+    @property
+    def two_sided(self):
+        """(points, checkers) of the two-sided table, (0, 0) when absent."""
+        return (self.c.two.points, self.c.two.checkers)
+
+
+cdef int _scratch_new(ScratchC* scratch) noexcept nogil:
+    scratch.moves = <MoveC*> malloc(MAX_MOVES * sizeof(MoveC))
+    scratch.spare = <MoveC*> malloc(MAX_MOVES * sizeof(MoveC))
+    scratch.ws = workspace_new()
+    return 0 if scratch.moves != NULL and scratch.spare != NULL and scratch.ws != NULL else -1
+
+
+cdef void _scratch_free(ScratchC* scratch) noexcept nogil:
+    free(scratch.moves)
+    free(scratch.spare)
+    workspace_free(scratch.ws)
+
+
+cdef void _job_init(JobC* job, int flags, int white_policy, int black_policy, bint truncate,
+                    bint luck, double scale, Tables tables):
+    job.flags = flags
+    job.policy[0] = white_policy
+    job.policy[1] = black_policy
+    job.truncate = truncate
+    job.luck = luck
+    job.scale = scale
+    job.tables = &tables.c
+
+
+cdef int64_t _block(const JobC* job, const PositionC* starts, int targets, int color, object callback,
+                    bint stratify, uint64_t master, int64_t first_index, int64_t games,
+                    double[:, ::1] sums, double[:, :, ::1] first, double[:, ::1] cross,
+                    int64_t[:, ::1] lengths, const int32_t[::1] stop, double* values,
+                    ScratchC* scratch) except -1 nogil:
+    cdef int64_t i, index
+    cdef int k, j, stratum, length
+    cdef PositionC pos
+    cdef RngC rng
+    cdef GameOutC out
+    cdef double value
+    for i in range(games):
+        if stop[0]:
+            return i
+        index = first_index + i
+        stratum = <int> (index % NUM_STRATA) if stratify else -1
+        for k in range(targets):
+            pos = starts[k]
+            rng_seed(&rng, game_seed(master, <uint64_t> index))
+            rollout_game(job, &pos, color, &rng, stratum, callback, scratch, &out)
+            value = out.equity
+            values[k] = value
+            sums[k, 0] += 1.0
+            sums[k, 1] += value
+            sums[k, 2] += value * value
+            sums[k, 3] += out.win
+            sums[k, 4] += out.win_mars
+            sums[k, 5] += out.lose_mars
+            sums[k, 6] += out.draw
+            sums[k, 7] += out.luck
+            sums[k, 8] += out.luck * out.luck
+            sums[k, 9] += value * out.luck
+            sums[k, 10] += out.truncated
+            sums[k, 11] += out.plies
+            j = out.first_roll if out.first_roll >= 0 else (stratum % 36 if stratum >= 0 else 0)
+            first[k, j, 0] += 1.0
+            first[k, j, 1] += value
+            first[k, j, 2] += value * value
+            length = out.plies if out.plies < LENGTH_BINS else LENGTH_BINS - 1
+            lengths[k, length] += 1
+        if targets > 1:
+            for k in range(targets):
+                for j in range(targets):
+                    cross[k, j] += values[k] * values[j]
+    return games
+
+
+def run_block(bytes rows, int color, int flags, int white_policy, int black_policy, object callback,
+              Tables tables, bint truncate, bint luck, double scale, bint stratify, uint64_t master,
+              int64_t first_index, int64_t games, double[:, ::1] sums, double[:, :, ::1] first,
+              double[:, ::1] cross, int64_t[:, ::1] lengths, const int32_t[::1] stop):
+    """Games first_index .. first_index + games - 1 of a job from each start row (K rows of
+    51 bytes), added into sums[K, 12], first[K, 36, 3], cross[K, K], lengths[K, 512].
+    Returns the games played (fewer when stop[0] became non-zero)."""
+    cdef int targets = len(rows) // POSITION_WIDTH, k
+    cdef const uint8_t* data = <const uint8_t*> rows
+    cdef PositionC* starts = <PositionC*> malloc(targets * sizeof(PositionC))
+    cdef double* values = <double*> malloc(targets * sizeof(double))
+    cdef ScratchC scratch
+    cdef JobC job
+    cdef int64_t done
+    cdef int status = _scratch_new(&scratch)
+    try:
+        if starts == NULL or values == NULL or status < 0:
+            raise MemoryError("no memory for the rollout loop")
+        for k in range(targets):
+            position_load(&starts[k], data + k * POSITION_WIDTH)
+        _job_init(&job, flags, white_policy, black_policy, truncate, luck, scale, tables)
+        if callback is None:
+            with nogil:
+                done = _block(&job, starts, targets, color, None, stratify, master, first_index, games,
+                              sums, first, cross, lengths, stop, values, &scratch)
+        else:
+            done = _block(&job, starts, targets, color, callback, stratify, master, first_index, games,
+                          sums, first, cross, lengths, stop, values, &scratch)
+        return done
+    finally:
+        free(starts)
+        free(values)
+        _scratch_free(&scratch)
+
+
+cdef double _expectimax(const JobC* job, const PositionC* pos, int depth, MoveC* buffers,
+                        WorkspaceC* ws) except? -1e300 nogil:
+    """Exact expectation over the 21 rolls, `depth` plies deep, for the side on roll."""
+    cdef int r, k, n, dead = -1
+    cdef double total = 0.0, best, value
+    cdef PositionC child
+    if _is_over(pos):
+        return _final_points(pos, pos.turn)
+    if depth == 0:
+        return position_value(job, pos, pos.turn)
+    for r in range(21):
+        n = generate_moves(pos, ROLL_A[r], ROLL_B[r], job.flags, buffers, ws)
+        if n < 0:
+            with gil:
+                raise OverflowError("more legal moves than the generator buffer holds")
+        if n == 1 and buffers[0].nsteps == 0:
+            if dead < 0:
+                dead = position_is_dead(pos, job.flags)
+            if dead:
+                return 0.0
+        best = -1e300
+        for k in range(n):
+            child = pos[0]
+            apply_move(&child, &buffers[k])
+            value = -_expectimax(job, &child, depth - 1, buffers + MAX_MOVES, ws)
+            if value > best:
+                best = value
+        total += ROLL_W[r] * best
+    return total
+
+
+def expectimax_value(bytes row, int depth, int flags, Tables tables, double scale):
+    """Expectimax value of a row for its side on roll (leaves: position_value)."""
+    cdef PositionC pos
+    cdef JobC job
+    cdef double value
+    cdef MoveC* buffers = <MoveC*> malloc((depth + 1) * MAX_MOVES * sizeof(MoveC))
+    cdef WorkspaceC* ws = workspace_new()
+    try:
+        if buffers == NULL or ws == NULL:
+            raise MemoryError("no memory for expectimax")
+        position_load(&pos, <const uint8_t*> row)
+        _job_init(&job, flags, POLICY_HEURISTIC, POLICY_HEURISTIC, False, False, scale, tables)
+        with nogil:
+            value = _expectimax(&job, &pos, depth, buffers, ws)
+        return value
+    finally:
+        free(buffers)
+        workspace_free(ws)
+
+
+def value(bytes row, int color, Tables tables, double scale):
+    """position_value of a row for `color` (the evaluator of luck, lookahead and expectimax)."""
+    cdef PositionC pos
+    cdef JobC job
+    position_load(&pos, <const uint8_t*> row)
+    _job_init(&job, 0, POLICY_HEURISTIC, POLICY_HEURISTIC, False, False, scale, tables)
+    return position_value(&job, &pos, color)
+
+
+def race(bytes row, Tables tables):
+    """(equity, win, win_mars, lose_mars) of a covered no-contact race for the side on roll, or None."""
+    cdef PositionC pos
+    cdef double equity, win, win_mars, lose_mars
+    position_load(&pos, <const uint8_t*> row)
+    if race_value(&tables.c, &pos, &equity, &win, &win_mars, &lose_mars):
+        return (equity, win, win_mars, lose_mars)
+    return None
