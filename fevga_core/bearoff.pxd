@@ -58,6 +58,12 @@ cdef struct TwoSidedTableC:
     const double* equity
     const double* win
 
+# Fill a table struct from the arrays of a fevga.bearoff OneSidedDB / TwoSidedDB (`db._a`); the
+# caller keeps the arrays alive while the struct is used. Raises ValueError on a wrong dtype.
+cdef int fill_one_sided_table(dict arrays, int points, int checkers, OneSidedTableC* out) except -1
+cdef int fill_two_sided_table(dict arrays, int points, int checkers, int total,
+                              TwoSidedTableC* out) except -1
+
 cdef int64_t binomial(int n, int k) noexcept nogil
 cdef int64_t position_rank(const uint8_t* counts, int points) noexcept nogil
 cdef void position_unrank(int64_t rank, int points, uint8_t* counts) noexcept nogil

@@ -26,6 +26,11 @@ def pair_batch(
     strict: bool,
 ) -> int: ...
 
+def check_tables(one_sided: dict[str, Any], points: int, checkers: int, sides: list[Sequence[int]]) -> list[tuple[float, float]]: ...
+def check_two_sided(
+    arrays: dict[str, Any], points: int, checkers: int, total: int, on_roll: Sequence[int], opponent: Sequence[int]
+) -> tuple[float, float]: ...
+
 class OneSidedBuilder:
     points: int
     checkers: int

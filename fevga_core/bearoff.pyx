@@ -217,6 +217,73 @@ cdef double two_sided_win(const TwoSidedTableC* table, int64_t on_roll_rank,
     return 0.5 * (1.0 + table.equity[index])
 
 
+cdef const void* _data(dict arrays, str name, object dtype) except NULL:
+    cdef cnp.ndarray array = arrays[name]
+    if array.dtype != dtype or not array.flags.c_contiguous:
+        raise ValueError(f"bear-off array {name!r} must be C-contiguous {dtype}, not {array.dtype}")
+    if array.size == 0:
+        return <const void*>1  # never dereferenced: an empty table
+    return <const void*>cnp.PyArray_DATA(array)
+
+
+cdef int fill_one_sided_table(dict arrays, int points, int checkers, OneSidedTableC* out) except -1:
+    out.points = points
+    out.checkers = checkers
+    out.entries = position_count(points, checkers)
+    out.first_base = position_count(points, checkers - 1)
+    out.mean = <const double*>_data(arrays, "mean", np.float64)
+    out.stdev = <const double*>_data(arrays, "stdev", np.float64)
+    out.dist_offset = <const int64_t*>_data(arrays, "dist_offset", np.int64)
+    out.dist_start = <const uint16_t*>_data(arrays, "dist_start", np.uint16)
+    out.dist_length = <const uint16_t*>_data(arrays, "dist_length", np.uint16)
+    out.dist_pool = <const double*>_data(arrays, "dist_pool", np.float64)
+    out.first_mean = <const double*>_data(arrays, "first_mean", np.float64)
+    out.first_offset = <const int64_t*>_data(arrays, "first_offset", np.int64)
+    out.first_start = <const uint16_t*>_data(arrays, "first_start", np.uint16)
+    out.first_length = <const uint16_t*>_data(arrays, "first_length", np.uint16)
+    out.first_pool = <const double*>_data(arrays, "first_pool", np.float64)
+    return 0
+
+
+cdef int fill_two_sided_table(dict arrays, int points, int checkers, int total,
+                              TwoSidedTableC* out) except -1:
+    out.points = points
+    out.checkers = checkers
+    out.total = total
+    out.positions = position_count(points, checkers)
+    out.equity = <const double*>_data(arrays, "equity", np.float64)
+    out.win = <const double*>_data(arrays, "win", np.float64) if "win" in arrays else NULL
+    return 0
+
+
+def check_tables(dict one_sided, int points, int checkers, list sides) -> list:
+    """Means and 1-roll probabilities read through the C-level structs (for tests)."""
+    cdef OneSidedTableC table
+    cdef double dist[MAX_ROLLS]
+    cdef uint8_t buffer[MAX_POINTS]
+    cdef int i
+    fill_one_sided_table(one_sided, points, checkers, &table)
+    result = []
+    for side in sides:
+        if len(side) != points:
+            raise ValueError(f"side {side!r} must have {points} counts")
+        for i in range(points):
+            buffer[i] = side[i]
+        r = position_rank(buffer, points)
+        one_sided_distribution(&table, r, dist, MAX_ROLLS)
+        result.append((one_sided_mean(&table, r), dist[1]))
+    return result
+
+
+def check_two_sided(dict arrays, int points, int checkers, int total, on_roll, opponent) -> tuple:
+    """(equity, win) read through the C-level struct (for tests)."""
+    cdef TwoSidedTableC table
+    fill_two_sided_table(arrays, points, checkers, total, &table)
+    a = rank(on_roll)
+    b = rank(opponent)
+    return two_sided_equity(&table, a, b), two_sided_win(&table, a, b)
+
+
 # ---------------------------------------------------------------------------------------------
 # Python helpers over single positions.
 

@@ -62,6 +62,16 @@ def test_known_values(db: OneSidedDB, ts: TwoSidedDB) -> None:
     assert db.first_off_distribution((15,)).tolist() == [0.0, 1.0]
 
 
+def test_c_level_lookups(db: OneSidedDB, ts: TwoSidedDB) -> None:
+    assert core.check_tables(db._a, 6, 15, [SIX, (15, 0, 0, 0, 0, 0)]) == [
+        (1.25, db.distribution(SIX)[1]),
+        (db.mean_rolls((15,)), 0.0),
+    ]
+    assert core.check_two_sided(ts._a, 6, 6, 15, SIX, SIX) == (ts.equity(SIX, SIX), ts.win_probability(SIX, SIX))
+    with pytest.raises(ValueError, match="dist_pool"):
+        core.check_tables({**db._a, "dist_pool": db._a["dist_pool"].astype(np.float32)}, 6, 15, [SIX])
+
+
 def test_rank_layout() -> None:
     assert core.count(6, 15) == 54264
     assert core.rank((0,) * 6) == 0
