@@ -328,6 +328,16 @@ def test_default_table_is_cached_and_repaired(tmp_path: Path, monkeypatch: pytes
     assert open_db(path).mean_rolls(SIX) == 1.25
 
 
+def test_unwritable_cache_keeps_the_table_in_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("FEVGA_CACHE_DIR", str(blocker / "sub"))
+    monkeypatch.setattr(tables_module, "_DEFAULT", {})
+    with pytest.warns(UserWarning, match="could not cache"):
+        db = default_one_sided(progress=False)
+    assert db.mean_rolls(SIX) == 1.25 and db.path is None
+
+
 # --- moves --------------------------------------------------------------------------------
 
 def _random_home_side(rng: np.random.Generator, most: int) -> tuple[int, ...]:

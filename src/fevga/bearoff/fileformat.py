@@ -130,6 +130,10 @@ class TableFile:
             raise BearoffFileError(f"bear-off file {str(self.path)!r} does not exist") from None
         except IsADirectoryError:
             raise BearoffFileError(f"bear-off file {str(self.path)!r} is a directory") from None
+        except BearoffFileError:
+            raise
+        except OSError as exc:
+            raise BearoffFileError(f"bear-off file {str(self.path)!r} cannot be read: {exc.strerror or exc}") from None
         magic, version, header_length, header_crc = _PREFIX.unpack_from(self._mmap, 0)
         where = repr(str(self.path))
         if magic != MAGIC:

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, Union
@@ -450,8 +451,11 @@ def default_one_sided(*, progress: bool = True) -> OneSidedDB:
         db = open_db(path, kind=OneSidedDB.kind)
     except BearoffFileError:  # missing, or damaged: (re)build it
         db = OneSidedDB.build(6, TOTAL_CHECKERS, progress=progress)
-        db.save(path)
-        db.path = path
+        try:
+            db.save(path)
+            db.path = path
+        except OSError as exc:  # read-only cache: keep the table in memory for this process
+            warnings.warn(f"could not cache the bear-off table at {str(path)!r}: {exc}", stacklevel=2)
     if not isinstance(db, OneSidedDB) or (db.points, db.checkers) != (6, TOTAL_CHECKERS):
         raise BearoffFileError(f"cached bear-off file {str(path)!r} is not the 6x15 one-sided table")
     _DEFAULT[path] = db
