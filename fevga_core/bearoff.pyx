@@ -792,21 +792,19 @@ cdef class TwoSidedBuilder:
                 self.win[x] = 1.0
                 self.win_t[x * n] = 1.0
 
-    cdef void _shell(self, int64_t m) noexcept nogil:
-        cdef int64_t n = self.positions, q, p, lo, hi, s
+    cdef void _part_a(self, int64_t m, int64_t q_lo, int64_t q_hi) noexcept nogil:
+        """Step A of shell m for opponents q_lo..q_hi-1 (within 1..m-1): m on roll."""
+        cdef int64_t n = self.positions, q, lo, hi, s
         cdef double* acc = self.scratch
         cdef double* tmp = self.scratch + n
         cdef double* acc_win = self.scratch + 2 * n
         cdef double* tmp_win = self.scratch + 3 * n
         cdef const double* row
         cdef const double* row_win
-        cdef const double* hot = self.equity + m * n
-        cdef const double* hot_win = self.win + m * n if self.has_win else NULL
-        cdef double w, value, best, best_win, total_value, total_win
+        cdef double w, value
         cdef int r
         cdef bint has_win = self.has_win
-        # (A) m on roll against every q in 1..m-1, vectorised over q.
-        for q in range(m):
+        for q in range(q_lo, q_hi):
             acc[q] = 0.0
             acc_win[q] = 0.0
         for r in range(21):
@@ -816,30 +814,30 @@ cdef class TwoSidedBuilder:
             row = self.transposed + <int64_t>self.succ[lo] * n
             if has_win:
                 row_win = self.win_t + <int64_t>self.succ[lo] * n
-                for q in range(1, m):
+                for q in range(q_lo, q_hi):
                     tmp[q] = row[q]
                     tmp_win[q] = row_win[q]
                 for s in range(lo + 1, hi):
                     row = self.transposed + <int64_t>self.succ[s] * n
                     row_win = self.win_t + <int64_t>self.succ[s] * n
-                    for q in range(1, m):
+                    for q in range(q_lo, q_hi):
                         if row[q] < tmp[q]:
                             tmp[q] = row[q]
                             tmp_win[q] = row_win[q]
-                for q in range(1, m):
+                for q in range(q_lo, q_hi):
                     acc[q] += w * tmp[q]
                     acc_win[q] += w * tmp_win[q]
             else:
-                for q in range(1, m):
+                for q in range(q_lo, q_hi):
                     tmp[q] = row[q]
                 for s in range(lo + 1, hi):
                     row = self.transposed + <int64_t>self.succ[s] * n
-                    for q in range(1, m):
+                    for q in range(q_lo, q_hi):
                         value = row[q]
                         tmp[q] = value if value < tmp[q] else tmp[q]
-                for q in range(1, m):
+                for q in range(q_lo, q_hi):
                     acc[q] += w * tmp[q]
-        for q in range(1, m):
+        for q in range(q_lo, q_hi):
             value = -acc[q] / 36.0
             self.equity[m * n + q] = value
             self.transposed[q * n + m] = value
@@ -847,8 +845,16 @@ cdef class TwoSidedBuilder:
                 value = 1.0 - acc_win[q] / 36.0
                 self.win[m * n + q] = value
                 self.win_t[q * n + m] = value
-        # (B) every p in 1..m on roll against m, reading row m.
-        for p in range(1, m + 1):
+
+    cdef void _part_b(self, int64_t m, int64_t p_lo, int64_t p_hi) noexcept nogil:
+        """Step B of shell m for p_lo..p_hi-1 (within 1..m) on roll against m."""
+        cdef int64_t n = self.positions, q, p, lo, hi, s
+        cdef const double* hot = self.equity + m * n
+        cdef const double* hot_win = self.win + m * n if self.has_win else NULL
+        cdef double value, best, total_value, total_win
+        cdef int r
+        cdef bint has_win = self.has_win
+        for p in range(p_lo, p_hi):
             total_value = 0.0
             total_win = 0.0
             for r in range(21):
@@ -871,6 +877,32 @@ cdef class TwoSidedBuilder:
                 total_win = 1.0 - total_win / 36.0
                 self.win[p * n + m] = total_win
                 self.win_t[m * n + p] = total_win
+
+    cdef void _shell(self, int64_t m) noexcept nogil:
+        self._part_a(m, 1, m)
+        self._part_b(m, 1, m + 1)
+
+    def run_split(self, int64_t m, int part, int parts):
+        """One thread's share of shell m: step A then, after the caller's barrier, step B.
+
+        part = 2k runs step A's k-th slice, part = 2k + 1 step B's k-th slice (k < parts); the
+        slices of A and of B are balanced by work (A costs the same per q, B per p).
+        """
+        cdef int64_t lo, hi, k = part // 2
+        if part % 2 == 0:
+            lo = 1 + (m - 1) * k // parts
+            hi = 1 + (m - 1) * (k + 1) // parts
+            with nogil:
+                self._part_a(m, lo, hi)
+        else:
+            lo = 1 + m * k // parts
+            hi = 1 + m * (k + 1) // parts
+            with nogil:
+                self._part_b(m, lo, hi)
+
+    def finish_shells(self, int64_t stop):
+        """Mark shells below `stop` as built (after run_split did them)."""
+        self.done = min(stop, self.positions)
 
     def run(self, int64_t stop):
         """Build the shells done..stop-1 without the GIL."""

@@ -127,6 +127,15 @@ def test_two_sided_invariants(ts: TwoSidedDB) -> None:
     assert np.all(equity + equity.T >= -1e-12)
 
 
+def test_threaded_build_is_identical(ts: TwoSidedDB) -> None:
+    serial = TwoSidedDB.build(checkers=6, threads=1)
+    assert np.array_equal(serial.equity_matrix(), ts.equity_matrix())
+    three = TwoSidedDB.build(checkers=6, threads=3)
+    assert np.array_equal(three.equity_matrix(), ts.equity_matrix())
+    with pytest.raises(InvalidArgumentError, match="threads=0"):
+        TwoSidedDB.build(checkers=2, threads=0)
+
+
 def test_race_estimate_error_is_small(db: OneSidedDB, ts: TwoSidedDB) -> None:
     error = estimate_error(db, ts)
     assert error["max_abs_error"] < 0.02

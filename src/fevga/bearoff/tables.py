@@ -285,8 +285,19 @@ class TwoSidedDB:
         self._a = arrays
 
     @classmethod
-    def build(cls, checkers: int = 6, points: int = 6, *, total: int = TOTAL_CHECKERS, progress: bool = False) -> TwoSidedDB:
+    def build(
+        cls,
+        checkers: int = 6,
+        points: int = 6,
+        *,
+        total: int = TOTAL_CHECKERS,
+        progress: bool = False,
+        threads: int | None = None,
+    ) -> TwoSidedDB:
         """Build the table for up to `checkers` checkers a side on points 1..`points`.
+
+        `threads` (default: 2 where the machine has two cores) split each large shell; the
+        result does not depend on it.
 
         `total` is the number of checkers a side has in the game (15 in Fevga); a smaller value
         models a smaller game, in which a mars is possible as soon as checkers == total.
@@ -294,15 +305,22 @@ class TwoSidedDB:
         _check_size(points, checkers)
         if not isinstance(total, int) or not checkers <= total <= TOTAL_CHECKERS:
             raise InvalidArgumentError(f"total={total!r} must be an integer {checkers}-{TOTAL_CHECKERS}")
+        if threads is None:
+            threads = min(2, os.cpu_count() or 1)
+        if not isinstance(threads, int) or threads < 1:
+            raise InvalidArgumentError(f"threads={threads!r} must be a positive integer")
         builder = core.TwoSidedBuilder(points, checkers, total)
         shells = builder.positions
         with _progress(shells * shells, f"two-sided {points}x{checkers}", progress) as bar:
             # Shell m costs about m units: make ~100 chunks of equal work.
-            while builder.done < shells:
+            serial = shells if threads == 1 else min(shells, _SERIAL_SHELLS)
+            while builder.done < serial:
                 before = builder.done
-                target = int(min(shells, np.sqrt(before * before + shells * shells / 100) + 1))
+                target = int(min(serial, np.sqrt(before * before + shells * shells / 100) + 1))
                 builder.run(target)
                 bar.update(builder.done**2 - before**2)
+            if builder.done < shells:
+                _run_threaded(builder, threads, bar)
         return cls(points, checkers, total, builder.arrays())
 
     def save(self, path: str | os.PathLike[str], dtype: str = "float64") -> Path:
@@ -398,6 +416,57 @@ class TwoSidedDB:
 
 
 Database = Union[OneSidedDB, TwoSidedDB]
+
+_SERIAL_SHELLS = 400  # below this, a shell is too small to be worth two threads
+
+
+def _run_threaded(builder: Any, threads: int, bar: Any) -> None:
+    """Build the remaining shells with `threads` threads over the nogil kernels, 2 barriers a shell."""
+    import threading
+
+    shells = int(builder.positions)
+    first = int(builder.done)
+    barrier = threading.Barrier(threads)
+    stop = threading.Event()
+    errors: list[BaseException] = []
+    progress = [first]
+
+    def work(k: int) -> None:
+        try:
+            for m in range(first, shells):
+                if stop.is_set():
+                    return
+                builder.run_split(m, 2 * k, threads)
+                barrier.wait()
+                builder.run_split(m, 2 * k + 1, threads)
+                barrier.wait()
+                if k == 0:
+                    progress[0] = m + 1
+        except threading.BrokenBarrierError:
+            return
+        except BaseException as exc:  # pragma: no cover - surfaced below
+            errors.append(exc)
+            barrier.abort()
+
+    workers = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(threads)]
+    for worker in workers:
+        worker.start()
+    shown = first
+    try:
+        while any(worker.is_alive() for worker in workers):
+            workers[0].join(0.1)
+            done = progress[0]
+            bar.update(done * done - shown * shown)
+            shown = done
+    except BaseException:
+        stop.set()
+        barrier.abort()
+        for worker in workers:
+            worker.join()
+        raise
+    if errors:
+        raise errors[0]
+    builder.finish_shells(shells)
 
 
 def open_db(path: str | os.PathLike[str], *, verify: bool = True, kind: str | None = None) -> Database:
