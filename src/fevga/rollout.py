@@ -1,0 +1,907 @@
+"""Rollouts and exhaustive analysis: how good is a position, which move is best.
+
+A rollout plays a position out many times with a policy and reports the outcome
+statistics of the side on roll. Game ``i`` of a job draws its dice from its own stream
+derived from the master seed, and its first two rolls are stratified over the 1,296 pairs
+of rolls (``stratum = i mod 1296``), so results are bit-identical for 1, 2 or N workers
+and for the Dask backend. Definitions and measured gains: docs/rollout.md.
+
+>>> from fevga import Position
+>>> result = rollout(Position.initial(), games=1296, seed=1, workers=1, progress=False)
+>>> result.games, -2.0 <= result.equity <= 2.0
+(1296, True)
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from fevga.errors import InvalidArgumentError, InvalidPositionError
+from fevga.game import _callback
+from fevga.notation import parse_dice
+from fevga.position import Move, Position
+from fevga.rules import DEFAULT_RULES, Rules
+from fevga.seeding import SeedLike, master_key, seed_repr
+from fevga_core import rollout as core
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from fevga.bearoff import OneSidedDB, TwoSidedDB
+
+PolicyFn = Callable[[Position, tuple[int, int], list[Move]], Move]
+Policy = Union[str, PolicyFn]
+Evaluator = Union[str, Callable[[Position], float]]
+
+POLICY_IDS = {"random": 0, "heuristic": 1, "bearoff": 3, "lookahead": 4}
+_CALLBACK = 2
+STRATA = int(core.STRATA)
+BLOCK_GAMES = STRATA  # games per block: fixed, so results never depend on the workers
+DEFAULT_GAMES = 8 * STRATA  # 10,368: eight full rotations of the opening roll pairs
+LUCK_SCALE = 100.0  # heuristic units per tanh unit of the evaluator (docs/rollout.md)
+Z95 = 1.959963984540054
+_FIELDS = {name: i for i, name in enumerate(core.SUM_FIELDS)}
+_LENGTH_BINS = int(core.MAX_LENGTH)
+
+
+# ---------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass(frozen=True)
+class RolloutResult:
+    """Outcome statistics of one rolled-out position, for the side on roll at its start.
+
+    `equity` is in points (a mars counts 2); `ci95` is its 95% confidence interval.
+    Probabilities are fractions of games (truncated games count their table values).
+    """
+
+    position: str
+    games: int
+    win: float
+    win_mars: float
+    lose_mars: float
+    draw: float
+    equity: float
+    equity_se: float
+    ci95: tuple[float, float]
+    win_se: float
+    raw_equity: float
+    raw_equity_se: float
+    truncated_games: int
+    mean_length: float
+    length_counts: tuple[int, ...]
+    first_rolls: tuple[tuple[str, int, float], ...]
+    policy: str
+    seed: int | str
+    truncate: bool
+    stratified: bool
+    luck: bool
+    rules: tuple[tuple[str, object], ...]
+    interrupted: bool = False
+    elapsed: float = field(default=0.0, compare=False)
+    workers: int = field(default=1, compare=False)
+    backend: str = field(default="local", compare=False)
+
+    @property
+    def lose(self) -> float:
+        """P(lose) = 1 - win - draw."""
+        return 1.0 - self.win - self.draw
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form of every statistic."""
+        return {
+            "position": self.position,
+            "games": self.games,
+            "win": self.win,
+            "win_mars": self.win_mars,
+            "lose_mars": self.lose_mars,
+            "draw": self.draw,
+            "equity": self.equity,
+            "equity_se": self.equity_se,
+            "ci95": list(self.ci95),
+            "win_se": self.win_se,
+            "raw_equity": self.raw_equity,
+            "raw_equity_se": self.raw_equity_se,
+            "truncated_games": self.truncated_games,
+            "mean_length": self.mean_length,
+            "length_counts": list(self.length_counts),
+            "first_rolls": [{"roll": r, "games": n, "equity": e} for r, n, e in self.first_rolls],
+            "policy": self.policy,
+            "seed": self.seed,
+            "truncate": self.truncate,
+            "stratified": self.stratified,
+            "luck": self.luck,
+            "rules": dict(self.rules),
+            "interrupted": self.interrupted,
+            "elapsed": self.elapsed,
+            "workers": self.workers,
+            "backend": self.backend,
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The JSON text of to_dict()."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def _row(self) -> dict[str, Any]:
+        keys = ("position", "games", "win", "win_mars", "lose_mars", "draw", "equity", "equity_se",
+                "win_se", "raw_equity", "raw_equity_se", "truncated_games", "mean_length", "policy", "seed")
+        row = {k: getattr(self, k) for k in keys}
+        row["ci95_low"], row["ci95_high"] = self.ci95
+        return row
+
+    def to_frame(self) -> pd.DataFrame:
+        """A one-row pandas DataFrame of the main statistics (pandas imported lazily)."""
+        import pandas as pd
+
+        return pd.DataFrame([self._row()])
+
+    def first_roll_frame(self) -> pd.DataFrame:
+        """The per-first-roll table as a DataFrame: roll, games, equity."""
+        import pandas as pd
+
+        return pd.DataFrame(list(self.first_rolls), columns=["roll", "games", "equity"])
+
+    def to_csv(self) -> str:
+        """The main statistics as CSV text (a header and one row)."""
+        return _csv([self._row()])
+
+    def summary(self) -> str:
+        """A readable multi-line summary."""
+        low, high = self.ci95
+        lines = [
+            f"position {self.position}: {self.games} games, policy {self.policy}, seed {self.seed}"
+            + (" (interrupted)" if self.interrupted else ""),
+            f"  equity {self.equity:+.4f} +- {self.equity_se:.4f}   95% CI [{low:+.4f}, {high:+.4f}]",
+            f"  win {self.win:.2%}   win mars {self.win_mars:.2%}   lose {self.lose:.2%}"
+            f"   lose mars {self.lose_mars:.2%}   draw {self.draw:.2%}",
+            f"  mean length {self.mean_length:.1f} plies"
+            + (f", {self.truncated_games} truncated" if self.truncate else ""),
+        ]
+        if self.elapsed > 0:
+            lines.append(f"  {self.elapsed:.2f} s, {self.games / self.elapsed:,.0f} games/s on {self.workers} worker(s)"
+                         f" ({self.backend})")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+@dataclass(frozen=True)
+class MoveRollout:
+    """One legal move rolled out: its result for the mover, and its equity difference to the best."""
+
+    move: Move
+    result: RolloutResult
+    diff: float
+    diff_se: float
+
+    @property
+    def equity(self) -> float:
+        """The move's equity for the mover."""
+        return self.result.equity
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"move": self.move.notation, "position": self.move.position.id, "equity": self.equity,
+                "diff": self.diff, "diff_se": self.diff_se, "result": self.result.to_dict()}
+
+
+def moves_to_csv(ranking: Sequence[MoveRollout]) -> str:
+    """CSV text of a move ranking (one row per move)."""
+    rows = []
+    for rank, m in enumerate(ranking, 1):
+        row = {"rank": rank, "move": m.move.notation, "diff": m.diff, "diff_se": m.diff_se}
+        row.update(m.result._row())
+        rows.append(row)
+    return _csv(rows)
+
+
+def moves_to_frame(ranking: Sequence[MoveRollout]) -> pd.DataFrame:
+    """A pandas DataFrame of a move ranking."""
+    import pandas as pd
+
+    return pd.read_csv(io.StringIO(moves_to_csv(ranking)))
+
+
+def _csv(rows: list[dict[str, Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+# ---------------------------------------------------------------------------------------
+# Jobs, blocks and their sums
+
+
+@dataclass(frozen=True)
+class _Job:
+    """Everything a worker needs to play any block of a job (picklable for Dask)."""
+
+    rows: bytes
+    color: int
+    flags: int
+    policies: tuple[int, int]
+    truncate: bool
+    luck: bool
+    scale: float
+    stratify: bool
+    master: int
+    games: int
+    tables: Any  # "default", None, or (token, (points, checkers, arrays) | None, (..., equity, win) | None)
+    callback: Callable[[bytes, int, int], int] | None = field(default=None, compare=False)
+
+    @property
+    def targets(self) -> int:
+        return len(self.rows) // 51
+
+    @property
+    def blocks(self) -> int:
+        return -(-self.games // BLOCK_GAMES)
+
+    def block_range(self, block: int) -> tuple[int, int]:
+        first = block * BLOCK_GAMES
+        return first, min(BLOCK_GAMES, self.games - first)
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What a checkpoint must match to be resumed."""
+        return {"rows": self.rows.hex(), "color": self.color, "flags": self.flags, "policies": list(self.policies),
+                "truncate": self.truncate, "luck": self.luck, "scale": self.scale, "stratify": self.stratify,
+                "master": str(self.master), "games": self.games, "block": BLOCK_GAMES,
+                "tables": self.tables if isinstance(self.tables, str) or self.tables is None else self.tables[0]}
+
+
+class _Sums:
+    """Additive statistics of some games of a job, K targets at a time."""
+
+    def __init__(self, targets: int) -> None:
+        self.sums = np.zeros((targets, len(_FIELDS)))
+        self.first = np.zeros((targets, 36, 3))
+        self.cross = np.zeros((targets, targets))
+        self.lengths = np.zeros((targets, _LENGTH_BINS), dtype=np.int64)
+
+    def add(self, other: _Sums) -> None:
+        self.sums += other.sums
+        self.first += other.first
+        self.cross += other.cross
+        self.lengths += other.lengths
+
+    def arrays(self) -> tuple[npt.NDArray[Any], ...]:
+        return (self.sums, self.first, self.cross, self.lengths)
+
+    @classmethod
+    def total(cls, targets: int, blocks: dict[int, _Sums]) -> _Sums:
+        """Sum of blocks in block order (the same floats whoever played them)."""
+        out = cls(targets)
+        for index in sorted(blocks):
+            out.add(blocks[index])
+        return out
+
+
+@lru_cache(maxsize=1)
+def _default_table_arrays() -> tuple[Any, Any]:
+    from fevga.bearoff import OneSidedDB, TwoSidedDB
+
+    return _table_arrays(OneSidedDB.build(6, 15), TwoSidedDB.build(checkers=6))
+
+
+def _table_arrays(one: OneSidedDB | None, two: TwoSidedDB | None) -> tuple[Any, Any]:
+    one_spec = None if one is None else (one.points, one.checkers, {k: np.asarray(v) for k, v in one._a.items()})
+    two_spec = None
+    if two is not None:
+        win = two._win if two._win is not None else None
+        two_spec = (two.points, two.checkers, two.total, np.asarray(two._equity), win)
+    return one_spec, two_spec
+
+
+def _token(one: Any, two: Any) -> str:
+    """A content hash of custom tables: the per-process cache key and checkpoint identity."""
+    digest = hashlib.sha256()
+    for spec in (one, two):
+        if spec is None:
+            digest.update(b"none")
+            continue
+        digest.update(repr(spec[:-1] if spec is one else spec[:3]).encode())
+        arrays = spec[-1].values() if spec is one else [a for a in spec[3:] if a is not None]
+        for array in arrays:
+            digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.hexdigest()[:32]
+
+
+_TABLES: dict[str | None, core.Tables] = {}
+_TABLES_LOCK = threading.Lock()
+
+
+def _tables_of(spec: Any) -> core.Tables:
+    """The core Tables of a job's table spec, built once per process."""
+    key = spec if isinstance(spec, str) or spec is None else spec[0]
+    with _TABLES_LOCK:
+        tables = _TABLES.get(key)
+        if tables is None:
+            if spec is None:
+                tables = core.Tables()
+            elif spec == "default":
+                tables = core.Tables(*_default_table_arrays())
+            else:
+                tables = core.Tables(*spec[1:])
+            if len(_TABLES) > 8:
+                _TABLES.clear()
+            _TABLES[key] = tables
+    return tables
+
+
+def _run_block(job: _Job, block: int, stop: npt.NDArray[np.int32] | None = None) -> tuple[int, _Sums, int]:
+    """Play one block of a job: (block, sums, games played)."""
+    first, games = job.block_range(block)
+    sums = _Sums(job.targets)
+    flag = stop if stop is not None else np.zeros(1, dtype=np.int32)
+    done = core.run_block(job.rows, job.color, job.flags, job.policies[0], job.policies[1], job.callback,
+                          _tables_of(job.tables), job.truncate, job.luck, job.scale, job.stratify, job.master,
+                          first, games, *sums.arrays(), flag)
+    return block, sums, int(done)
+
+
+# ---------------------------------------------------------------------------------------
+# Statistics
+
+
+def _stats(job: _Job, total: _Sums, k: int, position: str, policy: str, seed: int | str,
+           rules: Rules, interrupted: bool, elapsed: float, workers: int, backend: str) -> RolloutResult:
+    s = total.sums[k]
+    n = float(s[_FIELDS["games"]])
+    if n == 0:
+        nan = float("nan")
+        return RolloutResult(position, 0, nan, nan, nan, nan, nan, nan, (nan, nan), nan, nan, nan, 0, nan, (), (),
+                             policy, seed, job.truncate, job.stratify, job.luck, tuple(rules.to_dict().items()),
+                             interrupted, elapsed, workers, backend)
+    mean = s[_FIELDS["equity"]] / n
+    var = max(s[_FIELDS["equity_sq"]] / n - mean * mean, 0.0) * n / max(n - 1.0, 1.0)
+    raw_se = math.sqrt(var / n)
+    if job.stratify:
+        raw_se = _stratified_se(total.first[k], n, raw_se)
+    equity, se = mean, raw_se
+    if job.luck:
+        luck_mean = s[_FIELDS["luck"]] / n
+        var_luck = s[_FIELDS["luck_sq"]] / n - luck_mean * luck_mean
+        cov = s[_FIELDS["equity_luck"]] / n - mean * luck_mean
+        if var_luck > 0:
+            beta = cov / var_luck  # regression (control-variate) coefficient of the luck terms
+            equity = mean - beta * luck_mean
+            se = math.sqrt(max(var - cov * cov / var_luck, 0.0) / n)
+    win = s[_FIELDS["win"]] / n
+    lengths = total.lengths[k]
+    last = int(np.nonzero(lengths)[0][-1]) + 1 if lengths.any() else 0
+    return RolloutResult(
+        position=position,
+        games=int(n),
+        win=float(win),
+        win_mars=float(s[_FIELDS["win_mars"]] / n),
+        lose_mars=float(s[_FIELDS["lose_mars"]] / n),
+        draw=float(s[_FIELDS["draw"]] / n),
+        equity=float(equity),
+        equity_se=float(se),
+        ci95=(float(equity - Z95 * se), float(equity + Z95 * se)),
+        win_se=float(math.sqrt(max(win * (1 - win), 0.0) / n)),
+        raw_equity=float(mean),
+        raw_equity_se=float(raw_se),
+        truncated_games=int(s[_FIELDS["truncated"]]),
+        mean_length=float(s[_FIELDS["plies"]] / n),
+        length_counts=tuple(int(c) for c in lengths[:last]),
+        first_rolls=_first_roll_table(total.first[k]),
+        policy=policy,
+        seed=seed,
+        truncate=job.truncate,
+        stratified=job.stratify,
+        luck=job.luck,
+        rules=tuple(rules.to_dict().items()),
+        interrupted=interrupted,
+        elapsed=elapsed,
+        workers=workers,
+        backend=backend,
+    )
+
+
+def _stratified_se(first: npt.NDArray[np.float64], n: float, fallback: float) -> float:
+    """Standard error of the mean over the 36 first-roll strata (every stratum needs 2+ games)."""
+    counts, sums, squares = first[:, 0], first[:, 1], first[:, 2]
+    used = counts > 0
+    if (counts[used] < 2).any():
+        return fallback
+    c = counts[used]
+    var = (squares[used] - sums[used] ** 2 / c) / (c - 1)
+    return float(math.sqrt(max(float(np.sum((c / n) ** 2 * np.maximum(var, 0.0) / c)), 0.0)))
+
+
+def _first_roll_table(first: npt.NDArray[np.float64]) -> tuple[tuple[str, int, float], ...]:
+    rows = []
+    for a in range(1, 7):
+        for b in range(a, 7):
+            cells = {(a - 1) * 6 + (b - 1), (b - 1) * 6 + (a - 1)}
+            games = sum(first[c, 0] for c in cells)
+            if games:
+                rows.append((f"{b}-{a}", int(games), float(sum(first[c, 1] for c in cells) / games)))
+    return tuple(rows)
+
+
+# ---------------------------------------------------------------------------------------
+# Running a job: local threads or Dask, checkpoints, Ctrl-C, progress
+
+
+def _save_checkpoint(path: Path, job: _Job, blocks: dict[int, _Sums]) -> None:
+    """Write the finished blocks atomically (temporary file + os.replace)."""
+    order = sorted(blocks)
+    arrays: dict[str, Any] = {
+        "meta": np.frombuffer(json.dumps(job.fingerprint()).encode(), dtype=np.uint8),
+        "blocks": np.asarray(order, dtype=np.int64),
+    }
+    for name, i in (("sums", 0), ("first", 1), ("cross", 2), ("lengths", 3)):
+        shape = _Sums(job.targets).arrays()[i].shape
+        arrays[name] = np.stack([blocks[b].arrays()[i] for b in order]) if order else np.zeros((0, *shape))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            np.savez(handle, **arrays)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _load_checkpoint(path: Path, job: _Job) -> dict[int, _Sums]:
+    with np.load(path) as data:
+        meta = json.loads(data["meta"].tobytes().decode())
+        if meta != job.fingerprint():
+            raise InvalidArgumentError(f"checkpoint {str(path)!r} belongs to another job; remove it or change the path")
+        blocks = {}
+        for i, block in enumerate(data["blocks"]):
+            sums = _Sums(job.targets)
+            sums.sums[:], sums.first[:], sums.cross[:], sums.lengths[:] = (
+                data["sums"][i], data["first"][i], data["cross"][i], data["lengths"][i])
+            blocks[int(block)] = sums
+    return blocks
+
+
+def _checkpoint_master(path: Path) -> int | None:
+    """The master key recorded in an existing checkpoint (lets seed=None resume)."""
+    try:
+        with np.load(path) as data:
+            return int(json.loads(data["meta"].tobytes().decode())["master"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+class _Progress:
+    def __init__(self, job: _Job, done: int, enabled: bool) -> None:
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=job.games, initial=done, unit="game", disable=not enabled, dynamic_ncols=True,
+                        desc="rollout", leave=False)
+        self.partial = _Sums(job.targets)
+
+    def update(self, sums: _Sums, games: int) -> None:
+        self.partial.add(sums)
+        s = self.partial.sums[0]
+        n = s[0]
+        if n > 1:
+            mean = s[1] / n
+            se = math.sqrt(max(s[2] / n - mean * mean, 0.0) / (n - 1))
+            self.bar.set_postfix_str(f"equity {mean:+.3f} CI +-{Z95 * se:.3f}", refresh=False)
+        self.bar.update(games)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def _execute(job: _Job, workers: int, backend: str, scheduler: Any, checkpoint: Path | None,
+             checkpoint_every: float, progress: bool, on_block: Callable[[int, int], None] | None,
+             ) -> tuple[dict[int, _Sums], bool]:
+    blocks: dict[int, _Sums] = {}
+    if checkpoint is not None and checkpoint.exists():
+        blocks = _load_checkpoint(checkpoint, job)
+    todo = [b for b in range(job.blocks) if b not in blocks]
+    done_games = sum(int(s.sums[0, 0]) for s in blocks.values())
+    bar = _Progress(job, done_games, progress)
+    for sums in blocks.values():
+        bar.partial.add(sums)
+    last_save = time.monotonic()
+    interrupted = False
+
+    def finished(block: int, sums: _Sums, games: int) -> None:
+        nonlocal done_games, last_save
+        expected = job.block_range(block)[1]
+        if games < expected:  # stopped mid-block: its games are dropped, the block is redone on resume
+            return
+        blocks[block] = sums
+        done_games += games
+        bar.update(sums, games)
+        if checkpoint is not None and time.monotonic() - last_save >= checkpoint_every:
+            _save_checkpoint(checkpoint, job, blocks)
+            last_save = time.monotonic()
+        if on_block is not None:
+            on_block(done_games, job.games)
+
+    try:
+        if backend == "dask":
+            interrupted = _execute_dask(job, todo, workers, scheduler, finished)
+        else:
+            interrupted = _execute_local(job, todo, workers, finished)
+    finally:
+        bar.close()
+        if checkpoint is not None:
+            _save_checkpoint(checkpoint, job, blocks)
+    return blocks, interrupted
+
+
+def _execute_local(job: _Job, todo: list[int], workers: int, finished: Callable[[int, _Sums, int], None]) -> bool:
+    stop = np.zeros(1, dtype=np.int32)
+    if workers == 1 or len(todo) <= 1:
+        try:
+            for block in todo:
+                finished(*_run_block(job, block, stop))
+        except KeyboardInterrupt:
+            return True
+        return False
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fevga-rollout")
+    pending: set[Future[tuple[int, _Sums, int]]] = set()
+    queue = iter(todo)
+    try:
+        for block in queue:
+            pending.add(pool.submit(_run_block, job, block, stop))
+            if len(pending) >= 2 * workers:
+                break
+        while pending:
+            ready, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+            for future in ready:
+                finished(*future.result())
+                nxt = next(queue, None)
+                if nxt is not None:
+                    pending.add(pool.submit(_run_block, job, nxt, stop))
+        return False
+    except KeyboardInterrupt:
+        stop[0] = 1
+        for future in pending:
+            future.cancel()
+        return True
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _execute_dask(job: _Job, todo: list[int], workers: int, scheduler: Any,
+                  finished: Callable[[int, _Sums, int], None]) -> bool:
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise InvalidArgumentError("backend='dask' needs dask[distributed]: pip install 'fevga[dask]'") from exc
+    owned: list[Any] = []
+    if isinstance(scheduler, Client):
+        client = scheduler
+    elif scheduler is None:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(cluster)
+        owned = [client, cluster]
+    else:
+        client = Client(scheduler)
+        owned = [client]
+    futures: list[Any] = []
+    try:
+        shared = client.scatter(job, broadcast=True, hash=False)
+        futures = [client.submit(_run_block, shared, block, pure=False) for block in todo]
+        for future in as_completed(futures):
+            finished(*future.result())
+        return False
+    except KeyboardInterrupt:
+        client.cancel(futures)
+        return True
+    finally:
+        for thing in owned:
+            thing.close()
+
+
+# ---------------------------------------------------------------------------------------
+# Public API
+
+
+def _check_position(position: object) -> Position:
+    if not isinstance(position, Position):
+        raise InvalidArgumentError(f"position {position!r} must be a fevga.Position")
+    if position.winner() is not None:
+        raise InvalidPositionError(f"position {position.id} is already finished")
+    return position
+
+
+def _check_int(name: str, value: object, low: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise InvalidArgumentError(f"{name}={value!r} must be an integer >= {low}")
+    return value
+
+
+def _policy_ids(policy: Policy) -> tuple[tuple[int, int], str]:
+    if callable(policy):
+        return (_CALLBACK, _CALLBACK), getattr(policy, "__name__", repr(policy))
+    if isinstance(policy, str) and policy in POLICY_IDS:
+        return (POLICY_IDS[policy], POLICY_IDS[policy]), policy
+    raise InvalidArgumentError(f"policy {policy!r} must be one of {sorted(POLICY_IDS)} or a callable")
+
+
+def _tables_spec(bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None) -> Any:
+    if bearoff is None and one_sided is None:
+        return "default"
+    if one_sided is None:
+        from fevga.bearoff import OneSidedDB
+
+        one_sided = OneSidedDB.build(6, 15)
+    one, two = _table_arrays(one_sided, bearoff)
+    return (_token(one, two), one, two)
+
+
+def _workers(workers: int | None) -> int:
+    if workers is None:
+        return os.cpu_count() or 1
+    return _check_int("workers", workers, 1)
+
+
+def _backend(backend: str, scheduler: Any) -> str:
+    if backend not in ("local", "dask"):
+        raise InvalidArgumentError(f"backend={backend!r} must be 'local' or 'dask'")
+    return "dask" if scheduler is not None else backend
+
+
+def _make_job(rows: bytes, color: int, games: int, seed: SeedLike, policy: Policy, truncate: bool, luck: bool,
+              stratify: bool, rules: Rules, bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None,
+              checkpoint: Path | None) -> tuple[_Job, str, int | str]:
+    ids, name = _policy_ids(policy)
+    if seed is None and checkpoint is not None and checkpoint.exists():
+        master = _checkpoint_master(checkpoint)
+        seed_value: int | str = f"master key {master}"
+    else:
+        master = None
+    if master is None:
+        master = master_key(seed)
+        seed_value = seed_repr(seed)
+    job = _Job(rows=rows, color=color, flags=rules.flags, policies=ids, truncate=bool(truncate), luck=bool(luck),
+               scale=LUCK_SCALE, stratify=bool(stratify), master=master, games=games,
+               tables=_tables_spec(bearoff, one_sided), callback=_callback([policy, policy], rules))
+    return job, name, seed_value
+
+
+def rollout(
+    position: Position,
+    games: int = DEFAULT_GAMES,
+    seed: SeedLike = None,
+    workers: int | None = None,
+    policy: Policy = "heuristic",
+    truncate: bool = False,
+    backend: str = "local",
+    scheduler: Any = None,
+    *,
+    rules: Rules | None = None,
+    stratify: bool = True,
+    luck: bool = False,
+    bearoff: TwoSidedDB | None = None,
+    one_sided: OneSidedDB | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    checkpoint_every: float = 10.0,
+    progress: bool | None = None,
+    on_block: Callable[[int, int], None] | None = None,
+) -> RolloutResult:
+    """Play `position` out `games` times and return the statistics of its side on roll.
+
+    `policy` is "random", "heuristic", "bearoff" (table-optimal in covered races, heuristic
+    elsewhere), "lookahead" (1-ply over the evaluator) or a callable
+    ``policy(position, dice, moves) -> Move`` (slow: runs in Python). `truncate` scores a game
+    from the bear-off tables once no contact is possible and the tables cover it. `luck`
+    subtracts the luck of every roll (control variate). `workers` threads (default: every
+    core) or a Dask cluster (`backend="dask"`, `scheduler` = address, Client or None for a
+    local cluster) play fixed blocks of 1,296 games: the result does not depend on either.
+    `checkpoint` saves finished blocks atomically and resumes from them; Ctrl-C (or a
+    KeyboardInterrupt raised by `on_block(done, total)`) returns the partial result.
+    """
+    start = _check_position(position)
+    games = _check_int("games", games, 1)
+    rules = rules or DEFAULT_RULES
+    count = _workers(workers)
+    backend = _backend(backend, scheduler)
+    path = Path(checkpoint) if checkpoint is not None else None
+    job, name, seed_value = _make_job(start._row(), start.turn, games, seed, policy, truncate, luck, stratify,
+                                      rules, bearoff, one_sided, path)
+    began = time.perf_counter()
+    blocks, interrupted = _execute(job, count, backend, scheduler, path, checkpoint_every,
+                                   _progress_default(progress), on_block)
+    total = _Sums.total(job.targets, blocks)
+    return _stats(job, total, 0, start.id, name, seed_value, rules, interrupted or total.sums[0, 0] < games,
+                  time.perf_counter() - began, count, backend)
+
+
+def rollout_moves(
+    position: Position,
+    dice: object,
+    games: int = DEFAULT_GAMES,
+    seed: SeedLike = None,
+    workers: int | None = None,
+    policy: Policy = "heuristic",
+    truncate: bool = False,
+    backend: str = "local",
+    scheduler: Any = None,
+    *,
+    rules: Rules | None = None,
+    stratify: bool = True,
+    luck: bool = False,
+    bearoff: TwoSidedDB | None = None,
+    one_sided: OneSidedDB | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    checkpoint_every: float = 10.0,
+    progress: bool | None = None,
+    on_block: Callable[[int, int], None] | None = None,
+) -> list[MoveRollout]:
+    """Roll out every legal move of `position` with `dice`, best first.
+
+    Every move is played out with the same dice streams (common random numbers), so the
+    standard error of each move's difference to the best (`diff_se`) is far smaller than the
+    moves' own errors. Other arguments as in `rollout`; results are for the mover.
+    """
+    start = _check_position(position)
+    games = _check_int("games", games, 1)
+    rules = rules or DEFAULT_RULES
+    moves = start.legal_moves(parse_dice(dice), rules)
+    count = _workers(workers)
+    backend = _backend(backend, scheduler)
+    path = Path(checkpoint) if checkpoint is not None else None
+    rows = b"".join(m.position._row() for m in moves)
+    job, name, seed_value = _make_job(rows, start.turn, games, seed, policy, truncate, luck, stratify, rules,
+                                      bearoff, one_sided, path)
+    began = time.perf_counter()
+    blocks, interrupted = _execute(job, count, backend, scheduler, path, checkpoint_every,
+                                   _progress_default(progress), on_block)
+    elapsed = time.perf_counter() - began
+    total = _Sums.total(job.targets, blocks)
+    n = float(total.sums[0, 0])
+    short = interrupted or n < games
+    results = [_stats(job, total, k, m.position.id, name, seed_value, rules, short, elapsed, count, backend)
+               for k, m in enumerate(moves)]
+    order = sorted(range(len(moves)), key=lambda k: -results[k].equity)
+    best = order[0]
+    ranking = []
+    for k in order:
+        diff = results[k].equity - results[best].equity
+        if k == best or n < 2:
+            diff_se = 0.0
+        else:
+            sk, sb = total.sums[k, 1] / n, total.sums[best, 1] / n
+            var = (total.sums[k, 2] / n - sk * sk) + (total.sums[best, 2] / n - sb * sb) \
+                - 2.0 * (total.cross[k, best] / n - sk * sb)
+            diff_se = math.sqrt(max(var, 0.0) / (n - 1.0))
+        ranking.append(MoveRollout(moves[k], results[k], float(diff), float(diff_se)))
+    return ranking
+
+
+def _progress_default(progress: bool | None) -> bool:
+    if progress is not None:
+        return bool(progress)
+    import sys
+
+    return sys.stderr.isatty()
+
+
+# ---------------------------------------------------------------------------------------
+# Exhaustive analysis
+
+
+def evaluate(position: Position, evaluator: str = "heuristic", *, bearoff: TwoSidedDB | None = None,
+             one_sided: OneSidedDB | None = None) -> float:
+    """The static evaluator's equity for the side on roll: tanh(heuristic / 100), or the
+    bear-off tables' value of a covered race with ``evaluator="bearoff"``."""
+    tables = _evaluator_tables(evaluator, bearoff, one_sided)
+    return float(core.value(_check_any(position)._row(), position.turn, tables, LUCK_SCALE))
+
+
+def _check_any(position: object) -> Position:
+    if not isinstance(position, Position):
+        raise InvalidArgumentError(f"position {position!r} must be a fevga.Position")
+    return position
+
+
+def _evaluator_tables(evaluator: str, bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None) -> core.Tables:
+    if evaluator == "heuristic":
+        return _tables_of(None)
+    if evaluator == "bearoff":
+        spec = _tables_spec(bearoff, one_sided)
+        return _tables_of(spec)
+    raise InvalidArgumentError(f"evaluator {evaluator!r} must be 'heuristic', 'bearoff', 'rollout' or a callable")
+
+
+_ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
+
+
+def expectimax(
+    position: Position,
+    depth: int = 1,
+    evaluator: Evaluator = "heuristic",
+    *,
+    rules: Rules | None = None,
+    bearoff: TwoSidedDB | None = None,
+    one_sided: OneSidedDB | None = None,
+    games: int = 1296,
+    seed: SeedLike = 0,
+    workers: int | None = None,
+    policy: Policy = "heuristic",
+) -> float:
+    """Exact expected equity of the side on roll over all 21 rolls, `depth` plies deep.
+
+    Each ply takes the mover's best move (by the value below it); leaves are scored by
+    `evaluator`: "heuristic" (tanh of the heuristic), "bearoff" (exact tables in covered
+    races, heuristic elsewhere), a callable ``evaluator(position) -> equity of its side on
+    roll``, or "rollout": exhaustive first plies, Monte Carlo after (each leaf rolled out
+    `games` times with `policy` and the same seed). Finished games score their points and
+    dead positions 0 at any depth.
+    """
+    start = _check_position(position)
+    depth = _check_int("depth", depth, 0)
+    rules = rules or DEFAULT_RULES
+    if isinstance(evaluator, str) and evaluator != "rollout":
+        tables = _evaluator_tables(evaluator, bearoff, one_sided)
+        return float(core.expectimax_value(start._row(), depth, rules.flags, tables, LUCK_SCALE))
+    if evaluator == "rollout":
+        def leaf(p: Position) -> float:
+            return rollout(p, games=games, seed=seed, workers=workers, policy=policy, rules=rules,
+                           bearoff=bearoff, one_sided=one_sided, progress=False).equity
+    elif callable(evaluator):
+        leaf = evaluator
+    else:
+        raise InvalidArgumentError(f"evaluator {evaluator!r} must be 'heuristic', 'bearoff', 'rollout' or a callable")
+    return _expectimax_py(start, depth, leaf, rules)
+
+
+def _expectimax_py(position: Position, depth: int, leaf: Callable[[Position], float], rules: Rules) -> float:
+    winner = position.winner()
+    if winner is not None:
+        return float(position.points()) * (1.0 if winner == position.turn else -1.0)
+    if depth == 0:
+        return float(leaf(position))
+    total = 0.0
+    for a, b in _ROLLS:
+        moves = position.legal_moves((a, b), rules)
+        if len(moves) == 1 and moves[0].is_pass and position.is_dead(rules):
+            return 0.0
+        best = max(-_expectimax_py(m.position, depth - 1, leaf, rules) for m in moves)
+        total += (1.0 if a == b else 2.0) / 36.0 * best
+    return total
+
+
+def policy_names() -> Iterable[str]:
+    """The built-in rollout policy names."""
+    return tuple(POLICY_IDS)
+
+
+__all__ = [
+    "DEFAULT_GAMES",
+    "MoveRollout",
+    "RolloutResult",
+    "evaluate",
+    "expectimax",
+    "moves_to_csv",
+    "moves_to_frame",
+    "rollout",
+    "rollout_moves",
+]
