@@ -221,6 +221,11 @@ def test_round_trip(tmp_path: Path, ts: TwoSidedDB) -> None:
     assert isinstance(loaded_ts, TwoSidedDB)
     assert loaded_ts.win_probability(SIX, SIX) == pytest.approx(0.8125)
     assert np.allclose(loaded_ts.equity_matrix(), ts.equity_matrix(), atol=1e-6)
+    rows = np.array([SIX, (1, 1, 0, 0, 0, 0)], dtype=np.uint8)
+    assert loaded_ts.equity_batch(rows, rows)[0] == pytest.approx(0.625, abs=1e-7)  # read-only mmap
+    big = open_db(OneSidedDB.build(6, 15).save(tmp_path / "big.fbo"))
+    assert isinstance(big, OneSidedDB) and big.mean_rolls_batch(rows).tolist() == [1.25, 1.0]
+    assert core.check_tables(big._a, 6, 15, [SIX]) == [(1.25, 0.75)]
     assert open(path, "rb").read(8) == fevga.bearoff.MAGIC
 
 
