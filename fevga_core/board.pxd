@@ -16,6 +16,14 @@ cdef uint64_t side_key(const SideC* side, int color) noexcept nogil
 cdef void side_update_mask(SideC* side) noexcept nogil
 cdef void position_update(PositionC* pos) noexcept nogil
 cdef int side_pips(const SideC* side) noexcept nogil
+# Codes of row_problem (mirrored in fevga.batch messages).
+cdef enum:
+    ROW_BAD_COUNT = 1       # a count above 15, or not 15 checkers per side
+    ROW_BAD_TURN = 2
+    ROW_SHARED_POINT = 3    # a point held by both colours
+    ROW_BOTH_OFF = 4
+
+cdef int row_problem(const uint8_t* row) noexcept nogil
 cdef int position_load(PositionC* pos, const uint8_t* row) noexcept nogil
 cdef void position_store(const PositionC* pos, uint8_t* row) noexcept nogil
 

@@ -7,3 +7,9 @@ def zobrist_entry(color: int, slot: int, count: int) -> int:
 
 def zobrist_turn_key() -> int:
     """The key toggled when Black is on roll."""
+
+from numpy.typing import NDArray
+import numpy as np
+
+def first_invalid_row(rows: NDArray[np.uint8]) -> tuple[int, int]:
+    """(index, code) of the first invalid row (1 counts, 2 turn, 3 shared point, 4 both off), or (-1, 0)."""

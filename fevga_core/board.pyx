@@ -87,14 +87,58 @@ cdef int side_pips(const SideC* side) noexcept nogil:
 
 cdef int position_load(PositionC* pos, const uint8_t* row) noexcept nogil:
     """Fill `pos` from a flat row (trusted: validated at the Python boundary)."""
-    cdef int slot
+    cdef int slot, color
+    cdef uint8_t c
+    cdef uint32_t mask
+    cdef uint64_t key = ZOBRIST_TURN if row[2 * NUM_SLOTS] else 0
     memset(pos, 0, sizeof(PositionC))
-    for slot in range(NUM_SLOTS):
-        pos.side[0].counts[slot] = row[slot]
-        pos.side[1].counts[slot] = row[NUM_SLOTS + slot]
+    for color in range(2):
+        mask = 0
+        for slot in range(NUM_SLOTS):
+            c = row[color * NUM_SLOTS + slot]
+            pos.side[color].counts[slot] = c
+            key ^= ZOBRIST[(color * 25 + slot) * 16 + c]
+            if c and slot:
+                mask |= 1u << (slot - 1)
+        pos.side[color].mask = mask
     pos.turn = row[2 * NUM_SLOTS]
-    position_update(pos)
+    pos.key = key
     return 0
+
+
+cdef int row_problem(const uint8_t* row) noexcept nogil:
+    """0 if a flat row is a valid position, else the ROW_* code of its first problem."""
+    cdef int color, slot, total
+    for color in range(2):
+        total = 0
+        for slot in range(NUM_SLOTS):
+            if row[color * NUM_SLOTS + slot] > 15:
+                return ROW_BAD_COUNT
+            total += row[color * NUM_SLOTS + slot]
+        if total != 15:
+            return ROW_BAD_COUNT
+    if row[2 * NUM_SLOTS] > 1:
+        return ROW_BAD_TURN
+    for slot in range(1, NUM_SLOTS):      # White's own p is Black's own ((p + 11) % 24) + 1
+        if row[slot] and row[NUM_SLOTS + (slot + 11) % 24 + 1]:
+            return ROW_SHARED_POINT
+    if row[0] == 15 and row[NUM_SLOTS] == 15:
+        return ROW_BOTH_OFF
+    return 0
+
+
+def first_invalid_row(const uint8_t[:, ::1] rows):
+    """(index, ROW_* code) of the first invalid row, or (-1, 0); GIL released."""
+    cdef Py_ssize_t i, n = rows.shape[0]
+    cdef int code = 0
+    with nogil:
+        for i in range(n):
+            code = row_problem(&rows[i, 0])
+            if code:
+                break
+    if code:
+        return (i, code)
+    return (-1, 0)
 
 
 cdef void position_store(const PositionC* pos, uint8_t* row) noexcept nogil:

@@ -11,6 +11,7 @@ ctypedef struct WorkspaceC:
     uint64_t keys[VISITED_SIZE]
     uint32_t stamps[VISITED_SIZE]
     uint32_t stamp
+    uint32_t slots_mask     # slots used by this call - 1 (a non-double needs few: cache-friendly)
 
 # What a single step needs to know besides the mover's side.
 ctypedef struct StepRulesC:

@@ -10,11 +10,13 @@
 #   16 * fulfils_obligation     rule 5.2 / must_open variant, when it applies
 #   + 2 * dice_played
 #   + 1 if a single die of a non-double was played and it was the larger one
-# The result is every distinct node with the top score: the legal moves.
+# The result is every distinct node with the top score: the legal moves. A node is
+# recorded after its children (so the many intermediate nodes that children outscore are
+# never copied), and when no rule filter is active the last die's nodes are scored inline.
 
 cimport cython
 from libc.stdlib cimport malloc, free
-from libc.string cimport memset, memcpy
+from libc.string cimport memset, memcpy, memcmp
 
 import numpy as np
 cimport numpy as cnp
@@ -65,7 +67,8 @@ cdef void workspace_free(WorkspaceC* ws) noexcept nogil:
     free(ws)
 
 
-cdef inline void workspace_reset(WorkspaceC* ws) noexcept nogil:
+cdef inline void workspace_reset(WorkspaceC* ws, uint32_t slots) noexcept nogil:
+    ws.slots_mask = slots - 1
     ws.stamp += 1
     if ws.stamp == 0:  # wrapped: old stamps could look current again
         memset(ws.stamps, 0, sizeof(ws.stamps))
@@ -74,11 +77,11 @@ cdef inline void workspace_reset(WorkspaceC* ws) noexcept nogil:
 
 cdef inline bint workspace_insert(WorkspaceC* ws, uint64_t key) noexcept nogil:
     """Add `key`; False if it was already there in this call."""
-    cdef uint32_t i = <uint32_t> (key ^ (key >> 29)) & (VISITED_SIZE - 1)
+    cdef uint32_t i = <uint32_t> (key ^ (key >> 29)) & ws.slots_mask
     while ws.stamps[i] == ws.stamp:
         if ws.keys[i] == key:
             return False
-        i = (i + 1) & (VISITED_SIZE - 1)
+        i = (i + 1) & ws.slots_mask
     ws.stamps[i] = ws.stamp
     ws.keys[i] = key
     return True
@@ -106,28 +109,41 @@ cdef inline uint32_t movable_sources(const StepRulesC* r, const SideC* side) noe
     return side.mask & ~MOTHER_BIT   # the first checker is away: only it may move
 
 
-cdef inline int step_target(const StepRulesC* r, const SideC* side, int s, int d) noexcept nogil:
-    """Landing point (0 = off) of a checker from own point `s` with die `d`, or -1 if illegal."""
-    cdef int t = s - d
-    cdef uint32_t mask
-    if t >= 1:
-        if (r.opp_block >> (t - 1)) & 1:
-            return -1
-    else:
-        if side.mask & ~(<uint32_t> HOME_MASK):
-            return -1                           # bearing off needs every checker home
-        if t < 0 and s != highest_point(side.mask):
-            return -1                           # a larger die bears off the highest only
-        t = 0
+cdef inline uint32_t legal_sources(const StepRulesC* r, const SideC* side, int d) noexcept nogil:
+    """Own points from which a checker may legally play die `d` (all sources at once).
+
+    A checker from point s lands on s - d, or is borne off (target 0) when s <= d.
+    """
+    cdef uint32_t movable = movable_sources(r, side)
+    # board landings: s > d and s - d not closed by the opponent
+    cdef uint32_t legal = movable & ~(r.opp_block << d) & ~((1u << d) - 1)
+    cdef uint32_t risky, bit, mask
+    cdef int high, s, t
+    if side.mask and not (side.mask & ~(<uint32_t> HOME_MASK)):   # every checker home
+        high = highest_point(side.mask)
+        if high <= d:
+            legal |= 1u << (high - 1)        # exact, or a larger die from the highest point
+        else:
+            legal |= movable & (1u << (d - 1))
     if r.per_die:
-        mask = side.mask
-        if side.counts[s] == 1:
-            mask &= ~(1u << (s - 1))
-        if t:
-            mask |= 1u << (t - 1)
-        if breaks_prime(r, mask):
-            return -1
-    return t
+        # a step ends in a forbidden prime only by landing in it or if it is already there
+        if breaks_prime(r, side.mask):
+            risky = legal
+        else:
+            risky = legal & (0xFFFFFFu << (18 + d))
+            if r.ban_prime:
+                risky |= legal & (0x3Fu << (5 + d))
+        while risky:
+            bit = risky & (~risky + 1)
+            risky ^= bit
+            s = __builtin_ctz(bit) + 1
+            t = s - d
+            mask = side.mask | (1u << (t - 1))
+            if side.counts[s] == 1:
+                mask &= ~bit
+            if breaks_prime(r, mask):
+                legal &= ~bit
+    return legal
 
 
 cdef inline void side_step(SideC* side, int s, int t) noexcept nogil:
@@ -147,13 +163,11 @@ cdef bint _sequence_ends_clean(const StepRulesC* r, const SideC* side, int da, i
     cdef int s, t, k, d
     for k in range(2 if da != db else 1):
         d = da if k == 0 else db
-        sources = movable_sources(r, side)
+        sources = legal_sources(r, side, d)
         while sources:
             s = __builtin_ctz(sources) + 1
             sources &= sources - 1
-            t = step_target(r, side, s, d)
-            if t < 0:
-                continue
+            t = s - d if s > d else 0
             nxt = side[0]
             side_step(&nxt, s, t)
             if nxt.counts[0] == NUM_CHECKERS or not breaks_prime(r, nxt.mask):
@@ -174,13 +188,9 @@ cdef bint side_can_move(const StepRulesC* r, const SideC* side) noexcept nogil:
     if side.counts[0] == NUM_CHECKERS:
         return False
     if r.per_die:   # any legal single step of die d is a legal move of roll d-d
-        sources = movable_sources(r, side)
-        while sources:
-            s = __builtin_ctz(sources) + 1
-            sources &= sources - 1
-            for d in range(1, 7):
-                if step_target(r, side, s, d) >= 0:
-                    return True
+        for d in range(1, 7):
+            if legal_sources(r, side, d):
+                return True
         return False
     for i in range(21):
         if _sequence_ends_clean(r, side, ROLL_D1[i], ROLL_D2[i], 4 if ROLL_D1[i] == ROLL_D2[i] else 2):
@@ -201,6 +211,7 @@ ctypedef struct GenC:
     bint is_double
     bint end_checks         # six-prime bans judged on the final position only
     bint no_playable        # must_open = no_playable_roll
+    bint simple             # no filter of RULES.md §6 steps 2-3 is active
     uint32_t oblig_mask     # rule 5.2: the six points to open (0 = no obligation)
     MoveC* out
     int nmoves
@@ -225,55 +236,70 @@ cdef inline int candidate_score(GenC* g, int depth, int larger) noexcept nogil:
     return score
 
 
+cdef inline void record(GenC* g, int depth) noexcept nogil:
+    """Append the current node to the result list (the caller checked its score)."""
+    cdef MoveC* move
+    if g.nmoves == MAX_MOVES:
+        g.overflow = True
+        return
+    move = &g.out[g.nmoves]
+    g.nmoves += 1
+    move.after = g.cur
+    move.key = g.key ^ g.turn_key
+    move.nsteps = depth
+    memcpy(move.steps, g.steps, sizeof(g.steps))
+
+
 cdef void visit(GenC* g, int depth, int state, int larger) noexcept nogil:
     cdef int score = candidate_score(g, depth, larger)
-    cdef MoveC* move
+    if g.cur.counts[0] != NUM_CHECKERS:          # else the game is over: no later dice
+        if g.is_double:
+            if depth < 4:
+                expand(g, depth, g.dice[0], depth + 1, 0)
+        else:
+            if not (state & 1):
+                expand(g, depth, g.dice[0], state | 1, depth == 0 and g.dice[0] > g.dice[1])
+            if not (state & 2):
+                expand(g, depth, g.dice[1], state | 2, depth == 0 and g.dice[1] > g.dice[0])
     if score >= g.best:
         if score > g.best:
             g.best = score
             g.nmoves = 0
-        if g.nmoves == MAX_MOVES:
-            g.overflow = True
-        else:
-            move = &g.out[g.nmoves]
-            g.nmoves += 1
-            move.after = g.cur
-            move.key = g.key ^ g.turn_key
-            move.nsteps = depth
-            memcpy(move.steps, g.steps, sizeof(g.steps))
-    if g.cur.counts[0] == NUM_CHECKERS:
-        return                                   # the game is over: later dice are not played
-    if g.is_double:
-        if depth < 4:
-            expand(g, depth, g.dice[0], depth + 1, 0)
-    else:
-        if not (state & 1):
-            expand(g, depth, g.dice[0], state | 1, depth == 0 and g.dice[0] > g.dice[1])
-        if not (state & 2):
-            expand(g, depth, g.dice[1], state | 2, depth == 0 and g.dice[1] > g.dice[0])
+        record(g, depth)
 
 
 cdef void expand(GenC* g, int depth, int d, int next_state, int larger) noexcept nogil:
-    cdef uint32_t sources = movable_sources(&g.r, &g.cur)
-    cdef int s, t, cs, ct
+    cdef uint32_t sources = legal_sources(&g.r, &g.cur, d)
+    cdef const uint64_t* z = g.z
+    cdef int s, t, cs, ct, score
     cdef uint32_t saved_mask
-    cdef uint64_t saved_key
+    cdef uint64_t saved_key, salt = STATE_SALT[next_state]
+    cdef bint last = g.simple and next_state == (4 if g.is_double else 3)
+    cdef MoveC* move
     while sources:
         s = __builtin_ctz(sources) + 1
         sources &= sources - 1
-        t = step_target(&g.r, &g.cur, s, d)
-        if t < 0:
-            continue
+        t = s - d if s > d else 0
         cs = g.cur.counts[s]
         ct = g.cur.counts[t]
         saved_mask = g.cur.mask
         saved_key = g.key
-        g.key ^= g.z[s * 16 + cs] ^ g.z[s * 16 + cs - 1] ^ g.z[t * 16 + ct] ^ g.z[t * 16 + ct + 1]
-        side_step(&g.cur, s, t)
-        if workspace_insert(g.ws, g.key ^ STATE_SALT[next_state]):
+        g.key ^= z[s * 16 + cs] ^ z[s * 16 + cs - 1] ^ z[t * 16 + ct] ^ z[t * 16 + ct + 1]
+        if workspace_insert(g.ws, g.key ^ salt):
             g.steps[depth][0] = s
             g.steps[depth][1] = t
-            visit(g, depth + 1, next_state, larger)
+            if last:
+                # The last die, no rule filter: the child is a leaf scored 2 * dice.
+                score = 2 * (depth + 1)
+                if score >= g.best:
+                    if score > g.best:
+                        g.best = score
+                        g.nmoves = 0
+                    side_step(&g.cur, s, t)
+                    record(g, depth + 1)
+            else:
+                side_step(&g.cur, s, t)
+                visit(g, depth + 1, next_state, larger)
         g.cur.counts[s] = cs
         g.cur.counts[t] = ct
         g.cur.mask = saved_mask
@@ -312,12 +338,13 @@ cdef int generate_moves(const PositionC* pos, int d1, int d2, int flags,
     if g.no_playable:
         g.opp = opp[0]
         step_rules_init(&g.opp_r, 0, flags)
+    g.simple = not g.end_checks and not g.no_playable and g.oblig_mask == 0
     g.out = out
     g.nmoves = 0
     g.best = -1
     g.overflow = False
     g.ws = ws
-    workspace_reset(ws)
+    workspace_reset(ws, VISITED_SIZE if g.is_double else 1024)
     visit(&g, 0, 0, 0)
     if g.overflow:
         return -1
@@ -365,7 +392,9 @@ def count_moves(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int
         raise MemoryError("no memory for the move generator workspace")
     with nogil:
         for i in range(n):
-            position_load(&pos, &positions[i, 0])
+            # Pairs often share a position (all 21 rolls of it): load it once.
+            if i == 0 or memcmp(&positions[i, 0], &positions[i - 1, 0], POSITION_WIDTH) != 0:
+                position_load(&pos, &positions[i, 0])
             out_counts[i] = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, buf, ws)
     workspace_free(ws)
     free(buf)
@@ -394,7 +423,8 @@ def generate_batch(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, 
     try:
         for i in range(n):
             with nogil:
-                position_load(&pos, &positions[i, 0])
+                if i == 0 or memcmp(&positions[i, 0], &positions[i - 1, 0], POSITION_WIDTH) != 0:
+                    position_load(&pos, &positions[i, 0])
                 count = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, buf, ws)
             if total + count > cap:
                 cap = max(2 * cap, total + count)

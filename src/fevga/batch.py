@@ -32,10 +32,15 @@ from fevga.errors import InvalidArgumentError, InvalidDiceError, InvalidPosition
 from fevga.position import Position
 from fevga.rules import DEFAULT_RULES, Rules
 from fevga_core import movegen
+from fevga_core.board import first_invalid_row
 
 POSITION_WIDTH = 51
-# Column of Black's count for each printed point 1..24 (Black's own k = printed k+12 / k-12).
-_BLACK_ON_PRINTED = np.array([25 + ((p + 11) % 24) + 1 for p in range(1, 25)])
+_ROW_PROBLEMS = {
+    1: "does not hold 15 checkers per side",
+    2: "has a turn other than 0 or 1",
+    3: "has a point held by both colours",
+    4: "has both sides borne off",
+}
 
 
 def to_array(positions: Iterable[Position]) -> NDArray[np.uint8]:
@@ -58,17 +63,9 @@ def validate_positions(rows: object) -> NDArray[np.uint8]:
     if array.size and (array.min() < 0 or array.max() > 15):
         raise InvalidPositionError("position arrays hold counts 0-15 and a turn of 0 or 1")
     array = np.ascontiguousarray(array, dtype=np.uint8)
-    sums = array[:, :50].reshape(-1, 2, 25).sum(axis=2, dtype=np.int64)
-    problems = [
-        (np.flatnonzero((sums != 15).any(axis=1)), "does not hold 15 checkers per side"),
-        (np.flatnonzero(array[:, 50] > 1), "has a turn other than 0 or 1"),
-        (np.flatnonzero(((array[:, 1:25] > 0) & (array[:, _BLACK_ON_PRINTED] > 0)).any(axis=1)),
-         "has a point held by both colours"),
-        (np.flatnonzero((array[:, 0] == 15) & (array[:, 25] == 15)), "has both sides borne off"),
-    ]
-    for rows_bad, what in problems:
-        if rows_bad.size:
-            raise InvalidPositionError(f"position row {int(rows_bad[0])} {what}: {array[rows_bad[0]].tolist()}")
+    index, code = first_invalid_row(array)
+    if index >= 0:
+        raise InvalidPositionError(f"position row {index} {_ROW_PROBLEMS[code]}: {array[index].tolist()}")
     return array
 
 
