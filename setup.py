@@ -40,7 +40,7 @@ extensions = [
 ]
 
 setup(
-    packages=["fevga", "fevga_core"],
+    packages=["fevga", "fevga.cli", "fevga.bearoff", "fevga_core"],
     package_dir={"fevga": "src/fevga", "fevga_core": "fevga_core"},
     package_data={"fevga": ["py.typed"], "fevga_core": ["*.pxd", "*.pyi", "py.typed"]},
     ext_modules=cythonize(

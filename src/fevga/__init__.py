@@ -8,6 +8,7 @@
 479
 """
 
+from fevga import bearoff
 from fevga.errors import (
     BearoffFileError,
     FevgaError,
@@ -40,5 +41,6 @@ __all__ = [
     "Move",
     "Position",
     "Rules",
+    "bearoff",
     "perft",
 ]
