@@ -3,10 +3,13 @@
 # A job is a list of K start positions (one for a position rollout, one per legal move for a
 # move ranking) played from the point of view of one colour (the root side). Game i of the
 # job uses the dice stream rng_seed(game_seed(master, i)) for every start position (common
-# random numbers), and with stratification its first two rolls are fixed by
-#   stratum = i mod 1296:  first roll = stratum mod 36, second roll = stratum div 36
-# (roll r = (d1 - 1) * 6 + (d2 - 1)), so that every block of 1,296 games plays every pair of
-# opening rolls exactly once and any 36 consecutive games every first roll once.
+# random numbers), and with stratification its first two rolls are fixed: with
+#   q = i div 1296 (the rotation), r = i mod 1296, h = r mod 36, j = r div 36,
+#   first roll = h,  second roll = perm[q][h][j]
+# (roll index = (d1 - 1) * 6 + (d2 - 1); perm[q][h] a permutation of the 36 rolls drawn from
+# the master seed), so every rotation of 1,296 games plays every pair of opening rolls exactly
+# once, any 36 consecutive games every first roll once, and the second rolls of a partial
+# rotation are a uniform sample without replacement (no bias whatever the game count).
 #
 # run_block() adds the games of one block into caller-owned sums in game-index order; the
 # Python side splits a job into fixed blocks and adds block sums in block order, so results
@@ -308,7 +311,7 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng, int
             out.equity = out.win = out.win_mars = out.lose_mars = 0.0
             out.draw = 1.0
             return 0
-        if job.luck and rolled:
+        if job.luck:
             # luck = value of the roll played minus the mean over all 36 rolls (mean zero)
             actual = _best_value(job, pos, scratch.moves, n)
             mean = 0.0
@@ -428,6 +431,22 @@ cdef void _job_init(JobC* job, int flags, int white_policy, int black_policy, bi
     job.tables = &tables.c
 
 
+cdef void _rotation_perms(uint64_t master, int64_t rotation, uint8_t* perm) noexcept nogil:
+    """perm[h * 36 + j]: the second roll of the j-th game with first roll h in a rotation."""
+    cdef RngC rng
+    cdef int h, j, k
+    cdef uint8_t swap
+    rng_seed(&rng, game_seed(master ^ 0x5354524154554D53ULL, <uint64_t> rotation))
+    for h in range(36):
+        for j in range(36):
+            perm[h * 36 + j] = j
+        for j in range(35, 0, -1):
+            k = rng_below(&rng, j + 1)
+            swap = perm[h * 36 + j]
+            perm[h * 36 + j] = perm[h * 36 + k]
+            perm[h * 36 + k] = swap
+
+
 cdef int64_t _block(const JobC* job, const PositionC* starts, int targets, int color, object callback,
                     bint stratify, uint64_t master, int64_t first_index, int64_t games,
                     double[:, ::1] sums, double[:, :, ::1] first, double[:, ::1] cross,
@@ -439,11 +458,19 @@ cdef int64_t _block(const JobC* job, const PositionC* starts, int targets, int c
     cdef RngC rng
     cdef GameOutC out
     cdef double value
+    cdef uint8_t perm[NUM_STRATA]
+    cdef int64_t rotation = -1
     for i in range(games):
         if stop[0]:
             return i
         index = first_index + i
-        stratum = <int> (index % NUM_STRATA) if stratify else -1
+        stratum = -1
+        if stratify:
+            if index // NUM_STRATA != rotation:
+                rotation = index // NUM_STRATA
+                _rotation_perms(master, rotation, perm)
+            j = <int> (index % NUM_STRATA)
+            stratum = perm[(j % 36) * 36 + j // 36] * 36 + j % 36
         for k in range(targets):
             pos = starts[k]
             rng_seed(&rng, game_seed(master, <uint64_t> index))

@@ -38,7 +38,7 @@ from fevga.game import _callback
 from fevga.notation import parse_dice
 from fevga.position import Move, Position
 from fevga.rules import DEFAULT_RULES, Rules
-from fevga.seeding import SeedLike, master_key, seed_repr
+from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
 from fevga_core import rollout as core
 
 if TYPE_CHECKING:
@@ -413,7 +413,7 @@ def _stats(job: _Job, total: _Sums, k: int, position: str, policy: str, seed: in
         stratified=job.stratify,
         luck=job.luck,
         rules=tuple(rules.to_dict().items()),
-        interrupted=interrupted,
+        interrupted=bool(interrupted),
         elapsed=elapsed,
         workers=workers,
         backend=backend,
@@ -645,15 +645,31 @@ def _policy_ids(policy: Policy) -> tuple[tuple[int, int], str]:
     raise InvalidArgumentError(f"policy {policy!r} must be one of {sorted(POLICY_IDS)} or a callable")
 
 
+_SPECS: dict[tuple[int, int], tuple[Any, Any, Any]] = {}
+
+
 def _tables_spec(bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None) -> Any:
     if bearoff is None and one_sided is None:
         return "default"
-    if one_sided is None:
-        from fevga.bearoff import OneSidedDB
-
-        one_sided = OneSidedDB.build(6, 15)
+    key = (id(bearoff), id(one_sided))
+    cached = _SPECS.get(key)
+    if cached is not None and cached[0] is bearoff and cached[1] is one_sided:
+        return cached[2]
     one, two = _table_arrays(one_sided, bearoff)
-    return (_token(one, two), one, two)
+    if one_sided is None:
+        one = _default_table_arrays()[0]
+    spec = (_token(one, two), one, two)
+    if len(_SPECS) > 8:
+        _SPECS.clear()
+    _SPECS[key] = (bearoff, one_sided, spec)
+    return spec
+
+
+def _games(games: int, stratify: bool) -> int:
+    """Validated game count; stratified rollouts round it up to a multiple of 36 (every
+    first roll equally often, so the plain mean stays unbiased)."""
+    games = _check_int("games", games, 1)
+    return -(-games // 36) * 36 if stratify else games
 
 
 def _workers(workers: int | None) -> int:
@@ -678,8 +694,9 @@ def _make_job(rows: bytes, color: int, games: int, seed: SeedLike, policy: Polic
     else:
         master = None
     if master is None:
-        master = master_key(seed)
-        seed_value = seed_repr(seed)
+        sequence = seed_sequence(seed)  # once: seed=None draws its entropy here
+        master = master_key(sequence)
+        seed_value = seed_repr(sequence)
     job = _Job(rows=rows, color=color, flags=rules.flags, policies=ids, truncate=bool(truncate), luck=bool(luck),
                scale=LUCK_SCALE, stratify=bool(stratify), master=master, games=games,
                tables=_tables_spec(bearoff, one_sided), callback=_callback([policy, policy], rules))
@@ -719,7 +736,7 @@ def rollout(
     KeyboardInterrupt raised by `on_block(done, total)`) returns the partial result.
     """
     start = _check_position(position)
-    games = _check_int("games", games, 1)
+    games = _games(games, stratify)
     rules = rules or DEFAULT_RULES
     count = _workers(workers)
     backend = _backend(backend, scheduler)
@@ -762,7 +779,7 @@ def rollout_moves(
     moves' own errors. Other arguments as in `rollout`; results are for the mover.
     """
     start = _check_position(position)
-    games = _check_int("games", games, 1)
+    games = _games(games, stratify)
     rules = rules or DEFAULT_RULES
     moves = start.legal_moves(parse_dice(dice), rules)
     count = _workers(workers)

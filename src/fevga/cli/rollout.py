@@ -1,9 +1,81 @@
-"""`fevga rollout` sub-commands."""
+"""`fevga rollout POSITION [--dice 6-5]`: roll out a position, or rank the moves of a roll."""
 
 from __future__ import annotations
 
 import argparse
+import json
+
+from fevga.position import COLOR_NAMES, Position
+from fevga.rollout import DEFAULT_GAMES, POLICY_IDS, moves_to_csv, rollout, rollout_moves
+from fevga.rules import Rules
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the `rollout` sub-commands (filled in by the rollout work)."""
+    """Add the `rollout` sub-command."""
+    parser = subparsers.add_parser(
+        "rollout",
+        help="roll out a position (or every move of a roll) with seeded, parallel games",
+        description="Play POSITION out many times and print the statistics of its side on roll; "
+        "with --dice, roll out every legal move of that roll and rank them.",
+    )
+    parser.add_argument("position", nargs="?", default="start", help="position ID, 'start' or JSON (default: start)")
+    parser.add_argument("--dice", help="rank the legal moves of this roll, e.g. 6-5")
+    parser.add_argument("--games", type=int, default=DEFAULT_GAMES, help="games per position (default: %(default)s)")
+    parser.add_argument("--workers", type=int, default=None, help="local worker threads or Dask workers (default: all cores)")
+    parser.add_argument("--seed", type=int, default=None, help="random seed (default: fresh entropy, printed)")
+    parser.add_argument("--policy", default="heuristic", choices=sorted(POLICY_IDS), help="policy of both sides (default: %(default)s)")
+    parser.add_argument("--truncate", action="store_true", help="score no-contact races from the bear-off tables")
+    parser.add_argument("--luck", action="store_true", help="luck adjustment (control variate; slow)")
+    parser.add_argument("--no-stratify", action="store_true", help="do not stratify the first two rolls")
+    parser.add_argument("--scheduler", default=None, help="Dask scheduler address: run on that cluster")
+    parser.add_argument("--dask", action="store_true", help="run on a local Dask cluster (without --scheduler)")
+    parser.add_argument("--checkpoint", default=None, help="checkpoint file: saved as blocks finish, resumed if present")
+    parser.add_argument("--rules", default="default", choices=["default", "strict"], help="rule preset (default: %(default)s)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print JSON")
+    output.add_argument("--csv", action="store_true", help="print CSV")
+    parser.set_defaults(run=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    position = Position.parse(args.position)
+    options = {
+        "games": args.games,
+        "seed": args.seed,
+        "workers": args.workers,
+        "policy": args.policy,
+        "truncate": args.truncate,
+        "backend": "dask" if (args.dask or args.scheduler) else "local",
+        "scheduler": args.scheduler,
+        "rules": Rules.named(args.rules),
+        "stratify": not args.no_stratify,
+        "luck": args.luck,
+        "checkpoint": args.checkpoint,
+        "progress": None if not args.no_progress else False,
+    }
+    if args.dice:
+        ranking = rollout_moves(position, args.dice, **options)  # type: ignore[arg-type]
+        if args.json:
+            print(json.dumps({"position": position.id, "dice": args.dice, "moves": [m.to_dict() for m in ranking]}, indent=2))
+        elif args.csv:
+            print(moves_to_csv(ranking), end="")
+        else:
+            first = ranking[0].result
+            print(f"{COLOR_NAMES[position.turn]} to play {args.dice} in {position.id}: {len(ranking)} move(s), "
+                  f"{first.games} games each, policy {first.policy}, seed {first.seed}"
+                  + (" (interrupted)" if first.interrupted else ""))
+            print(f"  {'#':>2} {'move':<28} {'equity':>8} {'+-':>7} {'diff':>8} {'+-':>7}  win     mars")
+            for rank, m in enumerate(ranking, 1):
+                r = m.result
+                print(f"  {rank:>2} {m.move.notation:<28} {r.equity:+8.4f} {r.equity_se:7.4f} {m.diff:+8.4f} "
+                      f"{m.diff_se:7.4f}  {r.win:6.2%} {r.win_mars:6.2%}")
+        return 0
+    result = rollout(position, **options)  # type: ignore[arg-type]
+    if args.json:
+        print(result.to_json(indent=2))
+    elif args.csv:
+        print(result.to_csv(), end="")
+    else:
+        print(result.summary())
+    return 0

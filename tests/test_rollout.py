@@ -1,0 +1,291 @@
+"""Rollouts: reproducibility across workers and backends, checkpoints, interruption, statistics."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+
+import numpy as np
+import pytest
+
+from fevga.bearoff import OneSidedDB, TwoSidedDB
+from fevga.cli import main
+from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidPositionError
+from fevga.position import BLACK, WHITE, Position
+from fevga.rollout import STRATA, evaluate, rollout, rollout_moves
+
+START = Position.initial()
+MIDGAME = Position.from_id("fytUAAj8tbAACAAA")  # ply 16 of a heuristic self-play game: 27 moves for 5-4
+TIMING = ("elapsed", "workers", "backend")
+
+
+def _same(a: object, b: object) -> None:
+    da = {k: v for k, v in a.to_dict().items() if k not in TIMING}  # type: ignore[attr-defined]
+    db = {k: v for k, v in b.to_dict().items() if k not in TIMING}  # type: ignore[attr-defined]
+    assert da == db
+
+
+def bearoff_position(white_home: list[int], black_home: list[int], turn: int = WHITE) -> Position:
+    """Both sides in their homes: counts on own points 1..6, the rest borne off."""
+    white = [15 - sum(white_home), *white_home] + [0] * (24 - len(white_home))
+    black = [15 - sum(black_home), *black_home] + [0] * (24 - len(black_home))
+    return Position.from_counts(white, black, turn)
+
+
+@pytest.fixture(scope="module")
+def two3() -> TwoSidedDB:
+    return TwoSidedDB.build(checkers=3)
+
+
+@pytest.fixture(scope="module")
+def one3() -> OneSidedDB:
+    return OneSidedDB.build(6, 3)
+
+
+def test_workers_give_bit_identical_results() -> None:
+    games = 2 * STRATA + 108  # a partial last block too
+    one = rollout(START, games=games, seed=5, workers=1, policy="random", progress=False)
+    two = rollout(START, games=games, seed=5, workers=2, policy="random", progress=False)
+    assert one == two
+    _same(one, two)
+    assert one.games == games and not one.interrupted
+    other = rollout(START, games=games, seed=6, workers=2, policy="random", progress=False)
+    assert other.equity != one.equity
+
+
+def test_seed_sequence_and_fresh_entropy_are_recorded() -> None:
+    seq = np.random.SeedSequence(1234)
+    a = rollout(START, games=72, seed=seq, workers=1, policy="random", progress=False)
+    b = rollout(START, games=72, seed=np.random.SeedSequence(1234), workers=1, policy="random", progress=False)
+    assert a == b and a.seed == 1234
+    fresh = rollout(START, games=36, workers=1, policy="random", progress=False)
+    again = rollout(START, games=36, seed=fresh.seed, workers=1, policy="random", progress=False)  # type: ignore[arg-type]
+    assert fresh == again
+
+
+def test_dask_local_cluster_matches_local_threads() -> None:
+    distributed = pytest.importorskip("distributed")
+    games = STRATA + 200
+    local = rollout(START, games=games, seed=11, workers=2, policy="random", truncate=True, progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            by_client = rollout(START, games=games, seed=11, policy="random", truncate=True, backend="dask",
+                                scheduler=client, progress=False)
+            after = MIDGAME
+            ranked_dask = rollout_moves(after, "5-4", games=108, seed=2, policy="random", backend="dask",
+                                        scheduler=client, progress=False)
+        by_address = rollout(START, games=games, seed=11, policy="random", truncate=True,
+                             scheduler=cluster.scheduler_address, progress=False)
+    assert by_client == local == by_address
+    assert by_client.backend == "dask" and local.backend == "local"
+    ranked_local = rollout_moves(after, "5-4", games=108, seed=2, workers=2, policy="random", progress=False)
+    assert [(m.move, m.result, m.diff, m.diff_se) for m in ranked_dask] == [
+        (m.move, m.result, m.diff, m.diff_se) for m in ranked_local]
+
+
+def test_checkpoint_resume_equals_uninterrupted_run(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    games = 3 * STRATA
+    path = tmp_path / "job.ckpt"
+    calls = []
+
+    def stop_after_first(done: int, total: int) -> None:
+        calls.append(done)
+        if done >= STRATA:
+            raise KeyboardInterrupt
+
+    partial = rollout(START, games=games, seed=9, workers=1, policy="random", checkpoint=path, checkpoint_every=0.0,
+                      progress=False, on_block=stop_after_first)
+    assert partial.interrupted and partial.games == STRATA and calls == [STRATA]
+    assert path.exists() and [p.name for p in tmp_path.iterdir()] == ["job.ckpt"]  # no temp file left
+    resumed = rollout(START, games=games, seed=9, workers=2, policy="random", checkpoint=path, progress=False)
+    whole = rollout(START, games=games, seed=9, workers=1, policy="random", progress=False)
+    assert not resumed.interrupted and resumed.games == games
+    assert resumed == whole
+    # A checkpoint of another job is refused rather than mixed in.
+    with pytest.raises(InvalidArgumentError, match="another job"):
+        rollout(START, games=games, seed=10, workers=1, policy="random", checkpoint=path, progress=False)
+    # seed=None resumes the checkpoint's own stream.
+    assert rollout(START, games=games, workers=1, policy="random", checkpoint=path, progress=False).equity == whole.equity
+
+
+def test_ctrl_c_returns_partial_result_with_threads() -> None:
+    def interrupt(done: int, total: int) -> None:
+        raise KeyboardInterrupt
+
+    partial = rollout(START, games=6 * STRATA, seed=3, workers=2, policy="random", progress=False, on_block=interrupt)
+    assert partial.interrupted
+    assert partial.games % STRATA == 0 and STRATA <= partial.games < 6 * STRATA
+    assert math.isfinite(partial.equity)
+
+
+def test_statistics_are_consistent() -> None:
+    r = rollout(START, games=STRATA, seed=4, workers=2, policy="heuristic", progress=False)
+    assert r.games == STRATA
+    assert r.win + r.lose + r.draw == pytest.approx(1.0)
+    assert r.equity == pytest.approx(r.win + r.win_mars - r.lose - r.lose_mars)
+    assert r.ci95 == pytest.approx((r.equity - 1.959964 * r.equity_se, r.equity + 1.959964 * r.equity_se))
+    assert 0 < r.equity_se < 0.1
+    assert sum(r.length_counts) == r.games
+    assert r.mean_length == pytest.approx(sum(i * c for i, c in enumerate(r.length_counts)) / r.games)
+    # Stratified: every ordered pair of opening rolls exactly once per 1,296 games.
+    table = {roll: games for roll, games, _ in r.first_rolls}
+    assert len(table) == 21 and table["6-6"] == 36 and table["6-5"] == 72
+    data = json.loads(r.to_json())
+    assert data["games"] == STRATA and data["ci95"] == list(r.ci95)
+    frame = r.to_frame()
+    assert frame.loc[0, "equity"] == r.equity and "ci95_low" in frame.columns
+    assert r.first_roll_frame()["games"].sum() == STRATA
+    header, row = r.to_csv().splitlines()
+    assert header.split(",")[:2] == ["position", "games"] and row.split(",")[1] == str(STRATA)
+    assert "95% CI" in r.summary()
+
+
+def test_unstratified_first_rolls_are_random() -> None:
+    r = rollout(START, games=STRATA, seed=4, workers=1, policy="random", stratify=False, progress=False)
+    counts = [games for _, games, _ in r.first_rolls]
+    assert sum(counts) == STRATA and len(set(counts)) > 2
+
+
+def test_validation_at_the_boundary() -> None:
+    with pytest.raises(InvalidArgumentError):
+        rollout(START, games=0)
+    with pytest.raises(InvalidArgumentError):
+        rollout(START, games=10, policy="clever")
+    with pytest.raises(InvalidArgumentError):
+        rollout(START, games=10, workers=0)
+    with pytest.raises(InvalidArgumentError):
+        rollout(START, games=10, backend="mpi")
+    with pytest.raises(InvalidArgumentError):
+        rollout("start", games=10)  # type: ignore[arg-type]
+    done = bearoff_position([], [1])
+    with pytest.raises(InvalidPositionError):
+        rollout(done, games=10)
+
+
+def test_table_policy_agrees_with_exact_equity_on_20_positions(two3: TwoSidedDB) -> None:
+    rng = np.random.default_rng(2024)
+    positions = []
+    while len(positions) < 20:
+        sides = []
+        for _ in range(2):
+            home = [0] * 6
+            for _ in range(int(rng.integers(1, 4))):
+                home[int(rng.integers(0, 6))] += 1
+            sides.append(home)
+        positions.append(bearoff_position(sides[0], sides[1], int(rng.integers(0, 2))))
+    for i, pos in enumerate(positions):
+        exact = two3.equity(pos)
+        r = rollout(pos, games=400, seed=i, workers=1, policy="bearoff", bearoff=two3, progress=False)
+        assert abs(r.equity - exact) <= 3 * r.equity_se + 1e-12, (pos.id, r.equity, exact, r.equity_se)
+        # Truncated at once: the table's exact value, no noise.
+        t = rollout(pos, games=36, seed=i, workers=1, truncate=True, bearoff=two3, progress=False)
+        assert t.truncated_games == 36 and t.equity == pytest.approx(exact, abs=1e-12)
+
+
+def test_confidence_intervals_cover_the_exact_value_at_the_stated_rate(two3: TwoSidedDB) -> None:
+    pos = bearoff_position([0, 1, 0, 1, 0, 0], [0, 0, 1, 0, 1, 0])
+    exact = two3.equity(pos)
+    runs = 200
+    covered = 0
+    for seed in range(runs):
+        r = rollout(pos, games=60, seed=seed, workers=1, policy="bearoff", bearoff=two3, stratify=False, progress=False)
+        covered += r.ci95[0] <= exact <= r.ci95[1]
+    # 95% nominal; a binomial(200, 0.95) falls in [180, 198] with probability > 0.999.
+    assert 180 <= covered <= 198, covered
+
+
+def test_truncation_is_unbiased_where_the_tables_are_exact(two3: TwoSidedDB, one3: OneSidedDB) -> None:
+    # 5 checkers a side: neither table covers the start; play goes on until both sides have
+    # at most 3 checkers left, where the two-sided table is exact and the table policy optimal.
+    pos = bearoff_position([1, 1, 1, 1, 1, 0], [0, 1, 2, 1, 1, 0])
+    common = dict(games=2 * STRATA, seed=8, workers=2, policy="bearoff", bearoff=two3, one_sided=one3, progress=False)
+    full = rollout(pos, **common)  # type: ignore[arg-type]
+    cut = rollout(pos, truncate=True, **common)  # type: ignore[arg-type]
+    assert full.truncated_games == 0 and 0.5 * cut.games < cut.truncated_games <= cut.games
+    assert cut.mean_length < full.mean_length
+    assert cut.equity_se < full.equity_se
+    assert abs(cut.equity - full.equity) <= 3 * math.hypot(cut.equity_se, full.equity_se)
+
+
+def test_truncation_from_the_start_position_plays_to_a_covered_race() -> None:
+    cut = rollout(START, games=STRATA, seed=1, workers=2, truncate=True, progress=False)
+    assert 0.5 * cut.games < cut.truncated_games <= cut.games
+    assert cut.win_mars + cut.lose_mars > 0
+
+
+def test_luck_adjustment_keeps_the_raw_games_and_stays_unbiased(two3: TwoSidedDB) -> None:
+    pos = bearoff_position([1, 0, 1, 0, 1, 0], [0, 1, 0, 1, 1, 0])
+    exact = two3.equity(pos)
+    plain = rollout(pos, games=STRATA, seed=5, workers=1, policy="bearoff", bearoff=two3, progress=False)
+    lucky = rollout(pos, games=STRATA, seed=5, workers=1, policy="bearoff", bearoff=two3, luck=True, progress=False)
+    assert lucky.raw_equity == plain.equity  # the luck terms do not touch the dice streams
+    assert abs(lucky.equity - exact) <= 3 * lucky.equity_se
+    assert lucky.equity_se < 0.2 * plain.equity_se  # the exact table evaluator explains the luck
+
+
+def test_callable_policy_is_the_slow_path() -> None:
+    calls = []
+
+    def first_move(position, dice, moves):  # type: ignore[no-untyped-def]
+        calls.append(dice)
+        return moves[0]
+
+    a = rollout(START, games=8, seed=1, workers=2, policy=first_move, progress=False)
+    b = rollout(START, games=8, seed=1, workers=1, policy=first_move, progress=False)
+    assert a == b and a.policy == "first_move" and calls
+
+    def illegal(position, dice, moves):  # type: ignore[no-untyped-def]
+        return "24/1"
+
+    with pytest.raises(IllegalMoveError):
+        rollout(START, games=2, seed=1, workers=1, policy=illegal, progress=False)
+
+
+def test_lookahead_policy_plays_games() -> None:
+    r = rollout(bearoff_position([2, 1, 0, 2, 0, 1], [1, 1, 1, 1, 1, 1]), games=36, seed=2, workers=1,
+                policy="lookahead", progress=False)
+    assert r.games == 36 and r.win + r.lose == pytest.approx(1.0)
+
+
+def test_rollout_moves_ranks_with_common_random_numbers(two3: TwoSidedDB) -> None:
+    pos = bearoff_position([0, 0, 1, 1, 1, 0], [0, 1, 1, 0, 1, 0])
+    # Children covered by the table and truncated at once: exact values, exact ranking.
+    exact_rank = rollout_moves(pos, "2-1", games=36, seed=1, workers=1, truncate=True, bearoff=two3, progress=False)
+    moves = pos.legal_moves("2-1")
+    assert sorted(m.move.notation for m in exact_rank) == sorted(m.notation for m in moves)
+    for m in exact_rank:
+        assert m.equity == pytest.approx(-two3.equity(m.move.position), abs=1e-12)
+    assert [m.equity for m in exact_rank] == sorted((m.equity for m in exact_rank), reverse=True)
+    assert exact_rank[0].diff == 0.0 and exact_rank[-1].diff < 0
+    # Played out: the differences are far more precise than the moves themselves.
+    ranked = rollout_moves(MIDGAME, "5-4", games=324, seed=3, workers=2, policy="random", progress=False)
+    assert len(ranked) == 27 and ranked[0].diff == 0.0
+    assert all(m.diff <= 0 for m in ranked)
+    worst = ranked[-1]
+    assert 0 < worst.diff_se < math.sqrt(2) * worst.result.equity_se
+
+
+def test_evaluate_is_antisymmetric_and_uses_tables(two3: TwoSidedDB) -> None:
+    pos = START.play("24/13", "6-5")
+    flipped = Position.from_counts(pos.counts(WHITE), pos.counts(BLACK), WHITE)
+    assert -1 < evaluate(pos) < 1 and -1 < evaluate(flipped) < 1
+    race = bearoff_position([0, 1, 0, 1, 0, 0], [0, 0, 1, 0, 1, 0])
+    assert evaluate(race, "bearoff", bearoff=two3) == pytest.approx(two3.equity(race))
+
+
+def test_cli_rollout_json_and_ranking(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["rollout", "start", "--games", "72", "--seed", "1", "--workers", "1", "--policy", "random",
+                 "--json", "--no-progress"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["games"] == 72 and data["seed"] == 1
+    direct = rollout(START, games=72, seed=1, workers=1, policy="random", progress=False)
+    assert data["equity"] == direct.equity
+    assert main(["rollout", "start", "--dice", "5-5", "--games", "36", "--seed", "1", "--workers", "1",
+                 "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "24/4" in text and "24/9 24/19" in text
+    assert main(["rollout", "start", "--games", "36", "--seed", "2", "--csv", "--truncate", "--no-progress"]) == 0
+    assert io.StringIO(capsys.readouterr().out).readline().startswith("position,games")
+    assert main(["rollout", "start", "--games", "0"]) == 2
+    _ = BLACK
