@@ -1,0 +1,64 @@
+"""Exhaustive analysis: expectimax over the 21 rolls against exact values."""
+
+from __future__ import annotations
+
+import pytest
+
+from fevga.bearoff import TwoSidedDB
+from fevga.errors import InvalidArgumentError
+from fevga.position import BLACK, WHITE, Position
+from fevga.rollout import evaluate, expectimax
+
+MIDGAME = Position.from_id("fytUAAj8tbAACAAA")
+
+
+def race(white_home: list[int], black_home: list[int], turn: int = WHITE) -> Position:
+    white = [15 - sum(white_home), *white_home] + [0] * (24 - len(white_home))
+    black = [15 - sum(black_home), *black_home] + [0] * (24 - len(black_home))
+    return Position.from_counts(white, black, turn)
+
+
+@pytest.fixture(scope="module")
+def two3() -> TwoSidedDB:
+    return TwoSidedDB.build(checkers=3)
+
+
+def test_hand_computed_value() -> None:
+    # White: one checker on 6 bears off with 27 of 36 rolls; otherwise Black's last checker
+    # (on its 1 point) goes off next roll. Equity = 27/36 - 9/36 = 0.5 whatever the leaves.
+    pos = race([0, 0, 0, 0, 0, 1], [1])
+    for evaluator in ("heuristic", "bearoff"):
+        assert expectimax(pos, 2, evaluator) == pytest.approx(0.5, abs=1e-12)
+    assert expectimax(pos, 2, lambda p: 0.0) == pytest.approx(0.5, abs=1e-12)
+    # Monte Carlo after the first ply: each leaf's game ends on its first roll.
+    assert expectimax(pos, 1, "rollout", games=36, policy="bearoff") == pytest.approx(0.5, abs=1e-12)
+    # One ply only: the 9 failing rolls leave Black a certain winner, judged by the evaluator.
+    assert expectimax(pos, 1, "bearoff") == pytest.approx(0.5, abs=1e-12)
+
+
+def test_bellman_consistency_with_the_exact_table(two3: TwoSidedDB) -> None:
+    positions = [race([0, 1, 0, 1, 0, 0], [0, 0, 1, 0, 1, 0]), race([1, 0, 0, 0, 2], [0, 2, 0, 0, 0, 1], BLACK),
+                 race([0, 0, 0, 0, 0, 3], [3]), race([1, 1, 1], [0, 0, 0, 1, 1, 1])]
+    for pos in positions:
+        exact = two3.equity(pos)
+        assert expectimax(pos, 1, "bearoff", bearoff=two3) == pytest.approx(exact, abs=1e-12)
+        assert expectimax(pos, 2, "bearoff", bearoff=two3) == pytest.approx(exact, abs=1e-12)
+
+
+def test_python_evaluator_path_matches_the_core() -> None:
+    assert expectimax(MIDGAME, 0) == pytest.approx(evaluate(MIDGAME), abs=1e-15)
+    assert expectimax(MIDGAME, 1, lambda p: evaluate(p)) == pytest.approx(expectimax(MIDGAME, 1), abs=1e-12)
+    small = race([1, 0, 2, 0, 0, 1], [0, 1, 1, 0, 2, 0], BLACK)
+    assert expectimax(small, 2, lambda p: evaluate(p)) == pytest.approx(expectimax(small, 2), abs=1e-12)
+
+
+def test_deeper_search_sees_more() -> None:
+    one, two = expectimax(MIDGAME, 1), expectimax(MIDGAME, 2)
+    assert -1 < one < 1 and -1 < two < 1 and one != two
+
+
+def test_validation() -> None:
+    with pytest.raises(InvalidArgumentError):
+        expectimax(MIDGAME, -1)
+    with pytest.raises(InvalidArgumentError):
+        expectimax(MIDGAME, 1, "oracle")
