@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import importlib
 import io
 import json
 import math
@@ -42,8 +43,6 @@ from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
 from fevga_core import rollout as core
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from fevga.bearoff import OneSidedDB, TwoSidedDB
 
 PolicyFn = Callable[[Position, tuple[int, int], list[Move]], Move]
@@ -147,17 +146,13 @@ class RolloutResult:
         row["ci95_low"], row["ci95_high"] = self.ci95
         return row
 
-    def to_frame(self) -> pd.DataFrame:
+    def to_frame(self) -> Any:
         """A one-row pandas DataFrame of the main statistics (pandas imported lazily)."""
-        import pandas as pd
+        return _pandas().DataFrame([self._row()])
 
-        return pd.DataFrame([self._row()])
-
-    def first_roll_frame(self) -> pd.DataFrame:
-        """The per-first-roll table as a DataFrame: roll, games, equity."""
-        import pandas as pd
-
-        return pd.DataFrame(list(self.first_rolls), columns=["roll", "games", "equity"])
+    def first_roll_frame(self) -> Any:
+        """The per-first-roll table as a pandas DataFrame: roll, games, equity."""
+        return _pandas().DataFrame(list(self.first_rolls), columns=["roll", "games", "equity"])
 
     def to_csv(self) -> str:
         """The main statistics as CSV text (a header and one row)."""
@@ -214,11 +209,17 @@ def moves_to_csv(ranking: Sequence[MoveRollout]) -> str:
     return _csv(rows)
 
 
-def moves_to_frame(ranking: Sequence[MoveRollout]) -> pd.DataFrame:
+def moves_to_frame(ranking: Sequence[MoveRollout]) -> Any:
     """A pandas DataFrame of a move ranking."""
-    import pandas as pd
+    return _pandas().read_csv(io.StringIO(moves_to_csv(ranking)))
 
-    return pd.read_csv(io.StringIO(moves_to_csv(ranking)))
+
+def _pandas() -> Any:
+    """pandas, imported on first use (an optional dependency: fevga[frame])."""
+    try:
+        return importlib.import_module("pandas")
+    except ImportError as exc:
+        raise InvalidArgumentError("DataFrame export needs pandas: pip install 'fevga[frame]'") from exc
 
 
 def _csv(rows: list[dict[str, Any]]) -> str:
@@ -285,7 +286,7 @@ class _Sums:
         self.cross += other.cross
         self.lengths += other.lengths
 
-    def arrays(self) -> tuple[npt.NDArray[Any], ...]:
+    def arrays(self) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]:
         return (self.sums, self.first, self.cross, self.lengths)
 
     @classmethod
@@ -494,8 +495,7 @@ def _checkpoint_master(path: Path) -> int | None:
 
 class _Progress:
     def __init__(self, job: _Job, done: int, enabled: bool) -> None:
-        from tqdm import tqdm
-
+        tqdm = importlib.import_module("tqdm").tqdm
         self.bar = tqdm(total=job.games, initial=done, unit="game", disable=not enabled, dynamic_ncols=True,
                         desc="rollout", leave=False)
         self.partial = _Sums(job.targets)
@@ -591,9 +591,10 @@ def _execute_local(job: _Job, todo: list[int], workers: int, finished: Callable[
 def _execute_dask(job: _Job, todo: list[int], workers: int, scheduler: Any,
                   finished: Callable[[int, _Sums, int], None]) -> bool:
     try:
-        from distributed import Client, LocalCluster, as_completed
+        distributed: Any = importlib.import_module("distributed")
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise InvalidArgumentError("backend='dask' needs dask[distributed]: pip install 'fevga[dask]'") from exc
+    Client, LocalCluster, as_completed = distributed.Client, distributed.LocalCluster, distributed.as_completed
     owned: list[Any] = []
     if isinstance(scheduler, Client):
         client = scheduler
@@ -879,6 +880,7 @@ def expectimax(
     if isinstance(evaluator, str) and evaluator != "rollout":
         tables = _evaluator_tables(evaluator, bearoff, one_sided)
         return float(core.expectimax_value(start._row(), depth, rules.flags, tables, LUCK_SCALE))
+    leaf: Callable[[Position], float]
     if evaluator == "rollout":
         def leaf(p: Position) -> float:
             return rollout(p, games=games, seed=seed, workers=workers, policy=policy, rules=rules,

@@ -55,7 +55,7 @@ def _run(args: argparse.Namespace) -> int:
         "progress": None if not args.no_progress else False,
     }
     if args.dice:
-        ranking = rollout_moves(position, args.dice, **options)  # type: ignore[arg-type]
+        ranking = rollout_moves(position, args.dice, **options)
         if args.json:
             print(json.dumps({"position": position.id, "dice": args.dice, "moves": [m.to_dict() for m in ranking]}, indent=2))
         elif args.csv:
@@ -71,7 +71,7 @@ def _run(args: argparse.Namespace) -> int:
                 print(f"  {rank:>2} {m.move.notation:<28} {r.equity:+8.4f} {r.equity_se:7.4f} {m.diff:+8.4f} "
                       f"{m.diff_se:7.4f}  {r.win:6.2%} {r.win_mars:6.2%}")
         return 0
-    result = rollout(position, **options)  # type: ignore[arg-type]
+    result = rollout(position, **options)
     if args.json:
         print(result.to_json(indent=2))
     elif args.csv:
