@@ -361,6 +361,11 @@ def _run_block(job: _Job, block: int, stop: npt.NDArray[np.int32] | None = None)
     return block, sums, int(done)
 
 
+def _run_blocks(job: _Job, blocks: list[int]) -> list[tuple[int, _Sums, int]]:
+    """Several blocks of a job in one task (the Dask unit of work)."""
+    return [_run_block(job, block) for block in blocks]
+
+
 # ---------------------------------------------------------------------------------------
 # Statistics
 
@@ -608,9 +613,14 @@ def _execute_dask(job: _Job, todo: list[int], workers: int, scheduler: Any,
     futures: list[Any] = []
     try:
         shared = client.scatter(job, broadcast=True, hash=False)
-        futures = [client.submit(_run_block, shared, block, pure=False) for block in todo]
+        # A few tasks per worker keep the scheduler's per-task cost small next to the games.
+        chunks = max(1, 4 * len(client.scheduler_info().get("workers", {})) or workers)
+        size = max(1, -(-len(todo) // chunks))
+        groups = [todo[i:i + size] for i in range(0, len(todo), size)]
+        futures = [client.submit(_run_blocks, shared, group, pure=False) for group in groups]
         for future in as_completed(futures):
-            finished(*future.result())
+            for item in future.result():
+                finished(*item)
         return False
     except KeyboardInterrupt:
         client.cancel(futures)

@@ -1,0 +1,110 @@
+"""Rollout throughput: games per second per policy, worker scaling, Dask overhead.
+
+Run with ``pytest benchmarks/bench_rollout.py --benchmark-only`` (pytest-benchmark), or as a
+script, ``python benchmarks/bench_rollout.py``, for a table of medians (the figures quoted
+in docs/rollout.md). Every benchmark first checks a known answer: the job's result is
+bit-identical to a one-worker reference run and stratified exactly (each ordered pair of
+first rolls equally often), so a fast but wrong kernel cannot pass.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from fevga.position import Position
+from fevga.rollout import STRATA, RolloutResult, rollout
+
+START = Position.initial()
+SEED = 20261129
+
+
+def run(policy: str, games: int, workers: int, **options: Any) -> RolloutResult:
+    """One rollout of the start position without a progress bar."""
+    return rollout(START, games=games, seed=SEED, workers=workers, policy=policy, progress=False, **options)
+
+
+def check_known_answer(result: RolloutResult, reference: RolloutResult) -> None:
+    """The job's result equals the reference run and is exactly stratified."""
+    assert result == reference, "result depends on the workers or backend"
+    assert result.games % 36 == 0 and not result.interrupted
+    for roll, games, _ in result.first_rolls:
+        per_pair = result.games // 36
+        assert games == (per_pair if roll[0] == roll[2] else 2 * per_pair), roll
+
+
+def games_per_second(fn: Callable[[], RolloutResult], rounds: int) -> float:
+    """Median games/s of `rounds` timed calls."""
+    rates = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        result = fn()
+        rates.append(result.games / (time.perf_counter() - started))
+    return statistics.median(rates)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+        with distributed.Client(c) as client:
+            run("random", STRATA, 2, backend="dask", scheduler=client)  # warm the workers (imports, tables)
+            yield client
+
+
+@pytest.mark.parametrize(("policy", "games"), [("random", 16 * STRATA), ("heuristic", 4 * STRATA)])
+def test_one_worker(benchmark: Any, policy: str, games: int) -> None:
+    reference = run(policy, games, 1)
+    check_known_answer(run(policy, games, 1), reference)
+    result = benchmark.pedantic(run, args=(policy, games, 1), rounds=3, iterations=1)
+    check_known_answer(result, reference)
+    benchmark.extra_info["games_per_second"] = games / benchmark.stats.stats.median
+
+
+@pytest.mark.parametrize(("policy", "games"), [("random", 32 * STRATA), ("heuristic", 8 * STRATA)])
+def test_two_workers(benchmark: Any, policy: str, games: int) -> None:
+    reference = run(policy, games, 1)
+    result = benchmark.pedantic(run, args=(policy, games, 2), rounds=3, iterations=1)
+    check_known_answer(result, reference)
+    benchmark.extra_info["games_per_second"] = games / benchmark.stats.stats.median
+
+
+def test_dask_at_100k_games(benchmark: Any, cluster: Any) -> None:
+    games = 100_000
+    reference = run("random", games, 2)
+    result = benchmark.pedantic(run, args=("random", games, 2), kwargs={"backend": "dask", "scheduler": cluster},
+                                rounds=3, iterations=1)
+    check_known_answer(result, reference)
+    benchmark.extra_info["games_per_second"] = result.games / benchmark.stats.stats.median
+
+
+def main() -> None:
+    """Print the medians quoted in docs/rollout.md."""
+    import distributed
+
+    rows = []
+    for policy, games in (("random", 16 * STRATA), ("heuristic", 4 * STRATA)):
+        reference = run(policy, games, 1)
+        check_known_answer(run(policy, 2 * games, 2), run(policy, 2 * games, 1))
+        one = games_per_second(lambda: run(policy, games, 1), 5)
+        two = games_per_second(lambda: run(policy, 2 * games, 2), 5)
+        check_known_answer(run(policy, games, 1), reference)
+        rows.append(f"{policy:<10} 1 worker {one:>9,.0f} games/s   2 workers {two:>9,.0f} games/s   x{two / one:.2f}")
+    games = 100_000
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+        with distributed.Client(c) as client:
+            run("random", STRATA, 2, backend="dask", scheduler=client)
+            local = games_per_second(lambda: run("random", games, 2), 3)
+            dask = games_per_second(lambda: run("random", games, 2, backend="dask", scheduler=client), 3)
+            assert run("random", games, 2, backend="dask", scheduler=client) == run("random", games, 2)
+    rows.append(f"100,000 random games: local {local:,.0f} games/s, Dask {dask:,.0f} games/s, "
+                f"overhead {100 * (local / dask - 1):+.1f}%")
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()
