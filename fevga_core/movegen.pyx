@@ -56,6 +56,10 @@ STATE_SALT[:] = [0x0ULL, 0x9E3779B97F4A7C15ULL, 0xC2B2AE3D27D4EB4FULL,
                  0x165667B19E3779F9ULL, 0xD6E8FEB86659FD93ULL]
 
 
+cdef uint64_t SOURCE_SALT = 0x2545F4914F6CDD1DULL
+cdef uint64_t RECORDED_SALT = 0x5851F42D4C957F2DULL
+
+
 cdef WorkspaceC* workspace_new() noexcept nogil:
     cdef WorkspaceC* ws = <WorkspaceC*> malloc(sizeof(WorkspaceC))
     if ws != NULL:
@@ -212,6 +216,7 @@ ctypedef struct GenC:
     bint end_checks         # six-prime bans judged on the final position only
     bint no_playable        # must_open = no_playable_roll
     bint simple             # no filter of RULES.md §6 steps 2-3 is active
+    bint canonical          # a double may be played in non-increasing source order
     uint32_t oblig_mask     # rule 5.2: the six points to open (0 = no obligation)
     MoveC* out
     int nmoves
@@ -256,12 +261,17 @@ cdef void visit(GenC* g, int depth, int state, int larger) noexcept nogil:
         if g.is_double:
             if depth < 4:
                 expand(g, depth, g.dice[0], depth + 1, 0)
+
         else:
             if not (state & 1):
                 expand(g, depth, g.dice[0], state | 1, depth == 0 and g.dice[0] > g.dice[1])
             if not (state & 2):
                 expand(g, depth, g.dice[1], state | 2, depth == 0 and g.dice[1] > g.dice[0])
     if score >= g.best:
+        # In canonical order one position may be reached with different last sources
+        # (explored separately); record it once.
+        if g.canonical and not workspace_insert(g.ws, g.key ^ STATE_SALT[depth] ^ RECORDED_SALT):
+            return
         if score > g.best:
             g.best = score
             g.nmoves = 0
@@ -271,11 +281,13 @@ cdef void visit(GenC* g, int depth, int state, int larger) noexcept nogil:
 cdef void expand(GenC* g, int depth, int d, int next_state, int larger) noexcept nogil:
     cdef uint32_t sources = legal_sources(&g.r, &g.cur, d)
     cdef const uint64_t* z = g.z
+    if g.canonical and depth:
+        sources &= (1u << g.steps[depth - 1][0]) - 1    # sources <= the previous step's
     cdef int s, t, cs, ct, score
     cdef uint32_t saved_mask
     cdef uint64_t saved_key, salt = STATE_SALT[next_state]
     cdef bint last = g.simple and next_state == (4 if g.is_double else 3)
-    cdef MoveC* move
+    cdef bint by_source = g.canonical and not last
     while sources:
         s = __builtin_ctz(sources) + 1
         sources &= sources - 1
@@ -285,7 +297,8 @@ cdef void expand(GenC* g, int depth, int d, int next_state, int larger) noexcept
         saved_mask = g.cur.mask
         saved_key = g.key
         g.key ^= z[s * 16 + cs] ^ z[s * 16 + cs - 1] ^ z[t * 16 + ct] ^ z[t * 16 + ct + 1]
-        if workspace_insert(g.ws, g.key ^ salt):
+        # canonical order: what a node may still play depends on its last source too
+        if workspace_insert(g.ws, g.key ^ salt ^ (SOURCE_SALT * s if by_source else 0)):
             g.steps[depth][0] = s
             g.steps[depth][1] = t
             if last:
@@ -304,6 +317,37 @@ cdef void expand(GenC* g, int depth, int d, int next_state, int larger) noexcept
         g.cur.counts[t] = ct
         g.cur.mask = saved_mask
         g.key = saved_key
+
+
+cdef bint double_commutes(const StepRulesC* r, const SideC* side, int d) noexcept nogil:
+    """True if every legal sequence of the double d-d may be reordered by non-increasing
+    source point (so the search need try only that order).
+
+    A reordered sequence keeps each step's source stocked (arrivals come from higher
+    points), its landing open (the opponent does not move), and bear-off legal (every
+    checker above a bear-off has already moved). What can break is the mother rule (the
+    release comes from a low point, then the mother moves), so the side must be released,
+    and the per-die six-prime bans, so no banned prime may be reachable this turn.
+    """
+    cdef uint32_t quarter, ban, reach
+    cdef int k
+    if not ((side.mask & r.release_mask) or side.counts[0]):
+        return False
+    if not r.per_die:
+        return True
+    quarter = side.mask & START_QUARTER_MASK
+    ban = side.mask & BEFORE_OPP_MOTHER_MASK
+    reach = side.mask
+    for k in range(1, 5):       # points a checker may reach with up to four steps of d
+        reach |= side.mask >> (k * d)
+    # a banned prime needs each of its empty points (at most four: one per step) reachable
+    if (__builtin_popcount(reach & START_QUARTER_MASK) == 6
+            and __builtin_popcount(quarter) >= 2):
+        return False
+    if (r.ban_prime and __builtin_popcount(reach & BEFORE_OPP_MOTHER_MASK) == 6
+            and __builtin_popcount(ban) >= 2):
+        return False
+    return True
 
 
 cdef uint32_t trapped_obligation(const SideC* me, const SideC* opp) noexcept nogil:
@@ -339,6 +383,7 @@ cdef int generate_moves(const PositionC* pos, int d1, int d2, int flags,
         g.opp = opp[0]
         step_rules_init(&g.opp_r, 0, flags)
     g.simple = not g.end_checks and not g.no_playable and g.oblig_mask == 0
+    g.canonical = g.is_double and double_commutes(&g.r, &g.cur, d1)
     g.out = out
     g.nmoves = 0
     g.best = -1

@@ -24,7 +24,7 @@ def test_show_moves_perft_play_as_subprocess() -> None:
     assert sorted(m["move"] for m in data["moves"]) == ["24/4", "24/9 24/19"]
     assert run("perft", "3").stdout.startswith("perft(3) = 21893")
     played = run("play", "--seed", "7", "--json")
-    assert json.loads(played.stdout)["result"] == "black"
+    assert json.loads(played.stdout)["result"] == "white"
 
 
 def test_errors_are_one_line_without_traceback() -> None:

@@ -114,7 +114,7 @@ def test_game_seeds_are_fixed() -> None:
 def test_known_games() -> None:
     # Known answers for seed 7: the dice stream, the draw and both policies are pinned.
     random_game = play_game(seed=7)
-    assert (len(random_game.plies), random_game.result, random_game.opening_dice) == (97, "black", (2, 5))
-    assert random_game.final.id == "AAAA-AAAAAAAAAAA"
+    assert (len(random_game.plies), random_game.result, random_game.opening_dice) == (92, "white", (2, 5))
+    assert random_game.final.id == "gAAAAAAGX_4AAAAA" and random_game.points == 2
     greedy_game = play_game(seed=7, policy="heuristic")
     assert (len(greedy_game.plies), greedy_game.result, greedy_game.final.id) == (95, "black", "AAAB3gAAAAAAAAAA")
