@@ -9,6 +9,7 @@ first rolls equally often), so a fast but wrong kernel cannot pass.
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from collections.abc import Callable, Iterator
@@ -37,14 +38,19 @@ def check_known_answer(result: RolloutResult, reference: RolloutResult) -> None:
         assert games == (per_pair if roll[0] == roll[2] else 2 * per_pair), roll
 
 
-def games_per_second(fn: Callable[[], RolloutResult], rounds: int) -> float:
-    """Median games/s of `rounds` timed calls."""
-    rates = []
+def games_per_second(fn: Callable[[], RolloutResult], rounds: int) -> tuple[float, float]:
+    """Median games per wall-clock second and per CPU second of this process, over `rounds` calls.
+
+    On a machine shared with other jobs the wall-clock figure of N workers can only show the
+    cores actually free; games per CPU second shows whether the workers themselves lose time.
+    """
+    rates, cpu_rates = [], []
     for _ in range(rounds):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         result = fn()
         rates.append(result.games / (time.perf_counter() - started))
-    return statistics.median(rates)
+        cpu_rates.append(result.games / max(time.process_time() - cpu, 1e-9))
+    return statistics.median(rates), statistics.median(cpu_rates)
 
 
 @pytest.fixture(scope="module")
@@ -86,20 +92,22 @@ def main() -> None:
     """Print the medians quoted in docs/rollout.md."""
     import distributed
 
+    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     rows = []
     for policy, games in (("random", 16 * STRATA), ("heuristic", 4 * STRATA)):
         reference = run(policy, games, 1)
         check_known_answer(run(policy, 2 * games, 2), run(policy, 2 * games, 1))
-        one = games_per_second(lambda: run(policy, games, 1), 5)
-        two = games_per_second(lambda: run(policy, 2 * games, 2), 5)
+        one, one_cpu = games_per_second(lambda: run(policy, games, 1), 5)
+        two, two_cpu = games_per_second(lambda: run(policy, 2 * games, 2), 5)
         check_known_answer(run(policy, games, 1), reference)
-        rows.append(f"{policy:<10} 1 worker {one:>9,.0f} games/s   2 workers {two:>9,.0f} games/s   x{two / one:.2f}")
+        rows.append(f"{policy:<10} 1 worker {one:>9,.0f} games/s ({one_cpu:,.0f}/CPU s)   "
+                    f"2 workers {two:>9,.0f} games/s ({two_cpu:,.0f}/CPU s)   x{two / one:.2f}")
     games = 100_000
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
         with distributed.Client(c) as client:
             run("random", STRATA, 2, backend="dask", scheduler=client)
-            local = games_per_second(lambda: run("random", games, 2), 3)
-            dask = games_per_second(lambda: run("random", games, 2, backend="dask", scheduler=client), 3)
+            local = games_per_second(lambda: run("random", games, 2), 3)[0]
+            dask = games_per_second(lambda: run("random", games, 2, backend="dask", scheduler=client), 3)[0]
             assert run("random", games, 2, backend="dask", scheduler=client) == run("random", games, 2)
     rows.append(f"100,000 random games: local {local:,.0f} games/s, Dask {dask:,.0f} games/s, "
                 f"overhead {100 * (local / dask - 1):+.1f}%")
