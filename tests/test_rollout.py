@@ -289,3 +289,34 @@ def test_cli_rollout_json_and_ranking(capsys) -> None:  # type: ignore[no-untype
     assert io.StringIO(capsys.readouterr().out).readline().startswith("position,games")
     assert main(["rollout", "start", "--games", "0"]) == 2
     _ = BLACK
+
+
+def test_lookahead_over_any_evaluator_plays_the_table_strategy(two3: TwoSidedDB) -> None:
+    from fevga.rollout import lookahead
+
+    pos = bearoff_position([0, 1, 1, 0, 1, 0], [1, 0, 1, 1, 0, 0])
+    exact = two3.equity(pos)
+    policy = lookahead(lambda p: two3.equity(p))
+    r = rollout(pos, games=144, seed=3, workers=2, policy=policy, progress=False)
+    assert r.policy.startswith("lookahead") and abs(r.equity - exact) <= 3 * r.equity_se + 1e-9
+
+
+def test_sigint_prints_the_partial_result(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / "cli.ckpt"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fevga", "rollout", "start", "--games", "2000000", "--seed", "5", "--workers", "2",
+         "--policy", "random", "--checkpoint", str(path), "--json", "--no-progress"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not path.exists() and time.monotonic() < deadline:  # the first checkpoint: blocks are done
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    data = json.loads(out)
+    assert data["interrupted"] and 0 < data["games"] < 2000000 and data["games"] % STRATA == 0

@@ -530,7 +530,7 @@ def _execute(job: _Job, workers: int, backend: str, scheduler: Any, checkpoint: 
     bar = _Progress(job, done_games, progress)
     for sums in blocks.values():
         bar.partial.add(sums)
-    last_save = time.monotonic()
+    last_save = -math.inf  # the first finished block is saved at once, later ones every checkpoint_every s
     interrupted = False
 
     def finished(block: int, sums: _Sums, games: int) -> None:
@@ -560,14 +560,9 @@ def _execute(job: _Job, workers: int, backend: str, scheduler: Any, checkpoint: 
 
 
 def _execute_local(job: _Job, todo: list[int], workers: int, finished: Callable[[int, _Sums, int], None]) -> bool:
+    # Even one worker runs in a thread: the main thread stays free to take Ctrl-C at once and
+    # raise the stop flag that the nogil loop checks between games.
     stop = np.zeros(1, dtype=np.int32)
-    if workers == 1 or len(todo) <= 1:
-        try:
-            for block in todo:
-                finished(*_run_block(job, block, stop))
-        except KeyboardInterrupt:
-            return True
-        return False
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fevga-rollout")
     pending: set[Future[tuple[int, _Sums, int]]] = set()
     queue = iter(todo)
@@ -577,8 +572,8 @@ def _execute_local(job: _Job, todo: list[int], workers: int, finished: Callable[
             if len(pending) >= 2 * workers:
                 break
         while pending:
-            ready, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
-            for future in ready:
+            ready, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+            for future in sorted(ready, key=id):
                 finished(*future.result())
                 nxt = next(queue, None)
                 if nxt is not None:
@@ -590,6 +585,7 @@ def _execute_local(job: _Job, todo: list[int], workers: int, finished: Callable[
             future.cancel()
         return True
     finally:
+        stop[0] = 1
         pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -862,6 +858,38 @@ def _evaluator_tables(evaluator: str, bearoff: TwoSidedDB | None, one_sided: One
 _ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
 
 
+def lookahead(evaluator: Callable[[Position], float], rules: Rules | None = None) -> PolicyFn:
+    """A 1-ply lookahead policy over any evaluator (equity of a position's side on roll):
+    each move is worth the average over the opponent's 21 rolls of its best reply by
+    `evaluator`. A Python policy (slow path); ``policy="lookahead"`` is the built-in one."""
+    rules = rules or DEFAULT_RULES
+
+    def value_for_mover(after: Position) -> float:
+        winner = after.winner()
+        if winner is not None:
+            return float(after.points()) * (1.0 if winner != after.turn else -1.0)
+        total = 0.0
+        for a, b in _ROLLS:
+            replies = after.legal_moves((a, b), rules)
+            best_reply = max(_value_after(r.position, evaluator) for r in replies)
+            total += (1.0 if a == b else 2.0) / 36.0 * -best_reply
+        return total
+
+    def policy(position: Position, dice: tuple[int, int], moves: list[Move]) -> Move:
+        return max(moves, key=lambda m: value_for_mover(m.position))
+
+    policy.__name__ = f"lookahead({getattr(evaluator, '__name__', 'evaluator')})"
+    return policy
+
+
+def _value_after(position: Position, evaluator: Callable[[Position], float]) -> float:
+    """Value of a move's result for the player who just moved."""
+    winner = position.winner()
+    if winner is not None:
+        return float(position.points()) * (1.0 if winner != position.turn else -1.0)
+    return -float(evaluator(position))
+
+
 def expectimax(
     position: Position,
     depth: int = 1,
@@ -929,6 +957,7 @@ __all__ = [
     "RolloutResult",
     "evaluate",
     "expectimax",
+    "lookahead",
     "moves_to_csv",
     "moves_to_frame",
     "rollout",

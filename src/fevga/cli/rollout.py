@@ -9,6 +9,8 @@ from fevga.position import COLOR_NAMES, Position
 from fevga.rollout import DEFAULT_GAMES, POLICY_IDS, moves_to_csv, rollout, rollout_moves
 from fevga.rules import Rules
 
+INTERRUPTED = 130  # exit status after Ctrl-C, once the partial result is printed
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `rollout` sub-command."""
@@ -70,7 +72,7 @@ def _run(args: argparse.Namespace) -> int:
                 r = m.result
                 print(f"  {rank:>2} {m.move.notation:<28} {r.equity:+8.4f} {r.equity_se:7.4f} {m.diff:+8.4f} "
                       f"{m.diff_se:7.4f}  {r.win:6.2%} {r.win_mars:6.2%}")
-        return 0
+        return INTERRUPTED if ranking[0].result.interrupted else 0
     result = rollout(position, **options)
     if args.json:
         print(result.to_json(indent=2))
@@ -78,4 +80,4 @@ def _run(args: argparse.Namespace) -> int:
         print(result.to_csv(), end="")
     else:
         print(result.summary())
-    return 0
+    return INTERRUPTED if result.interrupted else 0
