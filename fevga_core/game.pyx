@@ -86,7 +86,7 @@ cdef inline int _longest_run(uint32_t m) noexcept nogil:
 
 
 cdef double heuristic_eval(const PositionC* pos, int color) noexcept nogil:
-    """Static value of `pos` for `color` (higher is better); features in docs/heuristic.md.
+    """Static value of `pos` for `color` (higher is better); features in docs/rollout.md.
 
     Terms, all from `color`'s side (me) against the other (opp):
       race       opp pips - my pips

@@ -9,6 +9,7 @@ from fevga.position import COLOR_NAMES, Position
 from fevga.rollout import DEFAULT_GAMES, POLICY_IDS, moves_to_csv, rollout, rollout_moves
 from fevga.rules import Rules
 
+MOVE_GAMES = 1296  # default games per move when ranking the moves of a roll
 INTERRUPTED = 130  # exit status after Ctrl-C, once the partial result is printed
 
 
@@ -22,7 +23,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("position", nargs="?", default="start", help="position ID, 'start' or JSON (default: start)")
     parser.add_argument("--dice", help="rank the legal moves of this roll, e.g. 6-5")
-    parser.add_argument("--games", type=int, default=DEFAULT_GAMES, help="games per position (default: %(default)s)")
+    parser.add_argument("--games", type=int, default=None,
+                        help=f"games per position (default: {DEFAULT_GAMES:,}; with --dice {MOVE_GAMES:,} per move)")
     parser.add_argument("--workers", type=int, default=None, help="local worker threads or Dask workers (default: all cores)")
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: fresh entropy, printed)")
     parser.add_argument("--policy", default="heuristic", choices=sorted(POLICY_IDS), help="policy of both sides (default: %(default)s)")
@@ -42,8 +44,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _run(args: argparse.Namespace) -> int:
     position = Position.parse(args.position)
+    games = args.games if args.games is not None else (MOVE_GAMES if args.dice else DEFAULT_GAMES)
     options = {
-        "games": args.games,
+        "games": games,
         "seed": args.seed,
         "workers": args.workers,
         "policy": args.policy,
