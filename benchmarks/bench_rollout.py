@@ -127,5 +127,38 @@ def main() -> None:
     print("\n".join(rows))
 
 
+def variance() -> None:
+    """Print the standard errors at equal games behind docs/rollout.md's "measured gains" table."""
+    import math
+
+    from fevga.bearoff import TwoSidedDB
+    from fevga.rollout import rollout_moves
+
+    def show(tag: str, r: RolloutResult) -> None:
+        print(f"{tag:<44} games {r.games:6d} equity {r.equity:+.4f} se {r.equity_se:.5f} "
+              f"plies {r.mean_length:5.1f} truncated {r.truncated_games}")
+
+    for policy in ("heuristic", "random"):
+        show(f"{policy}, stratified", rollout(START, games=8 * STRATA, seed=7, policy=policy, progress=False))
+        show(f"{policy}, not stratified", rollout(START, games=8 * STRATA, seed=7, policy=policy, stratify=False,
+                                                  progress=False))
+        show(f"{policy}, stratified + truncate", rollout(START, games=8 * STRATA, seed=7, policy=policy,
+                                                         truncate=True, progress=False))
+    show("heuristic, luck", rollout(START, games=STRATA, seed=7, luck=True, progress=False))
+    show("heuristic, no luck", rollout(START, games=STRATA, seed=7, progress=False))
+    two3 = TwoSidedDB.build(checkers=3)
+    race = Position.from_counts([12, 1, 0, 1, 0, 1] + [0] * 19, [12, 0, 1, 0, 1, 1] + [0] * 19)
+    for luck in (False, True):
+        show(f"3-checker race, bearoff policy, luck={luck}", rollout(race, games=STRATA, seed=5, workers=1,
+             policy="bearoff", bearoff=two3, luck=luck, progress=False))
+    ranked = rollout_moves(Position.from_id("fytUAAj8tbAACAAA"), "5-4", games=STRATA, seed=3, progress=False)
+    best = ranked[0].result
+    for m in ranked[1:4] + ranked[-1:]:
+        print(f"move {m.move.notation:<16} diff {m.diff:+.4f} paired se {m.diff_se:.4f} "
+              f"independent se {math.hypot(m.result.equity_se, best.equity_se):.4f}")
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+
+    variance() if sys.argv[1:] == ["variance"] else main()
