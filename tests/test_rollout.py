@@ -264,6 +264,9 @@ def test_rollout_moves_ranks_with_common_random_numbers(two3: TwoSidedDB) -> Non
     assert all(m.diff <= 0 for m in ranked)
     worst = ranked[-1]
     assert 0 < worst.diff_se < math.sqrt(2) * worst.result.equity_se
+    serial = rollout_moves(MIDGAME, "5-4", games=324, seed=3, workers=3, policy="random", progress=False)
+    assert [(m.move, m.result, m.diff, m.diff_se) for m in serial] == [
+        (m.move, m.result, m.diff, m.diff_se) for m in ranked]
 
 
 def test_evaluate_is_antisymmetric_and_uses_tables(two3: TwoSidedDB) -> None:
