@@ -13,7 +13,7 @@ from fevga.bearoff import OneSidedDB, TwoSidedDB
 from fevga.cli import main
 from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidPositionError
 from fevga.position import BLACK, WHITE, Position
-from fevga.rollout import STRATA, evaluate, rollout, rollout_moves
+from fevga.rollout import STRATA, evaluate, moves_to_csv, moves_to_frame, rollout, rollout_moves
 
 START = Position.initial()
 MIDGAME = Position.from_id("fytUAAj8tbAACAAA")  # ply 16 of a heuristic self-play game: 27 moves for 5-4
@@ -264,6 +264,9 @@ def test_rollout_moves_ranks_with_common_random_numbers(two3: TwoSidedDB) -> Non
     assert all(m.diff <= 0 for m in ranked)
     worst = ranked[-1]
     assert 0 < worst.diff_se < math.sqrt(2) * worst.result.equity_se
+    frame = moves_to_frame(ranked)
+    assert list(frame["move"]) == [m.move.notation for m in ranked] and list(frame["rank"]) == list(range(1, 28))
+    assert moves_to_csv(ranked).splitlines()[0].startswith("rank,move,diff,diff_se,position")
     serial = rollout_moves(MIDGAME, "5-4", games=324, seed=3, workers=3, policy="random", progress=False)
     assert [(m.move, m.result, m.diff, m.diff_se) for m in serial] == [
         (m.move, m.result, m.diff, m.diff_se) for m in ranked]
@@ -323,3 +326,9 @@ def test_sigint_prints_the_partial_result(tmp_path) -> None:  # type: ignore[no-
     assert proc.returncode == 130, err
     data = json.loads(out)
     assert data["interrupted"] and 0 < data["games"] < 2000000 and data["games"] % STRATA == 0
+
+
+def test_progress_bar_shows_rate_and_interval(capsys) -> None:  # type: ignore[no-untyped-def]
+    rollout(START, games=2 * STRATA, seed=1, workers=2, policy="random", progress=True)
+    err = capsys.readouterr().err
+    assert "game/s" in err and "CI +-" in err and "2592/2592" in err

@@ -514,6 +514,8 @@ class _Progress:
             se = math.sqrt(max(s[2] / n - mean * mean, 0.0) / (n - 1))
             self.bar.set_postfix_str(f"equity {mean:+.3f} CI +-{Z95 * se:.3f}", refresh=False)
         self.bar.update(games)
+        if self.bar.n >= self.bar.total:
+            self.bar.refresh()  # the final rate and interval, even for a job shorter than the refresh interval
 
     def close(self) -> None:
         self.bar.close()
