@@ -611,8 +611,9 @@ def _execute_dask(job: _Job, todo: list[int], workers: int, scheduler: Any,
     futures: list[Any] = []
     try:
         shared = client.scatter(job, broadcast=True, hash=False)
-        # A few tasks per worker keep the scheduler's per-task cost small next to the games.
-        chunks = max(1, 4 * len(client.scheduler_info().get("workers", {})) or workers)
+        # ~16 tasks per worker: few enough that the scheduler's per-task cost (~1 ms) is small
+        # next to the games, many enough that no worker idles long at the end of the job.
+        chunks = 16 * max(1, len(client.scheduler_info().get("workers", {})) or workers)
         size = max(1, -(-len(todo) // chunks))
         groups = [todo[i:i + size] for i in range(0, len(todo), size)]
         futures = [client.submit(_run_blocks, shared, group, pure=False) for group in groups]
