@@ -69,6 +69,13 @@ def test_rules_validation() -> None:
         ref.full_rules({"no_such_option": 1})
 
 
+def test_rejects_shared_points() -> None:
+    with pytest.raises(ValueError):
+        ref.legal_results(side({24: 14, 12: 1}), START, WHITE, (1, 2))  # White on Black's mother
+    with pytest.raises(ValueError):
+        ref.legal_results(START, (0,) * 25, WHITE, (1, 2))
+
+
 @pytest.mark.parametrize(("depth", "expected"), [(1, 22), (2, 479), (3, 21_893)])
 def test_perft_from_start(depth: int, expected: int) -> None:
     started = time.perf_counter()
