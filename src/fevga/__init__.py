@@ -21,6 +21,7 @@ from fevga.errors import (
     MissingBearoffError,
 )
 from fevga.position import BLACK, WHITE, Color, Move, Position, perft
+from fevga.rollout import MoveRollout, RolloutResult, expectimax, rollout, rollout_moves
 from fevga.rules import Rules
 
 __version__ = "0.1.0"
@@ -39,8 +40,13 @@ __all__ = [
     "InvalidRulesError",
     "MissingBearoffError",
     "Move",
+    "MoveRollout",
     "Position",
+    "RolloutResult",
     "Rules",
     "bearoff",
+    "expectimax",
     "perft",
+    "rollout",
+    "rollout_moves",
 ]
