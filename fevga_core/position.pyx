@@ -81,6 +81,20 @@ cdef class CorePosition:
         cdef const uint8_t* c = self.c.side[color & 1].counts
         return tuple([c[i] for i in range(NUM_SLOTS)])
 
+    def _winner(self):
+        """0 or 1 for a side that has borne off all 15 checkers, else -1."""
+        if self.c.side[0].counts[0] == NUM_CHECKERS:
+            return 0
+        if self.c.side[1].counts[0] == NUM_CHECKERS:
+            return 1
+        return -1
+
+    def _legal_moves(self, int d1, int d2, int flags, type move_cls):
+        """The legal moves as `move_cls` tuples (steps, result); [] for a finished game."""
+        if self._winner() >= 0:
+            return []
+        return [tuple.__new__(move_cls, pair) for pair in self._legal(d1, d2, flags)]
+
     def pips(self, int color):
         """Pip count of `color`: sum of own point numbers of its checkers on the board."""
         return side_pips(&self.c.side[color & 1])

@@ -150,6 +150,9 @@ def parse_dice(dice: object) -> tuple[int, int]:
     >>> parse_dice("6-5")
     (6, 5)
     """
+    if (type(dice) is tuple and len(dice) == 2 and type(dice[0]) is int and type(dice[1]) is int
+            and 1 <= dice[0] <= 6 and 1 <= dice[1] <= 6):
+        return dice  # the common, already valid form
     if isinstance(dice, str):
         match = _DICE.match(dice)
         if not match:

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -153,11 +152,8 @@ class Position(CorePosition):
 
     def winner(self) -> Color | None:
         """The side that has borne off all 15 checkers, if any (None for a draw or a game in play)."""
-        if self.counts(WHITE)[0] == NUM_CHECKERS:
-            return WHITE
-        if self.counts(BLACK)[0] == NUM_CHECKERS:
-            return BLACK
-        return None
+        winner: int = self._winner()
+        return None if winner < 0 else winner
 
     def points(self) -> int:
         """Points won: 2 for a mars (the loser has borne off none), 1 for a win, 0 otherwise."""
@@ -181,14 +177,13 @@ class Position(CorePosition):
         ['24/13']
         """
         d1, d2 = parse_dice(dice)
-        if self.winner() is not None:
-            return []
-        return [Move(steps, child) for steps, child in self._legal(d1, d2, (rules or DEFAULT_RULES).flags)]
+        moves: list[Move] = self._legal_moves(d1, d2, (rules or DEFAULT_RULES).flags, Move)
+        return moves
 
     def count_legal_moves(self, dice: object, rules: Rules | None = None) -> int:
         """len(legal_moves(dice)) without building the moves."""
         d1, d2 = parse_dice(dice)
-        return 0 if self.winner() is not None else int(self._count_legal(d1, d2, (rules or DEFAULT_RULES).flags))
+        return 0 if self._winner() >= 0 else int(self._count_legal(d1, d2, (rules or DEFAULT_RULES).flags))
 
     def parse_move(self, notation: str, dice: object, rules: Rules | None = None) -> Move:
         """The legal move written `notation` (any equivalent form: ``24/13`` = ``24/18 18/13``)."""
@@ -226,9 +221,11 @@ class Position(CorePosition):
         raise IllegalMoveError(f"move {move.notation!r} with dice {parse_dice(dice)} is illegal in {self.id}")
 
 
-@dataclass(frozen=True)
-class Move:
-    """One legal move (a full turn): a representative step sequence and the resulting position."""
+class Move(NamedTuple):
+    """One legal move (a full turn): a representative step sequence and the resulting position.
+
+    An immutable, hashable value (a named tuple, cheap to create in bulk).
+    """
 
     steps: tuple[Step, ...]
     position: Position
