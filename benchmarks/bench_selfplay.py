@@ -1,4 +1,5 @@
-"""Self-play benchmarks: complete games per second on one core, in the core's game loop.
+"""Self-play benchmarks: complete games per second on one core, in the core's game loop
+(uniform-random and greedy-heuristic games from the start, no stratification, no truncation).
 
 Run: python -m pytest benchmarks/bench_selfplay.py --benchmark-enable
 """
@@ -7,46 +8,32 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from fevga import Position
-from fevga.game import POLICY_IDS
-from fevga_core import game as core_game
+from fevga.rollout import RolloutResult, rollout
 
-GAMES = 5_000
-START = Position.initial()._row()
-
-
-def _play(policy: str, games: int = GAMES, master: int = 2026) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    winners = np.zeros(games, dtype=np.int8)
-    points = np.zeros(games, dtype=np.int8)
-    plies = np.zeros(games, dtype=np.int32)
-    pid = POLICY_IDS[policy]
-    core_game.play_many(START, games, master, 0, pid, pid, 0, True, 0, winners, points, plies)
-    return winners, points, plies
+GAMES = {"random": 5_000, "heuristic": 2_000}
+# Known answers of the timed jobs (seed 2026): (mean plies, White's wins).
+KNOWN = {"random": (94.027, 2727), "heuristic": (99.16, 962)}
 
 
-def _check(policy: str) -> None:
-    """Known answer for the first 200 games of the job, then sanity of the full run."""
-    winners, points, plies = _play(policy, 200)
-    assert set(np.unique(winners)) <= {0, 1} and set(np.unique(points)) <= {1, 2}
-    assert (int(plies.sum()), int((winners == 0).sum())) == KNOWN[policy]
+def _play(policy: str) -> RolloutResult:
+    return rollout(Position.initial(), games=GAMES[policy], seed=2026, workers=1, policy=policy,
+                   stratify=False, progress=False)
 
 
-KNOWN = {"random": (18_812, 100), "heuristic": (19_903, 97)}
+def _bench(benchmark: Any, policy: str) -> None:
+    result = _play(policy)
+    assert result.games == GAMES[policy] and result.draw == 0.0
+    assert (round(result.mean_length, 4), round(result.win * result.games)) == KNOWN[policy]
+    benchmark.pedantic(_play, args=(policy,), rounds=5, iterations=1, warmup_rounds=1)
+    stats = getattr(benchmark, "stats", None)
+    if stats is not None:
+        benchmark.extra_info["games_per_second"] = GAMES[policy] / stats.stats.median
 
 
 def test_random_selfplay_games_per_second(benchmark: Any) -> None:
-    _check("random")
-    benchmark.pedantic(_play, args=("random",), rounds=5, iterations=1, warmup_rounds=1)
-    stats = getattr(benchmark, "stats", None)
-    if stats is not None:
-        benchmark.extra_info["games_per_second"] = GAMES / stats.stats.median
+    _bench(benchmark, "random")
 
 
 def test_heuristic_selfplay_games_per_second(benchmark: Any) -> None:
-    _check("heuristic")
-    benchmark.pedantic(_play, args=("heuristic", 2_000), rounds=5, iterations=1, warmup_rounds=1)
-    stats = getattr(benchmark, "stats", None)
-    if stats is not None:
-        benchmark.extra_info["games_per_second"] = 2_000 / stats.stats.median
+    _bench(benchmark, "heuristic")

@@ -1,22 +1,4 @@
-"""Seeded randomness, policies and the game loop."""
-
-from collections.abc import Callable
-
-import numpy as np
-from numpy.typing import NDArray
-
-def play_recorded(
-    row: bytes, flags: int, white_policy: int, black_policy: int,
-    callback: Callable[[bytes, int, int], int] | None, seed: int, opening: bool, max_plies: int,
-) -> tuple[int, int, int, bool, tuple[int, int] | None, NDArray[np.uint8], bytes]:
-    """One game with its record."""
-
-def play_many(
-    row: bytes, games: int, master_seed: int, first_index: int, white_policy: int, black_policy: int,
-    flags: int, opening: bool, max_plies: int,
-    winners: NDArray[np.int8], points: NDArray[np.int8], plies: NDArray[np.int32],
-) -> None:
-    """Games first_index .. first_index+games-1 of a job, GIL released."""
+"""Seeded randomness and the built-in move-choice policies."""
 
 def evaluate(row: bytes, color: int) -> float:
     """heuristic_eval of a flat row for `color`."""

@@ -1,4 +1,4 @@
-# Seeded randomness, policies and the game loop shared by self-play and rollouts.
+# Seeded randomness and the built-in move-choice policies (the game loop: rollout.pyx).
 #
 # Randomness: xoshiro256** seeded by splitmix64. Game i of a job with master seed M uses
 # rng_seed(game_seed(M, i)), so a game's dice never depend on which worker plays it or
@@ -7,21 +7,9 @@
 #   choice = rng_below(n)  -> index into the generator's move list
 #   opening one-die draw: rng_below(6) + 1 for White, then for Black, rerolled on ties.
 
-from libc.stdlib cimport malloc, realloc, free
-from libc.string cimport memcpy, memset
-
-import numpy as np
-
-from fevga_core.types cimport (
-    PositionC, MoveC, SideC, uint8_t, uint32_t, uint64_t, int32_t, int64_t,
-    NUM_SLOTS, NUM_CHECKERS, MAX_MOVES, POSITION_WIDTH, FLAG_OPENING_DICE,
-)
-from fevga_core.board cimport (
-    side_pips, rotate12, zobrist_turn, position_load, position_store, __builtin_popcount, __builtin_ctz,
-)
-from fevga_core.movegen cimport (
-    WorkspaceC, workspace_new, workspace_free, generate_moves, apply_move, position_is_dead,
-)
+from fevga_core.types cimport PositionC, MoveC, SideC, uint8_t, uint32_t, uint64_t
+from fevga_core.board cimport side_pips, rotate12, position_load, __builtin_popcount, __builtin_ctz
+from fevga_core.movegen cimport apply_move
 
 
 cdef inline uint64_t _rotl(uint64_t x, int k) noexcept nogil:
@@ -156,180 +144,13 @@ cdef int choose_move(const PositionC* pos, const MoveC* moves, int n, int policy
     return best
 
 
-cdef int _opening_draw(RngC* rng, int* white_die, int* black_die) noexcept nogil:
+cdef int opening_draw(RngC* rng, int* white_die, int* black_die) noexcept nogil:
     """RULES.md §2 one-die draw; returns the starter (0 White, 1 Black)."""
     while True:
         white_die[0] = rng_below(rng, 6) + 1
         black_die[0] = rng_below(rng, 6) + 1
         if white_die[0] != black_die[0]:
             return 0 if white_die[0] > black_die[0] else 1
-
-
-ctypedef struct RecordC:
-    PlyC* plies
-    int size
-    int capacity
-
-
-cdef int _record_ply(RecordC* rec, int turn, int d1, int d2, const MoveC* move) noexcept nogil:
-    cdef PlyC* grown
-    if rec.size == rec.capacity:
-        grown = <PlyC*> realloc(rec.plies, 2 * rec.capacity * sizeof(PlyC))
-        if grown == NULL:
-            return -1
-        rec.plies = grown
-        rec.capacity *= 2
-    rec.plies[rec.size].turn = turn
-    rec.plies[rec.size].dice[0] = d1
-    rec.plies[rec.size].dice[1] = d2
-    rec.plies[rec.size].nsteps = move.nsteps
-    memset(rec.plies[rec.size].steps, 0, sizeof(move.steps))
-    memcpy(rec.plies[rec.size].steps, move.steps, 2 * move.nsteps)
-    rec.size += 1
-    return 0
-
-
-cdef int _callback_choice(object callback, const PositionC* pos, int d1, int d2, int n) except -1:
-    cdef uint8_t row[POSITION_WIDTH]
-    position_store(pos, row)
-    index = callback(bytes(row[:POSITION_WIDTH]), d1, d2)
-    if not (0 <= index < n):
-        raise IndexError(f"policy chose move {index} of {n}")
-    return index
-
-
-cdef int play_game(PositionC* pos, int flags, const int* policies, object callback, RngC* rng,
-                   int opening, int max_plies, MoveC* moves, WorkspaceC* ws,
-                   RecordC* rec, int* opening_dice, GameResultC* result) except -1 nogil:
-    """Play `pos` to the end (or `max_plies` plies, 0 = no limit), policies[color] choosing
-    for each side. With `opening`, the game
-    starts with the one-die draw of RULES.md §2 (its dice go to opening_dice[0..1]).
-    A dead position ends the game as a draw."""
-    cdef int d1, d2, n, k, loser
-    cdef bint first_from_draw = False
-    result.plies = 0
-    if opening:
-        k = _opening_draw(rng, &opening_dice[0], &opening_dice[1])
-        if k != pos.turn:
-            pos.turn = k
-            pos.key ^= zobrist_turn()
-        first_from_draw = (flags & FLAG_OPENING_DICE) != 0
-    while True:
-        if pos.side[0].counts[0] == NUM_CHECKERS or pos.side[1].counts[0] == NUM_CHECKERS:
-            result.winner = 0 if pos.side[0].counts[0] == NUM_CHECKERS else 1
-            loser = 1 - result.winner
-            result.points = 2 if pos.side[loser].counts[0] == 0 else 1
-            return 0
-        if max_plies and result.plies >= max_plies:
-            result.winner = OUTCOME_DRAW
-            result.points = 0
-            return 1
-        if first_from_draw:
-            d1 = opening_dice[pos.turn]
-            d2 = opening_dice[1 - pos.turn]
-            first_from_draw = False
-        else:
-            roll_dice(rng, &d1, &d2)
-        n = generate_moves(pos, d1, d2, flags, moves, ws)
-        if n < 0:
-            with gil:
-                raise OverflowError("more legal moves than the generator buffer holds")
-        if n == 1 and moves[0].nsteps == 0 and position_is_dead(pos, flags):
-            result.winner = OUTCOME_DRAW
-            result.points = 0
-            return 0
-        if policies[pos.turn] == POLICY_CALLBACK and n > 1:
-            with gil:
-                k = _callback_choice(callback, pos, d1, d2, n)
-        else:
-            k = choose_move(pos, moves, n, policies[pos.turn], rng)
-        if rec != NULL and _record_ply(rec, pos.turn, d1, d2, &moves[k]) < 0:
-            with gil:
-                raise MemoryError("no memory for the game record")
-        apply_move(pos, &moves[k])
-        result.plies += 1
-
-
-# ---------------------------------------------------------------------------------------
-# Python entry points (trusted input: fevga.game validates).
-
-def play_recorded(bytes row, int flags, int white_policy, int black_policy, object callback,
-                  uint64_t seed, bint opening, int max_plies):
-    """One game with its record: (winner, points, plies, truncated, opening_dice,
-    ply array uint8[plies, 11] = turn, d1, d2, nsteps, 4 x (from, to), final row)."""
-    cdef PositionC pos
-    cdef RngC rng
-    cdef GameResultC result
-    cdef RecordC rec
-    cdef int opening_dice[2]
-    cdef int policies[2]
-    cdef int status = 0
-    cdef WorkspaceC* ws = workspace_new()
-    cdef MoveC* moves = <MoveC*> malloc(MAX_MOVES * sizeof(MoveC))
-    rec.capacity = 256
-    rec.size = 0
-    rec.plies = <PlyC*> malloc(rec.capacity * sizeof(PlyC))
-    opening_dice[0] = opening_dice[1] = 0
-    try:
-        if ws == NULL or moves == NULL or rec.plies == NULL:
-            raise MemoryError("no memory for the game loop")
-        position_load(&pos, <const uint8_t*> row)
-        rng_seed(&rng, seed)
-        policies[0] = white_policy
-        policies[1] = black_policy
-        if callback is not None:
-            status = play_game(&pos, flags, policies, callback, &rng, opening, max_plies,
-                               moves, ws, &rec, opening_dice, &result)
-        else:
-            with nogil:
-                status = play_game(&pos, flags, policies, None, &rng, opening, max_plies,
-                                   moves, ws, &rec, opening_dice, &result)
-        plies = np.frombuffer((<char*> rec.plies)[:rec.size * sizeof(PlyC)], dtype=np.uint8)
-        plies = plies.reshape(rec.size, sizeof(PlyC)).copy()
-        final = bytearray(POSITION_WIDTH)
-        position_store(&pos, <uint8_t*> (<char*> final))
-        return (result.winner, result.points, result.plies, status == 1,
-                (opening_dice[0], opening_dice[1]) if opening else None, plies, bytes(final))
-    finally:
-        workspace_free(ws)
-        free(moves)
-        free(rec.plies)
-
-
-def play_many(bytes row, Py_ssize_t games, uint64_t master_seed, Py_ssize_t first_index,
-              int white_policy, int black_policy, int flags, bint opening, int max_plies,
-              signed char[::1] winners, signed char[::1] points, int32_t[::1] plies):
-    """Games first_index .. first_index+games-1 of a job, GIL released; fills the arrays."""
-    cdef PositionC start, pos
-    cdef RngC rng
-    cdef GameResultC result
-    cdef int opening_dice[2]
-    cdef int policies[2]
-    cdef Py_ssize_t i
-    cdef WorkspaceC* ws = workspace_new()
-    cdef MoveC* moves = <MoveC*> malloc(MAX_MOVES * sizeof(MoveC))
-    if ws == NULL or moves == NULL:
-        workspace_free(ws)
-        free(moves)
-        raise MemoryError("no memory for the game loop")
-    position_load(&start, <const uint8_t*> row)
-    policies[0] = white_policy
-    policies[1] = black_policy
-    if white_policy == POLICY_CALLBACK or black_policy == POLICY_CALLBACK:
-        raise ValueError("play_many runs built-in policies only")
-    try:
-        with nogil:
-            for i in range(games):
-                pos = start
-                rng_seed(&rng, game_seed(master_seed, first_index + i))
-                play_game(&pos, flags, policies, None, &rng, opening, max_plies,
-                          moves, ws, NULL, opening_dice, &result)
-                winners[i] = result.winner
-                points[i] = result.points
-                plies[i] = result.plies
-    finally:
-        workspace_free(ws)
-        free(moves)
 
 
 def evaluate(bytes row, int color):

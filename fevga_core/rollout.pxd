@@ -1,7 +1,7 @@
-# Rollouts and exhaustive search: the nogil game loop with truncation, luck adjustment and
-# the table/lookahead policies, plus expectimax over the 21 rolls (docs/rollout.md).
+# The nogil game loop (self-play records and rollouts: truncation, luck adjustment, the
+# table/lookahead policies) plus expectimax over the 21 rolls (docs/rollout.md).
 
-from fevga_core.types cimport PositionC, MoveC, uint64_t, int64_t
+from fevga_core.types cimport PositionC, MoveC, uint8_t, uint64_t, int64_t
 from fevga_core.movegen cimport WorkspaceC
 from fevga_core.game cimport RngC
 from fevga_core.bearoff cimport OneSidedTableC, TwoSidedTableC
@@ -33,6 +33,19 @@ ctypedef struct GameOutC:
     int first_roll          # (d1 - 1) * 6 + (d2 - 1) of the first roll, -1 if none was rolled
     bint truncated
 
+# One ply of a game record: who moved, the dice, and the chosen move's steps.
+ctypedef struct PlyC:
+    uint8_t turn
+    uint8_t dice[2]
+    uint8_t nsteps
+    uint8_t steps[4][2]
+
+# A growable record of plies (malloc'd; the owner frees `plies`).
+ctypedef struct RecordC:
+    PlyC* plies
+    int size
+    int capacity
+
 # Scratch memory of one worker.
 ctypedef struct ScratchC:
     MoveC* moves            # moves of the roll being played
@@ -43,5 +56,6 @@ cdef bint no_contact(const PositionC* pos) noexcept nogil
 cdef bint race_value(const TablesC* tables, const PositionC* pos, double* equity, double* win,
                      double* win_mars, double* lose_mars) noexcept nogil
 cdef double position_value(const JobC* job, const PositionC* pos, int color) noexcept nogil
-cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng, int stratum,
-                      object callback, ScratchC* scratch, GameOutC* out) except -1 nogil
+cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
+                      const int* fixed_rolls, int nfixed, object callback, ScratchC* scratch,
+                      GameOutC* out, RecordC* rec, int max_plies) except -1 nogil

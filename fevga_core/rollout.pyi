@@ -36,3 +36,11 @@ def value(row: bytes, color: int, tables: Tables, scale: float) -> float:
 
 def race(row: bytes, tables: Tables) -> tuple[float, float, float, float] | None:
     """(equity, win, win_mars, lose_mars) of a covered no-contact race, or None."""
+
+
+def play_recorded(
+    row: bytes, flags: int, white_policy: int, black_policy: int,
+    callback: Callable[[bytes, int, int], int] | None, seed: int, opening: bool, max_plies: int,
+    tables: Tables | None = None, scale: float = 1.0,
+) -> tuple[int, int, int, bool, tuple[int, int] | None, NDArray[np.uint8], bytes]:
+    """One self-play game with its record."""

@@ -15,19 +15,21 @@
 # Python side splits a job into fixed blocks and adds block sums in block order, so results
 # do not depend on how many workers (threads, processes or Dask workers) played the blocks.
 
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memcpy, memset
 from libc.math cimport tanh
 
 from fevga_core.types cimport (
     PositionC, MoveC, SideC, uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t,
-    NUM_CHECKERS, MAX_MOVES, POSITION_WIDTH,
+    NUM_CHECKERS, MAX_MOVES, POSITION_WIDTH, FLAG_OPENING_DICE,
 )
-from fevga_core.board cimport position_load, position_store
+from fevga_core.board cimport position_load, position_store, zobrist_turn
 from fevga_core.movegen cimport (
     WorkspaceC, workspace_new, workspace_free, generate_moves, apply_move, position_is_dead,
+    ROLL_D1 as ROLL_A, ROLL_D2 as ROLL_B,
 )
 from fevga_core.game cimport (
-    RngC, rng_seed, rng_below, game_seed, roll_dice, heuristic_eval, choose_move,
+    RngC, rng_seed, rng_below, game_seed, roll_dice, heuristic_eval, choose_move, opening_draw,
     POLICY_RANDOM, POLICY_HEURISTIC, POLICY_CALLBACK, POLICY_BEAROFF, POLICY_LOOKAHEAD,
 )
 from fevga_core.bearoff cimport (
@@ -47,23 +49,17 @@ cdef enum:
 STRATA = NUM_STRATA
 MAX_LENGTH = LENGTH_BINS
 
-# The 21 distinct rolls with their weights in 36ths (doubles 1, others 2).
-cdef int ROLL_A[21]
-cdef int ROLL_B[21]
+# Probability of each of movegen's 21 distinct rolls (doubles 1/36, others 2/36).
 cdef double ROLL_W[21]
 
 
-cdef void _fill_rolls() noexcept nogil:
-    cdef int a, b, i = 0
-    for a in range(1, 7):
-        for b in range(a, 7):
-            ROLL_A[i] = a
-            ROLL_B[i] = b
-            ROLL_W[i] = (1.0 if a == b else 2.0) / 36.0
-            i += 1
+cdef void _fill_weights() noexcept nogil:
+    cdef int i
+    for i in range(21):
+        ROLL_W[i] = (1.0 if ROLL_A[i] == ROLL_B[i] else 2.0) / 36.0
 
 
-_fill_rolls()
+_fill_weights()
 
 
 cdef inline bint _is_over(const PositionC* pos) noexcept nogil:
@@ -268,12 +264,33 @@ cdef int _callback_choice(object callback, const PositionC* pos, int d1, int d2,
     return index
 
 
-cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng, int stratum,
-                      object callback, ScratchC* scratch, GameOutC* out) except -1 nogil:
-    """Play `pos` to the end or to truncation; fill `out` for `color`."""
+cdef int _record_ply(RecordC* rec, int turn, int d1, int d2, const MoveC* move) noexcept nogil:
+    cdef PlyC* grown
+    if rec.size == rec.capacity:
+        grown = <PlyC*> realloc(rec.plies, 2 * rec.capacity * sizeof(PlyC))
+        if grown == NULL:
+            return -1
+        rec.plies = grown
+        rec.capacity *= 2
+    rec.plies[rec.size].turn = turn
+    rec.plies[rec.size].dice[0] = d1
+    rec.plies[rec.size].dice[1] = d2
+    rec.plies[rec.size].nsteps = move.nsteps
+    memset(rec.plies[rec.size].steps, 0, sizeof(move.steps))
+    memcpy(rec.plies[rec.size].steps, move.steps, 2 * move.nsteps)
+    rec.size += 1
+    return 0
+
+
+cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
+                      const int* fixed_rolls, int nfixed, object callback, ScratchC* scratch,
+                      GameOutC* out, RecordC* rec, int max_plies) except -1 nogil:
+    """Play `pos` to the end, to truncation or to `max_plies` plies (0 = no limit; returns 1
+    when it stops there); fill `out` for `color`. The first `nfixed` rolls are
+    fixed_rolls[i] (roll index (d1 - 1) * 6 + (d2 - 1)), later ones drawn from `rng`.
+    With `rec`, every ply is recorded."""
     cdef int d1, d2, n, k, r, m, policy, mover
     cdef double actual, mean, equity, win, win_mars, lose_mars
-    cdef bint rolled
     out.plies = 0
     out.luck = 0.0
     out.truncated = False
@@ -293,13 +310,14 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng, int
             else:
                 out.equity, out.win, out.win_mars, out.lose_mars = -equity, 1.0 - win, lose_mars, win_mars
             return 0
-        rolled = out.plies >= 2 or stratum < 0
-        if rolled:
-            roll_dice(rng, &d1, &d2)
+        if max_plies and out.plies >= max_plies:
+            out.equity = out.win = out.win_mars = out.lose_mars = 0.0
+            return 1
+        if out.plies < nfixed:
+            d1 = fixed_rolls[out.plies] // 6 + 1
+            d2 = fixed_rolls[out.plies] % 6 + 1
         else:
-            r = stratum % 36 if out.plies == 0 else stratum // 36
-            d1 = r // 6 + 1
-            d2 = r % 6 + 1
+            roll_dice(rng, &d1, &d2)
         if out.plies == 0:
             out.first_roll = (d1 - 1) * 6 + (d2 - 1)
         mover = pos.turn
@@ -336,6 +354,9 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng, int
                 k = _lookahead_choice(job, pos, scratch.moves, n, scratch)
             else:
                 k = choose_move(pos, scratch.moves, n, policy, rng)
+        if rec != NULL and _record_ply(rec, mover, d1, d2, &scratch.moves[k]) < 0:
+            with gil:
+                raise MemoryError("no memory for the game record")
         apply_move(pos, &scratch.moves[k])
         out.plies += 1
 
@@ -459,6 +480,7 @@ cdef int64_t _block(const JobC* job, const PositionC* starts, int targets, int c
     cdef GameOutC out
     cdef double value
     cdef uint8_t perm[NUM_STRATA]
+    cdef int fixed[2]
     cdef int64_t rotation = -1
     for i in range(games):
         if stop[0]:
@@ -471,10 +493,13 @@ cdef int64_t _block(const JobC* job, const PositionC* starts, int targets, int c
                 _rotation_perms(master, rotation, perm)
             j = <int> (index % NUM_STRATA)
             stratum = perm[(j % 36) * 36 + j // 36] * 36 + j % 36
+            fixed[0] = stratum % 36
+            fixed[1] = stratum // 36
         for k in range(targets):
             pos = starts[k]
             rng_seed(&rng, game_seed(master, <uint64_t> index))
-            rollout_game(job, &pos, color, &rng, stratum, callback, scratch, &out)
+            rollout_game(job, &pos, color, &rng, fixed, 2 if stratum >= 0 else 0, callback,
+                         scratch, &out, NULL, 0)
             value = out.equity
             values[k] = value
             sums[k, 0] += 1.0
@@ -535,6 +560,59 @@ def run_block(bytes rows, int color, int flags, int white_policy, int black_poli
         free(starts)
         free(values)
         _scratch_free(&scratch)
+
+
+def play_recorded(bytes row, int flags, int white_policy, int black_policy, object callback,
+                  uint64_t seed, bint opening, int max_plies, Tables tables=None, double scale=1.0):
+    """One self-play game with its record: (winner or -1 for a draw or a cut game, points,
+    plies, cut at max_plies, opening dice or None, ply array uint8[plies, 12] = turn, d1, d2,
+    nsteps, 4 x (from, to), final row). With `opening` the game starts with the one-die draw
+    of RULES.md §2 (and with FLAG_OPENING_DICE the starter plays those two dice). `tables`
+    serve the bearoff and lookahead policies (none by default)."""
+    cdef PositionC pos
+    cdef RngC rng
+    cdef GameOutC out
+    cdef RecordC rec
+    cdef ScratchC scratch
+    cdef JobC job
+    cdef int dice[2]
+    cdef int fixed[1]
+    cdef int nfixed = 0, status = 0, starter
+    cdef int status_scratch = _scratch_new(&scratch)
+    rec.capacity = 256
+    rec.size = 0
+    rec.plies = <PlyC*> malloc(rec.capacity * sizeof(PlyC))
+    try:
+        if status_scratch < 0 or rec.plies == NULL:
+            raise MemoryError("no memory for the game loop")
+        if tables is None:
+            tables = Tables()      # kept alive by this local while the game runs
+        _job_init(&job, flags, white_policy, black_policy, False, False, scale, tables)
+        position_load(&pos, <const uint8_t*> row)
+        rng_seed(&rng, seed)
+        if opening:
+            starter = opening_draw(&rng, &dice[0], &dice[1])
+            if starter != pos.turn:
+                pos.turn = starter
+                pos.key ^= zobrist_turn()
+            if flags & FLAG_OPENING_DICE:
+                fixed[0] = (dice[starter] - 1) * 6 + dice[1 - starter] - 1
+                nfixed = 1
+        if callback is not None:
+            status = rollout_game(&job, &pos, 0, &rng, fixed, nfixed, callback, &scratch, &out, &rec, max_plies)
+        else:
+            with nogil:
+                status = rollout_game(&job, &pos, 0, &rng, fixed, nfixed, None, &scratch, &out, &rec, max_plies)
+        plies = np.frombuffer((<char*> rec.plies)[:rec.size * sizeof(PlyC)], dtype=np.uint8)
+        plies = plies.reshape(rec.size, sizeof(PlyC)).copy()
+        final = bytearray(POSITION_WIDTH)
+        position_store(&pos, <uint8_t*> (<char*> final))
+        winner = -1 if out.equity == 0 else (0 if out.equity > 0 else 1)
+        return (winner, abs(int(out.equity)), out.plies, status == 1,
+                (dice[0], dice[1]) if opening else None, plies, bytes(final))
+    finally:
+        _scratch_free(&scratch)
+        free(rec.plies)
 
 
 cdef double _expectimax(const JobC* job, const PositionC* pos, int depth, MoveC* buffers,

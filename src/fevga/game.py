@@ -1,8 +1,9 @@
 """Seeded games and matches with pluggable policies, returning complete records.
 
-A policy is ``"random"`` (every distinct legal move equally likely), ``"heuristic"``
-(greedy on fevga.heuristic.evaluate), or any callable
-``policy(position, dice, moves) -> Move``. Built-in policies run entirely in the core.
+A policy (fevga.policy) is ``"random"`` (every distinct legal move equally likely),
+``"heuristic"`` (greedy on the core's documented evaluation), ``"bearoff"``,
+``"lookahead"``, or any callable ``policy(position, dice, moves) -> Move``. Built-in
+policies run entirely in the core.
 
 >>> record = play_game(seed=7)
 >>> record.winner in (WHITE, BLACK, None) and record.final.is_game_over()
@@ -12,34 +13,19 @@ True
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
 from fevga.errors import IllegalMoveError, InvalidArgumentError
 from fevga.notation import Step, format_steps
 from fevga.position import BLACK, COLOR_NAMES, WHITE, Color, Move, Position
+from fevga.policy import TABLE_POLICIES, Policy, chooser, policy_id, policy_name
 from fevga.rules import DEFAULT_RULES, Rules
 from fevga.seeding import SeedLike, master_key, seed_repr
 from fevga_core import game as core_game
-
-PolicyFn = Callable[[Position, tuple[int, int], list[Move]], Move]
-Policy = Union[str, PolicyFn]
-
-POLICY_IDS = {"random": 0, "heuristic": 1}
-_CALLBACK = 2
-
-
-def policy_id(policy: Policy) -> int:
-    """The core's id of a policy (callables share one id: they run through Python)."""
-    if callable(policy):
-        return _CALLBACK
-    if policy in POLICY_IDS:
-        return POLICY_IDS[policy]
-    raise InvalidArgumentError(f"policy {policy!r} must be one of {sorted(POLICY_IDS)} or a callable")
-
+from fevga_core.rollout import play_recorded
 
 @dataclass(frozen=True)
 class Ply:
@@ -129,22 +115,6 @@ def _replay(position: Position, ply: Ply, rules: Rules) -> Position:
     raise IllegalMoveError(f"record ply {ply.notation!r} with dice {ply.dice} is illegal in {position.id}")
 
 
-def _callback(policies: Sequence[Policy], rules: Rules) -> Callable[[bytes, int, int], int] | None:
-    if not any(callable(p) for p in policies):
-        return None
-
-    def choose(row: bytes, d1: int, d2: int) -> int:
-        position: Position = Position._from_row(row)
-        moves = position.legal_moves((d1, d2), rules)
-        chosen = policies[position.turn](position, (d1, d2), moves)  # type: ignore[operator]
-        for index, move in enumerate(moves):
-            if move.position == getattr(chosen, "position", None):
-                return index
-        raise IllegalMoveError(f"policy returned {chosen!r}, not one of the legal moves in {position.id}")
-
-    return choose
-
-
 def _policy_pair(policy: Policy | tuple[Policy, Policy]) -> tuple[Policy, Policy]:
     if isinstance(policy, tuple):
         if len(policy) != 2:
@@ -153,8 +123,30 @@ def _policy_pair(policy: Policy | tuple[Policy, Policy]) -> tuple[Policy, Policy
     return (policy, policy)
 
 
-def _policy_name(policy: Policy) -> str:
-    return policy if isinstance(policy, str) else getattr(policy, "__name__", repr(policy))
+def _play_one(begin: Position, opening: bool, pair: tuple[Policy, Policy], rules: Rules, key: int,
+              seed: SeedLike, max_plies: int) -> GameRecord:
+    """Play one game in the core from `begin` and wrap its record."""
+    tables = None
+    if any(p in TABLE_POLICIES for p in pair):
+        from fevga.rollout import LUCK_SCALE, tables_of
+
+        tables = tables_of("default")
+    winner, points, _, truncated, opening_dice, plies, final = play_recorded(
+        begin._row(), rules.flags, policy_id(pair[0]), policy_id(pair[1]), chooser(pair, rules), key,
+        opening, max_plies, tables, LUCK_SCALE if tables is not None else 1.0,
+    )
+    return GameRecord(
+        seed=seed_repr(seed),
+        rules=rules,
+        policies=(policy_name(pair[0]), policy_name(pair[1])),
+        start=begin,
+        opening_dice=opening_dice,
+        plies=tuple(_ply(row) for row in plies),
+        final=Position._from_row(final),
+        winner=None if winner < 0 else winner,
+        points=int(points),
+        truncated=bool(truncated),
+    )
 
 
 def play_game(
@@ -170,30 +162,14 @@ def play_game(
     side on roll rolls first. `policy` is one policy or a (white, black) pair.
     `max_plies` > 0 stops the game early (result ``"truncated"``).
     """
-    rules = rules or DEFAULT_RULES
     pair = _policy_pair(policy)
-    ids = [policy_id(p) for p in pair]
     if not isinstance(max_plies, int) or max_plies < 0:
         raise InvalidArgumentError(f"max_plies {max_plies!r} must be a non-negative integer")
     begin = start or Position.initial()
     if begin.winner() is not None:
         raise InvalidArgumentError(f"start position {begin.id} is already finished")
     key = core_game.game_seed_of(master_key(seed), 0)
-    winner, points, _, truncated, opening, plies, final = core_game.play_recorded(
-        begin._row(), rules.flags, ids[0], ids[1], _callback(pair, rules), key, start is None, max_plies
-    )
-    return GameRecord(
-        seed=seed_repr(seed),
-        rules=rules,
-        policies=(_policy_name(pair[0]), _policy_name(pair[1])),
-        start=begin,
-        opening_dice=opening,
-        plies=tuple(_ply(row) for row in plies),
-        final=Position._from_row(final),
-        winner=None if winner < 0 else winner,
-        points=int(points),
-        truncated=bool(truncated),
-    )
+    return _play_one(begin, start is None, pair, rules or DEFAULT_RULES, key, seed, max_plies)
 
 
 def _ply(row: np.ndarray) -> Ply:
@@ -237,7 +213,6 @@ def play_match(
         raise InvalidArgumentError(f"match length {length!r} must be a positive integer")
     rules = rules or DEFAULT_RULES
     pair = _policy_pair(policy)
-    ids = [policy_id(p) for p in pair]
     master = master_key(seed)
     score = [0, 0]
     games: list[GameRecord] = []
@@ -245,15 +220,7 @@ def play_match(
     initial = Position.initial()
     for index in range(max_games):
         begin = initial if starter is None else _with_turn(initial, starter)
-        winner, points, _, _, opening, plies, final = core_game.play_recorded(
-            begin._row(), rules.flags, ids[0], ids[1], _callback(pair, rules),
-            core_game.game_seed_of(master, index), starter is None, 0,
-        )
-        record = GameRecord(
-            seed=seed_repr(seed), rules=rules, policies=(_policy_name(pair[0]), _policy_name(pair[1])),
-            start=begin, opening_dice=opening, plies=tuple(_ply(r) for r in plies),
-            final=Position._from_row(final), winner=None if winner < 0 else winner, points=int(points),
-        )
+        record = _play_one(begin, starter is None, pair, rules, core_game.game_seed_of(master, index), seed, 0)
         games.append(record)
         if record.winner is None:
             starter = None

@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fevga.errors import InvalidArgumentError, InvalidPositionError
-from fevga.game import _callback
+from fevga.policy import POLICY_IDS, Policy, PolicyFn, chooser, policy_id, policy_name
 from fevga.notation import parse_dice
 from fevga.position import Move, Position
 from fevga.rules import DEFAULT_RULES, Rules
@@ -45,12 +45,8 @@ from fevga_core import rollout as core
 if TYPE_CHECKING:
     from fevga.bearoff import OneSidedDB, TwoSidedDB
 
-PolicyFn = Callable[[Position, tuple[int, int], list[Move]], Move]
-Policy = Union[str, PolicyFn]
 Evaluator = Union[str, Callable[[Position], float]]
 
-POLICY_IDS = {"random": 0, "heuristic": 1, "bearoff": 3, "lookahead": 4}
-_CALLBACK = 2
 STRATA = int(core.STRATA)
 BLOCK_GAMES = STRATA  # games per block: fixed, so results never depend on the workers
 DEFAULT_GAMES = 8 * STRATA  # 10,368: eight full rotations of the opening roll pairs
@@ -332,7 +328,7 @@ _TABLES: dict[str | None, core.Tables] = {}
 _TABLES_LOCK = threading.Lock()
 
 
-def _tables_of(spec: Any) -> core.Tables:
+def tables_of(spec: Any) -> core.Tables:
     """The core Tables of a job's table spec, built once per process."""
     key = spec if isinstance(spec, str) or spec is None else spec[0]
     with _TABLES_LOCK:
@@ -356,7 +352,7 @@ def _run_block(job: _Job, block: int, stop: npt.NDArray[np.int32] | None = None)
     sums = _Sums(job.targets)
     flag = stop if stop is not None else np.zeros(1, dtype=np.int32)
     done = core.run_block(job.rows, job.color, job.flags, job.policies[0], job.policies[1], job.callback,
-                          _tables_of(job.tables), job.truncate, job.luck, job.scale, job.stratify, job.master,
+                          tables_of(job.tables), job.truncate, job.luck, job.scale, job.stratify, job.master,
                           first, games, *sums.arrays(), flag)
     return block, sums, int(done)
 
@@ -648,11 +644,8 @@ def _check_int(name: str, value: object, low: int) -> int:
 
 
 def _policy_ids(policy: Policy) -> tuple[tuple[int, int], str]:
-    if callable(policy):
-        return (_CALLBACK, _CALLBACK), getattr(policy, "__name__", repr(policy))
-    if isinstance(policy, str) and policy in POLICY_IDS:
-        return (POLICY_IDS[policy], POLICY_IDS[policy]), policy
-    raise InvalidArgumentError(f"policy {policy!r} must be one of {sorted(POLICY_IDS)} or a callable")
+    pid = policy_id(policy)
+    return (pid, pid), policy_name(policy)
 
 
 _SPECS: dict[tuple[int, int], tuple[Any, Any, Any]] = {}
@@ -709,7 +702,7 @@ def _make_job(rows: bytes, color: int, games: int, seed: SeedLike, policy: Polic
         seed_value = seed_repr(sequence)
     job = _Job(rows=rows, color=color, flags=rules.flags, policies=ids, truncate=bool(truncate), luck=bool(luck),
                scale=LUCK_SCALE, stratify=bool(stratify), master=master, games=games,
-               tables=_tables_spec(bearoff, one_sided), callback=_callback([policy, policy], rules))
+               tables=_tables_spec(bearoff, one_sided), callback=chooser([policy, policy], rules))
     return job, name, seed_value
 
 
@@ -851,10 +844,10 @@ def _check_any(position: object) -> Position:
 
 def _evaluator_tables(evaluator: str, bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None) -> core.Tables:
     if evaluator == "heuristic":
-        return _tables_of(None)
+        return tables_of(None)
     if evaluator == "bearoff":
         spec = _tables_spec(bearoff, one_sided)
-        return _tables_of(spec)
+        return tables_of(spec)
     raise InvalidArgumentError(f"evaluator {evaluator!r} must be 'heuristic', 'bearoff', 'rollout' or a callable")
 
 

@@ -7,7 +7,8 @@ import json
 import time
 
 from fevga.errors import InvalidArgumentError
-from fevga.game import POLICY_IDS, play_game
+from fevga.game import play_game
+from fevga.policy import POLICY_IDS
 from fevga.position import COLOR_NAMES, Position, perft
 from fevga.rules import Rules
 

@@ -6,7 +6,8 @@ import argparse
 import json
 
 from fevga.position import COLOR_NAMES, Position
-from fevga.rollout import DEFAULT_GAMES, POLICY_IDS, moves_to_csv, rollout, rollout_moves
+from fevga.policy import POLICY_IDS
+from fevga.rollout import DEFAULT_GAMES, moves_to_csv, rollout, rollout_moves
 from fevga.rules import Rules
 
 MOVE_GAMES = 1296  # default games per move when ranking the moves of a roll

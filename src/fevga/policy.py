@@ -1,0 +1,57 @@
+"""Move-choice policies shared by self-play (fevga.game) and rollouts (fevga.rollout).
+
+A policy is a name of a built-in policy, run entirely in the core, or any callable
+``policy(position, dice, moves) -> Move`` (the slow path: it runs in Python).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Union
+
+from fevga.errors import IllegalMoveError, InvalidArgumentError
+from fevga.position import Move, Position
+from fevga.rules import Rules
+
+PolicyFn = Callable[[Position, tuple[int, int], list[Move]], Move]
+Policy = Union[str, PolicyFn]
+
+# Core ids (fevga_core/game.pxd POLICY_*).
+POLICY_IDS = {"random": 0, "heuristic": 1, "bearoff": 3, "lookahead": 4}
+CALLBACK_ID = 2
+TABLE_POLICIES = ("bearoff", "lookahead")  # these consult the bear-off tables
+
+
+def policy_id(policy: Policy) -> int:
+    """The core's id of a policy (callables share one id: they run through Python)."""
+    if callable(policy):
+        return CALLBACK_ID
+    if isinstance(policy, str) and policy in POLICY_IDS:
+        return POLICY_IDS[policy]
+    raise InvalidArgumentError(f"policy {policy!r} must be one of {sorted(POLICY_IDS)} or a callable")
+
+
+def policy_name(policy: Policy) -> str:
+    """A readable name: the built-in name or the callable's __name__."""
+    return policy if isinstance(policy, str) else getattr(policy, "__name__", repr(policy))
+
+
+def chooser(policies: Sequence[Policy], rules: Rules) -> Callable[[bytes, int, int], int] | None:
+    """The core's callback for callable policies (indexed by colour), or None if there are none.
+
+    The callback gets a flat position row and the dice and returns the index of the chosen
+    move in the generator's order.
+    """
+    if not any(callable(p) for p in policies):
+        return None
+
+    def choose(row: bytes, d1: int, d2: int) -> int:
+        position: Position = Position._from_row(row)
+        moves = position.legal_moves((d1, d2), rules)
+        chosen = policies[position.turn](position, (d1, d2), moves)  # type: ignore[operator]
+        for index, move in enumerate(moves):
+            if move.position == getattr(chosen, "position", None):
+                return index
+        raise IllegalMoveError(f"policy returned {chosen!r}, not one of the legal moves in {position.id}")
+
+    return choose
