@@ -89,12 +89,6 @@ cdef class CorePosition:
             return 1
         return -1
 
-    def _legal_moves(self, int d1, int d2, int flags, type move_cls):
-        """The legal moves as `move_cls` tuples (steps, result); [] for a finished game."""
-        if self._winner() >= 0:
-            return []
-        return [tuple.__new__(move_cls, pair) for pair in self._legal(d1, d2, flags)]
-
     def pips(self, int color):
         """Pip count of `color`: sum of own point numbers of its checkers on the board."""
         return side_pips(&self.c.side[color & 1])
@@ -110,12 +104,15 @@ cdef class CorePosition:
                 and memcmp(self.c.side[0].counts, o.c.side[0].counts, NUM_SLOTS) == 0
                 and memcmp(self.c.side[1].counts, o.c.side[1].counts, NUM_SLOTS) == 0)
 
-    def _legal(self, int d1, int d2, int flags):
-        """[(steps, result)] for dice (d1, d2): steps is a tuple of (from, to) pairs."""
-        cdef int n = generate_moves(&self.c, d1, d2, flags, _MOVES, _WS)
-        cdef int k, j
+    def _legal_moves(self, int d1, int d2, int flags, type move_cls):
+        """The legal moves for dice (d1, d2) as `move_cls` tuples (steps, result), where steps
+        is a tuple of (from, to) pairs; [] for a finished game."""
+        cdef int n, k, j
         cdef CorePosition child
         cdef type cls = type(self)
+        if self._winner() >= 0:
+            return []
+        n = generate_moves(&self.c, d1, d2, flags, _MOVES, _WS)
         if n < 0:
             raise OverflowError("more legal moves than the generator buffer holds")
         out = []
@@ -123,8 +120,8 @@ cdef class CorePosition:
             child = cls.__new__(cls)
             child.c = self.c
             apply_move(&child.c, &_MOVES[k])
-            out.append((tuple([(_MOVES[k].steps[j][0], _MOVES[k].steps[j][1])
-                               for j in range(_MOVES[k].nsteps)]), child))
+            steps = tuple([(_MOVES[k].steps[j][0], _MOVES[k].steps[j][1]) for j in range(_MOVES[k].nsteps)])
+            out.append(tuple.__new__(move_cls, (steps, child)))
         return out
 
     def _count_legal(self, int d1, int d2, int flags):
