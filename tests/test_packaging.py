@@ -17,10 +17,11 @@ ROOT = Path(__file__).resolve().parents[1]
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A venv (sharing this interpreter's site-packages for numpy & co) with the wheel installed."""
     work = tmp_path_factory.mktemp("install")
-    subprocess.run(
+    built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-q", "-w", str(work / "dist"), str(ROOT)],
-        check=True, capture_output=True, timeout=900,
+        capture_output=True, text=True, timeout=900,
     )
+    assert built.returncode == 0, built.stderr[-3000:]
     venv.EnvBuilder(system_site_packages=True, with_pip=False).create(work / "env")
     python = work / "env" / "bin" / "python"
     wheel = next((work / "dist").glob("fevga-*.whl"))
