@@ -16,6 +16,8 @@ from fevga_core.movegen cimport (
     player_can_move, position_is_dead, ROLL_D1, ROLL_D2,
 )
 
+from numpy import integer as np_integer
+
 # Scratch buffers for calls made with the GIL held (one call at a time).
 cdef WorkspaceC* _WS = workspace_new()
 cdef MoveC* _MOVES = <MoveC*> malloc(MAX_MOVES * sizeof(MoveC))
@@ -42,6 +44,14 @@ cdef long long _perft(PositionC* pos, int depth, int flags, MoveC* buffers, Work
             apply_move(&child, &moves[k])
             total += _perft(&child, depth - 1, flags, buffers + MAX_MOVES, ws)
     return total
+
+
+cdef int _color(object color) except -1:
+    """0 or 1 for a colour argument, else InvalidArgumentError quoting it."""
+    if isinstance(color, (int, np_integer)) and (color == 0 or color == 1):
+        return color
+    from fevga.errors import InvalidArgumentError
+    raise InvalidArgumentError(f"color {color!r} must be WHITE (0) or BLACK (1)")
 
 
 cdef class CorePosition:
@@ -76,9 +86,9 @@ cdef class CorePosition:
         """The 64-bit Zobrist key (board.pyx documents the table)."""
         return self.c.key
 
-    def counts(self, int color):
+    def counts(self, color):
         """25 counts in `color`'s own numbering; index 0 = borne off."""
-        cdef const uint8_t* c = self.c.side[color & 1].counts
+        cdef const uint8_t* c = self.c.side[_color(color)].counts
         return tuple([c[i] for i in range(NUM_SLOTS)])
 
     def _winner(self):
@@ -89,9 +99,9 @@ cdef class CorePosition:
             return 1
         return -1
 
-    def pips(self, int color):
+    def pips(self, color):
         """Pip count of `color`: sum of own point numbers of its checkers on the board."""
-        return side_pips(&self.c.side[color & 1])
+        return side_pips(&self.c.side[_color(color)])
 
     def __hash__(self):
         return <Py_ssize_t> (self.c.key >> 1)
@@ -128,9 +138,9 @@ cdef class CorePosition:
         """Number of distinct legal moves for dice (d1, d2)."""
         return generate_moves(&self.c, d1, d2, flags, _MOVES, _WS)
 
-    def _can_move(self, int color, int flags):
+    def _can_move(self, color, int flags):
         """Whether `color` has a legal move for at least one of the 21 rolls."""
-        return player_can_move(&self.c, color, flags)
+        return player_can_move(&self.c, _color(color), flags)
 
     def _is_dead(self, int flags):
         """Neither side has a legal move for any roll (RULES.md §8)."""

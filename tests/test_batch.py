@@ -64,3 +64,13 @@ def test_validation_names_the_bad_row() -> None:
         batch.count_legal_moves(rows, np.array([[1, 1], [2, 2], [0, 3]]))
     with pytest.raises(InvalidDiceError, match="shape"):
         batch.legal_moves(rows, dice[:2])
+
+
+def test_non_integer_arrays_are_rejected() -> None:
+    rows = batch.to_array([Position.initial()])
+    with pytest.raises(InvalidDiceError, match="integer array"):
+        batch.count_legal_moves(rows, [["6", "5"]])
+    with pytest.raises(InvalidPositionError, match="integer array"):
+        batch.count_legal_moves(rows.astype(str), [[6, 5]])
+    with pytest.raises(InvalidPositionError, match="integer array"):
+        batch.count_legal_moves(rows.astype(float), [[6, 5]])

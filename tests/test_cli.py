@@ -43,3 +43,14 @@ def test_in_process_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "--seed", "3", "--white", "heuristic"]) == 0
     out = capsys.readouterr().out
     assert "white=heuristic black=random" in out and "point(s)" in out
+
+
+def test_output_into_a_closed_pipe_is_not_a_traceback() -> None:
+    # The reader closes the pipe before the command (still starting Python) writes a byte.
+    child = subprocess.Popen([sys.executable, "-m", "fevga", "moves", "start", "5-5", "--json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()
+    stderr = child.stderr.read()
+    assert child.wait(timeout=120) == 1
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr

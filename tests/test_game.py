@@ -118,3 +118,18 @@ def test_known_games() -> None:
     assert random_game.final.id == "gAAAAAAGX_4AAAAA" and random_game.points == 2
     greedy_game = play_game(seed=7, policy="heuristic")
     assert (len(greedy_game.plies), greedy_game.result, greedy_game.final.id) == (95, "black", "AAAB3gAAAAAAAAAA")
+
+
+def test_fresh_entropy_is_recorded_so_the_game_can_be_replayed() -> None:
+    record = play_game(seed=None)
+    assert isinstance(record.seed, int)
+    assert play_game(seed=record.seed).plies == record.plies
+    match = play_match(3, seed=None)
+    assert play_match(3, seed=match.games[0].seed) == match
+
+
+def test_unfinished_match_has_no_winner() -> None:
+    match = play_match(100, seed=1, max_games=1)
+    assert len(match.games) == 1 and match.winner is None and match.to_dict()["winner"] is None
+    with pytest.raises(InvalidArgumentError, match="max_games 0"):
+        play_match(100, seed=1, max_games=0)

@@ -10,6 +10,7 @@ import pytest
 from boards import START, counts, make
 from fevga import (
     BLACK,
+    InvalidArgumentError,
     WHITE,
     FevgaError,
     IllegalMoveError,
@@ -19,6 +20,7 @@ from fevga import (
     InvalidRulesError,
     Position,
     Rules,
+    perft,
 )
 from fevga_core.board import ZOBRIST_SEED, zobrist_entry, zobrist_turn_key
 
@@ -194,3 +196,29 @@ def test_str_and_svg() -> None:
     assert "W13" in text and "B14" in text and "pips" in text and pos.id in text
     svg = pos._repr_svg_()
     assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>") and svg.count("<circle") == 5 + 2 + 5 + 1
+
+
+@pytest.mark.parametrize("color", [2, -1, 10**6, "white", None, 0.0])
+def test_bad_colors_are_rejected(color: object) -> None:
+    pos = Position.initial()
+    for method in (pos.counts, pos.pips, pos.can_move):
+        with pytest.raises(InvalidArgumentError, match=f"color {color!r}"):
+            method(color)  # type: ignore[operator]
+
+
+def test_bad_argument_types() -> None:
+    pos = Position.initial()
+    with pytest.raises(InvalidRulesError, match="'strict'"):
+        pos.legal_moves("6-5", rules="strict")  # type: ignore[arg-type]
+    with pytest.raises(InvalidRulesError):
+        perft(pos, 1, rules="strict")  # type: ignore[arg-type]
+    with pytest.raises(InvalidNotationError, match="None"):
+        Position.parse(None)  # type: ignore[arg-type]
+    for depth in (True, -1, 13, 10**20, 1.5):
+        with pytest.raises(InvalidArgumentError, match="perft depth"):
+            perft(pos, depth)  # type: ignore[arg-type]
+
+
+def test_zero_repeat_is_not_notation() -> None:
+    with pytest.raises(InvalidNotationError, match=r"24/18\(0\)"):
+        Position.initial().play("24/13 24/18(0)", "6-5")

@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 
 from fevga.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError
 from fevga.position import Position
-from fevga.rules import DEFAULT_RULES, Rules
+from fevga.rules import Rules, rules_of
 from fevga_core import movegen
 from fevga_core.board import first_invalid_row
 
@@ -60,6 +60,8 @@ def validate_positions(rows: object) -> NDArray[np.uint8]:
     array = np.asarray(rows)
     if array.ndim != 2 or array.shape[1] != POSITION_WIDTH:
         raise InvalidPositionError(f"positions must have shape (n, {POSITION_WIDTH}), not {array.shape}")
+    if array.dtype.kind not in "iu":
+        raise InvalidPositionError(f"positions must be an integer array, not {array.dtype}")
     if array.size and (array.min() < 0 or array.max() > 15):
         raise InvalidPositionError("position arrays hold counts 0-15 and a turn of 0 or 1")
     array = np.ascontiguousarray(array, dtype=np.uint8)
@@ -74,6 +76,8 @@ def validate_dice(dice: object, n: int) -> NDArray[np.uint8]:
     array = np.asarray(dice)
     if array.shape != (n, 2):
         raise InvalidDiceError(f"dice must have shape ({n}, 2), not {array.shape}")
+    if array.dtype.kind not in "iu":
+        raise InvalidDiceError(f"dice must be an integer array, not {array.dtype}")
     bad = np.flatnonzero(((array < 1) | (array > 6)).any(axis=1))
     if bad.size:
         raise InvalidDiceError(f"dice row {int(bad[0])} is {array[bad[0]].tolist()}: values must be 1-6")
@@ -93,7 +97,7 @@ def count_legal_moves(positions: object, dice: object, rules: Rules | None = Non
     rolls = validate_dice(dice, rows.shape[0])
     if not isinstance(threads, int) or threads < 1:
         raise InvalidArgumentError(f"threads {threads!r} must be a positive integer")
-    flags = (rules or DEFAULT_RULES).flags
+    flags = rules_of(rules).flags
     out = np.zeros(rows.shape[0], dtype=np.int32)
     bounds = np.linspace(0, rows.shape[0], threads + 1).astype(int)
     chunks = [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
@@ -136,5 +140,5 @@ def legal_moves(positions: object, dice: object, rules: Rules | None = None) -> 
         counts = np.zeros(rows.shape[0], dtype=np.int64)
         counts[live] = sub.counts()
         return BatchMoves(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), sub.results, sub.steps, sub.nsteps)
-    offsets, results, steps, nsteps = movegen.generate_batch(rows, rolls, (rules or DEFAULT_RULES).flags)
+    offsets, results, steps, nsteps = movegen.generate_batch(rows, rolls, rules_of(rules).flags)
     return BatchMoves(offsets, results, steps, nsteps)

@@ -22,8 +22,8 @@ from fevga.errors import IllegalMoveError, InvalidArgumentError
 from fevga.notation import Step, format_steps
 from fevga.position import BLACK, COLOR_NAMES, WHITE, Color, Move, Position
 from fevga.policy import TABLE_POLICIES, Policy, chooser, policy_id, policy_name
-from fevga.rules import DEFAULT_RULES, Rules
-from fevga.seeding import SeedLike, master_key, seed_repr
+from fevga.rules import Rules, rules_of
+from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
 from fevga_core import game as core_game
 from fevga_core.rollout import play_recorded
 
@@ -124,7 +124,7 @@ def _policy_pair(policy: Policy | tuple[Policy, Policy]) -> tuple[Policy, Policy
 
 
 def _play_one(begin: Position, opening: bool, pair: tuple[Policy, Policy], rules: Rules, key: int,
-              seed: SeedLike, max_plies: int) -> GameRecord:
+              seed: int | str, max_plies: int) -> GameRecord:
     """Play one game in the core from `begin` and wrap its record."""
     tables = None
     if any(p in TABLE_POLICIES for p in pair):
@@ -136,7 +136,7 @@ def _play_one(begin: Position, opening: bool, pair: tuple[Policy, Policy], rules
         opening, max_plies, tables, LUCK_SCALE if tables is not None else 1.0,
     )
     return GameRecord(
-        seed=seed_repr(seed),
+        seed=seed,
         rules=rules,
         policies=(policy_name(pair[0]), policy_name(pair[1])),
         start=begin,
@@ -168,8 +168,9 @@ def play_game(
     begin = start or Position.initial()
     if begin.winner() is not None:
         raise InvalidArgumentError(f"start position {begin.id} is already finished")
-    key = core_game.game_seed_of(master_key(seed), 0)
-    return _play_one(begin, start is None, pair, rules or DEFAULT_RULES, key, seed, max_plies)
+    sequence = seed_sequence(seed)  # once: seed=None draws the entropy the record keeps
+    key = core_game.game_seed_of(master_key(sequence), 0)
+    return _play_one(begin, start is None, pair, rules_of(rules), key, seed_repr(sequence), max_plies)
 
 
 def _ply(row: np.ndarray) -> Ply:
@@ -190,13 +191,17 @@ class MatchRecord:
     score: tuple[int, int] = field(default=(0, 0))
 
     @property
-    def winner(self) -> Color:
-        """The side that reached `length` points."""
-        return WHITE if self.score[0] >= self.length else BLACK
+    def winner(self) -> Color | None:
+        """The side that reached `length` points (None if `max_games` ran out first)."""
+        if self.score[0] >= self.length:
+            return WHITE
+        return BLACK if self.score[1] >= self.length else None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {"length": self.length, "score": list(self.score), "winner": COLOR_NAMES[self.winner],
+        winner = self.winner
+        return {"length": self.length, "score": list(self.score),
+                "winner": None if winner is None else COLOR_NAMES[winner],
                 "games": [g.to_dict() for g in self.games]}
 
 
@@ -211,16 +216,19 @@ def play_match(
     two dice); the first game and any game after a draw start with the one-die draw."""
     if not isinstance(length, int) or length < 1:
         raise InvalidArgumentError(f"match length {length!r} must be a positive integer")
-    rules = rules or DEFAULT_RULES
+    if not isinstance(max_games, int) or max_games < 1:
+        raise InvalidArgumentError(f"max_games {max_games!r} must be a positive integer")
+    rules = rules_of(rules)
     pair = _policy_pair(policy)
-    master = master_key(seed)
+    sequence = seed_sequence(seed)
+    master, seed_value = master_key(sequence), seed_repr(sequence)
     score = [0, 0]
     games: list[GameRecord] = []
     starter: int | None = None
     initial = Position.initial()
     for index in range(max_games):
         begin = initial if starter is None else _with_turn(initial, starter)
-        record = _play_one(begin, starter is None, pair, rules, core_game.game_seed_of(master, index), seed, 0)
+        record = _play_one(begin, starter is None, pair, rules, core_game.game_seed_of(master, index), seed_value, 0)
         games.append(record)
         if record.winner is None:
             starter = None

@@ -112,7 +112,7 @@ def format_steps(steps: Sequence[Step]) -> str:
     return " ".join(tokens)
 
 
-_TOKEN = re.compile(r"^(\d{1,2})((?:/(?:\d{1,2}|off))+)(?:\((\d)\))?$")
+_TOKEN = re.compile(r"^(\d{1,2})((?:/(?:\d{1,2}|off))+)(?:\(([1-4])\))?$")
 
 
 def parse_paths(text: str) -> list[Step]:

@@ -15,7 +15,7 @@ import numpy as np
 
 from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidNotationError, InvalidPositionError
 from fevga.notation import Step, decode_id, encode_id, format_steps, parse_dice, parse_paths
-from fevga.rules import DEFAULT_RULES, Rules
+from fevga.rules import Rules, rules_of
 from fevga_core.position import CorePosition
 
 Color = int
@@ -25,6 +25,7 @@ BLACK: Color = 1
 COLOR_NAMES = ("white", "black")
 NUM_CHECKERS = 15
 NUM_POINTS = 24
+MAX_PERFT_DEPTH = 12  # far beyond any feasible run (depth 5 from the start: 1.5e8 leaves)
 
 
 def other_point(point: int) -> int:
@@ -100,6 +101,8 @@ class Position(CorePosition):
     @classmethod
     def parse(cls, text: str) -> Position:
         """A position from an ID, ``start``, or its JSON form."""
+        if not isinstance(text, str):
+            raise InvalidNotationError(f"position {text!r} must be a string: an ID, 'start' or JSON")
         stripped = text.strip()
         if stripped.lower() in ("start", "initial"):
             return cls.initial()
@@ -164,11 +167,11 @@ class Position(CorePosition):
 
     def is_dead(self, rules: Rules | None = None) -> bool:
         """Neither side has a legal move for any of the 21 rolls (scored as a draw)."""
-        return self.winner() is None and bool(self._is_dead((rules or DEFAULT_RULES).flags))
+        return self.winner() is None and bool(self._is_dead(rules_of(rules).flags))
 
     def can_move(self, color: int, rules: Rules | None = None) -> bool:
         """Whether `color` has a legal move for at least one of the 21 rolls."""
-        return bool(self._can_move(color, (rules or DEFAULT_RULES).flags))
+        return bool(self._can_move(color, rules_of(rules).flags))
 
     def legal_moves(self, dice: object, rules: Rules | None = None) -> list[Move]:
         """The distinct legal moves (full turns) for `dice`; a pass is one empty move.
@@ -177,13 +180,13 @@ class Position(CorePosition):
         ['24/13']
         """
         d1, d2 = parse_dice(dice)
-        moves: list[Move] = self._legal_moves(d1, d2, (rules or DEFAULT_RULES).flags, Move)
+        moves: list[Move] = self._legal_moves(d1, d2, rules_of(rules).flags, Move)
         return moves
 
     def count_legal_moves(self, dice: object, rules: Rules | None = None) -> int:
         """len(legal_moves(dice)) without building the moves."""
         d1, d2 = parse_dice(dice)
-        return 0 if self._winner() >= 0 else int(self._count_legal(d1, d2, (rules or DEFAULT_RULES).flags))
+        return 0 if self._winner() >= 0 else int(self._count_legal(d1, d2, rules_of(rules).flags))
 
     def parse_move(self, notation: str, dice: object, rules: Rules | None = None) -> Move:
         """The legal move written `notation` (any equivalent form: ``24/13`` = ``24/18 18/13``)."""
@@ -250,6 +253,6 @@ def perft(position: Position, depth: int, rules: Rules | None = None) -> int:
     >>> perft(Position.initial(), 2)
     479
     """
-    if not isinstance(depth, int) or depth < 0:
-        raise InvalidArgumentError(f"perft depth {depth!r} must be a non-negative integer")
-    return int(position._perft(depth, (rules or DEFAULT_RULES).flags))
+    if not isinstance(depth, int) or isinstance(depth, bool) or not 0 <= depth <= MAX_PERFT_DEPTH:
+        raise InvalidArgumentError(f"perft depth {depth!r} must be an integer from 0 to {MAX_PERFT_DEPTH}")
+    return int(position._perft(depth, rules_of(rules).flags))

@@ -83,3 +83,12 @@ class Rules:
 
 
 DEFAULT_RULES = Rules()
+
+
+def rules_of(rules: object) -> Rules:
+    """`rules` itself, or the default rules for None; InvalidRulesError for anything else."""
+    if rules is None:
+        return DEFAULT_RULES
+    if isinstance(rules, Rules):
+        return rules
+    raise InvalidRulesError(f"rules {rules!r} must be a fevga.Rules (e.g. Rules.strict()) or None")
