@@ -106,6 +106,88 @@ def _get(call: Any, default: T) -> Any:
         return default
 
 
+# --- structural validation ----------------------------------------------------------------
+# The arrays of a table reach the nogil kernels as raw pointers (fevga_core/rollout.pyx
+# `Tables`, fevga_core/bearoff.pyx `fill_*_table`), which index them without bounds checks.
+# Every DB object is therefore checked when it is built from arrays (a build, a file, a caller's
+# dict): each section present, with its dtype and length, and every window inside its pool.
+
+_FLOAT_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))  # a save(dtype="float32") file
+_ONE_SIDED_INDEX = (("offset", np.dtype(np.int64)), ("start", np.dtype(np.uint16)), ("length", np.dtype(np.uint16)))
+
+
+def _where(path: str | os.PathLike[str] | None) -> str:
+    return f"bear-off file {str(path)!r}" if path is not None else "bear-off table arrays"
+
+
+def _section(
+    arrays: dict[str, npt.NDArray[Any]],
+    name: str,
+    where: str,
+    dtypes: tuple[np.dtype[Any], ...],
+    length: int | None = None,
+    why: str = "",
+) -> npt.NDArray[Any]:
+    """The section `name`, checked: present, an array of one of `dtypes`, 1-D of `length` values."""
+    if name not in arrays:
+        raise BearoffFileError(f"{where}: section {name!r} is missing{why}")
+    array = arrays[name]
+    if not isinstance(array, np.ndarray):
+        raise BearoffFileError(f"{where}: section {name!r} is a {type(array).__name__}, not a NumPy array")
+    if array.dtype not in dtypes:
+        expected = " or ".join(str(d) for d in dtypes)
+        raise BearoffFileError(f"{where}: section {name!r} has dtype {array.dtype}, expected {expected}")
+    if length is not None and (array.ndim != 1 or len(array) != length):
+        raise BearoffFileError(f"{where}: section {name!r} has shape {array.shape}, expected ({length},){why}")
+    return array
+
+
+def _check_one_sided(arrays: dict[str, npt.NDArray[Any]], points: int, checkers: int, where: str) -> None:
+    """Raise BearoffFileError naming the first section inconsistent with a PxC one-sided table."""
+    entries = int(core.count(points, checkers))
+    first = entries - int(core.count(points, checkers - 1))
+    f64 = (np.dtype(np.float64),)
+    for prefix, means, n, why in (
+        ("dist", ("mean", "stdev"), entries, f" (one per position of the {points}x{checkers} table)"),
+        ("first", ("first_mean",), first, f" (one per position with exactly {checkers} checkers)"),
+    ):
+        for name in means:
+            _section(arrays, name, where, f64, n, why)
+        offset, _, length = (
+            _section(arrays, f"{prefix}_{part}", where, (dtype,), n, why) for part, dtype in _ONE_SIDED_INDEX
+        )
+        pool = _section(arrays, f"{prefix}_pool", where, _FLOAT_DTYPES)
+        if pool.ndim != 1:
+            raise BearoffFileError(f"{where}: section {prefix + '_pool'!r} has shape {pool.shape}, expected 1-D")
+        # offset + length <= pool size, written so that no int64 sum can overflow.
+        bad = (offset < 0) | (offset > pool.size - length.astype(np.int64))
+        if bad.any():
+            i = int(np.argmax(bad))
+            stop = int(offset[i]) + int(length[i])
+            raise BearoffFileError(
+                f"{where}: section {prefix + '_offset'!r} entry {i} reads {prefix}_pool[{int(offset[i])}:{stop}], "
+                f"outside section {prefix + '_pool'!r} of {pool.size} values"
+            )
+
+
+def _check_two_sided(
+    arrays: dict[str, npt.NDArray[Any]], points: int, checkers: int, total: int, where: str
+) -> None:
+    """Raise BearoffFileError naming the first section inconsistent with a PxN two-sided table."""
+    positions = int(core.count(points, checkers))
+    f64 = (np.dtype(np.float64),)
+    for name in ("equity", "win"):
+        if name == "win" and name not in arrays and checkers < total:
+            continue  # no mars possible: win = (1 + equity) / 2
+        why = f" (needed with checkers == total == {total})" if name == "win" else ""
+        array = _section(arrays, name, where, f64, why=why)
+        if array.size != positions * positions:
+            raise BearoffFileError(
+                f"{where}: section {name!r} has {array.size} values, expected {positions}^2 = "
+                f"{positions * positions} for {points}x{checkers}"
+            )
+
+
 class OneSidedDB:
     """Exact one-sided bear-off table: rolls to bear off all (and the first) checker(s) of a side.
 
@@ -117,6 +199,8 @@ class OneSidedDB:
     kind = "one-sided"
 
     def __init__(self, points: int, checkers: int, arrays: dict[str, npt.NDArray[Any]], path: Path | None = None):
+        _check_size(points, checkers)
+        _check_one_sided(arrays, points, checkers, _where(path))
         self.points = points
         self.checkers = checkers
         self.path = path
@@ -275,6 +359,10 @@ class TwoSidedDB:
     kind = "two-sided"
 
     def __init__(self, points: int, checkers: int, total: int, arrays: dict[str, npt.NDArray[Any]], path: Path | None = None):
+        _check_size(points, checkers)
+        if not isinstance(total, int) or not checkers <= total <= TOTAL_CHECKERS:
+            raise InvalidArgumentError(f"total={total!r} must be an integer {checkers}-{TOTAL_CHECKERS}")
+        _check_two_sided(arrays, points, checkers, total, _where(path))
         self.points = points
         self.checkers = checkers
         self.total = total
@@ -471,7 +559,12 @@ def _run_threaded(builder: Any, threads: int, bar: Any) -> None:
 
 
 def open_db(path: str | os.PathLike[str], *, verify: bool = True, kind: str | None = None) -> Database:
-    """Memory-map and validate a saved table; BearoffFileError says what is wrong with it."""
+    """Memory-map and validate a saved table; BearoffFileError says what is wrong with it.
+
+    Beyond the checks of `TableFile` (checksums, section table), the sections must make a
+    consistent table of the header's kind and size: each one present with its dtype and length,
+    and every distribution window inside its pool (see `_check_one_sided`, `_check_two_sided`).
+    """
     table = TableFile(path, verify=verify)
     table.require(kind=kind)
     meta, arrays = table.meta, table.arrays
@@ -479,24 +572,20 @@ def open_db(path: str | os.PathLike[str], *, verify: bool = True, kind: str | No
         found_kind, points, checkers = meta["kind"], int(meta["points"]), int(meta["checkers"])
         total = int(meta.get("total", TOTAL_CHECKERS))
         _check_size(points, checkers)
+        if not checkers <= total <= TOTAL_CHECKERS:
+            raise InvalidArgumentError(f"total={total} must be {checkers}-{TOTAL_CHECKERS}")
     except (KeyError, TypeError, ValueError, InvalidArgumentError) as exc:
         raise BearoffFileError(f"bear-off file {str(path)!r} has a malformed header: {exc}") from None
-    entries = int(core.count(points, checkers))
-    where = repr(str(path))
+    where = _where(path)
     if found_kind == OneSidedDB.kind:
-        needed = {"mean", "stdev", "dist_offset", "dist_start", "dist_length", "dist_pool", "first_mean"}
-        if not needed <= arrays.keys() or len(arrays["mean"]) != entries:
-            raise BearoffFileError(f"bear-off file {where} does not hold a {points}x{checkers} one-sided table")
-        for name, array in arrays.items():
-            if name in ("mean",) and array.dtype != np.float64:
-                raise BearoffFileError(f"bear-off file {where}: section {name!r} has dtype {array.dtype}")
         return OneSidedDB(points, checkers, dict(arrays), Path(path))
     if found_kind == TwoSidedDB.kind:
-        if "equity" not in arrays or arrays["equity"].size != entries * entries:
-            raise BearoffFileError(f"bear-off file {where} does not hold a {points}x{checkers} two-sided table")
-        loaded = {name: np.asarray(a, dtype=np.float64) for name, a in arrays.items()}
+        loaded = dict(arrays)
+        for name in ("equity", "win"):
+            if name in loaded:  # float32 files are widened for the float64 kernels
+                loaded[name] = np.asarray(_section(loaded, name, where, _FLOAT_DTYPES), dtype=np.float64)
         return TwoSidedDB(points, checkers, total, loaded, Path(path))
-    raise BearoffFileError(f"bear-off file {where} has unknown kind {found_kind!r}")
+    raise BearoffFileError(f"{where} has unknown kind {found_kind!r}")
 
 
 def cache_dir() -> Path:
