@@ -20,8 +20,15 @@ ctypedef struct StepRulesC:
     bint ban_prime          # also forbid a six-prime on own points 6..11
     bint per_die            # six-prime bans checked after every die (else end of turn)
 
-cdef WorkspaceC* workspace_new() noexcept nogil
-cdef void workspace_free(WorkspaceC* ws) noexcept nogil
+# Scratch memory of one generator user (a thread, a batch call): the workspace and
+# `lists` move lists of MAX_MOVES entries each, list k at moves + k * MAX_MOVES.
+ctypedef struct ScratchC:
+    WorkspaceC* ws
+    MoveC* moves
+    int lists
+
+cdef int scratch_new(ScratchC* scratch, int lists) except -1     # MemoryError if no memory
+cdef void scratch_free(ScratchC* scratch) noexcept nogil
 
 cdef void step_rules_init(StepRulesC* r, uint32_t opp_mask_own, int flags) noexcept nogil
 cdef bint side_can_move(const StepRulesC* r, const SideC* side) noexcept nogil

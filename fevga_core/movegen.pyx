@@ -60,15 +60,22 @@ cdef uint64_t SOURCE_SALT = 0x2545F4914F6CDD1DULL
 cdef uint64_t RECORDED_SALT = 0x5851F42D4C957F2DULL
 
 
-cdef WorkspaceC* workspace_new() noexcept nogil:
-    cdef WorkspaceC* ws = <WorkspaceC*> malloc(sizeof(WorkspaceC))
-    if ws != NULL:
-        memset(ws, 0, sizeof(WorkspaceC))
-    return ws
+cdef int scratch_new(ScratchC* scratch, int lists) except -1:
+    scratch.lists = lists
+    scratch.ws = <WorkspaceC*> malloc(sizeof(WorkspaceC))
+    scratch.moves = <MoveC*> malloc(lists * MAX_MOVES * sizeof(MoveC))
+    if scratch.ws == NULL or scratch.moves == NULL:
+        scratch_free(scratch)
+        raise MemoryError("no memory for the move generator's scratch buffers")
+    memset(scratch.ws, 0, sizeof(WorkspaceC))
+    return 0
 
 
-cdef void workspace_free(WorkspaceC* ws) noexcept nogil:
-    free(ws)
+cdef void scratch_free(ScratchC* scratch) noexcept nogil:
+    free(scratch.ws)
+    free(scratch.moves)
+    scratch.ws = NULL
+    scratch.moves = NULL
 
 
 cdef inline void workspace_reset(WorkspaceC* ws, uint32_t slots) noexcept nogil:
@@ -425,24 +432,19 @@ def count_moves(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int
                 int32_t[::1] out_counts):
     """Number of distinct legal moves of each (position row, dice row) pair, GIL released.
 
-    Rows are trusted (validated by fevga.batch). Raises MemoryError if no workspace.
+    Rows are trusted (validated by fevga.batch).
     """
     cdef Py_ssize_t i, n = positions.shape[0]
     cdef PositionC pos
-    cdef WorkspaceC* ws = workspace_new()
-    cdef MoveC* buf = <MoveC*> malloc(MAX_MOVES * sizeof(MoveC))
-    if ws == NULL or buf == NULL:
-        workspace_free(ws)
-        free(buf)
-        raise MemoryError("no memory for the move generator workspace")
+    cdef ScratchC scratch
+    scratch_new(&scratch, 1)
     with nogil:
         for i in range(n):
             # Pairs often share a position (all 21 rolls of it): load it once.
             if i == 0 or memcmp(&positions[i, 0], &positions[i - 1, 0], POSITION_WIDTH) != 0:
                 position_load(&pos, &positions[i, 0])
-            out_counts[i] = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, buf, ws)
-    workspace_free(ws)
-    free(buf)
+            out_counts[i] = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, scratch.moves, scratch.ws)
+        scratch_free(&scratch)
 
 
 def generate_batch(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int flags):
@@ -451,12 +453,10 @@ def generate_batch(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, 
     cdef Py_ssize_t i, n = positions.shape[0], total = 0, cap = max(16, 8 * n)
     cdef int k, j, count
     cdef PositionC pos, child
-    cdef WorkspaceC* ws = workspace_new()
-    cdef MoveC* buf = <MoveC*> malloc(MAX_MOVES * sizeof(MoveC))
-    if ws == NULL or buf == NULL:
-        workspace_free(ws)
-        free(buf)
-        raise MemoryError("no memory for the move generator workspace")
+    cdef ScratchC scratch
+    cdef MoveC* buf
+    scratch_new(&scratch, 1)
+    buf = scratch.moves
     offsets_arr = np.zeros(n + 1, dtype=np.int64)
     results_arr = np.zeros((cap, POSITION_WIDTH), dtype=np.uint8)
     steps_arr = np.zeros((cap, MAX_STEPS, 2), dtype=np.uint8)
@@ -470,7 +470,9 @@ def generate_batch(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, 
             with nogil:
                 if i == 0 or memcmp(&positions[i, 0], &positions[i - 1, 0], POSITION_WIDTH) != 0:
                     position_load(&pos, &positions[i, 0])
-                count = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, buf, ws)
+                count = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, buf, scratch.ws)
+            if count < 0:
+                raise OverflowError("more legal moves than the generator buffer holds")
             if total + count > cap:
                 cap = max(2 * cap, total + count)
                 results_arr = np.resize(results_arr, (cap, POSITION_WIDTH))
@@ -491,6 +493,5 @@ def generate_batch(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, 
                 total += count
                 offsets[i + 1] = total
     finally:
-        workspace_free(ws)
-        free(buf)
+        scratch_free(&scratch)
     return offsets_arr, results_arr[:total].copy(), steps_arr[:total].copy(), nsteps_arr[:total].copy()

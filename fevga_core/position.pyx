@@ -4,7 +4,6 @@
 # validates once) and results are created as instances of the caller's class.
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
-from libc.stdlib cimport malloc, free
 from libc.string cimport memcmp, memset
 
 from fevga_core.types cimport (
@@ -12,20 +11,18 @@ from fevga_core.types cimport (
 )
 from fevga_core.board cimport position_update, position_load, position_store, side_pips
 from fevga_core.movegen cimport (
-    WorkspaceC, workspace_new, workspace_free, generate_moves, apply_move,
+    ScratchC, scratch_new, scratch_free, generate_moves, apply_move,
     player_can_move, position_is_dead, ROLL_D1, ROLL_D2,
 )
 
 from numpy import integer as np_integer
 
 # Scratch buffers for calls made with the GIL held (one call at a time).
-cdef WorkspaceC* _WS = workspace_new()
-cdef MoveC* _MOVES = <MoveC*> malloc(MAX_MOVES * sizeof(MoveC))
-if _WS == NULL or _MOVES == NULL:
-    raise MemoryError("no memory for the move generator workspace")
+cdef ScratchC _SCRATCH
+scratch_new(&_SCRATCH, 1)
 
 
-cdef long long _perft(PositionC* pos, int depth, int flags, MoveC* buffers, WorkspaceC* ws) noexcept nogil:
+cdef long long _perft(PositionC* pos, int depth, int flags, MoveC* buffers, ScratchC* scratch) noexcept nogil:
     cdef long long total = 0
     cdef int i, k, n
     cdef PositionC child
@@ -33,7 +30,7 @@ cdef long long _perft(PositionC* pos, int depth, int flags, MoveC* buffers, Work
     if depth == 0 or pos.side[0].counts[0] == NUM_CHECKERS or pos.side[1].counts[0] == NUM_CHECKERS:
         return 1
     for i in range(21):
-        n = generate_moves(pos, ROLL_D1[i], ROLL_D2[i], flags, moves, ws)
+        n = generate_moves(pos, ROLL_D1[i], ROLL_D2[i], flags, moves, scratch.ws)
         if n < 0:
             return -1
         if depth == 1:
@@ -42,7 +39,7 @@ cdef long long _perft(PositionC* pos, int depth, int flags, MoveC* buffers, Work
         for k in range(n):
             child = pos[0]
             apply_move(&child, &moves[k])
-            total += _perft(&child, depth - 1, flags, buffers + MAX_MOVES, ws)
+            total += _perft(&child, depth - 1, flags, buffers + MAX_MOVES, scratch)
     return total
 
 
@@ -122,21 +119,21 @@ cdef class CorePosition:
         cdef type cls = type(self)
         if self._winner() >= 0:
             return []
-        n = generate_moves(&self.c, d1, d2, flags, _MOVES, _WS)
+        n = generate_moves(&self.c, d1, d2, flags, _SCRATCH.moves, _SCRATCH.ws)
         if n < 0:
             raise OverflowError("more legal moves than the generator buffer holds")
         out = []
         for k in range(n):
             child = cls.__new__(cls)
             child.c = self.c
-            apply_move(&child.c, &_MOVES[k])
-            steps = tuple([(_MOVES[k].steps[j][0], _MOVES[k].steps[j][1]) for j in range(_MOVES[k].nsteps)])
+            apply_move(&child.c, &_SCRATCH.moves[k])
+            steps = tuple([(_SCRATCH.moves[k].steps[j][0], _SCRATCH.moves[k].steps[j][1]) for j in range(_SCRATCH.moves[k].nsteps)])
             out.append(tuple.__new__(move_cls, (steps, child)))
         return out
 
     def _count_legal(self, int d1, int d2, int flags):
         """Number of distinct legal moves for dice (d1, d2)."""
-        return generate_moves(&self.c, d1, d2, flags, _MOVES, _WS)
+        return generate_moves(&self.c, d1, d2, flags, _SCRATCH.moves, _SCRATCH.ws)
 
     def _can_move(self, color, int flags):
         """Whether `color` has a legal move for at least one of the 21 rolls."""
@@ -148,18 +145,13 @@ cdef class CorePosition:
 
     def _perft(self, int depth, int flags):
         """Leaves of the roll/move tree to `depth` (GIL released)."""
-        cdef MoveC* buffers = <MoveC*> malloc(max(depth, 1) * MAX_MOVES * sizeof(MoveC))
-        cdef WorkspaceC* ws = workspace_new()
+        cdef ScratchC scratch
         cdef long long total
         cdef PositionC root = self.c
-        if buffers == NULL or ws == NULL:
-            free(buffers)
-            workspace_free(ws)
-            raise MemoryError("no memory for perft")
+        scratch_new(&scratch, max(depth, 1))     # one move list per level
         with nogil:
-            total = _perft(&root, depth, flags, buffers, ws)
-        free(buffers)
-        workspace_free(ws)
+            total = _perft(&root, depth, flags, scratch.moves, &scratch)
+            scratch_free(&scratch)
         if total < 0:
             raise OverflowError("more legal moves than the generator buffer holds")
         return total

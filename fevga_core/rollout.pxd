@@ -2,7 +2,7 @@
 # table/lookahead policies) plus expectimax over the 21 rolls (docs/rollout.md).
 
 from fevga_core.types cimport PositionC, MoveC, uint8_t, uint64_t, int64_t
-from fevga_core.movegen cimport WorkspaceC
+from fevga_core.movegen cimport ScratchC
 from fevga_core.game cimport RngC
 from fevga_core.bearoff cimport OneSidedTableC, TwoSidedTableC
 
@@ -46,11 +46,8 @@ ctypedef struct RecordC:
     int size
     int capacity
 
-# Scratch memory of one worker.
-ctypedef struct ScratchC:
-    MoveC* moves            # moves of the roll being played
-    MoveC* spare            # luck and lookahead enumerations
-    WorkspaceC* ws
+# A worker's scratch is movegen's ScratchC with two move lists: SPARE(scratch) holds the
+# luck and lookahead enumerations beside the moves of the roll being played.
 
 cdef bint no_contact(const PositionC* pos) noexcept nogil
 cdef bint race_value(const TablesC* tables, const PositionC* pos, double* equity, double* win,

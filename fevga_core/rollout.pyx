@@ -25,7 +25,7 @@ from fevga_core.types cimport (
 )
 from fevga_core.board cimport position_load, position_store, zobrist_turn
 from fevga_core.movegen cimport (
-    WorkspaceC, workspace_new, workspace_free, generate_moves, apply_move, position_is_dead,
+    WorkspaceC, ScratchC, scratch_new, scratch_free, generate_moves, apply_move, position_is_dead,
     ROLL_D1 as ROLL_A, ROLL_D2 as ROLL_B,
 )
 from fevga_core.game cimport (
@@ -223,14 +223,14 @@ cdef int _lookahead_choice(const JobC* job, const PositionC* pos, const MoveC* m
         else:
             value = 0.0
             for r in range(21):
-                m = generate_moves(&child, ROLL_A[r], ROLL_B[r], job.flags, scratch.spare, scratch.ws)
+                m = generate_moves(&child, ROLL_A[r], ROLL_B[r], job.flags, (scratch.moves + MAX_MOVES), scratch.ws)
                 if m < 0:
                     with gil:
                         raise OverflowError("more legal moves than the generator buffer holds")
                 worst = 1e300
                 for j in range(m):
                     grandchild = child
-                    apply_move(&grandchild, &scratch.spare[j])
+                    apply_move(&grandchild, &(scratch.moves + MAX_MOVES)[j])
                     e = position_value(job, &grandchild, mover)
                     if e < worst:
                         worst = e
@@ -334,11 +334,11 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
             actual = _best_value(job, pos, scratch.moves, n)
             mean = 0.0
             for r in range(21):
-                m = generate_moves(pos, ROLL_A[r], ROLL_B[r], job.flags, scratch.spare, scratch.ws)
+                m = generate_moves(pos, ROLL_A[r], ROLL_B[r], job.flags, (scratch.moves + MAX_MOVES), scratch.ws)
                 if m < 0:
                     with gil:
                         raise OverflowError("more legal moves than the generator buffer holds")
-                mean += ROLL_W[r] * _best_value(job, pos, scratch.spare, m)
+                mean += ROLL_W[r] * _best_value(job, pos, (scratch.moves + MAX_MOVES), m)
             out.luck += (actual - mean) if mover == color else (mean - actual)
         policy = job.policy[mover]
         k = 0
@@ -426,19 +426,6 @@ cdef class Tables:
     def two_sided(self):
         """(points, checkers) of the two-sided table, (0, 0) when absent."""
         return (self.c.two.points, self.c.two.checkers)
-
-
-cdef int _scratch_new(ScratchC* scratch) noexcept nogil:
-    scratch.moves = <MoveC*> malloc(MAX_MOVES * sizeof(MoveC))
-    scratch.spare = <MoveC*> malloc(MAX_MOVES * sizeof(MoveC))
-    scratch.ws = workspace_new()
-    return 0 if scratch.moves != NULL and scratch.spare != NULL and scratch.ws != NULL else -1
-
-
-cdef void _scratch_free(ScratchC* scratch) noexcept nogil:
-    free(scratch.moves)
-    free(scratch.spare)
-    workspace_free(scratch.ws)
 
 
 cdef void _job_init(JobC* job, int flags, int white_policy, int black_policy, bint truncate,
@@ -541,9 +528,9 @@ def run_block(bytes rows, int color, int flags, int white_policy, int black_poli
     cdef ScratchC scratch
     cdef JobC job
     cdef int64_t done
-    cdef int status = _scratch_new(&scratch)
+    scratch_new(&scratch, 2)
     try:
-        if starts == NULL or values == NULL or status < 0:
+        if starts == NULL or values == NULL:
             raise MemoryError("no memory for the rollout loop")
         for k in range(targets):
             position_load(&starts[k], data + k * POSITION_WIDTH)
@@ -559,7 +546,7 @@ def run_block(bytes rows, int color, int flags, int white_policy, int black_poli
     finally:
         free(starts)
         free(values)
-        _scratch_free(&scratch)
+        scratch_free(&scratch)
 
 
 def play_recorded(bytes row, int flags, int white_policy, int black_policy, object callback,
@@ -578,13 +565,13 @@ def play_recorded(bytes row, int flags, int white_policy, int black_policy, obje
     cdef int dice[2]
     cdef int fixed[1]
     cdef int nfixed = 0, status = 0, starter
-    cdef int status_scratch = _scratch_new(&scratch)
+    scratch_new(&scratch, 2)
     rec.capacity = 256
     rec.size = 0
     rec.plies = <PlyC*> malloc(rec.capacity * sizeof(PlyC))
     try:
-        if status_scratch < 0 or rec.plies == NULL:
-            raise MemoryError("no memory for the game loop")
+        if rec.plies == NULL:
+            raise MemoryError("no memory for the game record")
         if tables is None:
             tables = Tables()      # kept alive by this local while the game runs
         _job_init(&job, flags, white_policy, black_policy, False, False, scale, tables)
@@ -611,7 +598,7 @@ def play_recorded(bytes row, int flags, int white_policy, int black_policy, obje
         return (winner, abs(int(out.equity)), out.plies, status == 1,
                 (dice[0], dice[1]) if opening else None, plies, bytes(final))
     finally:
-        _scratch_free(&scratch)
+        scratch_free(&scratch)
         free(rec.plies)
 
 
@@ -651,19 +638,16 @@ def expectimax_value(bytes row, int depth, int flags, Tables tables, double scal
     cdef PositionC pos
     cdef JobC job
     cdef double value
-    cdef MoveC* buffers = <MoveC*> malloc((depth + 1) * MAX_MOVES * sizeof(MoveC))
-    cdef WorkspaceC* ws = workspace_new()
+    cdef ScratchC scratch
+    scratch_new(&scratch, depth + 1)       # one move list per level
     try:
-        if buffers == NULL or ws == NULL:
-            raise MemoryError("no memory for expectimax")
         position_load(&pos, <const uint8_t*> row)
         _job_init(&job, flags, POLICY_HEURISTIC, POLICY_HEURISTIC, False, False, scale, tables)
         with nogil:
-            value = _expectimax(&job, &pos, depth, buffers, ws)
+            value = _expectimax(&job, &pos, depth, scratch.moves, scratch.ws)
         return value
     finally:
-        free(buffers)
-        workspace_free(ws)
+        scratch_free(&scratch)
 
 
 def value(bytes row, int color, Tables tables, double scale):
