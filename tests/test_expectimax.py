@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fevga.bearoff import TwoSidedDB
-from fevga.errors import InvalidArgumentError
+from fevga.errors import InvalidArgumentError, InvalidPositionError
 from fevga.position import BLACK, WHITE, Position
 from fevga.rollout import evaluate, expectimax
 
@@ -62,3 +62,25 @@ def test_validation() -> None:
         expectimax(MIDGAME, -1)
     with pytest.raises(InvalidArgumentError):
         expectimax(MIDGAME, 1, "oracle")
+
+
+def test_finished_games_score_their_points_for_the_right_side() -> None:
+    # White's last checker goes off with any roll: +2 (Black has borne off none), the leaf never asked.
+    assert expectimax(race([1], [0, 0, 0, 0, 0, 15]), 1, lambda p: 9.0) == pytest.approx(2.0, abs=1e-12)
+    assert expectimax(race([1], [0, 0, 0, 0, 0, 1]), 3, lambda p: 9.0) == pytest.approx(1.0, abs=1e-12)
+    # Black on roll cannot finish; White then wins with any roll: a mars unless Black bore off.
+    pos = race([1], [0, 0, 0, 0, 0, 15], BLACK)
+    python = expectimax(pos, 2, lambda p: 9.0)
+    assert -2.0 < python < -1.0 and python == pytest.approx(expectimax(pos, 2), abs=1e-12)  # as the core
+
+
+def test_positions_are_checked_once_for_type_and_finished_games() -> None:
+    finished = race([0, 0, 0, 0, 0, 15], [], WHITE)
+    assert -1.0 <= evaluate(MIDGAME) <= 1.0
+    assert evaluate(finished) == pytest.approx(-2.0)  # the evaluator scores a finished game
+    with pytest.raises(InvalidArgumentError, match="must be a fevga.Position"):
+        evaluate("start")  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="must be a fevga.Position"):
+        expectimax("start")  # type: ignore[arg-type]
+    with pytest.raises(InvalidPositionError, match="already finished"):
+        expectimax(finished, 1)

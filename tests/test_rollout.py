@@ -12,7 +12,7 @@ import pytest
 from fevga.bearoff import OneSidedDB, TwoSidedDB
 from fevga.cli import main
 from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidPositionError
-from fevga.position import BLACK, WHITE, Position
+from fevga.position import BLACK, WHITE, Move, Position
 from fevga.rollout import STRATA, evaluate, moves_to_csv, moves_to_frame, rollout, rollout_moves
 
 START = Position.initial()
@@ -98,15 +98,134 @@ def test_checkpoint_resume_equals_uninterrupted_run(tmp_path) -> None:  # type: 
                       progress=False, on_block=stop_after_first)
     assert partial.interrupted and partial.games == STRATA and calls == [STRATA]
     assert path.exists() and [p.name for p in tmp_path.iterdir()] == ["job.ckpt"]  # no temp file left
-    resumed = rollout(START, games=games, seed=9, workers=2, policy="random", checkpoint=path, progress=False)
+    played: list[int] = []  # on_block runs once per block actually played in this call
+    resumed = rollout(START, games=games, seed=9, workers=2, policy="random", checkpoint=path, progress=False,
+                      on_block=lambda done, total: played.append(done))
     whole = rollout(START, games=games, seed=9, workers=1, policy="random", progress=False)
     assert not resumed.interrupted and resumed.games == games
     assert resumed == whole
+    # Only the two missing blocks were played, counted on from the checkpoint's block.
+    assert sorted(played) == [2 * STRATA, 3 * STRATA]
+    # A finished checkpoint plays nothing at all and still gives the whole result.
+    played.clear()
+    again = rollout(START, games=games, seed=9, workers=2, policy="random", checkpoint=path, progress=False,
+                    on_block=lambda done, total: played.append(done))
+    assert played == [] and again == whole
     # A checkpoint of another job is refused rather than mixed in.
     with pytest.raises(InvalidArgumentError, match="another job"):
         rollout(START, games=games, seed=10, workers=1, policy="random", checkpoint=path, progress=False)
     # seed=None resumes the checkpoint's own stream.
     assert rollout(START, games=games, workers=1, policy="random", checkpoint=path, progress=False).equity == whole.equity
+
+
+def _policy_a(position: Position, dice: tuple[int, int], moves: list[Move]) -> Move:
+    return moves[0]
+
+
+def _policy_b(position: Position, dice: tuple[int, int], moves: list[Move]) -> Move:
+    return moves[-1]
+
+
+def test_checkpoint_identifies_a_callable_policy(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pos = bearoff_position([0, 1, 1, 0, 1, 0], [1, 0, 1, 1, 0, 0])
+    path = tmp_path / "callable.ckpt"
+    first = rollout(pos, games=72, seed=1, workers=1, policy=_policy_a, checkpoint=path, progress=False)
+    # The same callable resumes (nothing left to play) ...
+    played: list[int] = []
+    again = rollout(pos, games=72, seed=1, workers=1, policy=_policy_a, checkpoint=path, progress=False,
+                    on_block=lambda done, total: played.append(done))
+    assert again == first and played == []
+    # ... another callable, a lambda or a built-in policy is refused rather than mixed in.
+    for other in (_policy_b, lambda p, d, moves: moves[0], "heuristic"):
+        with pytest.raises(InvalidArgumentError, match="another job"):
+            rollout(pos, games=72, seed=1, workers=1, policy=other,  # type: ignore[arg-type]
+                    checkpoint=path, progress=False)
+    # Built-in policies keep the identity they had before callables were recorded.
+    meta = json.loads(np.load(path)["meta"].tobytes().decode())
+    assert meta["callable_policy"] == f"{__name__}:_policy_a:_policy_a"
+    builtin = tmp_path / "builtin.ckpt"
+    rollout(pos, games=36, seed=1, workers=1, policy="random", checkpoint=builtin, progress=False)
+    assert "callable_policy" not in json.loads(np.load(builtin)["meta"].tobytes().decode())
+
+
+def _bad_checkpoints(tmp_path) -> dict[str, tuple[object, str]]:  # type: ignore[no-untyped-def]
+    """name -> (path, the reason the error message must give)."""
+    garbage = tmp_path / "garbage"
+    garbage.write_text("x\n")
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    foreign = tmp_path / "foreign.npz"
+    np.savez(foreign, a=np.zeros(3))
+    array = tmp_path / "array.npy"
+    np.save(array, np.zeros(3))
+    broken_zip = tmp_path / "broken.npz"
+    broken_zip.write_bytes(b"PK\x03\x04" + b"\0" * 40)
+    bad_meta = tmp_path / "meta.npz"
+    np.savez(bad_meta, meta=np.frombuffer(b"\xff{", dtype=np.uint8), blocks=np.zeros(0), sums=np.zeros(0),
+             first=np.zeros(0), cross=np.zeros(0), lengths=np.zeros(0))
+    return {
+        "garbage": (garbage, "not a fevga checkpoint"),
+        "empty": (empty, "not a fevga checkpoint"),
+        "foreign": (foreign, "no 'meta'"),
+        "array": (array, "not a .npz archive"),
+        "broken zip": (broken_zip, "not a fevga checkpoint"),
+        "bad meta": (bad_meta, "'meta' entry is not JSON"),
+        "directory": (tmp_path, "is a directory"),
+        "under a file": (garbage / "job.ckpt", "Not a directory"),
+    }
+
+
+def test_bad_checkpoint_files_raise_one_clear_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    for name, (path, reason) in _bad_checkpoints(tmp_path).items():
+        for seed in (1, None):  # seed=None first looks for the checkpoint's own seed
+            with pytest.raises(InvalidArgumentError, match=reason) as info:
+                rollout(START, games=36, seed=seed, workers=1, policy="random", checkpoint=path, progress=False)
+            assert str(path) in str(info.value) and "\n" not in str(info.value), name
+    # A refused file is left as it was.
+    assert (tmp_path / "garbage").read_text() == "x\n"
+
+
+def test_tampered_checkpoint_is_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "job.ckpt"
+    rollout(START, games=STRATA, seed=2, workers=1, policy="random", checkpoint=path, progress=False)
+    with np.load(path) as data:
+        arrays = {key: data[key] for key in data.files}
+    arrays["blocks"] = np.asarray([5])  # a block this job does not have
+    np.savez(tmp_path / "moved.npz", **arrays)
+    with pytest.raises(InvalidArgumentError, match="corrupted: block 5"):
+        rollout(START, games=STRATA, seed=2, workers=1, policy="random", checkpoint=tmp_path / "moved.npz",
+                progress=False)
+
+
+def test_cli_bad_checkpoint_is_one_line_exit_2(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    for name, (path, reason) in _bad_checkpoints(tmp_path).items():
+        status = main(["rollout", "start", "--games", "36", "--seed", "1", "--workers", "1", "--no-progress",
+                       "--checkpoint", str(path)])
+        captured = capsys.readouterr()
+        assert status == 2, name
+        assert captured.out == "" and captured.err.count("\n") == 1 and "Traceback" not in captured.err, name
+        assert captured.err.startswith("fevga: error: ") and str(path) in captured.err and reason in captured.err
+
+
+def test_unreachable_dask_scheduler_is_a_clear_error(monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("distributed")
+    import importlib
+    import time
+
+    module = importlib.import_module("fevga.rollout")  # the attribute fevga.rollout is the function
+
+    assert module.DASK_CONNECT_TIMEOUT == 10.0  # the documented default
+    monkeypatch.setattr(module, "DASK_CONNECT_TIMEOUT", 0.5)  # port 1 refuses; distributed retries until then
+    began = time.monotonic()
+    with pytest.raises(InvalidArgumentError, match="cannot connect to the Dask scheduler 'tcp://127.0.0.1:1'"):
+        rollout(START, games=36, seed=1, scheduler="tcp://127.0.0.1:1", progress=False)
+    with pytest.raises(InvalidArgumentError, match="cannot connect to the Dask scheduler 'nowhere'"):
+        rollout(START, games=36, seed=1, scheduler="nowhere", progress=False)  # no port
+    assert main(["rollout", "start", "--games", "36", "--seed", "1", "--no-progress",
+                 "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("fevga: error: cannot connect to the Dask scheduler") and err.count("\n") == 1
+    assert time.monotonic() - began < 20
 
 
 def test_ctrl_c_returns_partial_result_with_threads() -> None:

@@ -24,6 +24,8 @@ import os
 import tempfile
 import threading
 import time
+import zipfile
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -52,6 +54,7 @@ BLOCK_GAMES = STRATA  # games per block: fixed, so results never depend on the w
 DEFAULT_GAMES = 8 * STRATA  # 10,368: eight full rotations of the opening roll pairs
 LUCK_SCALE = 100.0  # heuristic units per tanh unit of the evaluator (docs/rollout.md)
 Z95 = 1.959963984540054
+DASK_CONNECT_TIMEOUT = 10.0  # seconds to reach a Dask scheduler given by address (distributed's default: 30)
 _FIELDS = {name: i for i, name in enumerate(core.SUM_FIELDS)}
 _LENGTH_BINS = int(core.MAX_LENGTH)
 
@@ -246,6 +249,7 @@ class _Job:
     games: int
     tables: Any  # "default", None, or (token, (points, checkers, arrays) | None, (..., equity, win) | None)
     callback: Callable[[bytes, int, int], int] | None = field(default=None, compare=False)
+    callable_policy: str = ""  # identity of a callable policy (_callable_identity), "" for a built-in one
 
     @property
     def targets(self) -> int:
@@ -261,10 +265,13 @@ class _Job:
 
     def fingerprint(self) -> dict[str, Any]:
         """What a checkpoint must match to be resumed."""
-        return {"rows": self.rows.hex(), "color": self.color, "flags": self.flags, "policies": list(self.policies),
+        meta = {"rows": self.rows.hex(), "color": self.color, "flags": self.flags, "policies": list(self.policies),
                 "truncate": self.truncate, "luck": self.luck, "scale": self.scale, "stratify": self.stratify,
                 "master": str(self.master), "games": self.games, "block": BLOCK_GAMES,
                 "tables": self.tables if isinstance(self.tables, str) or self.tables is None else self.tables[0]}
+        if self.callable_policy:  # only then: checkpoints of built-in policies keep their old identity
+            meta["callable_policy"] = self.callable_policy
+        return meta
 
 
 class _Sums:
@@ -448,6 +455,13 @@ def _first_roll_table(first: npt.NDArray[np.float64]) -> tuple[tuple[str, int, f
 # Running a job: local threads or Dask, checkpoints, Ctrl-C, progress
 
 
+class _CheckpointFormatError(Exception):
+    """A file NumPy can read that is not laid out as a checkpoint (message: what is wrong)."""
+
+
+_CHECKPOINT_ARRAYS = ("sums", "first", "cross", "lengths")
+
+
 def _save_checkpoint(path: Path, job: _Job, blocks: dict[int, _Sums]) -> None:
     """Write the finished blocks atomically (temporary file + os.replace)."""
     order = sorted(blocks)
@@ -455,42 +469,94 @@ def _save_checkpoint(path: Path, job: _Job, blocks: dict[int, _Sums]) -> None:
         "meta": np.frombuffer(json.dumps(job.fingerprint()).encode(), dtype=np.uint8),
         "blocks": np.asarray(order, dtype=np.int64),
     }
-    for name, i in (("sums", 0), ("first", 1), ("cross", 2), ("lengths", 3)):
+    for i, name in enumerate(_CHECKPOINT_ARRAYS):
         shape = _Sums(job.targets).arrays()[i].shape
         arrays[name] = np.stack([blocks[b].arrays()[i] for b in order]) if order else np.zeros((0, *shape))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise InvalidArgumentError(f"cannot write checkpoint {str(path)!r}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             np.savez(handle, **arrays)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise InvalidArgumentError(f"cannot write checkpoint {str(path)!r}: {exc.strerror or exc}") from None
         raise
 
 
 def _load_checkpoint(path: Path, job: _Job) -> dict[int, _Sums]:
-    with np.load(path) as data:
-        meta = json.loads(data["meta"].tobytes().decode())
-        if meta != job.fingerprint():
-            raise InvalidArgumentError(f"checkpoint {str(path)!r} belongs to another job; remove it or change the path")
-        blocks = {}
-        for i, block in enumerate(data["blocks"]):
-            sums = _Sums(job.targets)
-            sums.sums[:], sums.first[:], sums.cross[:], sums.lengths[:] = (
-                data["sums"][i], data["first"][i], data["cross"][i], data["lengths"][i])
-            blocks[int(block)] = sums
+    """The finished blocks saved in `path`; InvalidArgumentError (quoting the path) if the file
+    cannot be read, is not a fevga checkpoint, is corrupted, or belongs to another job."""
+    name = str(path)
+    try:
+        meta, order, arrays = _read_checkpoint(path)
+    except _CheckpointFormatError as exc:
+        raise InvalidArgumentError(f"checkpoint {name!r} is not a fevga checkpoint: {exc}") from None
+    except IsADirectoryError:
+        raise InvalidArgumentError(f"checkpoint {name!r} is a directory; give a file path") from None
+    except OSError as exc:
+        raise InvalidArgumentError(f"cannot read checkpoint {name!r}: {exc.strerror or exc}") from None
+    except (ValueError, EOFError, zipfile.BadZipFile, zlib.error):
+        raise InvalidArgumentError(
+            f"checkpoint {name!r} is not a fevga checkpoint (not a readable .npz archive)") from None
+    if meta != job.fingerprint():
+        raise InvalidArgumentError(f"checkpoint {name!r} belongs to another job; remove it or change the path")
+    blocks: dict[int, _Sums] = {}
+    for i, block in enumerate(order):
+        sums = _Sums(job.targets)
+        for target, source in zip(sums.arrays(), (a[i] for a in arrays)):
+            if source.shape != target.shape:
+                raise InvalidArgumentError(f"checkpoint {name!r} is corrupted: block arrays of the wrong shape")
+            target[:] = source
+        if not 0 <= block < job.blocks or block in blocks or sums.sums[0, 0] != job.block_range(block)[1]:
+            raise InvalidArgumentError(f"checkpoint {name!r} is corrupted: block {block} is out of range, "
+                                       "repeated or incomplete")
+        blocks[block] = sums
     return blocks
+
+
+def _read_checkpoint(path: Path) -> tuple[Any, list[int], list[npt.NDArray[Any]]]:
+    """(meta, block indices, [sums, first, cross, lengths]) of a checkpoint file, unvalidated."""
+    data = np.load(path, allow_pickle=False)
+    if not isinstance(data, np.lib.npyio.NpzFile):  # a bare .npy array
+        raise _CheckpointFormatError("a single NumPy array, not a .npz archive")
+    with data:
+        missing = [key for key in ("meta", "blocks", *_CHECKPOINT_ARRAYS) if key not in data.files]
+        if missing:
+            raise _CheckpointFormatError(f"no {', '.join(repr(m) for m in missing)} in the archive")
+        try:
+            meta = json.loads(data["meta"].tobytes().decode())
+        except ValueError:  # JSONDecodeError and UnicodeDecodeError
+            raise _CheckpointFormatError("its 'meta' entry is not JSON") from None
+        order = [int(b) for b in np.asarray(data["blocks"]).reshape(-1)]
+        arrays = [np.asarray(data[key]) for key in _CHECKPOINT_ARRAYS]
+    if any(a.ndim == 0 or a.shape[0] != len(order) for a in arrays):
+        raise _CheckpointFormatError("its block arrays and block list differ in length")
+    return meta, order, arrays
+
+
+def _checkpoint_exists(path: Path) -> bool:
+    """Whether there is something at `path` to resume (InvalidArgumentError if it cannot be looked at)."""
+    try:
+        path.stat()
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise InvalidArgumentError(f"cannot read checkpoint {str(path)!r}: {exc.strerror or exc}") from None
+    return True
 
 
 def _checkpoint_master(path: Path) -> int | None:
     """The master key recorded in an existing checkpoint (lets seed=None resume)."""
     try:
-        with np.load(path) as data:
-            return int(json.loads(data["meta"].tobytes().decode())["master"])
-    except (OSError, ValueError, KeyError):
+        return int(_read_checkpoint(path)[0]["master"])
+    except Exception:  # unreadable or foreign: _load_checkpoint reports it with the path
         return None
 
 
@@ -521,7 +587,7 @@ def _execute(job: _Job, workers: int, backend: str, scheduler: Any, checkpoint: 
              checkpoint_every: float, progress: bool, on_block: Callable[[int, int], None] | None,
              ) -> tuple[dict[int, _Sums], bool]:
     blocks: dict[int, _Sums] = {}
-    if checkpoint is not None and checkpoint.exists():
+    if checkpoint is not None and _checkpoint_exists(checkpoint):
         blocks = _load_checkpoint(checkpoint, job)
     todo = [b for b in range(job.blocks) if b not in blocks]
     done_games = sum(int(s.sums[0, 0]) for s in blocks.values())
@@ -602,7 +668,7 @@ def _execute_dask(job: _Job, todo: list[int], workers: int, scheduler: Any,
         client = Client(cluster)
         owned = [client, cluster]
     else:
-        client = Client(scheduler)
+        client = _connect(Client, scheduler)
         owned = [client]
     futures: list[Any] = []
     try:
@@ -625,14 +691,25 @@ def _execute_dask(job: _Job, todo: list[int], workers: int, scheduler: Any,
             thing.close()
 
 
+def _connect(client_class: Any, scheduler: Any) -> Any:
+    """A Client of the scheduler at `scheduler`, or InvalidArgumentError within
+    DASK_CONNECT_TIMEOUT seconds (an unreachable address, a missing port, ...)."""
+    try:
+        return client_class(scheduler, timeout=DASK_CONNECT_TIMEOUT)
+    except (OSError, ValueError, TypeError) as exc:  # TimeoutError is an OSError
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise InvalidArgumentError(f"cannot connect to the Dask scheduler {scheduler!r}: {reason}") from None
+
+
 # ---------------------------------------------------------------------------------------
 # Public API
 
 
-def _check_position(position: object) -> Position:
+def _check_position(position: object, *, finished: bool = False) -> Position:
+    """`position` if it is a Position, and (unless `finished` is allowed) a game still in play."""
     if not isinstance(position, Position):
         raise InvalidArgumentError(f"position {position!r} must be a fevga.Position")
-    if position.winner() is not None:
+    if not finished and position.winner() is not None:
         raise InvalidPositionError(f"position {position.id} is already finished")
     return position
 
@@ -646,6 +723,18 @@ def _check_int(name: str, value: object, low: int) -> int:
 def _policy_ids(policy: Policy) -> tuple[tuple[int, int], str]:
     pid = policy_id(policy)
     return (pid, pid), policy_name(policy)
+
+
+def _callable_identity(policy: Policy) -> str:
+    """A callable policy's stable identity for checkpoints: ``module:qualname:name`` of the
+    function (of its class for a callable object); "" for a built-in policy. The code behind
+    the name is not part of it: a callable edited under the same name is not detected."""
+    if not callable(policy):
+        return ""
+    owner: Any = policy if hasattr(policy, "__qualname__") else type(policy)
+    module = getattr(owner, "__module__", None) or "?"
+    qualname = getattr(owner, "__qualname__", None) or type(policy).__name__
+    return f"{module}:{qualname}:{getattr(policy, '__name__', '')}"  # never repr(): it may hold an address
 
 
 _SPECS: dict[tuple[int, int], tuple[Any, Any, Any]] = {}
@@ -691,7 +780,7 @@ def _make_job(rows: bytes, color: int, games: int, seed: SeedLike, policy: Polic
               stratify: bool, rules: Rules, bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None,
               checkpoint: Path | None) -> tuple[_Job, str, int | str]:
     ids, name = _policy_ids(policy)
-    if seed is None and checkpoint is not None and checkpoint.exists():
+    if seed is None and checkpoint is not None and _checkpoint_exists(checkpoint):
         master = _checkpoint_master(checkpoint)
         seed_value: int | str = f"master key {master}"
     else:
@@ -702,7 +791,8 @@ def _make_job(rows: bytes, color: int, games: int, seed: SeedLike, policy: Polic
         seed_value = seed_repr(sequence)
     job = _Job(rows=rows, color=color, flags=rules.flags, policies=ids, truncate=bool(truncate), luck=bool(luck),
                scale=LUCK_SCALE, stratify=bool(stratify), master=master, games=games,
-               tables=_tables_spec(bearoff, one_sided), callback=chooser([policy, policy], rules))
+               tables=_tables_spec(bearoff, one_sided), callback=chooser([policy, policy], rules),
+               callable_policy=_callable_identity(policy))
     return job, name, seed_value
 
 
@@ -734,9 +824,12 @@ def rollout(
     from the bear-off tables once no contact is possible and the tables cover it. `luck`
     subtracts the luck of every roll (control variate). `workers` threads (default: every
     core) or a Dask cluster (`backend="dask"`, `scheduler` = address, Client or None for a
-    local cluster) play fixed blocks of 1,296 games: the result does not depend on either.
-    `checkpoint` saves finished blocks atomically and resumes from them; Ctrl-C (or a
-    KeyboardInterrupt raised by `on_block(done, total)`) returns the partial result.
+    local cluster; an address not reached within DASK_CONNECT_TIMEOUT seconds raises
+    InvalidArgumentError) play fixed blocks of 1,296 games: the result does not depend on either.
+    `checkpoint` saves finished blocks atomically and resumes from them; a file that is not a
+    checkpoint of this same job (a callable policy is identified by its module and qualified
+    name) raises InvalidArgumentError. Ctrl-C (or a KeyboardInterrupt raised by
+    `on_block(done, total)`) returns the partial result.
     """
     start = _check_position(position)
     games = _games(games, stratify)
@@ -833,13 +926,7 @@ def evaluate(position: Position, evaluator: str = "heuristic", *, bearoff: TwoSi
     """The static evaluator's equity for the side on roll: tanh(heuristic / 100), or the
     bear-off tables' value of a covered race with ``evaluator="bearoff"``."""
     tables = _evaluator_tables(evaluator, bearoff, one_sided)
-    return float(core.value(_check_any(position)._row(), position.turn, tables, LUCK_SCALE))
-
-
-def _check_any(position: object) -> Position:
-    if not isinstance(position, Position):
-        raise InvalidArgumentError(f"position {position!r} must be a fevga.Position")
-    return position
+    return float(core.value(_check_position(position, finished=True)._row(), position.turn, tables, LUCK_SCALE))
 
 
 def _evaluator_tables(evaluator: str, bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None) -> core.Tables:
@@ -854,6 +941,15 @@ def _evaluator_tables(evaluator: str, bearoff: TwoSidedDB | None, one_sided: One
 _ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
 
 
+def _final_points(position: Position, side: int) -> float | None:
+    """The points of a finished game for `side` (positive if it won), or None while the game
+    is in play (or drawn: no winner)."""
+    winner = position.winner()
+    if winner is None:
+        return None
+    return float(position.points()) * (1.0 if winner == side else -1.0)
+
+
 def lookahead(evaluator: Callable[[Position], float], rules: Rules | None = None) -> PolicyFn:
     """A 1-ply lookahead policy over any evaluator (equity of a position's side on roll):
     each move is worth the average over the opponent's 21 rolls of its best reply by
@@ -861,9 +957,9 @@ def lookahead(evaluator: Callable[[Position], float], rules: Rules | None = None
     rules = rules or DEFAULT_RULES
 
     def value_for_mover(after: Position) -> float:
-        winner = after.winner()
-        if winner is not None:
-            return float(after.points()) * (1.0 if winner != after.turn else -1.0)
+        final = _final_points(after, 1 - after.turn)
+        if final is not None:
+            return final
         total = 0.0
         for a, b in _ROLLS:
             replies = after.legal_moves((a, b), rules)
@@ -880,9 +976,9 @@ def lookahead(evaluator: Callable[[Position], float], rules: Rules | None = None
 
 def _value_after(position: Position, evaluator: Callable[[Position], float]) -> float:
     """Value of a move's result for the player who just moved."""
-    winner = position.winner()
-    if winner is not None:
-        return float(position.points()) * (1.0 if winner != position.turn else -1.0)
+    final = _final_points(position, 1 - position.turn)
+    if final is not None:
+        return final
     return -float(evaluator(position))
 
 
@@ -927,9 +1023,9 @@ def expectimax(
 
 
 def _expectimax_py(position: Position, depth: int, leaf: Callable[[Position], float], rules: Rules) -> float:
-    winner = position.winner()
-    if winner is not None:
-        return float(position.points()) * (1.0 if winner == position.turn else -1.0)
+    final = _final_points(position, position.turn)
+    if final is not None:
+        return final
     if depth == 0:
         return float(leaf(position))
     total = 0.0

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 
+from fevga.cli.game import add_rules_option
 from fevga.position import COLOR_NAMES, Position
 from fevga.policy import POLICY_IDS
-from fevga.rollout import DEFAULT_GAMES, moves_to_csv, rollout, rollout_moves
+from fevga.rollout import DASK_CONNECT_TIMEOUT, DEFAULT_GAMES, moves_to_csv, rollout, rollout_moves
 from fevga.rules import Rules
 
 MOVE_GAMES = 1296  # default games per move when ranking the moves of a roll
@@ -32,10 +33,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--truncate", action="store_true", help="score no-contact races from the bear-off tables")
     parser.add_argument("--luck", action="store_true", help="luck adjustment (control variate; slow)")
     parser.add_argument("--no-stratify", action="store_true", help="do not stratify the first two rolls")
-    parser.add_argument("--scheduler", default=None, help="Dask scheduler address: run on that cluster")
+    parser.add_argument("--scheduler", default=None,
+                        help=f"Dask scheduler address: run on that cluster (an error if unreachable within "
+                        f"{DASK_CONNECT_TIMEOUT:g} s)")
     parser.add_argument("--dask", action="store_true", help="run on a local Dask cluster (without --scheduler)")
-    parser.add_argument("--checkpoint", default=None, help="checkpoint file: saved as blocks finish, resumed if present")
-    parser.add_argument("--rules", default="default", choices=["default", "strict"], help="rule preset (default: %(default)s)")
+    parser.add_argument("--checkpoint", default=None,
+                        help="checkpoint file: saved as blocks finish, resumed if present (refused if it is not "
+                        "a checkpoint of this same job)")
+    add_rules_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print JSON")
