@@ -11,7 +11,7 @@ import pytest
 
 from fevga.bearoff import OneSidedDB, TwoSidedDB
 from fevga.cli import main
-from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidPositionError
+from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidPositionError, InvalidRulesError
 from fevga.position import BLACK, WHITE, Move, Position
 from fevga.rollout import STRATA, evaluate, moves_to_csv, moves_to_frame, rollout, rollout_moves
 
@@ -451,3 +451,8 @@ def test_progress_bar_shows_rate_and_interval(capsys) -> None:  # type: ignore[n
     rollout(START, games=2 * STRATA, seed=1, workers=2, policy="random", progress=True)
     err = capsys.readouterr().err
     assert "game/s" in err and "CI +-" in err and "2592/2592" in err
+
+
+def test_rules_must_be_a_rules_value() -> None:
+    with pytest.raises(InvalidRulesError, match="'strict'"):
+        rollout(Position.initial(), games=36, seed=1, rules="strict", progress=False)  # type: ignore[arg-type]

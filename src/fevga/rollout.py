@@ -40,7 +40,7 @@ from fevga.errors import InvalidArgumentError, InvalidPositionError
 from fevga.policy import POLICY_IDS, Policy, PolicyFn, chooser, policy_id, policy_name
 from fevga.notation import parse_dice
 from fevga.position import Move, Position
-from fevga.rules import DEFAULT_RULES, Rules
+from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
 from fevga_core import rollout as core
 
@@ -833,7 +833,7 @@ def rollout(
     """
     start = _check_position(position)
     games = _games(games, stratify)
-    rules = rules or DEFAULT_RULES
+    rules = rules_of(rules)
     count = _workers(workers)
     backend = _backend(backend, scheduler)
     path = Path(checkpoint) if checkpoint is not None else None
@@ -876,7 +876,7 @@ def rollout_moves(
     """
     start = _check_position(position)
     games = _games(games, stratify)
-    rules = rules or DEFAULT_RULES
+    rules = rules_of(rules)
     moves = start.legal_moves(parse_dice(dice), rules)
     count = _workers(workers)
     backend = _backend(backend, scheduler)
@@ -954,7 +954,7 @@ def lookahead(evaluator: Callable[[Position], float], rules: Rules | None = None
     """A 1-ply lookahead policy over any evaluator (equity of a position's side on roll):
     each move is worth the average over the opponent's 21 rolls of its best reply by
     `evaluator`. A Python policy (slow path); ``policy="lookahead"`` is the built-in one."""
-    rules = rules or DEFAULT_RULES
+    rules = rules_of(rules)
 
     def value_for_mover(after: Position) -> float:
         final = _final_points(after, 1 - after.turn)
@@ -1006,7 +1006,7 @@ def expectimax(
     """
     start = _check_position(position)
     depth = _check_int("depth", depth, 0)
-    rules = rules or DEFAULT_RULES
+    rules = rules_of(rules)
     if isinstance(evaluator, str) and evaluator != "rollout":
         tables = _evaluator_tables(evaluator, bearoff, one_sided)
         return float(core.expectimax_value(start._row(), depth, rules.flags, tables, LUCK_SCALE))
