@@ -26,4 +26,11 @@ def mover_results(position: Position, dice: tuple[int, int], rules: Rules | None
 
 
 START = {24: 15}
-__all__ = ["BLACK", "START", "WHITE", "counts", "make", "mover_results"]
+__all__ = ["BLACK", "START", "WHITE", "counts", "make", "mover_results", "race"]
+
+
+def race(white_home: list[int], black_home: list[int], turn: int = WHITE) -> Position:
+    """Both sides in their homes: counts on own points 1, 2, ..., the rest borne off."""
+    white = [15 - sum(white_home), *white_home] + [0] * (24 - len(white_home))
+    black = [15 - sum(black_home), *black_home] + [0] * (24 - len(black_home))
+    return Position.from_counts(white, black, turn)

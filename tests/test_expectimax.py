@@ -4,23 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from boards import race
 from fevga.bearoff import TwoSidedDB
 from fevga.errors import InvalidArgumentError, InvalidPositionError
 from fevga.position import BLACK, WHITE, Position
 from fevga.rollout import evaluate, expectimax
 
 MIDGAME = Position.from_id("fytUAAj8tbAACAAA")
-
-
-def race(white_home: list[int], black_home: list[int], turn: int = WHITE) -> Position:
-    white = [15 - sum(white_home), *white_home] + [0] * (24 - len(white_home))
-    black = [15 - sum(black_home), *black_home] + [0] * (24 - len(black_home))
-    return Position.from_counts(white, black, turn)
-
-
-@pytest.fixture(scope="module")
-def two3() -> TwoSidedDB:
-    return TwoSidedDB.build(checkers=3)
 
 
 def test_hand_computed_value() -> None:

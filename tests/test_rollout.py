@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 
+from boards import race
 from fevga.bearoff import OneSidedDB, TwoSidedDB
 from fevga.cli import main
 from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidPositionError, InvalidRulesError
@@ -24,18 +25,6 @@ def _same(a: object, b: object) -> None:
     da = {k: v for k, v in a.to_dict().items() if k not in TIMING}  # type: ignore[attr-defined]
     db = {k: v for k, v in b.to_dict().items() if k not in TIMING}  # type: ignore[attr-defined]
     assert da == db
-
-
-def bearoff_position(white_home: list[int], black_home: list[int], turn: int = WHITE) -> Position:
-    """Both sides in their homes: counts on own points 1..6, the rest borne off."""
-    white = [15 - sum(white_home), *white_home] + [0] * (24 - len(white_home))
-    black = [15 - sum(black_home), *black_home] + [0] * (24 - len(black_home))
-    return Position.from_counts(white, black, turn)
-
-
-@pytest.fixture(scope="module")
-def two3() -> TwoSidedDB:
-    return TwoSidedDB.build(checkers=3)
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +116,7 @@ def _policy_b(position: Position, dice: tuple[int, int], moves: list[Move]) -> M
 
 
 def test_checkpoint_identifies_a_callable_policy(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    pos = bearoff_position([0, 1, 1, 0, 1, 0], [1, 0, 1, 1, 0, 0])
+    pos = race([0, 1, 1, 0, 1, 0], [1, 0, 1, 1, 0, 0])
     path = tmp_path / "callable.ckpt"
     first = rollout(pos, games=72, seed=1, workers=1, policy=_policy_a, checkpoint=path, progress=False)
     # The same callable resumes (nothing left to play) ...
@@ -277,7 +266,7 @@ def test_validation_at_the_boundary() -> None:
         rollout(START, games=10, backend="mpi")
     with pytest.raises(InvalidArgumentError):
         rollout("start", games=10)  # type: ignore[arg-type]
-    done = bearoff_position([], [1])
+    done = race([], [1])
     with pytest.raises(InvalidPositionError):
         rollout(done, games=10)
 
@@ -292,7 +281,7 @@ def test_table_policy_agrees_with_exact_equity_on_20_positions(two3: TwoSidedDB)
             for _ in range(int(rng.integers(1, 4))):
                 home[int(rng.integers(0, 6))] += 1
             sides.append(home)
-        positions.append(bearoff_position(sides[0], sides[1], int(rng.integers(0, 2))))
+        positions.append(race(sides[0], sides[1], int(rng.integers(0, 2))))
     for i, pos in enumerate(positions):
         exact = two3.equity(pos)
         r = rollout(pos, games=400, seed=i, workers=1, policy="bearoff", bearoff=two3, progress=False)
@@ -303,7 +292,7 @@ def test_table_policy_agrees_with_exact_equity_on_20_positions(two3: TwoSidedDB)
 
 
 def test_confidence_intervals_cover_the_exact_value_at_the_stated_rate(two3: TwoSidedDB) -> None:
-    pos = bearoff_position([0, 1, 0, 1, 0, 0], [0, 0, 1, 0, 1, 0])
+    pos = race([0, 1, 0, 1, 0, 0], [0, 0, 1, 0, 1, 0])
     exact = two3.equity(pos)
     runs = 200
     covered = 0
@@ -317,7 +306,7 @@ def test_confidence_intervals_cover_the_exact_value_at_the_stated_rate(two3: Two
 def test_truncation_is_unbiased_where_the_tables_are_exact(two3: TwoSidedDB, one3: OneSidedDB) -> None:
     # 5 checkers a side: neither table covers the start; play goes on until both sides have
     # at most 3 checkers left, where the two-sided table is exact and the table policy optimal.
-    pos = bearoff_position([1, 1, 1, 1, 1, 0], [0, 1, 2, 1, 1, 0])
+    pos = race([1, 1, 1, 1, 1, 0], [0, 1, 2, 1, 1, 0])
     common = dict(games=2 * STRATA, seed=8, workers=2, policy="bearoff", bearoff=two3, one_sided=one3, progress=False)
     full = rollout(pos, **common)  # type: ignore[arg-type]
     cut = rollout(pos, truncate=True, **common)  # type: ignore[arg-type]
@@ -334,7 +323,7 @@ def test_truncation_from_the_start_position_plays_to_a_covered_race() -> None:
 
 
 def test_luck_adjustment_keeps_the_raw_games_and_stays_unbiased(two3: TwoSidedDB) -> None:
-    pos = bearoff_position([1, 0, 1, 0, 1, 0], [0, 1, 0, 1, 1, 0])
+    pos = race([1, 0, 1, 0, 1, 0], [0, 1, 0, 1, 1, 0])
     exact = two3.equity(pos)
     plain = rollout(pos, games=STRATA, seed=5, workers=1, policy="bearoff", bearoff=two3, progress=False)
     lucky = rollout(pos, games=STRATA, seed=5, workers=1, policy="bearoff", bearoff=two3, luck=True, progress=False)
@@ -362,13 +351,13 @@ def test_callable_policy_is_the_slow_path() -> None:
 
 
 def test_lookahead_policy_plays_games() -> None:
-    r = rollout(bearoff_position([2, 1, 0, 2, 0, 1], [1, 1, 1, 1, 1, 1]), games=36, seed=2, workers=1,
+    r = rollout(race([2, 1, 0, 2, 0, 1], [1, 1, 1, 1, 1, 1]), games=36, seed=2, workers=1,
                 policy="lookahead", progress=False)
     assert r.games == 36 and r.win + r.lose == pytest.approx(1.0)
 
 
 def test_rollout_moves_ranks_with_common_random_numbers(two3: TwoSidedDB) -> None:
-    pos = bearoff_position([0, 0, 1, 1, 1, 0], [0, 1, 1, 0, 1, 0])
+    pos = race([0, 0, 1, 1, 1, 0], [0, 1, 1, 0, 1, 0])
     # Children covered by the table and truncated at once: exact values, exact ranking.
     exact_rank = rollout_moves(pos, "2-1", games=36, seed=1, workers=1, truncate=True, bearoff=two3, progress=False)
     moves = pos.legal_moves("2-1")
@@ -395,8 +384,8 @@ def test_evaluate_is_antisymmetric_and_uses_tables(two3: TwoSidedDB) -> None:
     pos = START.play("24/13", "6-5")
     flipped = Position.from_counts(pos.counts(WHITE), pos.counts(BLACK), WHITE)
     assert -1 < evaluate(pos) < 1 and -1 < evaluate(flipped) < 1
-    race = bearoff_position([0, 1, 0, 1, 0, 0], [0, 0, 1, 0, 1, 0])
-    assert evaluate(race, "bearoff", bearoff=two3) == pytest.approx(two3.equity(race))
+    home = race([0, 1, 0, 1, 0, 0], [0, 0, 1, 0, 1, 0])
+    assert evaluate(home, "bearoff", bearoff=two3) == pytest.approx(two3.equity(home))
 
 
 def test_cli_rollout_json_and_ranking(capsys) -> None:  # type: ignore[no-untyped-def]
@@ -419,7 +408,7 @@ def test_cli_rollout_json_and_ranking(capsys) -> None:  # type: ignore[no-untype
 def test_lookahead_over_any_evaluator_plays_the_table_strategy(two3: TwoSidedDB) -> None:
     from fevga.rollout import lookahead
 
-    pos = bearoff_position([0, 1, 1, 0, 1, 0], [1, 0, 1, 1, 0, 0])
+    pos = race([0, 1, 1, 0, 1, 0], [1, 0, 1, 1, 0, 0])
     exact = two3.equity(pos)
     policy = lookahead(lambda p: two3.equity(p))
     r = rollout(pos, games=144, seed=3, workers=2, policy=policy, progress=False)
