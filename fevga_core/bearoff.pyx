@@ -319,17 +319,22 @@ def successors(counts, int d1, int d2) -> list:
     return [out[i] for i in range(n)]
 
 
+cdef inline bint _too_many(const uint8_t* counts, int points, int checkers) noexcept nogil:
+    """Does the side have more than `checkers` on points 1..P (outside the table)?"""
+    cdef int j, total = 0
+    for j in range(points):
+        total += counts[j]
+    return total > checkers
+
+
 def rank_batch(const uint8_t[:, ::1] counts, int checkers, int64_t[::1] out) -> int:
     """Ranks of many positions; returns -1, or the first row that is not a valid position."""
     cdef Py_ssize_t row, rows = counts.shape[0]
-    cdef int points = counts.shape[1], j, total
+    cdef int points = counts.shape[1]
     cdef Py_ssize_t bad = -1
     with nogil:
         for row in range(rows):
-            total = 0
-            for j in range(points):
-                total += counts[row, j]
-            if total > checkers:
+            if _too_many(&counts[row, 0], points, checkers):
                 bad = row
                 break
             out[row] = position_rank(&counts[row, 0], points)
@@ -340,14 +345,11 @@ def mean_batch(const uint8_t[:, ::1] counts, int checkers, const double[::1] mea
                double[::1] out, bint strict) -> int:
     """out[i] = mean[rank(counts[i])]; a bad row gives NaN, or stops there when strict."""
     cdef Py_ssize_t row, rows = counts.shape[0]
-    cdef int points = counts.shape[1], j, total
+    cdef int points = counts.shape[1]
     cdef Py_ssize_t bad = -1
     with nogil:
         for row in range(rows):
-            total = 0
-            for j in range(points):
-                total += counts[row, j]
-            if total > checkers:
+            if _too_many(&counts[row, 0], points, checkers):
                 if strict:
                     bad = row
                     break
@@ -361,16 +363,12 @@ def pair_batch(const uint8_t[:, ::1] on_roll, const uint8_t[:, ::1] opponent, in
                int64_t positions, const double[::1] table, double[::1] out, bint strict) -> int:
     """out[i] = table[rank(on_roll[i]) * positions + rank(opponent[i])], like mean_batch."""
     cdef Py_ssize_t row, rows = on_roll.shape[0]
-    cdef int points = on_roll.shape[1], j, total_a, total_b
+    cdef int points = on_roll.shape[1]
     cdef Py_ssize_t bad = -1
     with nogil:
         for row in range(rows):
-            total_a = 0
-            total_b = 0
-            for j in range(points):
-                total_a += on_roll[row, j]
-                total_b += opponent[row, j]
-            if total_a > checkers or total_b > checkers:
+            if (_too_many(&on_roll[row, 0], points, checkers)
+                    or _too_many(&opponent[row, 0], points, checkers)):
                 if strict:
                     bad = row
                     break
@@ -405,241 +403,201 @@ cdef int _pool_append(DistPoolC* pool, const double* values, int length) noexcep
     return 0
 
 
+cdef struct ObjectiveC:
+    # One objective of the one-sided build ("rolls until every checker is off", "... until the
+    # first checker is off"), kept for the ranks >= base and indexed by rank - base. Below base
+    # the objective is already met: value 0, 0 rolls for sure, and playing on leaves it met.
+    int64_t base
+    double* mean
+    double* stdev               # NULL: not kept
+    int64_t* offset
+    uint16_t* start
+    uint16_t* length
+    int32_t* best               # [rank - base][die-1][k-1]: best rank after k moves of `die`
+    DistPoolC pool
+
+
+cdef int _objective_alloc(ObjectiveC* o, int64_t base, int64_t n, bint stdev) noexcept:
+    """Allocate the arrays of n ranks from base on; -1 when any allocation failed."""
+    o.base = base
+    o.mean = <double*>malloc(n * sizeof(double))
+    o.stdev = <double*>malloc(n * sizeof(double)) if stdev else NULL
+    o.offset = <int64_t*>malloc(n * sizeof(int64_t))
+    o.start = <uint16_t*>malloc(n * sizeof(uint16_t))
+    o.length = <uint16_t*>malloc(n * sizeof(uint16_t))
+    o.best = <int32_t*>malloc(n * 24 * sizeof(int32_t))
+    o.pool.values = NULL
+    o.pool.used = 0
+    o.pool.capacity = 0
+    if (o.mean == NULL or (stdev and o.stdev == NULL) or o.offset == NULL or o.start == NULL
+            or o.length == NULL or o.best == NULL):
+        return -1
+    return 0
+
+
+cdef void _objective_free(ObjectiveC* o) noexcept nogil:
+    free(o.mean); free(o.stdev); free(o.offset); free(o.start); free(o.length); free(o.best)
+    free(o.pool.values)
+
+
+cdef dict _objective_arrays(const ObjectiveC* o, int64_t n, str mean_name, str prefix):
+    """Copies of the n kept ranks as NumPy arrays: mean_name, "stdev" if kept, prefix_*."""
+    out = {mean_name: np.asarray(<double[:n]>o.mean).copy()}
+    if o.stdev != NULL:
+        out["stdev"] = np.asarray(<double[:n]>o.stdev).copy()
+    out[prefix + "_offset"] = np.asarray(<int64_t[:n]>o.offset).copy()
+    out[prefix + "_start"] = np.asarray(<uint16_t[:n]>o.start).copy()
+    out[prefix + "_length"] = np.asarray(<uint16_t[:n]>o.length).copy()
+    out[prefix + "_pool"] = np.asarray(<double[:o.pool.used]>o.pool.values).copy()
+    return out
+
+
+cdef inline double _objective_value(const ObjectiveC* o, int64_t r) noexcept nogil:
+    return 0.0 if r < o.base else o.mean[r - o.base]
+
+
+cdef inline int32_t _objective_best(const ObjectiveC* o, int64_t r, int die, int k) noexcept nogil:
+    if r < o.base:
+        return <int32_t>r
+    return o.best[(r - o.base) * 24 + (die - 1) * 4 + k - 1]
+
+
+cdef inline void _improve(const ObjectiveC* o, const int64_t* succ, int nsucc, int die, int moves,
+                          int32_t* best_rank, double* best_value) noexcept nogil:
+    """Fold into (best_rank, best_value) the best rank reached from each of succ[:nsucc] by
+    `moves` more moves of `die` (0: the successor itself); the first of equal values stays."""
+    cdef int i
+    cdef int32_t candidate
+    cdef double value
+    for i in range(nsucc):
+        candidate = <int32_t>succ[i]
+        if moves > 0:
+            candidate = _objective_best(o, candidate, die, moves)
+        value = _objective_value(o, candidate)
+        if best_rank[0] < 0 or value < best_value[0]:
+            best_rank[0] = candidate
+            best_value[0] = value
+
+
+cdef void _choose(const ObjectiveC* o, int64_t p, const int64_t* succ, const int* nsucc,
+                  int32_t* chosen) noexcept nogil:
+    """Fill best[p] and chosen[r], the rank each of the 21 rolls plays to, minimising the
+    objective; succ[(d-1) * MAX_POINTS + i], i < nsucc[d-1], are the ranks one die d reaches."""
+    cdef int32_t* row = o.best + (p - o.base) * 24
+    cdef int d, k, r, a, b
+    cdef int32_t best_rank
+    cdef double best_value
+    for d in range(1, 7):
+        for k in range(1, 5):
+            best_rank = -1
+            best_value = 0.0
+            _improve(o, succ + (d - 1) * MAX_POINTS, nsucc[d - 1], d, k - 1,
+                     &best_rank, &best_value)
+            row[(d - 1) * 4 + k - 1] = best_rank
+    for r in range(21):
+        a = ROLL_D1[r]
+        b = ROLL_D2[r]
+        if a == b:
+            chosen[r] = row[(a - 1) * 4 + 3]
+            continue
+        best_rank = -1
+        best_value = 0.0
+        _improve(o, succ + (a - 1) * MAX_POINTS, nsucc[a - 1], b, 1, &best_rank, &best_value)
+        _improve(o, succ + (b - 1) * MAX_POINTS, nsucc[b - 1], a, 1, &best_rank, &best_value)
+        chosen[r] = best_rank
+
+
+cdef int _accumulate(ObjectiveC* o, int64_t slot, const int32_t* chosen,
+                     double* acc) noexcept nogil:
+    """Store at `slot` the distribution (mean, stdev) of 1 + the rolls after `chosen`."""
+    cdef int r, i, lo = MAX_ROLLS, hi = -1
+    cdef int64_t c
+    cdef double w, mean = 0.0, square = 0.0
+    memset(acc, 0, MAX_ROLLS * sizeof(double))
+    for r in range(21):
+        c = chosen[r]
+        w = ROLL_COUNT[r]
+        if c < o.base:
+            acc[1] += w
+            continue
+        c -= o.base
+        mean += w * o.mean[c]
+        for i in range(o.length[c]):
+            acc[o.start[c] + i + 1] += w * o.pool.values[o.offset[c] + i]
+    mean = 1.0 + mean / 36.0
+    for i in range(MAX_ROLLS):
+        acc[i] /= 36.0
+        if acc[i] != 0.0:
+            if lo == MAX_ROLLS:
+                lo = i
+            hi = i
+            square += acc[i] * i * i
+    o.mean[slot] = mean
+    if o.stdev != NULL:
+        o.stdev[slot] = sqrt(max(square - mean * mean, 0.0))
+    o.offset[slot] = o.pool.used
+    o.start[slot] = lo
+    o.length[slot] = hi - lo + 1
+    return _pool_append(&o.pool, acc + lo, hi - lo + 1)
+
+
+cdef int _objective_rank(ObjectiveC* o, int64_t p, const int64_t* succ, const int* nsucc,
+                         double* acc) noexcept nogil:
+    """Solve rank p (>= base) of the objective; -1 when out of memory."""
+    cdef int32_t chosen[21]
+    cdef int i
+    if p == 0:  # the empty side: nothing left to roll
+        for i in range(24):
+            o.best[i] = 0
+        o.mean[0] = 0.0
+        if o.stdev != NULL:
+            o.stdev[0] = 0.0
+        acc[0] = 1.0
+        o.offset[0] = o.pool.used
+        o.start[0] = 0
+        o.length[0] = 1
+        return _pool_append(&o.pool, acc, 1)
+    _choose(o, p, succ, nsucc, chosen)
+    return _accumulate(o, p - o.base, chosen, acc)
+
+
 cdef class OneSidedBuilder:
     """Owns the arrays of a one-sided build; `run(start, stop)` fills ranks start..stop-1."""
 
     cdef readonly int points, checkers
     cdef readonly int64_t entries, first_base, done
-    cdef double* mean
-    cdef double* stdev
-    cdef int64_t* offset
-    cdef uint16_t* start
-    cdef uint16_t* length
-    cdef int32_t* best          # [rank][die-1][k-1]: best rank after k moves of `die`
-    cdef DistPoolC pool
-    cdef double* first_mean
-    cdef int64_t* first_offset
-    cdef uint16_t* first_start
-    cdef uint16_t* first_length
-    cdef int32_t* first_best    # same as best, for the first-off objective, suffix only
-    cdef DistPoolC first_pool
+    cdef ObjectiveC all_off     # mean rolls to bear off all, every rank
+    cdef ObjectiveC first_off   # rolls until the first checker is off, exactly `checkers` on
 
     def __cinit__(self, int points, int checkers):
         self.points = points
         self.checkers = checkers
         self.entries = position_count(points, checkers)
         self.first_base = position_count(points, checkers - 1)
-        cdef int64_t n = self.entries, nf = self.entries - self.first_base
-        self.mean = <double*>malloc(n * sizeof(double))
-        self.stdev = <double*>malloc(n * sizeof(double))
-        self.offset = <int64_t*>malloc(n * sizeof(int64_t))
-        self.start = <uint16_t*>malloc(n * sizeof(uint16_t))
-        self.length = <uint16_t*>malloc(n * sizeof(uint16_t))
-        self.best = <int32_t*>malloc(n * 24 * sizeof(int32_t))
-        self.first_mean = <double*>malloc(nf * sizeof(double))
-        self.first_offset = <int64_t*>malloc(nf * sizeof(int64_t))
-        self.first_start = <uint16_t*>malloc(nf * sizeof(uint16_t))
-        self.first_length = <uint16_t*>malloc(nf * sizeof(uint16_t))
-        self.first_best = <int32_t*>malloc(nf * 24 * sizeof(int32_t))
-        self.pool.values = NULL
-        self.pool.used = 0
-        self.pool.capacity = 0
-        self.first_pool.values = NULL
-        self.first_pool.used = 0
-        self.first_pool.capacity = 0
-        if (self.mean == NULL or self.stdev == NULL or self.offset == NULL or self.start == NULL
-                or self.length == NULL or self.best == NULL or self.first_mean == NULL
-                or self.first_offset == NULL or self.first_start == NULL
-                or self.first_length == NULL or self.first_best == NULL):
+        if (_objective_alloc(&self.all_off, 0, self.entries, True)
+                or _objective_alloc(&self.first_off, self.first_base,
+                                    self.entries - self.first_base, False)):
             raise MemoryError(f"one-sided table {points} points x {checkers} checkers")
         self.done = 0
 
     def __dealloc__(self):
-        free(self.mean); free(self.stdev); free(self.offset); free(self.start)
-        free(self.length); free(self.best); free(self.pool.values)
-        free(self.first_mean); free(self.first_offset); free(self.first_start)
-        free(self.first_length); free(self.first_best); free(self.first_pool.values)
-
-    cdef inline double _first_value(self, int64_t r) noexcept nogil:
-        return 0.0 if r < self.first_base else self.first_mean[r - self.first_base]
-
-    cdef inline int32_t _first_best(self, int64_t r, int die, int k) noexcept nogil:
-        if r < self.first_base:
-            return <int32_t>r
-        return self.first_best[(r - self.first_base) * 24 + (die - 1) * 4 + k - 1]
+        _objective_free(&self.all_off)
+        _objective_free(&self.first_off)
 
     cdef int _build_rank(self, int64_t p, uint8_t* counts) noexcept nogil:
-        cdef int64_t succ[6][MAX_POINTS]
+        cdef int64_t succ[6 * MAX_POINTS]
         cdef int nsucc[6]
-        cdef int32_t chosen[21]
-        cdef int32_t first_chosen[21]
         cdef double acc[MAX_ROLLS]
-        cdef int d, k, i, r, a, b, lo, hi, n
-        cdef int32_t best_rank, candidate
-        cdef double best_value, value, mean, square
-        cdef int32_t* row = self.best + p * 24
-        cdef int32_t* first_row
-        cdef bint in_suffix = p >= self.first_base
-        cdef int64_t c
-        cdef int points = self.points
-        if p == 0:
-            for i in range(24):
-                row[i] = 0
-            self.mean[0] = 0.0
-            self.stdev[0] = 0.0
-            acc[0] = 1.0
-            self.offset[0] = self.pool.used
-            self.start[0] = 0
-            self.length[0] = 1
-            if _pool_append(&self.pool, acc, 1):
-                return -1
-            if in_suffix:  # a table of 0 checkers
-                self.first_mean[0] = 0.0
-                self.first_offset[0] = self.first_pool.used
-                self.first_start[0] = 0
-                self.first_length[0] = 1
-                if _pool_append(&self.first_pool, acc, 1):
-                    return -1
-                for i in range(24):
-                    self.first_best[i] = 0
-            return 0
-        position_unrank(p, points, counts)
-        for d in range(1, 7):
-            nsucc[d - 1] = die_successors(counts, points, d, succ[d - 1])
-        # best[p][d][k]: the rank minimising the mean among k moves of die d (k = 1..4)
-        for d in range(1, 7):
-            for k in range(1, 5):
-                best_rank = -1
-                best_value = 0.0
-                for i in range(nsucc[d - 1]):
-                    candidate = <int32_t>succ[d - 1][i]
-                    if k > 1:
-                        candidate = self.best[<int64_t>candidate * 24 + (d - 1) * 4 + k - 2]
-                    value = self.mean[candidate]
-                    if best_rank < 0 or value < best_value:
-                        best_rank = candidate
-                        best_value = value
-                row[(d - 1) * 4 + k - 1] = best_rank
-        for r in range(21):
-            a = ROLL_D1[r]
-            b = ROLL_D2[r]
-            if a == b:
-                chosen[r] = row[(a - 1) * 4 + 3]
-                continue
-            best_rank = -1
-            best_value = 0.0
-            for i in range(nsucc[a - 1]):
-                candidate = self.best[succ[a - 1][i] * 24 + (b - 1) * 4]
-                value = self.mean[candidate]
-                if best_rank < 0 or value < best_value:
-                    best_rank = candidate
-                    best_value = value
-            for i in range(nsucc[b - 1]):
-                candidate = self.best[succ[b - 1][i] * 24 + (a - 1) * 4]
-                value = self.mean[candidate]
-                if best_rank < 0 or value < best_value:
-                    best_rank = candidate
-                    best_value = value
-            chosen[r] = best_rank
-        if self._accumulate(p, chosen, &self.pool, self.mean, self.offset, self.start,
-                            self.length, self.stdev, p, acc):
+        cdef int d
+        if p > 0:
+            position_unrank(p, self.points, counts)
+            for d in range(1, 7):
+                nsucc[d - 1] = die_successors(counts, self.points, d, succ + (d - 1) * MAX_POINTS)
+        if _objective_rank(&self.all_off, p, succ, nsucc, acc):
             return -1
-        if not in_suffix:
+        if p < self.first_base:
             return 0
-        # The first-off objective on the suffix (exactly `checkers` on the board).
-        first_row = self.first_best + (p - self.first_base) * 24
-        for d in range(1, 7):
-            for k in range(1, 5):
-                best_rank = -1
-                best_value = 0.0
-                for i in range(nsucc[d - 1]):
-                    candidate = <int32_t>succ[d - 1][i]
-                    if k > 1:
-                        candidate = self._first_best(candidate, d, k - 1)
-                    value = self._first_value(candidate)
-                    if best_rank < 0 or value < best_value:
-                        best_rank = candidate
-                        best_value = value
-                first_row[(d - 1) * 4 + k - 1] = best_rank
-        for r in range(21):
-            a = ROLL_D1[r]
-            b = ROLL_D2[r]
-            if a == b:
-                first_chosen[r] = first_row[(a - 1) * 4 + 3]
-                continue
-            best_rank = -1
-            best_value = 0.0
-            for i in range(nsucc[a - 1]):
-                candidate = self._first_best(succ[a - 1][i], b, 1)
-                value = self._first_value(candidate)
-                if best_rank < 0 or value < best_value:
-                    best_rank = candidate
-                    best_value = value
-            for i in range(nsucc[b - 1]):
-                candidate = self._first_best(succ[b - 1][i], a, 1)
-                value = self._first_value(candidate)
-                if best_rank < 0 or value < best_value:
-                    best_rank = candidate
-                    best_value = value
-            first_chosen[r] = best_rank
-        return self._accumulate_first(p - self.first_base, first_chosen, acc)
-
-    cdef int _accumulate(self, int64_t p, const int32_t* chosen, DistPoolC* pool,
-                         double* mean_out, int64_t* offset, uint16_t* start, uint16_t* length,
-                         double* stdev_out, int64_t slot, double* acc) noexcept nogil:
-        cdef int r, i, lo = MAX_ROLLS, hi = -1
-        cdef int64_t c
-        cdef double w, mean = 0.0, square = 0.0
-        memset(acc, 0, MAX_ROLLS * sizeof(double))
-        for r in range(21):
-            c = chosen[r]
-            w = ROLL_COUNT[r]
-            mean += w * self.mean[c]
-            for i in range(self.length[c]):
-                acc[self.start[c] + i + 1] += w * self.pool.values[self.offset[c] + i]
-        mean = 1.0 + mean / 36.0
-        for i in range(MAX_ROLLS):
-            acc[i] /= 36.0
-            if acc[i] != 0.0:
-                if lo == MAX_ROLLS:
-                    lo = i
-                hi = i
-                square += acc[i] * i * i
-        mean_out[slot] = mean
-        stdev_out[slot] = sqrt(max(square - mean * mean, 0.0))
-        offset[slot] = pool.used
-        start[slot] = lo
-        length[slot] = hi - lo + 1
-        return _pool_append(pool, acc + lo, hi - lo + 1)
-
-    cdef int _accumulate_first(self, int64_t slot, const int32_t* chosen,
-                               double* acc) noexcept nogil:
-        cdef int r, i, lo = MAX_ROLLS, hi = -1
-        cdef int64_t c, s
-        cdef double w, mean = 0.0
-        memset(acc, 0, MAX_ROLLS * sizeof(double))
-        for r in range(21):
-            c = chosen[r]
-            w = ROLL_COUNT[r]
-            if c < self.first_base:
-                acc[1] += w
-                continue
-            s = c - self.first_base
-            mean += w * self.first_mean[s]
-            for i in range(self.first_length[s]):
-                acc[self.first_start[s] + i + 1] += w * self.first_pool.values[self.first_offset[s] + i]
-        mean = 1.0 + mean / 36.0
-        for i in range(MAX_ROLLS):
-            acc[i] /= 36.0
-            if acc[i] != 0.0:
-                if lo == MAX_ROLLS:
-                    lo = i
-                hi = i
-        self.first_mean[slot] = mean
-        self.first_offset[slot] = self.first_pool.used
-        self.first_start[slot] = lo
-        self.first_length[slot] = hi - lo + 1
-        return _pool_append(&self.first_pool, acc + lo, hi - lo + 1)
+        return _objective_rank(&self.first_off, p, succ, nsucc, acc)
 
     def run(self, int64_t stop):
         """Build ranks done..stop-1 without the GIL."""
@@ -660,20 +618,10 @@ cdef class OneSidedBuilder:
         """The finished table as NumPy arrays (copies)."""
         if self.done != self.entries:
             raise RuntimeError("one-sided build not finished")
-        cdef int64_t n = self.entries, nf = self.entries - self.first_base
-        return {
-            "mean": np.asarray(<double[:n]>self.mean).copy(),
-            "stdev": np.asarray(<double[:n]>self.stdev).copy(),
-            "dist_offset": np.asarray(<int64_t[:n]>self.offset).copy(),
-            "dist_start": np.asarray(<uint16_t[:n]>self.start).copy(),
-            "dist_length": np.asarray(<uint16_t[:n]>self.length).copy(),
-            "dist_pool": np.asarray(<double[:self.pool.used]>self.pool.values).copy(),
-            "first_mean": np.asarray(<double[:nf]>self.first_mean).copy(),
-            "first_offset": np.asarray(<int64_t[:nf]>self.first_offset).copy(),
-            "first_start": np.asarray(<uint16_t[:nf]>self.first_start).copy(),
-            "first_length": np.asarray(<uint16_t[:nf]>self.first_length).copy(),
-            "first_pool": np.asarray(<double[:self.first_pool.used]>self.first_pool.values).copy(),
-        }
+        out = _objective_arrays(&self.all_off, self.entries, "mean", "dist")
+        out.update(_objective_arrays(&self.first_off, self.entries - self.first_base,
+                                     "first_mean", "first"))
+        return out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -310,30 +310,31 @@ class OneSidedDB:
         """`first_off_distribution`, or `default` when the table does not cover the side."""
         return _get(lambda: self.first_off_distribution(side), default)  # type: ignore[no-any-return]
 
+    def _check_batch(self, array: npt.NDArray[np.uint8], bad: int) -> None:
+        """Raise MissingBearoffError naming row `bad` of a batch kernel's input (none if bad < 0)."""
+        if bad >= 0:
+            raise MissingBearoffError(f"row {bad} {array[bad].tolist()} has more than {self.checkers} checkers")
+
     def ranks(self, counts: npt.ArrayLike) -> npt.NDArray[np.int64]:
         """Indexes of an (n, P) array of counts; MissingBearoffError names the first bad row."""
         array = _counts_array(counts, self.points)
         out = np.empty(len(array), dtype=np.int64)
-        bad = core.rank_batch(array, self.checkers, out)
-        if bad >= 0:
-            raise MissingBearoffError(f"row {bad} {array[bad].tolist()} has more than {self.checkers} checkers")
+        self._check_batch(array, core.rank_batch(array, self.checkers, out))
+        return out
+
+    def _mean_batch(self, counts: npt.ArrayLike, strict: bool) -> FloatArray:
+        array = _counts_array(counts, self.points)
+        out = np.empty(len(array))
+        self._check_batch(array, core.mean_batch(array, self.checkers, self._mean, out, strict))
         return out
 
     def mean_rolls_batch(self, counts: npt.ArrayLike) -> FloatArray:
         """Expected rolls for an (n, P) array of counts (GIL released, ~10^7+ lookups/s)."""
-        array = _counts_array(counts, self.points)
-        out = np.empty(len(array))
-        bad = core.mean_batch(array, self.checkers, self._mean, out, True)
-        if bad >= 0:
-            raise MissingBearoffError(f"row {bad} {array[bad].tolist()} has more than {self.checkers} checkers")
-        return out
+        return self._mean_batch(counts, True)
 
     def get_mean_rolls_batch(self, counts: npt.ArrayLike) -> FloatArray:
         """`mean_rolls_batch` with NaN for uncovered rows."""
-        array = _counts_array(counts, self.points)
-        out = np.empty(len(array))
-        core.mean_batch(array, self.checkers, self._mean, out, False)
-        return out
+        return self._mean_batch(counts, False)
 
     def dense_distributions(self, first_off: bool = False) -> FloatArray:
         """All distributions as one (entries, max rolls + 1) array (first-off: suffix rows only)."""
