@@ -70,6 +70,15 @@ def initial() -> tuple[Counts, Counts]:
     return start, start
 
 
+def side(points: Mapping[int, int]) -> Counts:
+    """Counts from {own point: checkers}; key 0 is borne off. Must total 15."""
+    counts = [0] * 25
+    for point, n in points.items():
+        counts[point] += n
+    assert sum(counts) == 15, points
+    return tuple(counts)
+
+
 def full_rules(rules: Mapping[str, object] | None) -> dict[str, object]:
     """`rules` with the missing options filled in by their defaults (and checked)."""
     merged = dict(DEFAULT_RULES)

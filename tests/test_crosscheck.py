@@ -29,7 +29,7 @@ import pytest
 
 import reference as ref
 from fevga import BLACK, WHITE, Position, Rules
-from reference import Counts
+from reference import Counts, side
 
 RuleDict = Mapping[str, object]
 Result = tuple[Counts, Counts]
@@ -362,15 +362,6 @@ def test_generated_families(family: str, rules_name: str) -> None:
 
 
 # --------------------------------------------------------------------------- hand-made positions
-
-
-def side(points: Mapping[int, int]) -> Counts:
-    """Counts from {own point: checkers}; key 0 is borne off."""
-    counts = [0] * 25
-    for point, n in points.items():
-        counts[point] += n
-    assert sum(counts) == 15, points
-    return tuple(counts)
 
 
 START = side({24: 15})

@@ -8,27 +8,17 @@ oracle of tests/test_crosscheck.py.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 
 import pytest
 
 import reference as ref
-from reference import BLACK, WHITE, Counts
+from reference import BLACK, WHITE, Counts, side
 
 START = (0,) * 24 + (15,)
 REACH = {"release": "reach"}
 END_OF_TURN = {"start_quarter_check": "end_of_turn"}
 BAN_PRIME = {"ban_prime_before_opponent_mother": True}
 NO_PLAYABLE = {"must_open": "no_playable_roll"}
-
-
-def side(points: Mapping[int, int]) -> Counts:
-    """Counts from {own point: checkers}; key 0 is borne off. Must total 15."""
-    counts = [0] * 25
-    for point, n in points.items():
-        counts[point] += n
-    assert sum(counts) == 15, points
-    return tuple(counts)
 
 
 def white_results(white: Counts, black: Counts, dice: tuple[int, int], rules: dict | None = None) -> set[Counts]:
