@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fevga.bearoff import OneSidedDB, TwoSidedDB, estimate_error
+from fevga.bearoff import OneSidedDB, TwoSidedDB
 
 SIX = (0, 0, 0, 0, 0, 1)
 LOOKUPS = 2_000_000

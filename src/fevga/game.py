@@ -20,7 +20,7 @@ import numpy as np
 
 from fevga.errors import IllegalMoveError, InvalidArgumentError
 from fevga.notation import Step, format_steps
-from fevga.position import BLACK, COLOR_NAMES, WHITE, Color, Move, Position
+from fevga.position import BLACK, COLOR_NAMES, WHITE, Color, Position
 from fevga.policy import TABLE_POLICIES, Policy, chooser, policy_id, policy_name
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
