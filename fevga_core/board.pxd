@@ -36,3 +36,12 @@ cdef inline uint32_t rotate12(uint32_t m) noexcept nogil:
 cdef inline int highest_point(uint32_t mask) noexcept nogil:
     """Highest occupied own point of a non-empty mask."""
     return 32 - __builtin_clz(mask)
+
+
+cdef inline int longest_run(uint32_t m) noexcept nogil:
+    """Length of the longest run of consecutive set bits (consecutive occupied points)."""
+    cdef int n = 0
+    while m:
+        m &= m >> 1
+        n += 1
+    return n

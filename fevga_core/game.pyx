@@ -8,7 +8,7 @@
 #   opening one-die draw: rng_below(6) + 1 for White, then for Black, rerolled on ties.
 
 from fevga_core.types cimport PositionC, MoveC, SideC, uint8_t, uint32_t, uint64_t
-from fevga_core.board cimport side_pips, rotate12, position_load, __builtin_popcount, __builtin_ctz
+from fevga_core.board cimport side_pips, rotate12, longest_run, position_load, __builtin_popcount, __builtin_ctz
 from fevga_core.movegen cimport apply_move
 
 
@@ -65,14 +65,6 @@ cdef void roll_dice(RngC* rng, int* d1, int* d2) noexcept nogil:
     d2[0] = r % 6 + 1
 
 
-cdef inline int _longest_run(uint32_t m) noexcept nogil:
-    cdef int n = 0
-    while m:
-        m &= m >> 1
-        n += 1
-    return n
-
-
 cdef double heuristic_eval(const PositionC* pos, int color) noexcept nogil:
     """Static value of `pos` for `color` (higher is better); features in docs/rollout.md.
 
@@ -117,7 +109,7 @@ cdef double _side_value(const SideC* me, const SideC* opp) noexcept nogil:
                 stacks += me.counts[p] - 3
     value = -side_pips(me)
     value += 4.0 * blocks
-    k = _longest_run(me.mask)
+    k = longest_run(me.mask)
     value += 0.8 * k * k
     value += 3.0 * trapped + 1.5 * escaped
     value += 3.0 * me.counts[0] + home

@@ -1,0 +1,30 @@
+# Values of no-contact races from the bear-off tables (race.pyx; definitions: docs/rollout.md).
+
+from fevga_core.types cimport PositionC, SideC, int64_t, uint16_t, NUM_CHECKERS
+from fevga_core.bearoff cimport OneSidedTableC, TwoSidedTableC, position_rank
+
+# Bear-off tables an evaluator may consult; a table with points == 0 is absent.
+ctypedef struct TablesC:
+    OneSidedTableC one
+    TwoSidedTableC two
+
+# The Python-side owner of a TablesC (arrays kept alive in _keep).
+cdef class Tables:
+    cdef TablesC c
+    cdef list _keep
+    cdef const double* _f64(self, a) except NULL
+    cdef const int64_t* _i64(self, a) except NULL
+    cdef const uint16_t* _u16(self, a) except NULL
+
+cdef bint no_contact(const PositionC* pos) noexcept nogil
+cdef bint race_value(const TablesC* tables, const PositionC* pos, double* equity, double* win,
+                     double* win_mars, double* lose_mars) noexcept nogil
+
+
+cdef inline bint side_covered(const SideC* side, int points, int checkers) noexcept nogil:
+    """True when a table over `points` points and `checkers` checkers holds this side."""
+    return points > 0 and (side.mask >> points) == 0 and NUM_CHECKERS - side.counts[0] <= checkers
+
+
+cdef inline int64_t side_rank(const SideC* side, int points) noexcept nogil:
+    return position_rank(&side.counts[1], points)

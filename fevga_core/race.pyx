@@ -1,0 +1,157 @@
+# Exact and estimated values of no-contact races from the bear-off tables (docs/rollout.md):
+# the override every evaluator (heuristic, net) and the game loop's truncation share.
+
+from fevga_core.types cimport PositionC, SideC, uint8_t, uint16_t, int64_t, NUM_CHECKERS
+
+import numpy as np
+from fevga_core.bearoff cimport (
+    OneSidedTableC, TwoSidedTableC, MAX_ROLLS, position_rank, one_sided_distribution,
+    two_sided_equity, two_sided_win,
+)
+
+
+cdef bint no_contact(const PositionC* pos) noexcept nogil:
+    """True when no checker can ever again block or be blocked (docs/rollout.md): every
+    checker of both sides on its own points 1..12, the two halves that never meet."""
+    return (pos.side[0].mask & ~0xFFFu) == 0 and (pos.side[1].mask & ~0xFFFu) == 0
+
+
+cdef void _first_distribution(const OneSidedTableC* t, int64_t rank, double* out) noexcept nogil:
+    """P(rolls until the first checker is off = i) into out[0..MAX_ROLLS)."""
+    cdef int i, start, length
+    cdef int64_t index, offset
+    for i in range(MAX_ROLLS):
+        out[i] = 0.0
+    if rank < t.first_base:
+        out[0] = 1.0
+        return
+    index = rank - t.first_base
+    start = t.first_start[index]
+    length = t.first_length[index]
+    offset = t.first_offset[index]
+    for i in range(length):
+        if start + i < MAX_ROLLS:
+            out[start + i] = t.first_pool[offset + i]
+
+
+cdef void _survival(const double* p, double* out) noexcept nogil:
+    """out[k] = sum of p[j] for j >= k."""
+    cdef int k
+    cdef double tail = 0.0
+    for k in range(MAX_ROLLS - 1, -1, -1):
+        tail += p[k]
+        out[k] = tail
+
+
+cdef bint race_value(const TablesC* tables, const PositionC* pos, double* equity, double* win,
+                     double* win_mars, double* lose_mars) noexcept nogil:
+    """Value of a no-contact race for the side on roll: exact from the two-sided table when it
+    covers both sides, else the one-sided estimate; False when neither table covers it."""
+    cdef const SideC* a = &pos.side[pos.turn]
+    cdef const SideC* b = &pos.side[1 - pos.turn]
+    cdef const TwoSidedTableC* two = &tables.two
+    cdef const OneSidedTableC* one = &tables.one
+    cdef int64_t ra, rb
+    cdef int k
+    cdef double net
+    cdef double pa[MAX_ROLLS]
+    cdef double pb[MAX_ROLLS]
+    cdef double first[MAX_ROLLS]
+    cdef double tail[MAX_ROLLS]
+    if not no_contact(pos):
+        return False
+    if side_covered(a, two.points, two.checkers) and side_covered(b, two.points, two.checkers):
+        ra = side_rank(a, two.points)
+        rb = side_rank(b, two.points)
+        equity[0] = two_sided_equity(two, ra, rb)
+        win[0] = two_sided_win(two, ra, rb)
+        net = equity[0] - (2.0 * win[0] - 1.0)     # mars bonus won minus mars bonus lost
+        win_mars[0] = net if net > 0.0 else 0.0
+        lose_mars[0] = -net if net < 0.0 else 0.0
+        return True
+    if not (side_covered(a, one.points, one.checkers) and side_covered(b, one.points, one.checkers)):
+        return False
+    ra = side_rank(a, one.points)
+    rb = side_rank(b, one.points)
+    one_sided_distribution(one, ra, pa, MAX_ROLLS)
+    one_sided_distribution(one, rb, pb, MAX_ROLLS)
+    # The side on roll finishing on its k-th roll wins if the other needs at least k rolls.
+    _survival(pb, tail)
+    win[0] = 0.0
+    for k in range(1, MAX_ROLLS):
+        win[0] += pa[k] * tail[k]
+    win_mars[0] = 0.0
+    lose_mars[0] = 0.0
+    if b.counts[0] == 0:
+        _first_distribution(one, rb, first)
+        _survival(first, tail)
+        for k in range(1, MAX_ROLLS):
+            win_mars[0] += pa[k] * tail[k]
+    if a.counts[0] == 0:
+        _first_distribution(one, ra, first)
+        _survival(first, tail)
+        for k in range(1, MAX_ROLLS - 1):
+            lose_mars[0] += pb[k] * tail[k + 1]
+    equity[0] = 2.0 * win[0] - 1.0 + win_mars[0] - lose_mars[0]
+    return True
+
+
+cdef class Tables:
+    """Bear-off tables in the layout the kernels read (arrays are kept alive here)."""
+
+    def __init__(self, one=None, two=None):
+        """`one` = (points, checkers, arrays dict), `two` = (points, checkers, total, equity, win)."""
+        self._keep = []
+        self.c.one.points = 0
+        self.c.one.checkers = 0
+        self.c.two.points = 0
+        self.c.two.checkers = 0
+        if one is not None:
+            points, checkers, arrays = one
+            self.c.one.points = points
+            self.c.one.checkers = checkers
+            self.c.one.entries = len(arrays["mean"])
+            self.c.one.first_base = self.c.one.entries - len(arrays["first_mean"])
+            self.c.one.mean = self._f64(arrays["mean"])
+            self.c.one.dist_offset = self._i64(arrays["dist_offset"])
+            self.c.one.dist_start = self._u16(arrays["dist_start"])
+            self.c.one.dist_length = self._u16(arrays["dist_length"])
+            self.c.one.dist_pool = self._f64(arrays["dist_pool"])
+            self.c.one.first_mean = self._f64(arrays["first_mean"])
+            self.c.one.first_offset = self._i64(arrays["first_offset"])
+            self.c.one.first_start = self._u16(arrays["first_start"])
+            self.c.one.first_length = self._u16(arrays["first_length"])
+            self.c.one.first_pool = self._f64(arrays["first_pool"])
+        if two is not None:
+            points, checkers, total, equity, win = two
+            self.c.two.points = points
+            self.c.two.checkers = checkers
+            self.c.two.total = total
+            self.c.two.positions = int(round(len(equity) ** 0.5))
+            self.c.two.equity = self._f64(equity)
+            self.c.two.win = NULL if win is None else self._f64(win)
+
+    cdef const double* _f64(self, a) except NULL:
+        cdef const double[::1] view = np.ascontiguousarray(a, dtype=np.float64).reshape(-1)
+        self._keep.append(view)
+        return &view[0]
+
+    cdef const int64_t* _i64(self, a) except NULL:
+        cdef const int64_t[::1] view = np.ascontiguousarray(a, dtype=np.int64).reshape(-1)
+        self._keep.append(view)
+        return &view[0]
+
+    cdef const uint16_t* _u16(self, a) except NULL:
+        cdef const uint16_t[::1] view = np.ascontiguousarray(a, dtype=np.uint16).reshape(-1)
+        self._keep.append(view)
+        return &view[0]
+
+    @property
+    def one_sided(self):
+        """(points, checkers) of the one-sided table, (0, 0) when absent."""
+        return (self.c.one.points, self.c.one.checkers)
+
+    @property
+    def two_sided(self):
+        """(points, checkers) of the two-sided table, (0, 0) when absent."""
+        return (self.c.two.points, self.c.two.checkers)
