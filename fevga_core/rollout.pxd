@@ -4,12 +4,8 @@
 from fevga_core.types cimport PositionC, MoveC, uint8_t, uint64_t, int64_t
 from fevga_core.movegen cimport ScratchC
 from fevga_core.game cimport RngC
-from fevga_core.bearoff cimport OneSidedTableC, TwoSidedTableC
-
-# Bear-off tables a rollout may consult; a table with points == 0 is absent.
-ctypedef struct TablesC:
-    OneSidedTableC one
-    TwoSidedTableC two
+from fevga_core.race cimport TablesC
+from fevga_core.net cimport NetC
 
 # Everything one game of a job needs besides its seed (read-only while games run).
 ctypedef struct JobC:
@@ -19,6 +15,8 @@ ctypedef struct JobC:
     bint luck               # subtract the luck of every random roll (variance reduction)
     double scale            # heuristic units per tanh unit in position_value
     const TablesC* tables
+    const NetC* net[2]      # per colour: the net of its net policies; net[0] also values luck,
+                            # lookahead and expectimax leaves (NULL: the heuristic)
 
 # Outcome of one game for a fixed colour (the root side): probabilities are 0/1 for a game
 # played to the end, table values for a truncated one.
@@ -49,9 +47,6 @@ ctypedef struct RecordC:
 # A worker's scratch is movegen's ScratchC with two move lists: SPARE(scratch) holds the
 # luck and lookahead enumerations beside the moves of the roll being played.
 
-cdef bint no_contact(const PositionC* pos) noexcept nogil
-cdef bint race_value(const TablesC* tables, const PositionC* pos, double* equity, double* win,
-                     double* win_mars, double* lose_mars) noexcept nogil
 cdef double position_value(const JobC* job, const PositionC* pos, int color) noexcept nogil
 cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
                       const int* fixed_rolls, int nfixed, object callback, ScratchC* scratch,

@@ -4,34 +4,28 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from fevga_core.net import CoreNet
+from fevga_core.race import Tables
 from numpy.typing import NDArray
 
 SUM_FIELDS: tuple[str, ...]
 STRATA: int
 MAX_LENGTH: int
 
-class Tables:
-    """Bear-off tables in the layout the kernels read."""
-
-    def __init__(self, one: tuple[int, int, dict[str, Any]] | None = None,
-                 two: tuple[int, int, int, NDArray[np.float64], NDArray[np.float64] | None] | None = None) -> None: ...
-    @property
-    def one_sided(self) -> tuple[int, int]: ...
-    @property
-    def two_sided(self) -> tuple[int, int]: ...
-
 def run_block(
     rows: bytes, color: int, flags: int, white_policy: int, black_policy: int,
-    callback: Callable[[bytes, int, int], int] | None, tables: Tables, truncate: bool, luck: bool, scale: float,
+    callback: Callable[[bytes, int, int], int] | None, tables: Tables, white_net: CoreNet | None,
+    black_net: CoreNet | None, truncate: bool, luck: bool, scale: float,
     stratify: bool, master: int, first_index: int, games: int, sums: NDArray[np.float64],
     first: NDArray[np.float64], cross: NDArray[np.float64], lengths: NDArray[np.int64], stop: NDArray[np.int32],
 ) -> int:
     """Games first_index .. first_index + games - 1 of a job, added into the sums."""
 
-def expectimax_value(row: bytes, depth: int, flags: int, tables: Tables, scale: float) -> float:
+def expectimax_value(row: bytes, depth: int, flags: int, tables: Tables, scale: float,
+                     net: CoreNet | None = None) -> float:
     """Expectimax value of a row for its side on roll."""
 
-def value(row: bytes, color: int, tables: Tables, scale: float) -> float:
+def value(row: bytes, color: int, tables: Tables, scale: float, net: CoreNet | None = None) -> float:
     """The rollout evaluator's equity of a row for `color`."""
 
 def race(row: bytes, tables: Tables) -> tuple[float, float, float, float] | None:
@@ -41,6 +35,6 @@ def race(row: bytes, tables: Tables) -> tuple[float, float, float, float] | None
 def play_recorded(
     row: bytes, flags: int, white_policy: int, black_policy: int,
     callback: Callable[[bytes, int, int], int] | None, seed: int, opening: bool, max_plies: int,
-    tables: Tables | None = None, scale: float = 1.0,
+    tables: Tables | None = None, scale: float = 1.0, net: CoreNet | None = None,
 ) -> tuple[int, int, int, bool, tuple[int, int] | None, NDArray[np.uint8], bytes]:
     """One self-play game with its record."""

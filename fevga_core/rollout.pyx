@@ -31,11 +31,12 @@ from fevga_core.movegen cimport (
 from fevga_core.game cimport (
     RngC, rng_seed, rng_below, game_seed, roll_dice, heuristic_eval, choose_move, opening_draw,
     POLICY_RANDOM, POLICY_HEURISTIC, POLICY_CALLBACK, POLICY_BEAROFF, POLICY_LOOKAHEAD,
+    POLICY_NET, POLICY_NET2,
 )
-from fevga_core.bearoff cimport (
-    OneSidedTableC, TwoSidedTableC, MAX_ROLLS, position_rank, one_sided_mean,
-    one_sided_distribution, two_sided_equity, two_sided_win,
-)
+from fevga_core.net cimport CoreNet, net_evaluate, outputs_equity
+from fevga_core.search cimport EvaluatorC, choose_move_net
+from fevga_core.bearoff cimport one_sided_mean, two_sided_equity
+from fevga_core.race cimport TablesC, Tables, no_contact, race_value, side_covered, side_rank
 
 import numpy as np
 
@@ -73,107 +74,18 @@ cdef inline double _final_points(const PositionC* pos, int color) noexcept nogil
     return points if winner == color else -points
 
 
-cdef bint no_contact(const PositionC* pos) noexcept nogil:
-    """True when no checker can ever again block or be blocked (docs/rollout.md): every
-    checker of both sides on its own points 1..12, the two halves that never meet."""
-    return (pos.side[0].mask & ~0xFFFu) == 0 and (pos.side[1].mask & ~0xFFFu) == 0
-
-
-cdef inline bint _side_covered(const SideC* side, int points, int checkers) noexcept nogil:
-    return points > 0 and (side.mask >> points) == 0 and NUM_CHECKERS - side.counts[0] <= checkers
-
-
-cdef inline int64_t _rank(const SideC* side, int points) noexcept nogil:
-    return position_rank(&side.counts[1], points)
-
-
-cdef void _first_distribution(const OneSidedTableC* t, int64_t rank, double* out) noexcept nogil:
-    """P(rolls until the first checker is off = i) into out[0..MAX_ROLLS)."""
-    cdef int i, start, length
-    cdef int64_t index, offset
-    for i in range(MAX_ROLLS):
-        out[i] = 0.0
-    if rank < t.first_base:
-        out[0] = 1.0
-        return
-    index = rank - t.first_base
-    start = t.first_start[index]
-    length = t.first_length[index]
-    offset = t.first_offset[index]
-    for i in range(length):
-        if start + i < MAX_ROLLS:
-            out[start + i] = t.first_pool[offset + i]
-
-
-cdef void _survival(const double* p, double* out) noexcept nogil:
-    """out[k] = sum of p[j] for j >= k."""
-    cdef int k
-    cdef double tail = 0.0
-    for k in range(MAX_ROLLS - 1, -1, -1):
-        tail += p[k]
-        out[k] = tail
-
-
-cdef bint race_value(const TablesC* tables, const PositionC* pos, double* equity, double* win,
-                     double* win_mars, double* lose_mars) noexcept nogil:
-    """Value of a no-contact race for the side on roll: exact from the two-sided table when it
-    covers both sides, else the one-sided estimate; False when neither table covers it."""
-    cdef const SideC* a = &pos.side[pos.turn]
-    cdef const SideC* b = &pos.side[1 - pos.turn]
-    cdef const TwoSidedTableC* two = &tables.two
-    cdef const OneSidedTableC* one = &tables.one
-    cdef int64_t ra, rb
-    cdef int k
-    cdef double net
-    cdef double pa[MAX_ROLLS]
-    cdef double pb[MAX_ROLLS]
-    cdef double first[MAX_ROLLS]
-    cdef double tail[MAX_ROLLS]
-    if not no_contact(pos):
-        return False
-    if _side_covered(a, two.points, two.checkers) and _side_covered(b, two.points, two.checkers):
-        ra = _rank(a, two.points)
-        rb = _rank(b, two.points)
-        equity[0] = two_sided_equity(two, ra, rb)
-        win[0] = two_sided_win(two, ra, rb)
-        net = equity[0] - (2.0 * win[0] - 1.0)     # mars bonus won minus mars bonus lost
-        win_mars[0] = net if net > 0.0 else 0.0
-        lose_mars[0] = -net if net < 0.0 else 0.0
-        return True
-    if not (_side_covered(a, one.points, one.checkers) and _side_covered(b, one.points, one.checkers)):
-        return False
-    ra = _rank(a, one.points)
-    rb = _rank(b, one.points)
-    one_sided_distribution(one, ra, pa, MAX_ROLLS)
-    one_sided_distribution(one, rb, pb, MAX_ROLLS)
-    # The side on roll finishing on its k-th roll wins if the other needs at least k rolls.
-    _survival(pb, tail)
-    win[0] = 0.0
-    for k in range(1, MAX_ROLLS):
-        win[0] += pa[k] * tail[k]
-    win_mars[0] = 0.0
-    lose_mars[0] = 0.0
-    if b.counts[0] == 0:
-        _first_distribution(one, rb, first)
-        _survival(first, tail)
-        for k in range(1, MAX_ROLLS):
-            win_mars[0] += pa[k] * tail[k]
-    if a.counts[0] == 0:
-        _first_distribution(one, ra, first)
-        _survival(first, tail)
-        for k in range(1, MAX_ROLLS - 1):
-            lose_mars[0] += pb[k] * tail[k + 1]
-    equity[0] = 2.0 * win[0] - 1.0 + win_mars[0] - lose_mars[0]
-    return True
-
-
 cdef double position_value(const JobC* job, const PositionC* pos, int color) noexcept nogil:
-    """Equity estimate for `color`: final points, a covered race from the tables, else
-    tanh(heuristic_eval / scale)."""
+    """Equity estimate for `color`: final points, a covered race from the tables, else the
+    net's equity, or tanh(heuristic_eval / scale) for a job without a net."""
     cdef double equity, win, win_mars, lose_mars
+    cdef double out[3]
     if _is_over(pos):
         return _final_points(pos, color)
     if race_value(job.tables, pos, &equity, &win, &win_mars, &lose_mars):
+        return equity if pos.turn == color else -equity
+    if job.net[0] != NULL:
+        net_evaluate(job.net[0], pos, out)
+        equity = outputs_equity(out)
         return equity if pos.turn == color else -equity
     return tanh(heuristic_eval(pos, color) / job.scale)
 
@@ -187,20 +99,20 @@ cdef int _bearoff_choice(const JobC* job, const PositionC* pos, const MoveC* mov
     cdef double value, best_value = -1e300
     if not no_contact(pos):
         return -1
-    if _side_covered(me, t.two.points, t.two.checkers) and _side_covered(opp, t.two.points, t.two.checkers):
+    if side_covered(me, t.two.points, t.two.checkers) and side_covered(opp, t.two.points, t.two.checkers):
         for k in range(n):
             if moves[k].after.counts[0] == NUM_CHECKERS:
                 value = 2.0 if opp.counts[0] == 0 else 1.0
             else:
-                value = -two_sided_equity(&t.two, _rank(opp, t.two.points), _rank(&moves[k].after, t.two.points))
+                value = -two_sided_equity(&t.two, side_rank(opp, t.two.points), side_rank(&moves[k].after, t.two.points))
             if value > best_value:
                 best_value = value
                 best = k
         return best
-    if _side_covered(me, t.one.points, t.one.checkers):
+    if side_covered(me, t.one.points, t.one.checkers):
         # Fewest expected rolls: the strategy under which the one-sided race estimate is exact.
         for k in range(n):
-            value = -one_sided_mean(&t.one, _rank(&moves[k].after, t.one.points))
+            value = -one_sided_mean(&t.one, side_rank(&moves[k].after, t.one.points))
             if value > best_value:
                 best_value = value
                 best = k
@@ -239,6 +151,17 @@ cdef int _lookahead_choice(const JobC* job, const PositionC* pos, const MoveC* m
             best_value = value
             best = k
     return best
+
+
+cdef int _net_choice(const JobC* job, const PositionC* pos, const MoveC* moves, int n, int plies,
+                     ScratchC* scratch) except -1 nogil:
+    """choose_move_net over the job's net and tables (deeper levels in the spare move list)."""
+    cdef EvaluatorC ev
+    cdef double value[3]
+    ev.net = job.net[pos.turn]
+    ev.tables = job.tables
+    ev.flags = job.flags
+    return choose_move_net(&ev, pos, moves, n, plies, scratch, 0, value)
 
 
 cdef double _best_value(const JobC* job, const PositionC* pos, const MoveC* moves, int n) noexcept nogil:
@@ -352,6 +275,8 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
                     k = choose_move(pos, scratch.moves, n, POLICY_HEURISTIC, rng)
             elif policy == POLICY_LOOKAHEAD:
                 k = _lookahead_choice(job, pos, scratch.moves, n, scratch)
+            elif policy == POLICY_NET or policy == POLICY_NET2:
+                k = _net_choice(job, pos, scratch.moves, n, 1 if policy == POLICY_NET else 2, scratch)
             else:
                 k = choose_move(pos, scratch.moves, n, policy, rng)
         if rec != NULL and _record_ply(rec, mover, d1, d2, &scratch.moves[k]) < 0:
@@ -364,72 +289,16 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
 # ---------------------------------------------------------------------------------------
 # Python entry points (trusted input: fevga.rollout validates).
 
-cdef class Tables:
-    """Bear-off tables in the layout the kernels read (arrays are kept alive here)."""
-
-    cdef TablesC c
-    cdef list _keep
-
-    def __init__(self, one=None, two=None):
-        """`one` = (points, checkers, arrays dict), `two` = (points, checkers, total, equity, win)."""
-        self._keep = []
-        self.c.one.points = 0
-        self.c.one.checkers = 0
-        self.c.two.points = 0
-        self.c.two.checkers = 0
-        if one is not None:
-            points, checkers, arrays = one
-            self.c.one.points = points
-            self.c.one.checkers = checkers
-            self.c.one.entries = len(arrays["mean"])
-            self.c.one.first_base = self.c.one.entries - len(arrays["first_mean"])
-            self.c.one.mean = self._f64(arrays["mean"])
-            self.c.one.dist_offset = self._i64(arrays["dist_offset"])
-            self.c.one.dist_start = self._u16(arrays["dist_start"])
-            self.c.one.dist_length = self._u16(arrays["dist_length"])
-            self.c.one.dist_pool = self._f64(arrays["dist_pool"])
-            self.c.one.first_mean = self._f64(arrays["first_mean"])
-            self.c.one.first_offset = self._i64(arrays["first_offset"])
-            self.c.one.first_start = self._u16(arrays["first_start"])
-            self.c.one.first_length = self._u16(arrays["first_length"])
-            self.c.one.first_pool = self._f64(arrays["first_pool"])
-        if two is not None:
-            points, checkers, total, equity, win = two
-            self.c.two.points = points
-            self.c.two.checkers = checkers
-            self.c.two.total = total
-            self.c.two.positions = int(round(len(equity) ** 0.5))
-            self.c.two.equity = self._f64(equity)
-            self.c.two.win = NULL if win is None else self._f64(win)
-
-    cdef const double* _f64(self, a) except NULL:
-        cdef const double[::1] view = np.ascontiguousarray(a, dtype=np.float64).reshape(-1)
-        self._keep.append(view)
-        return &view[0]
-
-    cdef const int64_t* _i64(self, a) except NULL:
-        cdef const int64_t[::1] view = np.ascontiguousarray(a, dtype=np.int64).reshape(-1)
-        self._keep.append(view)
-        return &view[0]
-
-    cdef const uint16_t* _u16(self, a) except NULL:
-        cdef const uint16_t[::1] view = np.ascontiguousarray(a, dtype=np.uint16).reshape(-1)
-        self._keep.append(view)
-        return &view[0]
-
-    @property
-    def one_sided(self):
-        """(points, checkers) of the one-sided table, (0, 0) when absent."""
-        return (self.c.one.points, self.c.one.checkers)
-
-    @property
-    def two_sided(self):
-        """(points, checkers) of the two-sided table, (0, 0) when absent."""
-        return (self.c.two.points, self.c.two.checkers)
-
-
-cdef void _job_init(JobC* job, int flags, int white_policy, int black_policy, bint truncate,
-                    bint luck, double scale, Tables tables):
+cdef int _job_init(JobC* job, int flags, int white_policy, int black_policy, bint truncate,
+                   bint luck, double scale, Tables tables, CoreNet white_net, CoreNet black_net=None) except -1:
+    """`black_net` defaults to `white_net` (one net for both colours)."""
+    if black_net is None:
+        black_net = white_net
+    if (white_net is None and white_policy in (POLICY_NET, POLICY_NET2)) or \
+            (black_net is None and black_policy in (POLICY_NET, POLICY_NET2)):
+        raise ValueError("the net policies need a net")
+    job.net[0] = NULL if white_net is None else &white_net.c
+    job.net[1] = NULL if black_net is None else &black_net.c
     job.flags = flags
     job.policy[0] = white_policy
     job.policy[1] = black_policy
@@ -437,6 +306,7 @@ cdef void _job_init(JobC* job, int flags, int white_policy, int black_policy, bi
     job.luck = luck
     job.scale = scale
     job.tables = &tables.c
+    return 0
 
 
 cdef void _rotation_perms(uint64_t master, int64_t rotation, uint8_t* perm) noexcept nogil:
@@ -515,7 +385,7 @@ cdef int64_t _block(const JobC* job, const PositionC* starts, int targets, int c
 
 
 def run_block(bytes rows, int color, int flags, int white_policy, int black_policy, object callback,
-              Tables tables, bint truncate, bint luck, double scale, bint stratify, uint64_t master,
+              Tables tables, CoreNet white_net, CoreNet black_net, bint truncate, bint luck, double scale, bint stratify, uint64_t master,
               int64_t first_index, int64_t games, double[:, ::1] sums, double[:, :, ::1] first,
               double[:, ::1] cross, int64_t[:, ::1] lengths, const int32_t[::1] stop):
     """Games first_index .. first_index + games - 1 of a job from each start row (K rows of
@@ -534,7 +404,7 @@ def run_block(bytes rows, int color, int flags, int white_policy, int black_poli
             raise MemoryError("no memory for the rollout loop")
         for k in range(targets):
             position_load(&starts[k], data + k * POSITION_WIDTH)
-        _job_init(&job, flags, white_policy, black_policy, truncate, luck, scale, tables)
+        _job_init(&job, flags, white_policy, black_policy, truncate, luck, scale, tables, white_net, black_net)
         if callback is None:
             with nogil:
                 done = _block(&job, starts, targets, color, None, stratify, master, first_index, games,
@@ -550,7 +420,8 @@ def run_block(bytes rows, int color, int flags, int white_policy, int black_poli
 
 
 def play_recorded(bytes row, int flags, int white_policy, int black_policy, object callback,
-                  uint64_t seed, bint opening, int max_plies, Tables tables=None, double scale=1.0):
+                  uint64_t seed, bint opening, int max_plies, Tables tables=None, double scale=1.0,
+                  CoreNet net=None):
     """One self-play game with its record: (winner or -1 for a draw or a cut game, points,
     plies, cut at max_plies, opening dice or None, ply array uint8[plies, 12] = turn, d1, d2,
     nsteps, 4 x (from, to), final row). With `opening` the game starts with the one-die draw
@@ -574,7 +445,7 @@ def play_recorded(bytes row, int flags, int white_policy, int black_policy, obje
             raise MemoryError("no memory for the game record")
         if tables is None:
             tables = Tables()      # kept alive by this local while the game runs
-        _job_init(&job, flags, white_policy, black_policy, False, False, scale, tables)
+        _job_init(&job, flags, white_policy, black_policy, False, False, scale, tables, net)
         position_load(&pos, <const uint8_t*> row)
         rng_seed(&rng, seed)
         if opening:
@@ -633,7 +504,7 @@ cdef double _expectimax(const JobC* job, const PositionC* pos, int depth, MoveC*
     return total
 
 
-def expectimax_value(bytes row, int depth, int flags, Tables tables, double scale):
+def expectimax_value(bytes row, int depth, int flags, Tables tables, double scale, CoreNet net=None):
     """Expectimax value of a row for its side on roll (leaves: position_value)."""
     cdef PositionC pos
     cdef JobC job
@@ -642,7 +513,7 @@ def expectimax_value(bytes row, int depth, int flags, Tables tables, double scal
     scratch_new(&scratch, depth + 1)       # one move list per level
     try:
         position_load(&pos, <const uint8_t*> row)
-        _job_init(&job, flags, POLICY_HEURISTIC, POLICY_HEURISTIC, False, False, scale, tables)
+        _job_init(&job, flags, POLICY_HEURISTIC, POLICY_HEURISTIC, False, False, scale, tables, net)
         with nogil:
             value = _expectimax(&job, &pos, depth, scratch.moves, scratch.ws)
         return value
@@ -650,12 +521,12 @@ def expectimax_value(bytes row, int depth, int flags, Tables tables, double scal
         scratch_free(&scratch)
 
 
-def value(bytes row, int color, Tables tables, double scale):
+def value(bytes row, int color, Tables tables, double scale, CoreNet net=None):
     """position_value of a row for `color` (the evaluator of luck, lookahead and expectimax)."""
     cdef PositionC pos
     cdef JobC job
     position_load(&pos, <const uint8_t*> row)
-    _job_init(&job, 0, POLICY_HEURISTIC, POLICY_HEURISTIC, False, False, scale, tables)
+    _job_init(&job, 0, POLICY_HEURISTIC, POLICY_HEURISTIC, False, False, scale, tables, net)
     return position_value(&job, &pos, color)
 
 

@@ -1,0 +1,372 @@
+# The neural evaluator (design and training recipe: docs/net.md).
+#
+# Encoding: NET_INPUTS = 2 x NET_SIDE_INPUTS inputs, the side on roll first (base 0), the
+# other side second (base NET_SIDE_INPUTS), each side in its OWN numbering, so a position
+# and its colour-swapped twin have the same encoding. Per side, with n = checkers on a point:
+#   own inputs (this side alone)
+#     4 (p - 1) + 0..3   point p = 1..24: n >= 1, n >= 2, n >= 3, (n - 3) / 4 for n > 3
+#     96   checkers off / 15
+#     97   pips / 360 (the start)
+#     98   checkers home (own points 1-6) / 15
+#     99   released from the mother rule (a checker on own point 11 or lower, or off)
+#     100  longest run of consecutive own points / 6 (primes)
+#     101  checkers still in the first half (own points 13-24) / 15
+#     102  bear-off allowed (every checker on the board at home)
+#   relation inputs (this side against the other)
+#     103  trapped checkers: on a point whose six points in front all hold the other side / 15
+#     104  blocked steps: sum over checkers of the other side's points among the six in
+#          front of it / 90
+#     105  escaped checkers: behind none of the other side's checkers (heuristic's sense) / 15
+#     106  contact (1 unless both sides are on their own points 1-12: a pure race)
+# Network: one hidden layer of `hidden` ReLU units, three sigmoid outputs
+#   s0 = P(win), s1 = P(mars | win), s2 = P(mars | lose), all for the side on roll;
+#   win = s0, win_mars = s0 s1, lose_mars = (1 - s0) s2: valid probabilities by construction.
+# Loss (net_train_step): cross-entropy of s0 to the win target, of s1 to the conditional
+# target weighted by the win target, of s2 likewise by the loss target; its gradient with
+# respect to the logits is (s0 - t0, t0 s1 - t1, (1 - t0) s2 - t2).
+
+from libc.math cimport exp, log
+from libc.string cimport memcpy
+
+import numpy as np
+
+from fevga_core.types cimport (
+    PositionC, SideC, uint8_t, uint32_t, NUM_CHECKERS, POSITION_WIDTH,
+)
+from fevga_core.board cimport (
+    position_load, side_pips, rotate12, longest_run, __builtin_popcount, __builtin_ctz,
+)
+
+# The two dense kernels in C, so that `restrict` lets the compiler vectorise them. Sums are
+# split into 8 fixed lanes (GCC/Clang vector extensions) added in a fixed order: the same
+# result on every run and machine.
+cdef extern from *:
+    """
+    typedef float fevga_v4 __attribute__((vector_size(16)));
+    static inline fevga_v4 fevga_load4(const float* p) { fevga_v4 v; __builtin_memcpy(&v, p, 16); return v; }
+    static inline float fevga_sum8(fevga_v4 a, fevga_v4 b) {
+        return ((a[0] + a[1]) + (a[2] + a[3])) + ((b[0] + b[1]) + (b[2] + b[3]));
+    }
+    /* acc[j] += sum over k of val[k] * w[idx[k] * h + j], added in k order for each j:
+       32 accumulators stay in registers while every row streams past. */
+    static inline void fevga_accumulate(float* __restrict acc, const float* __restrict w, const int* idx,
+                                        const float* val, int n, int h) {
+        int j = 0, k;
+        for (; j + 32 <= h; j += 32) {
+            fevga_v4 a[8];
+            int l;
+            for (l = 0; l < 8; l++) a[l] = fevga_load4(acc + j + 4 * l);
+            for (k = 0; k < n; k++) {
+                const float* r = w + (long)idx[k] * h + j;
+                float x = val[k];
+                if (x == 1.0f) {
+                    for (l = 0; l < 8; l++) a[l] += fevga_load4(r + 4 * l);
+                } else {
+                    fevga_v4 xv = {x, x, x, x};
+                    for (l = 0; l < 8; l++) a[l] += xv * fevga_load4(r + 4 * l);
+                }
+            }
+            for (l = 0; l < 8; l++) __builtin_memcpy(acc + j + 4 * l, &a[l], 16);
+        }
+        for (; j < h; j++) {
+            float s = acc[j];
+            for (k = 0; k < n; k++) s += val[k] * w[(long)idx[k] * h + j];
+            acc[j] = s;
+        }
+    }
+    static inline void fevga_relu_dot3(float* __restrict a, const float* __restrict w, int h, float* out) {
+        fevga_v4 s0a = {0}, s0b = {0}, s1a = {0}, s1b = {0}, s2a = {0}, s2b = {0}, x, y;
+        float t0 = 0.0f, t1 = 0.0f, t2 = 0.0f;
+        int j;
+        for (j = 0; j < h; j++) a[j] = a[j] > 0.0f ? a[j] : 0.0f;
+        for (j = 0; j + 8 <= h; j += 8) {
+            x = fevga_load4(a + j);
+            y = fevga_load4(a + j + 4);
+            s0a += fevga_load4(w + j) * x;          s0b += fevga_load4(w + j + 4) * y;
+            s1a += fevga_load4(w + h + j) * x;      s1b += fevga_load4(w + h + j + 4) * y;
+            s2a += fevga_load4(w + 2 * h + j) * x;  s2b += fevga_load4(w + 2 * h + j + 4) * y;
+        }
+        for (; j < h; j++) {
+            t0 += w[j] * a[j];
+            t1 += w[h + j] * a[j];
+            t2 += w[2 * h + j] * a[j];
+        }
+        out[0] = fevga_sum8(s0a, s0b) + t0;
+        out[1] = fevga_sum8(s1a, s1b) + t1;
+        out[2] = fevga_sum8(s2a, s2b) + t2;
+    }
+    """
+    void fevga_accumulate(float* acc, const float* w, const int* idx, const float* val, int n, int h) noexcept nogil
+    void fevga_relu_dot3(float* a, const float* w, int h, float* out) noexcept nogil
+
+SIDE_INPUTS = NET_SIDE_INPUTS
+INPUTS = NET_INPUTS
+OUTPUTS = NET_OUTPUTS
+MAX_HIDDEN = NET_MAX_HIDDEN
+
+
+cdef Py_ssize_t net_param_count(int hidden) noexcept nogil:
+    return (NET_INPUTS + 1 + NET_OUTPUTS) * <Py_ssize_t> hidden + NET_OUTPUTS
+
+
+def param_count(int hidden):
+    """Length of the flat parameter vector of a net with `hidden` hidden units."""
+    return net_param_count(hidden)
+
+
+cdef inline void _push(EncodingC* enc, int index, float value) noexcept nogil:
+    enc.index[enc.n] = index
+    enc.value[enc.n] = value
+    enc.n += 1
+
+
+cdef void encode_own(const SideC* side, int base, EncodingC* enc) noexcept nogil:
+    cdef int p, n, index, home = 0, back = 0
+    for p in range(1, 25):
+        n = side.counts[p]
+        if n == 0:
+            continue
+        index = base + 4 * (p - 1)
+        _push(enc, index, 1.0)
+        if n >= 2:
+            _push(enc, index + 1, 1.0)
+        if n >= 3:
+            _push(enc, index + 2, 1.0)
+        if n > 3:
+            _push(enc, index + 3, (n - 3) * 0.25)
+        if p <= 6:
+            home += n
+        elif p >= 13:
+            back += n
+    if side.counts[0]:
+        _push(enc, base + 96, side.counts[0] / 15.0)
+    if side.mask:
+        _push(enc, base + 97, side_pips(side) / 360.0)
+    if home:
+        _push(enc, base + 98, home / 15.0)
+    if side.counts[0] or (side.mask & 0x7FF):
+        _push(enc, base + 99, 1.0)
+    if side.mask:
+        _push(enc, base + 100, longest_run(side.mask) / 6.0)
+    if back:
+        _push(enc, base + 101, back / 15.0)
+    if (side.mask >> 6) == 0:
+        _push(enc, base + 102, 1.0)
+
+
+cdef void encode_relation(const SideC* side, const SideC* other, bint contact, int base,
+                          EncodingC* enc) noexcept nogil:
+    cdef uint32_t theirs = rotate12(other.mask)     # the other side's points, in this numbering
+    cdef uint32_t window
+    cdef int p, n, lowest, trapped = 0, blocked = 0, escaped = 0
+    lowest = __builtin_ctz(theirs) + 1 if theirs else 25
+    for p in range(1, 25):
+        n = side.counts[p]
+        if n == 0:
+            continue
+        # own points p-6 .. p-1 (those that exist) in front of this checker
+        window = theirs & ((1u << (p - 1)) - 1u)
+        if p > 7:
+            window &= ~((1u << (p - 7)) - 1u)
+        blocked += n * __builtin_popcount(window)
+        if p > 6 and __builtin_popcount(window) == 6:
+            trapped += n
+        if p < lowest:
+            escaped += n
+    if trapped:
+        _push(enc, base + 103, trapped / 15.0)
+    if blocked:
+        _push(enc, base + 104, blocked / 90.0)
+    if escaped:
+        _push(enc, base + 105, escaped / 15.0)
+    if contact:
+        _push(enc, base + 106, 1.0)
+
+
+cdef inline bint _contact(const PositionC* pos) noexcept nogil:
+    return (pos.side[0].mask & ~0xFFFu) != 0 or (pos.side[1].mask & ~0xFFFu) != 0
+
+
+cdef inline void _encode_rest(const PositionC* pos, EncodingC* enc) noexcept nogil:
+    """Everything but the side on roll's own inputs (those go into net_base)."""
+    cdef const SideC* me = &pos.side[pos.turn]
+    cdef const SideC* them = &pos.side[1 - pos.turn]
+    cdef bint contact = _contact(pos)
+    encode_own(them, NET_SIDE_INPUTS, enc)
+    encode_relation(me, them, contact, 0, enc)
+    encode_relation(them, me, contact, NET_SIDE_INPUTS, enc)
+
+
+cdef void encode_position(const PositionC* pos, EncodingC* enc) noexcept nogil:
+    enc.n = 0
+    encode_own(&pos.side[pos.turn], 0, enc)
+    _encode_rest(pos, enc)
+
+
+cdef void net_accumulate(const NetC* net, const EncodingC* enc, float* acc) noexcept nogil:
+    fevga_accumulate(acc, net.params, enc.index, enc.value, enc.n, net.hidden)
+
+
+cdef void net_base(const NetC* net, const SideC* on_roll, float* acc) noexcept nogil:
+    cdef EncodingC enc
+    enc.n = 0
+    memcpy(acc, net.params + <Py_ssize_t> NET_INPUTS * net.hidden, net.hidden * sizeof(float))
+    encode_own(on_roll, 0, &enc)
+    net_accumulate(net, &enc, acc)
+
+
+cdef inline double _sigmoid(double x) noexcept nogil:
+    return 1.0 / (1.0 + exp(-x))
+
+
+cdef void _outputs(const NetC* net, float* acc, double* logits) noexcept nogil:
+    """ReLU in place over acc, then the three output logits."""
+    cdef int k, h = net.hidden
+    cdef const float* b2 = net.params + <Py_ssize_t> (NET_INPUTS + 4) * h
+    cdef float dots[NET_OUTPUTS]
+    fevga_relu_dot3(acc, net.params + <Py_ssize_t> (NET_INPUTS + 1) * h, h, dots)
+    for k in range(NET_OUTPUTS):
+        logits[k] = b2[k] + dots[k]
+
+
+cdef inline void _probabilities(const double* logits, double* out) noexcept nogil:
+    cdef double win = _sigmoid(logits[0])
+    out[0] = win
+    out[1] = win * _sigmoid(logits[1])
+    out[2] = (1.0 - win) * _sigmoid(logits[2])
+
+
+cdef void net_finish(const NetC* net, const PositionC* pos, const float* base,
+                     double* out) noexcept nogil:
+    cdef float acc[NET_MAX_HIDDEN]
+    cdef double logits[NET_OUTPUTS]
+    cdef EncodingC enc
+    enc.n = 0
+    memcpy(acc, base, net.hidden * sizeof(float))
+    _encode_rest(pos, &enc)
+    net_accumulate(net, &enc, acc)
+    _outputs(net, acc, logits)
+    _probabilities(logits, out)
+
+
+cdef void net_evaluate(const NetC* net, const PositionC* pos, double* out) noexcept nogil:
+    cdef float base[NET_MAX_HIDDEN]
+    net_base(net, &pos.side[pos.turn], base)
+    net_finish(net, pos, base, out)
+
+
+cdef inline double _xlogy(double x, double y) noexcept nogil:
+    """x log y, 0 when x == 0 (y clamped away from 0)."""
+    if x <= 0.0:
+        return 0.0
+    return x * log(y if y > 1e-12 else 1e-12)
+
+
+cdef double net_train_step(NetC* net, const PositionC* pos, const double* target,
+                           float rate) noexcept nogil:
+    cdef int j, k, h = net.hidden
+    cdef float* b1 = net.params + <Py_ssize_t> NET_INPUTS * h
+    cdef float* w2 = net.params + <Py_ssize_t> (NET_INPUTS + 1) * h
+    cdef float* b2 = net.params + <Py_ssize_t> (NET_INPUTS + 4) * h
+    cdef float* row
+    cdef float acc[NET_MAX_HIDDEN]
+    cdef float grad[NET_MAX_HIDDEN]
+    cdef double logits[NET_OUTPUTS]
+    cdef double s[NET_OUTPUTS]
+    cdef float g[NET_OUTPUTS]
+    cdef double t0 = target[0], t1 = target[1], t2 = target[2], loss
+    cdef float x
+    cdef EncodingC enc
+    encode_position(pos, &enc)
+    memcpy(acc, b1, h * sizeof(float))
+    net_accumulate(net, &enc, acc)
+    _outputs(net, acc, logits)
+    for k in range(NET_OUTPUTS):
+        s[k] = _sigmoid(logits[k])
+    loss = -(_xlogy(t0, s[0]) + _xlogy(1.0 - t0, 1.0 - s[0])
+             + _xlogy(t1, s[1]) + _xlogy(t0 - t1, 1.0 - s[1])
+             + _xlogy(t2, s[2]) + _xlogy(1.0 - t0 - t2, 1.0 - s[2]))
+    g[0] = <float> (s[0] - t0)
+    g[1] = <float> (t0 * s[1] - t1)
+    g[2] = <float> ((1.0 - t0) * s[2] - t2)
+    for j in range(h):
+        if acc[j] > 0.0:
+            grad[j] = g[0] * w2[j] + g[1] * w2[h + j] + g[2] * w2[2 * h + j]
+        else:
+            grad[j] = 0.0
+    for k in range(NET_OUTPUTS):
+        b2[k] -= rate * g[k]
+        for j in range(h):
+            w2[k * h + j] -= rate * g[k] * acc[j]
+    for j in range(h):
+        grad[j] *= rate
+        b1[j] -= grad[j]
+    for k in range(enc.n):
+        row = net.params + <Py_ssize_t> enc.index[k] * h
+        x = enc.value[k]
+        for j in range(h):
+            row[j] -= x * grad[j]
+    return loss
+
+
+# ---------------------------------------------------------------------------------------
+# Python entry points (fevga.net validates parameters, rows and sizes before calling).
+
+cdef class CoreNet:
+    """A net over a float32 parameter vector it keeps alive (fevga.net.Net wraps it)."""
+
+    def __init__(self, float[::1] params not None, int hidden):
+        if not 1 <= hidden <= NET_MAX_HIDDEN or params.shape[0] != net_param_count(hidden):
+            raise ValueError(f"parameter vector of length {params.shape[0]} does not fit {hidden} hidden units")
+        self._params = params
+        self.c.hidden = hidden
+        self.c.params = &params[0]
+
+    @property
+    def hidden(self):
+        """Hidden units."""
+        return self.c.hidden
+
+    def evaluate_rows(self, const uint8_t[:, ::1] rows not None):
+        """(n, 3) float64: win, win_mars, lose_mars for the side on roll of each valid row."""
+        cdef Py_ssize_t i, n = rows.shape[0]
+        cdef PositionC pos
+        out = np.empty((n, NET_OUTPUTS), dtype=np.float64)
+        cdef double[:, ::1] view = out
+        if rows.shape[1] != POSITION_WIDTH:
+            raise ValueError(f"rows must have {POSITION_WIDTH} columns")
+        with nogil:
+            for i in range(n):
+                position_load(&pos, &rows[i, 0])
+                net_evaluate(&self.c, &pos, &view[i, 0])
+        return out
+
+    def train_rows(self, const uint8_t[:, ::1] rows not None, const double[:, ::1] targets not None,
+                   float rate):
+        """One SGD pass over the rows in order toward targets (n, 3); returns the mean loss."""
+        cdef Py_ssize_t i, n = rows.shape[0]
+        cdef PositionC pos
+        cdef double total = 0.0
+        if rows.shape[1] != POSITION_WIDTH or targets.shape[0] != n or targets.shape[1] != NET_OUTPUTS:
+            raise ValueError(f"rows (n, {POSITION_WIDTH}) and targets (n, {NET_OUTPUTS}) must match")
+        with nogil:
+            for i in range(n):
+                position_load(&pos, &rows[i, 0])
+                total += net_train_step(&self.c, &pos, &targets[i, 0], rate)
+        return total / n if n else 0.0
+
+
+def encode_row(const uint8_t[::1] row not None):
+    """The dense float32 input vector of one valid row (documentation and tests)."""
+    cdef PositionC pos
+    cdef EncodingC enc
+    cdef int k
+    if row.shape[0] != POSITION_WIDTH:
+        raise ValueError(f"a row has {POSITION_WIDTH} bytes")
+    position_load(&pos, &row[0])
+    encode_position(&pos, &enc)
+    out = np.zeros(NET_INPUTS, dtype=np.float32)
+    cdef float[::1] view = out
+    for k in range(enc.n):
+        view[enc.index[k]] += enc.value[k]
+    return out

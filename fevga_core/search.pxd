@@ -1,0 +1,39 @@
+# Evaluation and move choice over the net (search.pyx; docs/net.md "Plies").
+
+from fevga_core.types cimport PositionC, MoveC
+from fevga_core.movegen cimport ScratchC
+from fevga_core.net cimport NetC
+from fevga_core.race cimport TablesC
+
+cdef enum:
+    MAX_PLIES = 3           # deepest evaluate(); a move choice searches one ply more
+    FILTER_TOP = 6          # candidates a deeper search keeps (within FILTER_MARGIN of the best)
+
+# What an evaluation consults: the net, the bear-off tables that override it, the rules.
+ctypedef struct EvaluatorC:
+    const NetC* net
+    const TablesC* tables
+    int flags
+
+# Value of `pos` for its side on roll at 0 ply into out = (win, win_mars, lose_mars):
+# final for a finished game, the tables for a covered race (returns True: exact), else the net.
+cdef bint static_value(const EvaluatorC* ev, const PositionC* pos, double* out) noexcept nogil
+
+# Index of the move that `plies`-ply search rates best for the mover (plies >= 1: 1 = the
+# result's static value, 2 = its 1-ply value over the 21 replies for the filtered
+# candidates); out = that move's result for the mover. Deeper levels use move lists
+# level + 1 .. of `scratch` (it needs level + plies lists).
+cdef int choose_move_net(const EvaluatorC* ev, const PositionC* pos, const MoveC* moves, int n,
+                         int plies, ScratchC* scratch, int level, double* out) except -1 nogil
+
+# `plies`-ply value of `pos` for its side on roll into out (0 = static_value); uses move
+# lists level .. level + plies - 1 of `scratch`.
+cdef int ply_value(const EvaluatorC* ev, const PositionC* pos, int plies, ScratchC* scratch,
+                   int level, double* out) except -1 nogil
+
+cdef inline void flip(const double* theirs, double* mine) noexcept nogil:
+    """The other side's view of a value: win and loss swap, and so do the mars terms."""
+    cdef double win = theirs[0], win_mars = theirs[1], lose_mars = theirs[2]
+    mine[0] = 1.0 - win
+    mine[1] = lose_mars
+    mine[2] = win_mars

@@ -1,0 +1,299 @@
+# Evaluation and move choice over the net (docs/net.md "Plies").
+#
+# Values are probabilities for the side on roll (win, win_mars, lose_mars); a draw (dead
+# position) counts as half a win. Plies, as gnubg and the policies count them:
+#   ply_value(pos, 0)  static_value: final result, exact race table, else the net
+#   ply_value(pos, p)  average over the 21 rolls of the mover's best result, the best chosen
+#                      by choose_move_net(p) and valued at ply_value(result, p - 1)
+#   choose_move_net(1) the move whose result has the best static value ("net" policy)
+#   choose_move_net(p) the FILTER_TOP moves best at 1 ply within FILTER_MARGIN of the best
+#                      are searched at ply_value(result, p - 1) ("net2" policy: p = 2)
+
+from cpython.exc cimport PyErr_CheckSignals
+
+import numpy as np
+
+from libc.stdint cimport int8_t, int32_t, int64_t
+
+from fevga_core.types cimport PositionC, MoveC, SideC, uint8_t, NUM_CHECKERS, MAX_MOVES, POSITION_WIDTH
+from fevga_core.board cimport position_load, position_store
+from fevga_core.movegen cimport (
+    WorkspaceC, scratch_new, scratch_free, generate_moves, apply_move, position_is_dead,
+    ROLL_D1, ROLL_D2,
+)
+from fevga_core.net cimport NetC, NET_MAX_HIDDEN, net_base, net_finish, net_evaluate, outputs_equity
+from fevga_core.net cimport CoreNet
+from fevga_core.race cimport TablesC, Tables, race_value
+
+PLIES_LIMIT = MAX_PLIES
+FILTER_MARGIN = 0.16        # equity: gnubg's default move filter width
+FILTER_KEEP = FILTER_TOP
+
+cdef double MARGIN = FILTER_MARGIN
+
+
+cdef bint _exact_value(const EvaluatorC* ev, const PositionC* pos, double* out) noexcept nogil:
+    """A finished game's result or a covered race's table value; False for neither."""
+    cdef double equity
+    cdef const SideC* loser
+    if pos.side[0].counts[0] == NUM_CHECKERS or pos.side[1].counts[0] == NUM_CHECKERS:
+        loser = &pos.side[pos.turn]     # the side on roll is the one that did not finish
+        out[0] = 0.0
+        out[1] = 0.0
+        out[2] = 1.0 if loser.counts[0] == 0 else 0.0
+        return True
+    return race_value(ev.tables, pos, &equity, &out[0], &out[1], &out[2])
+
+
+cdef bint static_value(const EvaluatorC* ev, const PositionC* pos, double* out) noexcept nogil:
+    if _exact_value(ev, pos, out):
+        return True
+    net_evaluate(ev.net, pos, out)
+    return False
+
+
+# The results of one roll share the opponent (on roll in each): its half of the net's first
+# layer is computed once, at the first result that needs the net.
+ctypedef struct ResultsC:
+    bint have_base
+    float base[NET_MAX_HIDDEN]
+
+
+cdef void _result_value(const EvaluatorC* ev, const PositionC* pos, const MoveC* move,
+                        ResultsC* shared, double* mine) noexcept nogil:
+    """Static value of a move's result for the mover."""
+    cdef double theirs[3]
+    cdef PositionC child = pos[0]
+    apply_move(&child, move)
+    if not _exact_value(ev, &child, theirs):
+        if not shared.have_base:
+            net_base(ev.net, &child.side[child.turn], shared.base)
+            shared.have_base = True
+        net_finish(ev.net, &child, shared.base, theirs)
+    flip(theirs, mine)
+
+
+cdef inline double _weight(int roll) noexcept nogil:
+    return (1.0 if ROLL_D1[roll] == ROLL_D2[roll] else 2.0) / 36.0
+
+
+cdef int _filter(const double* equities, int n, int* keep) noexcept nogil:
+    """The up to FILTER_TOP indices of the highest equities within MARGIN of the best,
+    best first (earlier index first on ties); returns how many."""
+    cdef int k, i, count = 0
+    cdef double best = -1e300
+    for k in range(n):
+        if equities[k] > best:
+            best = equities[k]
+    for k in range(n):
+        if equities[k] < best - MARGIN:
+            continue
+        if count == FILTER_TOP and equities[k] <= equities[keep[count - 1]]:
+            continue
+        i = count if count < FILTER_TOP else FILTER_TOP - 1
+        while i > 0 and equities[keep[i - 1]] < equities[k]:
+            keep[i] = keep[i - 1]
+            i -= 1
+        keep[i] = k
+        if count < FILTER_TOP:
+            count += 1
+    return count
+
+
+cdef int _interrupted() except -1 nogil:
+    with gil:
+        PyErr_CheckSignals()
+    return 0
+
+
+cdef int choose_move_net(const EvaluatorC* ev, const PositionC* pos, const MoveC* moves, int n,
+                         int plies, ScratchC* scratch, int level, double* out) except -1 nogil:
+    cdef int k, j, best = 0, count
+    cdef double value, best_value = -1e300
+    cdef double mine[3]
+    cdef double theirs[3]
+    cdef double equities[MAX_MOVES]
+    cdef int keep[FILTER_TOP]
+    cdef ResultsC shared
+    cdef PositionC child
+    shared.have_base = False
+    for k in range(n):
+        _result_value(ev, pos, &moves[k], &shared, mine)
+        value = outputs_equity(mine)
+        equities[k] = value
+        if value > best_value:
+            best_value = value
+            best = k
+            out[0], out[1], out[2] = mine[0], mine[1], mine[2]
+    if plies == 1 or n == 1:
+        return best
+    # plies >= 2: search the filtered candidates one ply less deep
+    best_value = -1e300
+    count = _filter(equities, n, keep)
+    for j in range(count):
+        k = keep[j]
+        child = pos[0]
+        apply_move(&child, &moves[k])
+        ply_value(ev, &child, plies - 1, scratch, level + 1, theirs)
+        flip(theirs, mine)
+        value = outputs_equity(mine)
+        if value > best_value:
+            best_value = value
+            best = k
+            out[0], out[1], out[2] = mine[0], mine[1], mine[2]
+    return best
+
+
+cdef int ply_value(const EvaluatorC* ev, const PositionC* pos, int plies, ScratchC* scratch,
+                   int level, double* out) except -1 nogil:
+    cdef int r, n, dead = -1
+    cdef MoveC* moves = scratch.moves + <Py_ssize_t> level * MAX_MOVES
+    cdef double best[3]
+    if static_value(ev, pos, out) or plies == 0:
+        return 0
+    out[0] = out[1] = out[2] = 0.0
+    for r in range(21):
+        if level == 0 and plies >= 2:
+            _interrupted()
+        n = generate_moves(pos, ROLL_D1[r], ROLL_D2[r], ev.flags, moves, scratch.ws)
+        if n < 0:
+            with gil:
+                raise OverflowError("more legal moves than the generator buffer holds")
+        if n == 1 and moves[0].nsteps == 0:
+            if dead < 0:
+                dead = position_is_dead(pos, ev.flags)
+            if dead:
+                out[0], out[1], out[2] = 0.5, 0.0, 0.0
+                return 0
+        choose_move_net(ev, pos, moves, n, plies, scratch, level, best)
+        out[0] += _weight(r) * best[0]
+        out[1] += _weight(r) * best[1]
+        out[2] += _weight(r) * best[2]
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
+# Python entry points (fevga.analysis validates positions, dice and plies).
+
+cdef void _evaluator(EvaluatorC* ev, CoreNet net, Tables tables, int flags):
+    ev.net = &net.c
+    ev.tables = &tables.c
+    ev.flags = flags
+
+
+def evaluate_row(CoreNet net not None, Tables tables not None, bytes row not None, int plies, int flags):
+    """(win, win_mars, lose_mars) of a row for its side on roll at `plies` plies."""
+    cdef EvaluatorC ev
+    cdef PositionC pos
+    cdef ScratchC scratch
+    cdef double out[3]
+    if not 0 <= plies <= MAX_PLIES or len(row) != POSITION_WIDTH:
+        raise ValueError("plies or row out of range")
+    _evaluator(&ev, net, tables, flags)
+    position_load(&pos, <const uint8_t*> row)
+    scratch_new(&scratch, MAX_PLIES + 2)
+    try:
+        with nogil:
+            ply_value(&ev, &pos, plies, &scratch, 0, out)
+    finally:
+        scratch_free(&scratch)
+    return (out[0], out[1], out[2])
+
+
+def evaluate_rows(CoreNet net not None, Tables tables not None, const uint8_t[:, ::1] rows not None,
+                  double[:, ::1] out not None):
+    """static_value of every (valid, trusted) row into out (n, 3), GIL released."""
+    cdef EvaluatorC ev
+    cdef PositionC pos
+    cdef Py_ssize_t i, n = rows.shape[0]
+    if rows.shape[1] != POSITION_WIDTH or out.shape[0] != n or out.shape[1] != 3:
+        raise ValueError(f"rows (n, {POSITION_WIDTH}) and out (n, 3) must match")
+    _evaluator(&ev, net, tables, 0)
+    with nogil:
+        for i in range(n):
+            position_load(&pos, &rows[i, 0])
+            static_value(&ev, &pos, &out[i, 0])
+
+
+def choose_rows(CoreNet net not None, Tables tables not None, const uint8_t[:, ::1] rows not None,
+                const uint8_t[:, ::1] dice not None, int plies, int flags, int32_t[::1] out not None):
+    """For each (valid, trusted) row and roll: the index of the move `plies`-ply search picks
+    (the "net" / "net2" policies), GIL released; returns the number of legal moves seen."""
+    cdef EvaluatorC ev
+    cdef PositionC pos
+    cdef ScratchC scratch
+    cdef Py_ssize_t i, n = rows.shape[0]
+    cdef int64_t moves = 0
+    cdef int count
+    cdef double value[3]
+    if rows.shape[1] != POSITION_WIDTH or dice.shape[0] != n or dice.shape[1] != 2 or out.shape[0] != n \
+            or not 1 <= plies <= MAX_PLIES + 1:
+        raise ValueError("rows (n, 51), dice (n, 2), out (n,) and plies must match")
+    _evaluator(&ev, net, tables, flags)
+    scratch_new(&scratch, MAX_PLIES + 2)
+    try:
+        with nogil:
+            for i in range(n):
+                position_load(&pos, &rows[i, 0])
+                count = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, scratch.moves, scratch.ws)
+                if count < 0:
+                    with gil:
+                        raise OverflowError("more legal moves than the generator buffer holds")
+                moves += count
+                out[i] = choose_move_net(&ev, &pos, scratch.moves, count, plies, &scratch, 0, value)
+    finally:
+        scratch_free(&scratch)
+    return moves
+
+
+def rank_row(CoreNet net not None, Tables tables not None, bytes row not None, int d1, int d2,
+             int plies, int flags):
+    """Every legal move of a row and roll valued for the mover: (result rows (n, 51) uint8,
+    values (n, 3) float64, plies used per move (n,) int8). Every move gets its 1-ply value;
+    with plies >= 2 the filtered candidates are searched deeper, as choose_move_net does."""
+    cdef EvaluatorC ev
+    cdef PositionC pos, child
+    cdef ScratchC scratch
+    cdef ResultsC shared
+    cdef double[:, ::1] values
+    cdef int8_t[::1] used
+    cdef uint8_t[:, ::1] after
+    cdef int n, k, j, count
+    cdef double equities[MAX_MOVES]
+    cdef int keep[FILTER_TOP]
+    cdef double theirs[3]
+    if not 1 <= plies <= MAX_PLIES + 1 or len(row) != POSITION_WIDTH or not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+        raise ValueError("plies, dice or row out of range")
+    _evaluator(&ev, net, tables, flags)
+    position_load(&pos, <const uint8_t*> row)
+    scratch_new(&scratch, MAX_PLIES + 2)
+    try:
+        n = generate_moves(&pos, d1, d2, flags, scratch.moves, scratch.ws)
+        if n < 0:
+            raise OverflowError("more legal moves than the generator buffer holds")
+        values_array = np.empty((n, 3), dtype=np.float64)
+        used_array = np.ones(n, dtype=np.int8)
+        after_array = np.empty((n, POSITION_WIDTH), dtype=np.uint8)
+        values = values_array
+        used = used_array
+        after = after_array
+        shared.have_base = False
+        for k in range(n):
+            _result_value(&ev, &pos, &scratch.moves[k], &shared, &values[k, 0])
+            equities[k] = outputs_equity(&values[k, 0])
+            child = pos
+            apply_move(&child, &scratch.moves[k])
+            position_store(&child, &after[k, 0])
+        if plies >= 2:
+            count = _filter(equities, n, keep)
+            for j in range(count):
+                k = keep[j]
+                child = pos
+                apply_move(&child, &scratch.moves[k])
+                with nogil:
+                    ply_value(&ev, &child, plies - 1, &scratch, 1, theirs)
+                flip(theirs, &values[k, 0])
+                used[k] = plies
+        return after_array, values_array, used_array
+    finally:
+        scratch_free(&scratch)
