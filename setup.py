@@ -40,9 +40,9 @@ extensions = [
 ]
 
 setup(
-    packages=["fevga", "fevga.cli", "fevga.bearoff", "fevga_core"],
+    packages=["fevga", "fevga.cli", "fevga.bearoff", "fevga.data", "fevga_core"],
     package_dir={"fevga": "src/fevga", "fevga_core": "fevga_core"},
-    package_data={"fevga": ["py.typed"], "fevga_core": ["*.pxd", "*.pyi", "py.typed"]},
+    package_data={"fevga": ["py.typed"], "fevga.data": ["*.npz", "*.json", "*.png"], "fevga_core": ["*.pxd", "*.pyi", "py.typed"]},
     ext_modules=cythonize(
         extensions,
         compiler_directives=COMPILER_DIRECTIVES,

@@ -9,6 +9,7 @@
 """
 
 from fevga import bearoff
+from fevga.analysis import Evaluation, Hint, evaluate, hint
 from fevga.errors import (
     BearoffFileError,
     FevgaError,
@@ -19,7 +20,9 @@ from fevga.errors import (
     InvalidPositionError,
     InvalidRulesError,
     MissingBearoffError,
+    NetFileError,
 )
+from fevga.net import Net
 from fevga.position import BLACK, WHITE, Color, Move, Position, perft
 from fevga.rollout import MoveRollout, RolloutResult, expectimax, rollout, rollout_moves
 from fevga.rules import Rules
@@ -40,6 +43,12 @@ __all__ = [
     "InvalidRulesError",
     "MissingBearoffError",
     "Move",
+    "Net",
+    "NetFileError",
+    "Evaluation",
+    "Hint",
+    "evaluate",
+    "hint",
     "MoveRollout",
     "Position",
     "RolloutResult",

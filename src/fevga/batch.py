@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fevga.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError
+from fevga.net import Net
 from fevga.position import Position
 from fevga.rules import Rules, rules_of
 from fevga_core import movegen
@@ -126,6 +127,32 @@ class BatchMoves:
     def counts(self) -> NDArray[np.int64]:
         """Number of legal moves of each pair."""
         return np.diff(self.offsets)
+
+
+def evaluate(positions: object, net: Net | str | None = None, threads: int = 1) -> NDArray[np.float64]:
+    """0-ply evaluations (win, win_mars, lose_mars) for the side on roll of each row, shape
+    (n, 3): the net, overridden by the exact bear-off tables and by finished games, as
+    `fevga.evaluate(position)` computes one at a time.
+
+    >>> evaluate(to_array([Position.initial()])).shape
+    (1, 3)
+    """
+    from fevga.net import net_of
+    from fevga.rollout import tables_of
+    from fevga_core import search
+
+    rows = validate_positions(positions)
+    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
+        raise InvalidArgumentError(f"threads {threads!r} must be a positive integer")
+    count = threads
+    core = net_of(net)._core
+    tables = tables_of("default")
+    out = np.empty((len(rows), 3), dtype=np.float64)
+    chunks = np.array_split(np.arange(len(rows)), count) if len(rows) else []
+    with ThreadPoolExecutor(count) as pool:
+        list(pool.map(lambda c: search.evaluate_rows(core, tables, rows[c[0] : c[-1] + 1], out[c[0] : c[-1] + 1]),
+                      [c for c in chunks if len(c)]))
+    return out
 
 
 def legal_moves(positions: object, dice: object, rules: Rules | None = None) -> BatchMoves:

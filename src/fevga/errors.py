@@ -40,3 +40,7 @@ class BearoffFileError(FevgaError, OSError):
 
 class InvalidArgumentError(FevgaError, ValueError):
     """An argument outside its documented range (depth, games, workers, ...)."""
+
+
+class NetFileError(FevgaError, OSError):
+    """A net weights file is unreadable, truncated, corrupted or not a fevga net of this version."""

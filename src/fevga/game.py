@@ -21,7 +21,8 @@ import numpy as np
 from fevga.errors import IllegalMoveError, InvalidArgumentError
 from fevga.notation import Step, format_steps
 from fevga.position import BLACK, COLOR_NAMES, WHITE, Color, Position
-from fevga.policy import TABLE_POLICIES, Policy, chooser, policy_id, policy_name
+from fevga.net import Net, net_of
+from fevga.policy import TABLE_POLICIES, Policy, chooser, policy_id, policy_name, uses_net
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
 from fevga_core import game as core_game
@@ -124,8 +125,8 @@ def _policy_pair(policy: Policy | tuple[Policy, Policy]) -> tuple[Policy, Policy
 
 
 def _play_one(begin: Position, opening: bool, pair: tuple[Policy, Policy], rules: Rules, key: int,
-              seed: int | str, max_plies: int) -> GameRecord:
-    """Play one game in the core from `begin` and wrap its record."""
+              seed: int | str, max_plies: int, net: Net | None) -> GameRecord:
+    """Play one game in the core from `begin` and wrap its record (`net` serves the net policies)."""
     tables = None
     if any(p in TABLE_POLICIES for p in pair):
         from fevga.rollout import LUCK_SCALE, tables_of
@@ -134,6 +135,7 @@ def _play_one(begin: Position, opening: bool, pair: tuple[Policy, Policy], rules
     winner, points, _, truncated, opening_dice, plies, final = play_recorded(
         begin._row(), rules.flags, policy_id(pair[0]), policy_id(pair[1]), chooser(pair, rules), key,
         opening, max_plies, tables, LUCK_SCALE if tables is not None else 1.0,
+        net._core if net is not None and uses_net(pair) else None,
     )
     return GameRecord(
         seed=seed,
@@ -155,12 +157,14 @@ def play_game(
     rules: Rules | None = None,
     start: Position | None = None,
     max_plies: int = 0,
+    net: Net | str | None = None,
 ) -> GameRecord:
     """Play one seeded game and return its record.
 
     Without `start` the game begins with the one-die draw of RULES.md §2; with `start`, its
     side on roll rolls first. `policy` is one policy or a (white, black) pair.
-    `max_plies` > 0 stops the game early (result ``"truncated"``).
+    `max_plies` > 0 stops the game early (result ``"truncated"``). `net` (a fevga.Net or a
+    net file; default: the shipped net) serves the "net" and "net2" policies.
     """
     pair = _policy_pair(policy)
     if not isinstance(max_plies, int) or max_plies < 0:
@@ -170,7 +174,8 @@ def play_game(
         raise InvalidArgumentError(f"start position {begin.id} is already finished")
     sequence = seed_sequence(seed)  # once: seed=None draws the entropy the record keeps
     key = core_game.game_seed_of(master_key(sequence), 0)
-    return _play_one(begin, start is None, pair, rules_of(rules), key, seed_repr(sequence), max_plies)
+    evaluator = net_of(net) if uses_net(pair) else None
+    return _play_one(begin, start is None, pair, rules_of(rules), key, seed_repr(sequence), max_plies, evaluator)
 
 
 def _ply(row: np.ndarray) -> Ply:
@@ -211,15 +216,18 @@ def play_match(
     policy: Policy | tuple[Policy, Policy] = "random",
     rules: Rules | None = None,
     max_games: int = 10_000,
+    net: Net | str | None = None,
 ) -> MatchRecord:
     """Play a match to `length` points: the winner of a game starts the next one (rolling
-    two dice); the first game and any game after a draw start with the one-die draw."""
+    two dice); the first game and any game after a draw start with the one-die draw.
+    `net` serves the "net" and "net2" policies (default: the shipped net)."""
     if not isinstance(length, int) or length < 1:
         raise InvalidArgumentError(f"match length {length!r} must be a positive integer")
     if not isinstance(max_games, int) or max_games < 1:
         raise InvalidArgumentError(f"max_games {max_games!r} must be a positive integer")
     rules = rules_of(rules)
     pair = _policy_pair(policy)
+    evaluator = net_of(net) if uses_net(pair) else None
     sequence = seed_sequence(seed)
     master, seed_value = master_key(sequence), seed_repr(sequence)
     score = [0, 0]
@@ -228,7 +236,8 @@ def play_match(
     initial = Position.initial()
     for index in range(max_games):
         begin = initial if starter is None else _with_turn(initial, starter)
-        record = _play_one(begin, starter is None, pair, rules, core_game.game_seed_of(master, index), seed_value, 0)
+        record = _play_one(begin, starter is None, pair, rules, core_game.game_seed_of(master, index), seed_value, 0,
+                            evaluator)
         games.append(record)
         if record.winner is None:
             starter = None

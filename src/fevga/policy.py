@@ -1,6 +1,8 @@
 """Move-choice policies shared by self-play (fevga.game) and rollouts (fevga.rollout).
 
-A policy is a name of a built-in policy, run entirely in the core, or any callable
+A policy is a name of a built-in policy, run entirely in the core ("random", "heuristic",
+"bearoff", "lookahead", "net": the move whose result the net rates best, "net2": a 2-ply
+search over the net with gnubg-style move filtering), or any callable
 ``policy(position, dice, moves) -> Move`` (the slow path: it runs in Python).
 """
 
@@ -17,9 +19,10 @@ PolicyFn = Callable[[Position, tuple[int, int], list[Move]], Move]
 Policy = Union[str, PolicyFn]
 
 # Core ids (fevga_core/game.pxd POLICY_*).
-POLICY_IDS = {"random": 0, "heuristic": 1, "bearoff": 3, "lookahead": 4}
+POLICY_IDS = {"random": 0, "heuristic": 1, "bearoff": 3, "lookahead": 4, "net": 5, "net2": 6}
 CALLBACK_ID = 2
-TABLE_POLICIES = ("bearoff", "lookahead")  # these consult the bear-off tables
+NET_POLICIES = ("net", "net2")  # these play with the neural evaluator (fevga.net)
+TABLE_POLICIES = ("bearoff", "lookahead", *NET_POLICIES)  # these consult the bear-off tables
 
 
 def policy_id(policy: Policy) -> int:
@@ -29,6 +32,11 @@ def policy_id(policy: Policy) -> int:
     if isinstance(policy, str) and policy in POLICY_IDS:
         return POLICY_IDS[policy]
     raise InvalidArgumentError(f"policy {policy!r} must be one of {sorted(POLICY_IDS)} or a callable")
+
+
+def uses_net(policies: Sequence[Policy]) -> bool:
+    """True when one of the policies plays with the neural evaluator."""
+    return any(isinstance(p, str) and p in NET_POLICIES for p in policies)
 
 
 def policy_name(policy: Policy) -> str:

@@ -28,7 +28,7 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
@@ -37,12 +37,16 @@ import numpy as np
 import numpy.typing as npt
 
 from fevga.errors import InvalidArgumentError, InvalidPositionError
-from fevga.policy import POLICY_IDS, Policy, PolicyFn, chooser, policy_id, policy_name
+from fevga.net import Net, net_of
+from fevga.policy import POLICY_IDS, Policy, PolicyFn, chooser, policy_id, policy_name, uses_net
 from fevga.notation import parse_dice
 from fevga.position import Move, Position
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
 from fevga_core import rollout as core
+
+NetSpec = Union["Net", str, os.PathLike[str], None, tuple[Any, Any]]  # a net, a file, None = shipped; or (white, black)
+from fevga_core.race import Tables
 
 if TYPE_CHECKING:
     from fevga.bearoff import OneSidedDB, TwoSidedDB
@@ -186,6 +190,7 @@ class MoveRollout:
     result: RolloutResult
     diff: float
     diff_se: float
+    stopped: bool = False  # rolled out no further once its CI separated from the best (stop_early)
 
     @property
     def equity(self) -> float:
@@ -195,7 +200,7 @@ class MoveRollout:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {"move": self.move.notation, "position": self.move.position.id, "equity": self.equity,
-                "diff": self.diff, "diff_se": self.diff_se, "result": self.result.to_dict()}
+                "diff": self.diff, "diff_se": self.diff_se, "stopped": self.stopped, "result": self.result.to_dict()}
 
 
 def moves_to_csv(ranking: Sequence[MoveRollout]) -> str:
@@ -250,6 +255,8 @@ class _Job:
     tables: Any  # "default", None, or (token, (points, checkers, arrays) | None, (..., equity, win) | None)
     callback: Callable[[bytes, int, int], int] | None = field(default=None, compare=False)
     callable_policy: str = ""  # identity of a callable policy (_callable_identity), "" for a built-in one
+    net: Net | None = None  # the evaluator of the net policies and of luck (None: heuristic)
+    black_net: Net | None = None  # Black's net when it differs (net-against-net matches)
 
     @property
     def targets(self) -> int:
@@ -271,6 +278,10 @@ class _Job:
                 "tables": self.tables if isinstance(self.tables, str) or self.tables is None else self.tables[0]}
         if self.callable_policy:  # only then: checkpoints of built-in policies keep their old identity
             meta["callable_policy"] = self.callable_policy
+        if self.net is not None:
+            meta["net"] = self.net.checksum
+        if self.black_net is not None:
+            meta["black_net"] = self.black_net.checksum
         return meta
 
 
@@ -291,6 +302,13 @@ class _Sums:
 
     def arrays(self) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]:
         return (self.sums, self.first, self.cross, self.lengths)
+
+    def pick(self, k: int) -> _Sums:
+        """The statistics of target k alone."""
+        out = _Sums(1)
+        out.sums[0], out.first[0], out.lengths[0] = self.sums[k], self.first[k], self.lengths[k]
+        out.cross[0, 0] = self.cross[k, k]
+        return out
 
     @classmethod
     def total(cls, targets: int, blocks: dict[int, _Sums]) -> _Sums:
@@ -331,22 +349,22 @@ def _token(one: Any, two: Any) -> str:
     return digest.hexdigest()[:32]
 
 
-_TABLES: dict[str | None, core.Tables] = {}
+_TABLES: dict[str | None, Tables] = {}
 _TABLES_LOCK = threading.Lock()
 
 
-def tables_of(spec: Any) -> core.Tables:
+def tables_of(spec: Any) -> Tables:
     """The core Tables of a job's table spec, built once per process."""
     key = spec if isinstance(spec, str) or spec is None else spec[0]
     with _TABLES_LOCK:
         tables = _TABLES.get(key)
         if tables is None:
             if spec is None:
-                tables = core.Tables()
+                tables = Tables()
             elif spec == "default":
-                tables = core.Tables(*_default_table_arrays())
+                tables = Tables(*_default_table_arrays())
             else:
-                tables = core.Tables(*spec[1:])
+                tables = Tables(*spec[1:])
             if len(_TABLES) > 8:
                 _TABLES.clear()
             _TABLES[key] = tables
@@ -359,7 +377,8 @@ def _run_block(job: _Job, block: int, stop: npt.NDArray[np.int32] | None = None)
     sums = _Sums(job.targets)
     flag = stop if stop is not None else np.zeros(1, dtype=np.int32)
     done = core.run_block(job.rows, job.color, job.flags, job.policies[0], job.policies[1], job.callback,
-                          tables_of(job.tables), job.truncate, job.luck, job.scale, job.stratify, job.master,
+                          tables_of(job.tables), job.net._core if job.net is not None else None,
+                          job.black_net._core if job.black_net is not None else None, job.truncate, job.luck, job.scale, job.stratify, job.master,
                           first, games, *sums.arrays(), flag)
     return block, sums, int(done)
 
@@ -585,11 +604,12 @@ class _Progress:
 
 def _execute(job: _Job, workers: int, backend: str, scheduler: Any, checkpoint: Path | None,
              checkpoint_every: float, progress: bool, on_block: Callable[[int, int], None] | None,
-             ) -> tuple[dict[int, _Sums], bool]:
+             only: range | None = None) -> tuple[dict[int, _Sums], bool]:
+    """Play the job's blocks (or the blocks in `only`), resuming from the checkpoint."""
     blocks: dict[int, _Sums] = {}
     if checkpoint is not None and _checkpoint_exists(checkpoint):
         blocks = _load_checkpoint(checkpoint, job)
-    todo = [b for b in range(job.blocks) if b not in blocks]
+    todo = [b for b in (only if only is not None else range(job.blocks)) if b not in blocks]
     done_games = sum(int(s.sums[0, 0]) for s in blocks.values())
     bar = _Progress(job, done_games, progress)
     for sums in blocks.values():
@@ -720,9 +740,19 @@ def _check_int(name: str, value: object, low: int) -> int:
     return value
 
 
-def _policy_ids(policy: Policy) -> tuple[tuple[int, int], str]:
-    pid = policy_id(policy)
-    return (pid, pid), policy_name(policy)
+def _policy_pair(policy: Policy | tuple[Policy, Policy]) -> tuple[Policy, Policy]:
+    """(white, black) policies of a policy or a pair of them."""
+    if isinstance(policy, tuple):
+        if len(policy) != 2:
+            raise InvalidArgumentError(f"policy pair {policy!r} must be (white_policy, black_policy)")
+        return policy
+    return (policy, policy)
+
+
+def _policy_ids(pair: tuple[Policy, Policy]) -> tuple[tuple[int, int], str]:
+    ids = (policy_id(pair[0]), policy_id(pair[1]))
+    names = (policy_name(pair[0]), policy_name(pair[1]))
+    return ids, names[0] if names[0] == names[1] else f"{names[0]} vs {names[1]}"
 
 
 def _callable_identity(policy: Policy) -> str:
@@ -776,10 +806,19 @@ def _backend(backend: str, scheduler: Any) -> str:
     return "dask" if scheduler is not None else backend
 
 
-def _make_job(rows: bytes, color: int, games: int, seed: SeedLike, policy: Policy, truncate: bool, luck: bool,
-              stratify: bool, rules: Rules, bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None,
-              checkpoint: Path | None) -> tuple[_Job, str, int | str]:
-    ids, name = _policy_ids(policy)
+def _make_job(rows: bytes, color: int, games: int, seed: SeedLike, policy: Policy | tuple[Policy, Policy],
+              truncate: bool, luck: bool, stratify: bool, rules: Rules, bearoff: TwoSidedDB | None,
+              one_sided: OneSidedDB | None, checkpoint: Path | None, net: NetSpec) -> tuple[_Job, str, int | str]:
+    pair = _policy_pair(policy)
+    ids, name = _policy_ids(pair)
+    if isinstance(net, tuple):
+        if len(net) != 2:
+            raise InvalidArgumentError(f"net pair {net!r} must be (white_net, black_net)")
+        white, black = (net_of(x) if x is not None or uses_net((p,)) else None for x, p in zip(net, pair))
+        evaluator, black_net = white, (None if black == white else black)
+    else:
+        evaluator = net_of(net) if net is not None or uses_net(pair) else None
+        black_net = None
     if seed is None and checkpoint is not None and _checkpoint_exists(checkpoint):
         master = _checkpoint_master(checkpoint)
         seed_value: int | str = f"master key {master}"
@@ -791,8 +830,9 @@ def _make_job(rows: bytes, color: int, games: int, seed: SeedLike, policy: Polic
         seed_value = seed_repr(sequence)
     job = _Job(rows=rows, color=color, flags=rules.flags, policies=ids, truncate=bool(truncate), luck=bool(luck),
                scale=LUCK_SCALE, stratify=bool(stratify), master=master, games=games,
-               tables=_tables_spec(bearoff, one_sided), callback=chooser([policy, policy], rules),
-               callable_policy=_callable_identity(policy))
+               tables=_tables_spec(bearoff, one_sided), callback=chooser(pair, rules),
+               callable_policy=",".join(filter(None, map(_callable_identity, dict.fromkeys(pair)))), net=evaluator,
+               black_net=black_net)
     return job, name, seed_value
 
 
@@ -801,7 +841,7 @@ def rollout(
     games: int = DEFAULT_GAMES,
     seed: SeedLike = None,
     workers: int | None = None,
-    policy: Policy = "heuristic",
+    policy: Policy | tuple[Policy, Policy] = "heuristic",
     truncate: bool = False,
     backend: str = "local",
     scheduler: Any = None,
@@ -815,6 +855,7 @@ def rollout(
     checkpoint_every: float = 10.0,
     progress: bool | None = None,
     on_block: Callable[[int, int], None] | None = None,
+    net: NetSpec = None,
 ) -> RolloutResult:
     """Play `position` out `games` times and return the statistics of its side on roll.
 
@@ -838,7 +879,7 @@ def rollout(
     backend = _backend(backend, scheduler)
     path = Path(checkpoint) if checkpoint is not None else None
     job, name, seed_value = _make_job(start._row(), start.turn, games, seed, policy, truncate, luck, stratify,
-                                      rules, bearoff, one_sided, path)
+                                      rules, bearoff, one_sided, path, net)
     began = time.perf_counter()
     blocks, interrupted = _execute(job, count, backend, scheduler, path, checkpoint_every,
                                    _progress_default(progress), on_block)
@@ -853,7 +894,7 @@ def rollout_moves(
     games: int = DEFAULT_GAMES,
     seed: SeedLike = None,
     workers: int | None = None,
-    policy: Policy = "heuristic",
+    policy: Policy | tuple[Policy, Policy] = "heuristic",
     truncate: bool = False,
     backend: str = "local",
     scheduler: Any = None,
@@ -867,46 +908,111 @@ def rollout_moves(
     checkpoint_every: float = 10.0,
     progress: bool | None = None,
     on_block: Callable[[int, int], None] | None = None,
+    net: NetSpec = None,
+    candidates: int | None = None,
+    stop_early: bool = False,
 ) -> list[MoveRollout]:
     """Roll out every legal move of `position` with `dice`, best first.
 
     Every move is played out with the same dice streams (common random numbers), so the
     standard error of each move's difference to the best (`diff_se`) is far smaller than the
-    moves' own errors. Other arguments as in `rollout`; results are for the mover.
+    moves' own errors. `diff` and `diff_se` compare raw means over the games both moves played.
+    Move filter: `candidates=N` rolls out only the N moves the net ranks best at 1 ply (`net`,
+    default the shipped one). Stopping rule: with `stop_early`, blocks are played in rounds
+    (1, 1, 2, 4, ... blocks of 1,296 games) and a move whose 95% CI of its difference to the
+    best lies wholly below zero is rolled out no further (`MoveRollout.stopped`; it keeps the
+    games it played). Other arguments as in `rollout`; results are for the mover.
     """
     start = _check_position(position)
     games = _games(games, stratify)
     rules = rules_of(rules)
     moves = start.legal_moves(parse_dice(dice), rules)
+    if candidates is not None:
+        moves = _net_candidates(start, parse_dice(dice), rules, _check_int("candidates", candidates, 1), net)
     count = _workers(workers)
     backend = _backend(backend, scheduler)
     path = Path(checkpoint) if checkpoint is not None else None
+    if stop_early and path is not None:
+        raise InvalidArgumentError("stop_early plays rounds that a checkpoint cannot resume: use one or the other")
     rows = b"".join(m.position._row() for m in moves)
     job, name, seed_value = _make_job(rows, start.turn, games, seed, policy, truncate, luck, stratify, rules,
-                                      bearoff, one_sided, path)
+                                      bearoff, one_sided, path, net)
     began = time.perf_counter()
-    blocks, interrupted = _execute(job, count, backend, scheduler, path, checkpoint_every,
-                                   _progress_default(progress), on_block)
+    active = list(range(len(moves)))
+    rounds: list[tuple[list[int], _Sums]] = []
+    interrupted = False
+    for only in _rounds(job.blocks) if stop_early else [range(job.blocks)]:
+        round_job = replace(job, rows=b"".join(rows[k * 51 : (k + 1) * 51] for k in active))
+        blocks, interrupted = _execute(round_job, count, backend, scheduler, path, checkpoint_every,
+                                       _progress_default(progress), on_block, only)
+        rounds.append((list(active), _Sums.total(len(active), blocks)))
+        if interrupted:
+            break
+        if stop_early and len(active) > 1:
+            best, diffs = _compare(rounds, active)
+            active = [k for k in active if k == best or diffs[k][0] + Z95 * diffs[k][1] >= 0]
     elapsed = time.perf_counter() - began
-    total = _Sums.total(job.targets, blocks)
-    n = float(total.sums[0, 0])
-    short = interrupted or n < games
-    results = [_stats(job, total, k, m.position.id, name, seed_value, rules, short, elapsed, count, backend)
+    totals = {k: _Sums(1) for k in range(len(moves))}
+    for members, sums in rounds:
+        for i, k in enumerate(members):
+            totals[k].add(sums.pick(i))
+    results = [_stats(job, totals[k], 0, m.position.id, name, seed_value, rules,
+                      interrupted or totals[k].sums[0, 0] < games and k in active, elapsed, count, backend)
                for k, m in enumerate(moves)]
-    order = sorted(range(len(moves)), key=lambda k: -results[k].equity)
-    best = order[0]
-    ranking = []
-    for k in order:
-        diff = results[k].equity - results[best].equity
+    best, diffs = _compare(rounds, list(range(len(moves))), [results[k].equity for k in active], active)
+    order = sorted(range(len(moves)), key=lambda k: (k not in active, -results[k].equity))
+    return [MoveRollout(moves[k], results[k], diffs[k][0], diffs[k][1], k not in active) for k in order]
+
+
+def _net_candidates(start: Position, dice: tuple[int, int], rules: Rules, count: int, net: NetSpec) -> list[Move]:
+    """The `count` moves the net rates best at 1 ply (fevga.hint), best first."""
+    from fevga.analysis import hint
+
+    return [h.move for h in hint(start, dice, 1, rules, net=None if isinstance(net, tuple) else net)[:count]]
+
+
+def _rounds(blocks: int) -> list[range]:
+    """Block ranges of the stopping rule's rounds: 1, 1, 2, 4, ... blocks."""
+    out, done, size = [], 0, 1
+    while done < blocks:
+        out.append(range(done, min(blocks, done + size)))
+        done += size
+        size = max(size, done)
+    return out
+
+
+def _compare(rounds: list[tuple[list[int], _Sums]], moves: list[int], equities: list[float] | None = None,
+             among: list[int] | None = None) -> tuple[int, dict[int, tuple[float, float]]]:
+    """The best of `among` (default `moves`; by `equities` when given, else by raw mean) and, for
+    each move, (diff, diff_se) of raw means against the best over the games both played."""
+    among = among if among is not None else moves
+    if equities is None:
+        means = {}
+        for k in among:
+            n = sum(s.sums[m.index(k), 0] for m, s in rounds if k in m)
+            means[k] = sum(s.sums[m.index(k), 1] for m, s in rounds if k in m) / max(n, 1.0)
+        best = max(among, key=lambda k: means[k])
+    else:
+        best = among[max(range(len(among)), key=lambda i: equities[i])]
+    diffs: dict[int, tuple[float, float]] = {}
+    for k in moves:
+        n = sk = sb = skk = sbb = skb = 0.0
+        for members, sums in rounds:
+            if k in members and best in members:
+                i, j = members.index(k), members.index(best)
+                n += sums.sums[i, 0]
+                sk += sums.sums[i, 1]
+                sb += sums.sums[j, 1]
+                skk += sums.sums[i, 2]
+                sbb += sums.sums[j, 2]
+                skb += sums.cross[i, j]
         if k == best or n < 2:
-            diff_se = 0.0
-        else:
-            sk, sb = total.sums[k, 1] / n, total.sums[best, 1] / n
-            var = (total.sums[k, 2] / n - sk * sk) + (total.sums[best, 2] / n - sb * sb) \
-                - 2.0 * (total.cross[k, best] / n - sk * sb)
-            diff_se = math.sqrt(max(var, 0.0) / (n - 1.0))
-        ranking.append(MoveRollout(moves[k], results[k], float(diff), float(diff_se)))
-    return ranking
+            diffs[k] = (0.0 if k == best or n == 0 else (sk - sb) / n, 0.0)
+            continue
+        mk, mb = sk / n, sb / n
+        var = (skk / n - mk * mk) + (sbb / n - mb * mb) - 2.0 * (skb / n - mk * mb)
+        diffs[k] = (float(mk - mb), float(math.sqrt(max(var, 0.0) / (n - 1.0))))
+    return best, diffs
 
 
 def _progress_default(progress: bool | None) -> bool:
@@ -929,7 +1035,7 @@ def evaluate(position: Position, evaluator: str = "heuristic", *, bearoff: TwoSi
     return float(core.value(_check_position(position, finished=True)._row(), position.turn, tables, LUCK_SCALE))
 
 
-def _evaluator_tables(evaluator: str, bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None) -> core.Tables:
+def _evaluator_tables(evaluator: str, bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None) -> Tables:
     if evaluator == "heuristic":
         return tables_of(None)
     if evaluator == "bearoff":

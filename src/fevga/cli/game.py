@@ -49,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     play.add_argument("--black", choices=sorted(POLICY_IDS), help="Black's policy (overrides --policy)")
     play.add_argument("--start", default=None, help="start position (default: the initial one with the opening draw)")
     play.add_argument("--json", action="store_true", help="print the full record as JSON")
+    play.add_argument("--net", default=None, metavar="FILE", help="net weights for the net policies (default: shipped)")
     add_rules_option(play)
     play.set_defaults(run=_play)
 
@@ -90,7 +91,7 @@ def _perft(args: argparse.Namespace) -> int:
 def _play(args: argparse.Namespace) -> int:
     policy = (args.white or args.policy, args.black or args.policy)
     start = position_argument(args.start) if args.start else None
-    record = play_game(seed=args.seed, policy=policy, rules=Rules.named(args.rules), start=start)
+    record = play_game(seed=args.seed, policy=policy, rules=Rules.named(args.rules), start=start, net=args.net)
     if args.json:
         print(record.to_json(indent=2))
     else:

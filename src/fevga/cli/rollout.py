@@ -29,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help=f"games per position (default: {DEFAULT_GAMES:,}; with --dice {MOVE_GAMES:,} per move)")
     parser.add_argument("--workers", type=int, default=None, help="local worker threads or Dask workers (default: all cores)")
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: fresh entropy, printed)")
-    parser.add_argument("--policy", default="heuristic", choices=sorted(POLICY_IDS), help="policy of both sides (default: %(default)s)")
+    parser.add_argument("--policy", default="net", choices=sorted(POLICY_IDS), help="policy of both sides (default: %(default)s)")
+    parser.add_argument("--net", default=None, metavar="FILE", help="net weights for the net policies and luck (default: shipped)")
     parser.add_argument("--truncate", action="store_true", help="score no-contact races from the bear-off tables")
     parser.add_argument("--luck", action="store_true", help="luck adjustment (control variate; slow)")
     parser.add_argument("--no-stratify", action="store_true", help="do not stratify the first two rolls")
@@ -64,6 +65,7 @@ def _run(args: argparse.Namespace) -> int:
         "luck": args.luck,
         "checkpoint": args.checkpoint,
         "progress": None if not args.no_progress else False,
+        "net": args.net,
     }
     if args.dice:
         ranking = rollout_moves(position, args.dice, **options)

@@ -1,0 +1,126 @@
+"""Judgment over the neural evaluator: a position's evaluation and the ranking of a roll's moves.
+
+Plies count as gnubg and the policies count them (docs/net.md, "Plies"): ``evaluate(p, 0)``
+is the net's static value (exact bear-off tables override it where they cover the race;
+finished games are scored), ``evaluate(p, n)`` averages over the 21 rolls the mover's best
+move at n plies. ``hint(p, dice, plies=1)`` rates every move by its result's static value,
+``plies=2`` searches the candidates that survive gnubg-style filtering one ply deeper (as the
+"net2" policy does).
+
+>>> import fevga
+>>> e = fevga.evaluate(fevga.Position.initial())
+>>> 0 < e.win < 1 and e.win_mars <= e.win and e.lose_mars <= 1 - e.win
+True
+>>> best = fevga.hint(fevga.Position.initial(), (6, 5))[0]
+>>> best.move.notation, best.loss
+('24/13', 0.0)
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from fevga.errors import InvalidArgumentError
+from fevga.net import Net, net_of
+from fevga.notation import parse_dice
+from fevga.position import Move, Position
+from fevga.rollout import tables_of
+from fevga.rules import Rules, rules_of
+from fevga_core import search as core
+
+MAX_PLIES: int = core.PLIES_LIMIT  # deepest evaluate(); hint() goes one deeper
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Probabilities for the side on roll; `equity` in points (a mars counts 2, a draw 0)."""
+
+    win: float
+    win_mars: float
+    lose_mars: float
+
+    @property
+    def lose(self) -> float:
+        """P(lose), a draw counted as half a win and half a loss."""
+        return 1.0 - self.win
+
+    @property
+    def equity(self) -> float:
+        """Expected points: 2 win - 1 + win_mars - lose_mars."""
+        return 2.0 * self.win - 1.0 + self.win_mars - self.lose_mars
+
+    def flipped(self) -> Evaluation:
+        """The same value from the other side's point of view."""
+        return Evaluation(1.0 - self.win, self.lose_mars, self.win_mars)
+
+    def __str__(self) -> str:
+        return (f"win {100 * self.win:.1f}% (mars {100 * self.win_mars:.1f}%), "
+                f"lose {100 * self.lose:.1f}% (mars {100 * self.lose_mars:.1f}%), equity {self.equity:+.3f}")
+
+
+@dataclass(frozen=True)
+class Hint:
+    """One legal move of a roll with its evaluation for the mover."""
+
+    move: Move
+    evaluation: Evaluation
+    loss: float  # equity given up against the best move (0 for the best)
+    plies: int  # the depth this move was evaluated at (filtered-out moves keep 1)
+
+    @property
+    def equity(self) -> float:
+        """The mover's equity after this move."""
+        return self.evaluation.equity
+
+
+def _plies(plies: object, high: int) -> int:
+    if not isinstance(plies, int) or isinstance(plies, bool) or not 0 <= plies <= high:
+        raise InvalidArgumentError(f"plies={plies!r} must be an integer in 0..{high}")
+    return plies
+
+
+def _position(position: object) -> Position:
+    if not isinstance(position, Position):
+        raise InvalidArgumentError(f"position {position!r} must be a fevga.Position")
+    return position
+
+
+def evaluate(position: Position, plies: int = 0, rules: Rules | None = None, *,
+             net: Net | str | os.PathLike[str] | None = None) -> Evaluation:
+    """The evaluation of `position` for its side on roll at `plies` plies (0..MAX_PLIES).
+
+    `net` is a fevga.Net or a net file (default: the shipped net). A finished game scores its
+    result; a dead position is a draw (win 0.5, equity 0) from 1 ply on.
+    """
+    position = _position(position)
+    depth = _plies(plies, MAX_PLIES)
+    rules = rules_of(rules)
+    win, win_mars, lose_mars = core.evaluate_row(net_of(net)._core, tables_of("default"), position._row(), depth,
+                                                 rules.flags)
+    return Evaluation(win, win_mars, lose_mars)
+
+
+def hint(position: Position, dice: object, plies: int = 1, rules: Rules | None = None, *,
+         net: Net | str | os.PathLike[str] | None = None) -> list[Hint]:
+    """Every legal move of `position` with `dice`, best first, for the mover (plies 1..MAX_PLIES + 1).
+
+    >>> [h.move.notation for h in hint(Position.initial(), "1-1")]
+    ['24/23/22/21/20']
+    """
+    position = _position(position)
+    depth = _plies(plies, MAX_PLIES + 1)
+    if depth == 0:
+        raise InvalidArgumentError("plies=0 must be at least 1: a move is rated by its result (1 ply) or deeper")
+    if position.winner() is not None:
+        raise InvalidArgumentError(f"position {position.id} is already finished")
+    rules = rules_of(rules)
+    d1, d2 = parse_dice(dice)
+    moves = position.legal_moves((d1, d2), rules)
+    _, values, used = core.rank_row(net_of(net)._core, tables_of("default"), position._row(), d1, d2, depth,
+                                    rules.flags)
+    evaluations = [Evaluation(*map(float, row)) for row in values]
+    # deeper evaluations first (they are the search's verdict), then by equity, then generator order
+    order = sorted(range(len(moves)), key=lambda k: (-int(used[k]), -evaluations[k].equity, k))
+    best = evaluations[order[0]].equity
+    return [Hint(moves[k], evaluations[k], best - evaluations[k].equity, int(used[k])) for k in order]

@@ -1,0 +1,113 @@
+"""`fevga evaluate | hint | train`: judgment from the neural evaluator, and training a new one."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+
+from fevga.analysis import MAX_PLIES, evaluate, hint
+from fevga.cli.game import add_rules_option, position_argument
+from fevga.net import Net, net_of
+from fevga.position import COLOR_NAMES
+from fevga.rules import Rules
+
+
+def add_net_option(parser: argparse.ArgumentParser) -> None:
+    """The shared ``--net FILE`` option (default: the shipped net)."""
+    parser.add_argument("--net", default=None, metavar="FILE", help="net weights file (default: the shipped net)")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the evaluate, hint and train sub-commands."""
+    ev = subparsers.add_parser("evaluate", help="the net's evaluation of a position for its side on roll")
+    ev.add_argument("position", nargs="?", default="start", help="position ID, 'start' or JSON (default: start)")
+    ev.add_argument("--plies", type=int, default=0, help=f"search depth 0..{MAX_PLIES} (default: %(default)s)")
+    ev.add_argument("--json", action="store_true", help="print JSON")
+    add_net_option(ev)
+    add_rules_option(ev)
+    ev.set_defaults(run=_evaluate)
+
+    hi = subparsers.add_parser("hint", help="rank the legal moves of a roll by the net")
+    hi.add_argument("position", help="position ID, 'start' or JSON")
+    hi.add_argument("dice", help="the roll, e.g. 6-5")
+    hi.add_argument("--plies", type=int, default=1, help=f"1 = rate each result, 2..{MAX_PLIES + 1} = search deeper (default: %(default)s)")
+    hi.add_argument("--top", type=int, default=10, help="show the best N moves (default: %(default)s, 0 = all)")
+    hi.add_argument("--json", action="store_true", help="print JSON")
+    add_net_option(hi)
+    add_rules_option(hi)
+    hi.set_defaults(run=_hint)
+
+    tr = subparsers.add_parser("train", help="train a net from scratch by self-play (resumes from OUT/checkpoint.npz)")
+    tr.add_argument("out", help="folder for the checkpoint, net.npz, curve.json and curve.png")
+    from fevga.train import TrainConfig
+
+    defaults = TrainConfig()
+    tr.add_argument("--games", type=int, default=defaults.games, help="self-play games (default: %(default)s)")
+    tr.add_argument("--hidden", type=int, default=defaults.hidden, help="hidden units (default: %(default)s)")
+    tr.add_argument("--lam", type=float, default=defaults.lam, help="TD lambda (default: %(default)s)")
+    tr.add_argument("--rate", type=float, default=defaults.rate, help="initial SGD step (default: %(default)s)")
+    tr.add_argument("--rate-final", type=float, default=defaults.rate_final, help="final SGD step (default: %(default)s)")
+    tr.add_argument("--batch", type=int, default=defaults.batch, help="games per weight update (default: %(default)s)")
+    tr.add_argument("--seed", type=int, default=defaults.seed, help="seed of dice and initial weights (default: %(default)s)")
+    tr.add_argument("--check-every", type=int, default=defaults.check_every,
+                    help="games between strength checks (default: %(default)s)")
+    tr.add_argument("--check-games", type=int, default=defaults.check_games,
+                    help="games per strength check against 'heuristic' (default: %(default)s)")
+    tr.add_argument("--check-against", default=defaults.check_against,
+                    help="the checks' opponent: a policy name or a net file (default: %(default)s)")
+    tr.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
+    tr.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    tr.set_defaults(run=_train)
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    position = position_argument(args.position)
+    net = net_of(args.net)
+    result = evaluate(position, args.plies, Rules.named(args.rules), net=net)
+    if args.json:
+        print(json.dumps({"position": position.id, "turn": COLOR_NAMES[position.turn], "plies": args.plies,
+                          "net": net.checksum, "win": result.win, "win_mars": result.win_mars,
+                          "lose_mars": result.lose_mars, "equity": result.equity}, indent=2))
+    else:
+        print(f"{COLOR_NAMES[position.turn]} on roll in {position.id}, {args.plies} ply:")
+        print(f"  {result}")
+    return 0
+
+
+def _hint(args: argparse.Namespace) -> int:
+    position = position_argument(args.position)
+    net = net_of(args.net)
+    hints = hint(position, args.dice, args.plies, Rules.named(args.rules), net=net)
+    shown = hints if args.top <= 0 else hints[: args.top]
+    if args.json:
+        print(json.dumps({"position": position.id, "dice": args.dice, "plies": args.plies, "net": net.checksum,
+                          "moves": [{"move": h.move.notation, "position": h.move.position.id, "plies": h.plies,
+                                     "win": h.evaluation.win, "win_mars": h.evaluation.win_mars,
+                                     "lose_mars": h.evaluation.lose_mars, "equity": h.equity, "loss": h.loss}
+                                    for h in shown]}, indent=2))
+        return 0
+    print(f"{COLOR_NAMES[position.turn]} to play {args.dice} in {position.id}: {len(hints)} move(s), best first")
+    print(f"  {'#':>2} {'move':<28} {'ply':>3} {'equity':>8} {'loss':>7}   win   w.mars  l.mars")
+    for rank, h in enumerate(shown, 1):
+        e = h.evaluation
+        print(f"  {rank:>2} {h.move.notation:<28} {h.plies:>3} {h.equity:+8.4f} {h.loss:7.4f} "
+              f"{e.win:6.1%} {e.win_mars:6.1%} {e.lose_mars:6.1%}")
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    from fevga.train import NET_FILE, TrainConfig, train
+
+    config = TrainConfig(games=args.games, hidden=args.hidden, lam=args.lam, rate=args.rate, rate_final=args.rate_final,
+                         batch=args.batch, seed=args.seed, check_every=args.check_every, check_games=args.check_games,
+                         check_against=args.check_against)
+    command = "fevga " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["train"] else None
+    run = train(args.out, config, workers=args.workers, progress=None if not args.no_progress else False,
+                command=command)
+    last = run.history[-1]
+    print(f"{run.games} games, {run.samples} positions, {run.seconds:.0f} s; "
+          f"net vs {last['against']} {last['ppg']:+.3f} ± {last['ppg_ci']:.3f} points/game")
+    print(f"weights: {args.out}/{NET_FILE} (sha256 {Net.load(f'{args.out}/{NET_FILE}').checksum[:16]})")
+    return 0

@@ -1,0 +1,197 @@
+"""The neural evaluator's weights: loading, saving and the net shipped with the package.
+
+A net file is a NumPy ``.npz`` archive (read with ``allow_pickle=False``) holding two arrays:
+``params``, the flat float32 parameter vector laid out in ``fevga_core/net.pxd``, and
+``meta``, UTF-8 JSON with the format name and version, the encoding, the hidden size, the
+SHA-256 of the parameters and the provenance (training command, seed, games, code version).
+Every field is checked on load; a file that fails any check raises `NetFileError`.
+
+>>> net = Net.default()
+>>> net.hidden, len(net.checksum)
+(128, 64)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import threading
+import zipfile
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+import numpy.typing as npt
+
+from fevga.errors import InvalidArgumentError, NetFileError
+from fevga.files import atomic_write
+from fevga_core import net as core
+
+FORMAT = "fevga-net"
+FORMAT_VERSION = 1
+ENCODING = "fevga-1"  # the input layout of fevga_core/net.pyx; a change bumps it
+DEFAULT_FILE = "net.npz"  # in the fevga.data package
+MAX_FILE_BYTES = 64 << 20  # far above any net of MAX_HIDDEN units
+_META_KEYS = {"format", "version", "encoding", "inputs", "hidden", "sha256", "provenance"}
+
+
+class Net:
+    """A trained (or freshly initialised) evaluator: three outputs for the side on roll."""
+
+    __slots__ = ("_params", "_core", "hidden", "provenance", "checksum")
+
+    def __init__(self, params: npt.ArrayLike, hidden: int, provenance: dict[str, Any] | None = None) -> None:
+        if not isinstance(hidden, int) or not 1 <= hidden <= core.MAX_HIDDEN:
+            raise InvalidArgumentError(f"hidden units {hidden!r} must be an int in 1..{core.MAX_HIDDEN}")
+        array = np.array(params, dtype=np.float32).reshape(-1)  # a private copy
+        if array.size != core.param_count(hidden):
+            raise InvalidArgumentError(
+                f"{array.size} parameters do not fit a net of {hidden} hidden units ({core.param_count(hidden)} expected)"
+            )
+        if not np.all(np.isfinite(array)):
+            raise InvalidArgumentError("net parameters must be finite")
+        self._params = array
+        self._core = core.CoreNet(array, hidden)
+        self.hidden = hidden
+        self.provenance = dict(provenance or {})
+        self.checksum = hashlib.sha256(array.tobytes()).hexdigest()
+
+    @classmethod
+    def initial(cls, hidden: int = 128, seed: int = 0) -> Net:
+        """A freshly initialised net (He-scaled first layer, small outputs), reproducible from `seed`."""
+        if not isinstance(hidden, int) or not 1 <= hidden <= core.MAX_HIDDEN:
+            raise InvalidArgumentError(f"hidden units {hidden!r} must be an int in 1..{core.MAX_HIDDEN}")
+        rng = np.random.Generator(np.random.PCG64(seed))
+        inputs = core.INPUTS
+        params = np.zeros(core.param_count(hidden), dtype=np.float32)
+        # About 40 inputs are active in a typical position: scale the first layer for that fan-in.
+        params[: inputs * hidden] = rng.uniform(-1.0, 1.0, inputs * hidden) * np.sqrt(6.0 / 40.0)
+        params[inputs * hidden : (inputs + 1) * hidden] = 0.1
+        params[(inputs + 1) * hidden : (inputs + 4) * hidden] = rng.uniform(-1.0, 1.0, 3 * hidden) / np.sqrt(hidden)
+        return cls(params, hidden, {"initialised": {"seed": seed, "hidden": hidden}})
+
+    @classmethod
+    def default(cls) -> Net:
+        """The net shipped with the package (loaded once per process)."""
+        return _default()
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Net:
+        """Read a net file; anything but a valid fevga net of this version raises NetFileError."""
+        name = str(path)
+        try:
+            size = os.path.getsize(path)
+            if size > MAX_FILE_BYTES:
+                raise NetFileError(f"{name}: {size} bytes is larger than any net file ({MAX_FILE_BYTES})")
+            with open(path, "rb") as handle:
+                return cls._read(handle, name)
+        except OSError as exc:
+            if isinstance(exc, NetFileError):
+                raise
+            raise NetFileError(f"{name}: cannot read net file: {exc.strerror or exc}") from None
+
+    @classmethod
+    def _read(cls, handle: BinaryIO, name: str) -> Net:
+        try:
+            with np.load(handle, allow_pickle=False) as archive:
+                if set(archive.files) != {"meta", "params"}:
+                    raise NetFileError(f"{name}: not a fevga net file (arrays {sorted(archive.files)})")
+                meta_bytes = archive["meta"]
+                params = archive["params"]
+        except (ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
+            raise NetFileError(f"{name}: not a fevga net file ({exc})") from None
+        if meta_bytes.dtype != np.uint8 or meta_bytes.ndim != 1:
+            raise NetFileError(f"{name}: the meta section is not JSON bytes")
+        try:
+            meta = json.loads(meta_bytes.tobytes().decode())
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise NetFileError(f"{name}: the meta section is not valid JSON ({exc})") from None
+        if not isinstance(meta, dict) or not _META_KEYS <= set(meta):
+            raise NetFileError(f"{name}: the meta section lacks {sorted(_META_KEYS - set(meta or {}))}")
+        if meta["format"] != FORMAT:
+            raise NetFileError(f"{name}: format {meta['format']!r} is not {FORMAT!r}")
+        if meta["version"] != FORMAT_VERSION:
+            raise NetFileError(f"{name}: format version {meta['version']!r}; this fevga reads version {FORMAT_VERSION}")
+        if meta["encoding"] != ENCODING or meta["inputs"] != core.INPUTS:
+            raise NetFileError(
+                f"{name}: encoding {meta['encoding']!r} with {meta['inputs']!r} inputs; this fevga uses {ENCODING!r} with {core.INPUTS}"
+            )
+        hidden = meta["hidden"]
+        if not isinstance(hidden, int) or isinstance(hidden, bool) or not 1 <= hidden <= core.MAX_HIDDEN:
+            raise NetFileError(f"{name}: hidden size {hidden!r} is not in 1..{core.MAX_HIDDEN}")
+        if params.dtype != np.float32 or params.ndim != 1 or params.size != core.param_count(hidden):
+            raise NetFileError(f"{name}: parameters {params.dtype}{list(params.shape)} do not fit {hidden} hidden units")
+        if hashlib.sha256(params.tobytes()).hexdigest() != meta["sha256"]:
+            raise NetFileError(f"{name}: parameter checksum mismatch (corrupted file)")
+        if not np.all(np.isfinite(params)):
+            raise NetFileError(f"{name}: parameters are not all finite")
+        provenance = meta["provenance"] if isinstance(meta["provenance"], dict) else {}
+        return cls(params, hidden, provenance)
+
+    def to_bytes(self) -> bytes:
+        """The file contents of this net (what `save` writes)."""
+        meta = {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "encoding": ENCODING,
+            "inputs": core.INPUTS,
+            "hidden": self.hidden,
+            "sha256": self.checksum,
+            "provenance": self.provenance,
+        }
+        buffer = io.BytesIO()
+        np.savez_compressed(
+            buffer, meta=np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8), params=self._params
+        )
+        return buffer.getvalue()
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the net atomically; returns the path."""
+        data = self.to_bytes()
+        return atomic_write(path, lambda handle: handle.write(data))
+
+    @property
+    def params(self) -> npt.NDArray[np.float32]:
+        """A read-only view of the flat parameter vector."""
+        view = self._params.view()
+        view.flags.writeable = False
+        return view
+
+    def __repr__(self) -> str:
+        return f"<Net hidden={self.hidden} sha256={self.checksum[:12]}>"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Net) and other.hidden == self.hidden and other.checksum == self.checksum
+
+    def __hash__(self) -> int:
+        return hash(self.checksum)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled (for Dask workers) as its parameters; the constructor validates them again.
+        return (Net, (self._params, self.hidden, self.provenance))
+
+
+_DEFAULT_LOCK = threading.Lock()
+
+
+@cache
+def _default() -> Net:
+    with _DEFAULT_LOCK:
+        resource = resources.files("fevga.data").joinpath(DEFAULT_FILE)
+        with resources.as_file(resource) as path:
+            return Net.load(path)
+
+
+def net_of(net: Net | str | os.PathLike[str] | None) -> Net:
+    """A Net from a Net, a path to a net file, or None / "default" for the shipped net."""
+    if net is None or (isinstance(net, str) and net == "default"):
+        return Net.default()
+    if isinstance(net, Net):
+        return net
+    if isinstance(net, (str, os.PathLike)):
+        return Net.load(net)
+    raise InvalidArgumentError(f"net {net!r} must be a fevga.Net, a path to a net file, or None")

@@ -1,0 +1,316 @@
+"""Training a net from scratch by self-play: TD(lambda) over batches of games (docs/net.md).
+
+Each batch of `batch` games is played by the "net" policy with the weights frozen, in the
+core on every local thread (or Dask workers); game i of the run uses the dice of
+``game_seed(master, i)``. The batch's positions then get lambda-return targets
+(fevga_core/train.pyx) and one SGD pass in game order updates the weights. So a run is a
+pure function of its configuration and seed: the same net comes out for any number of
+workers, and a resumed run continues exactly where the checkpoint stopped.
+
+Every `check_every` games the net plays `check_games` games against the "heuristic" policy
+(fevga.strength.duel); those points per game make the learning curve.
+
+>>> from tempfile import TemporaryDirectory
+>>> with TemporaryDirectory() as folder:
+...     run = train(folder, TrainConfig(games=64, batch=32, hidden=8, check_every=64, check_games=72))
+>>> run.games, len(run.history)
+(64, 2)
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import json
+import math
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from fevga.errors import InvalidArgumentError
+from fevga.files import atomic_write
+from fevga.net import Net
+from fevga.policy import POLICY_IDS
+from fevga.rollout import tables_of
+from fevga.rules import Rules
+from fevga.seeding import master_key
+from fevga.strength import duel
+from fevga_core import train as core
+
+CHECKPOINT = "checkpoint.npz"
+NET_FILE = "net.npz"
+CURVE_JSON = "curve.json"
+CURVE_PNG = "curve.png"
+MAX_GAMES = 100_000_000
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything that determines a training run (the checkpoint records it)."""
+
+    games: int = 400_000        # self-play games in the whole run
+    hidden: int = 128           # hidden units
+    lam: float = 0.7            # lambda of the lambda-return targets
+    rate: float = 0.02          # SGD step at the start ...
+    rate_final: float = 0.002   # ... decaying geometrically to this at the end
+    batch: int = 512            # games played with frozen weights between updates
+    seed: int = 1               # dice of the games and the initial weights
+    check_every: int = 20_000   # games between strength checks against "heuristic"
+    check_games: int = 2_592    # games per strength check
+    check_against: str = "heuristic"  # the checks' opponent: a built-in policy or a net file
+
+    def validate(self) -> TrainConfig:
+        """Self, or InvalidArgumentError naming the first field out of range."""
+        ints = {"games": (1, MAX_GAMES), "hidden": (1, 512), "batch": (1, 1_000_000), "seed": (0, 2**63 - 1),
+                "check_every": (1, MAX_GAMES), "check_games": (2, 10_000_000)}
+        for name, (low, high) in ints.items():
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+                raise InvalidArgumentError(f"{name}={value!r} must be an integer in {low}..{high}")
+        if self.check_games % 2:
+            raise InvalidArgumentError(f"check_games={self.check_games} must be even (colours alternate)")
+        for name in ("lam", "rate", "rate_final"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise InvalidArgumentError(f"{name}={value!r} must be a finite number >= 0")
+        if not isinstance(self.check_against, str) or not self.check_against:
+            raise InvalidArgumentError(f"check_against={self.check_against!r} must be a policy name or a net file")
+        if self.lam > 1:
+            raise InvalidArgumentError(f"lam={self.lam} must be in [0, 1]")
+        if self.rate == 0 or self.rate_final == 0:
+            raise InvalidArgumentError("rate and rate_final must be > 0")
+        return self
+
+    def rate_at(self, games: int) -> float:
+        """The SGD step after `games` games."""
+        return float(self.rate * (self.rate_final / self.rate) ** (games / self.games))
+
+
+@dataclass
+class TrainRun:
+    """The state of a run: weights, games played, learning curve, time spent."""
+
+    config: TrainConfig
+    params: npt.NDArray[np.float32]
+    games: int = 0
+    samples: int = 0
+    seconds: float = 0.0
+    history: list[dict[str, Any]] = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.history is None:
+            self.history = []
+
+    def net(self, command: str | None = None) -> Net:
+        """The current weights as a Net with provenance."""
+        from fevga import __version__
+
+        provenance = {
+            "trainer": "fevga.train (TD(lambda) self-play, docs/net.md)",
+            "config": asdict(self.config),
+            "games": self.games,
+            "samples": self.samples,
+            "seconds": round(self.seconds, 1),
+            "fevga_version": __version__,
+            "command": command or _default_command(self.config),
+            "final_check": self.history[-1] if self.history else None,
+        }
+        return Net(self.params, self.config.hidden, provenance)
+
+
+def _default_command(config: TrainConfig) -> str:
+    defaults = TrainConfig()
+    options = " ".join(f"--{f.name.replace('_', '-')} {getattr(config, f.name)}" for f in fields(config)
+                       if getattr(config, f.name) != getattr(defaults, f.name))
+    return f"fevga train OUT {options}".strip()
+
+
+def _save(folder: Path, run: TrainRun) -> None:
+    meta = {"config": asdict(run.config), "games": run.games, "samples": run.samples, "seconds": run.seconds,
+            "history": run.history, "format": "fevga-train-checkpoint", "version": 1}
+
+    def write(handle: Any) -> None:
+        np.savez(handle, params=run.params, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
+
+    atomic_write(folder / CHECKPOINT, write)
+    atomic_write(folder / CURVE_JSON, lambda h: h.write(json.dumps(run.history, indent=1).encode()))
+
+
+def _load(folder: Path, config: TrainConfig) -> TrainRun | None:
+    path = folder / CHECKPOINT
+    if not path.exists():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            params = np.array(archive["params"], dtype=np.float32)
+            meta = json.loads(archive["meta"].tobytes().decode())
+    except Exception as exc:  # any unreadable file: one clear error
+        raise InvalidArgumentError(f"{path}: not a readable training checkpoint ({exc})") from None
+    if not isinstance(meta, dict) or meta.get("format") != "fevga-train-checkpoint":
+        raise InvalidArgumentError(f"{path}: not a fevga training checkpoint")
+    saved = TrainConfig(**meta["config"])
+    if replace(saved, games=config.games) != config:
+        raise InvalidArgumentError(
+            f"{path} belongs to another run ({_default_command(saved)}); use another folder or the same options")
+    if meta["games"] > config.games:
+        raise InvalidArgumentError(f"{path} has already played {meta['games']} games, more than games={config.games}")
+    probe = Net(params, config.hidden)  # validates size and finiteness
+    del probe
+    return TrainRun(config, params, meta["games"], meta["samples"], meta["seconds"], meta["history"])
+
+
+def _batch_samples(net: Any, tables: Any, flags: int, master: int, first: int, count: int, lam: float,
+                   workers: int, pool: ThreadPoolExecutor | None) -> tuple[Any, Any]:
+    """Samples of games first .. first + count - 1 in game order, played on `workers` threads."""
+    if pool is None or workers == 1 or count < 2 * workers:
+        rows, targets, _ = core.selfplay_samples(net, tables, flags, master, first, count, lam)
+        return rows, targets
+    edges = np.linspace(first, first + count, workers + 1).astype(np.int64)
+    parts = list(pool.map(lambda k: core.selfplay_samples(net, tables, flags, master, int(edges[k]),
+                                                          int(edges[k + 1] - edges[k]), lam), range(workers)))
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def _opponent(config: TrainConfig) -> tuple[str, Net | None]:
+    """The strength checks' opponent: a built-in policy, or the "net" policy over a net file."""
+    if config.check_against in POLICY_IDS:
+        return config.check_against, None
+    return "net", Net.load(config.check_against)
+
+
+def _check(run: TrainRun, workers: int) -> dict[str, Any]:
+    policy, opponent = _opponent(run.config)
+    result = duel("net", policy, games=run.config.check_games, seed=run.config.seed + 1, net_a=run.net(),
+                  net_b=opponent, workers=workers)
+    return {"games": run.games, "ppg": round(result.ppg, 4), "ppg_ci": round(result.ppg_ci, 4),
+            "win_rate": round(result.win_rate, 4), "seconds": round(run.seconds, 1),
+            "against": policy if opponent is None else f"net {opponent.checksum[:12]}"}
+
+
+def train(
+    folder: str | os.PathLike[str],
+    config: TrainConfig | None = None,
+    *,
+    workers: int | None = None,
+    progress: bool | None = None,
+    command: str | None = None,
+) -> TrainRun:
+    """Train (or resume training) a net in `folder`: checkpoint.npz after every strength check
+    and at the end or on Ctrl-C, net.npz (the weights with provenance), curve.json and, with
+    matplotlib installed, curve.png. Returns the run; Ctrl-C saves and re-raises."""
+    config = (config or TrainConfig()).validate()
+    _opponent(config)  # an unknown policy or unreadable net file fails before any work
+    folder = Path(folder)
+    count = (os.cpu_count() or 1) if workers is None else workers
+    if not isinstance(count, int) or count < 1:
+        raise InvalidArgumentError(f"workers={workers!r} must be a positive integer")
+    run = _load(folder, config)
+    if run is None:
+        run = TrainRun(config, Net.initial(config.hidden, config.seed)._params.copy())
+    net = _training_net(run.params, config.hidden)
+    tables = tables_of("default")
+    flags = Rules().flags
+    master = master_key(config.seed)
+    show = sys.stderr.isatty() if progress is None else progress
+    bar = _bar(run, show)
+    pool = ThreadPoolExecutor(count) if count > 1 else None
+    try:
+        while True:
+            due = run.games == 0 or run.games % config.check_every == 0 or run.games == config.games
+            if due and (not run.history or run.history[-1]["games"] != run.games):
+                run.history.append(_check(run, count))
+                if bar is not None:
+                    bar.set_postfix(ppg=f"{run.history[-1]['ppg']:+.3f}")
+                _save(folder, run)
+            if run.games >= config.games:
+                break
+            began = time.perf_counter()
+            size = min(config.batch, config.games - run.games,
+                       config.check_every - run.games % config.check_every)
+            with _deferred_interrupt():  # a batch is applied whole or not at all
+                rows, targets = _batch_samples(net, tables, flags, master, run.games, size, config.lam, count, pool)
+                net.train_rows(rows, targets, config.rate_at(run.games))
+                run.games += size
+                run.samples += len(rows)
+                run.seconds += time.perf_counter() - began
+            if bar is not None:
+                bar.update(size)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+        if bar is not None:
+            bar.close()
+        if run.games:
+            _save(folder, run)
+            run.net(command).save(folder / NET_FILE)
+            plot_curve(run.history, folder / CURVE_PNG)
+    return run
+
+
+@contextmanager
+def _deferred_interrupt() -> Iterator[None]:
+    """Hold back Ctrl-C until the block ends (then raise it), so that no batch is half-applied."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: caught.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
+
+
+def _training_net(params: npt.NDArray[np.float32], hidden: int) -> Any:
+    from fevga_core.net import CoreNet
+
+    return CoreNet(params, hidden)  # shares `params`: training updates them in place
+
+
+def _bar(run: TrainRun, show: bool) -> Any:
+    if not show:
+        return None
+    tqdm = importlib.import_module("tqdm").tqdm  # a dependency without type stubs
+    return tqdm(total=run.config.games, initial=run.games, unit="game", desc="train", dynamic_ncols=True)
+
+
+def plot_curve(history: list[dict[str, Any]], path: str | os.PathLike[str]) -> Path | None:
+    """Points per game against the checks' opponent by games played, with 95% CIs, as a PNG
+    (None without matplotlib)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    games = [h["games"] for h in history]
+    ppg = [h["ppg"] for h in history]
+    ci = [h["ppg_ci"] for h in history]
+    figure, axes = plt.subplots(figsize=(7, 4), dpi=110)
+    against = history[-1].get("against", "heuristic") if history else "heuristic"
+    axes.errorbar(games, ppg, yerr=ci, marker="o", markersize=3, capsize=2, label=f"net vs {against}")
+    axes.axhline(0.0, color="grey", linewidth=0.8)
+    axes.set_xlabel("self-play games")
+    axes.set_ylabel("points per game (95% CI)")
+    axes.set_title("fevga net: strength during training")
+    axes.grid(alpha=0.3)
+    axes.legend(loc="lower right")
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    plt.close(figure)
+    return atomic_write(path, lambda handle: handle.write(buffer.getvalue()))
