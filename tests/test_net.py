@@ -1,0 +1,330 @@
+"""The neural evaluator: encoding, outputs, the table override, weights files, search and policies."""
+
+from __future__ import annotations
+
+import io
+import json
+import pickle
+import zipfile
+
+import numpy as np
+import pytest
+
+import fevga
+import fevga.batch
+from fevga import BLACK, WHITE, Net, NetFileError, Position, evaluate, hint
+from fevga.errors import InvalidArgumentError
+from fevga.game import play_game
+from fevga.net import FORMAT_VERSION
+from fevga.rollout import rollout, tables_of
+from fevga_core import net as core_net
+from fevga_core import rollout as core_rollout
+
+START = (0,) * 24 + (15,)
+
+
+def swapped(position: Position) -> Position:
+    """The colour-swapped twin: the same board seen by the other colour, the other side on roll."""
+    return Position.from_counts(position.counts(BLACK), position.counts(WHITE), 1 - position.turn)
+
+
+def game_positions(seed: int, policy: str = "heuristic") -> list[Position]:
+    return play_game(seed=seed, policy=policy).positions()
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list[Position]:
+    positions: list[Position] = []
+    for seed in range(6):
+        positions.extend(p for p in game_positions(seed) if p.winner() is None)
+    return positions
+
+
+def encoding(position: Position) -> np.ndarray:
+    return core_net.encode_row(np.frombuffer(position._row(), dtype=np.uint8))
+
+
+# ---------------------------------------------------------------------------------------
+# Encoding
+
+
+def test_start_position_encoding_by_hand() -> None:
+    x = encoding(Position.initial())
+    side = core_net.SIDE_INPUTS
+    expected = np.zeros(core_net.INPUTS, dtype=np.float32)
+    for base in (0, side):
+        expected[base + 92 : base + 95] = 1.0  # point 24 holds >= 1, >= 2, >= 3 checkers
+        expected[base + 95] = (15 - 3) / 4  # and 12 more
+        expected[base + 97] = 1.0  # pips 360 / 360
+        expected[base + 100] = 1 / 6  # one occupied point: a run of 1
+        expected[base + 101] = 1.0  # all 15 in the first half
+        expected[base + 106] = 1.0  # contact
+    np.testing.assert_array_equal(x, expected)
+
+
+def test_encoding_of_a_race_and_a_trap_by_hand() -> None:
+    # White (on roll): 3 off, 10 on its point 1, 2 on point 8; Black holds White's 2..7 (its own 14..19).
+    white = [3, 10, 0, 0, 0, 0, 0, 0, 2] + [0] * 16
+    black = [0] * 25
+    for own in range(14, 20):
+        black[own] = 2
+    black[24] = 3
+    x = encoding(Position.from_counts(white, black, WHITE))
+    assert x[0:3].tolist() == [1.0, 1.0, 1.0] and x[3] == pytest.approx((10 - 3) / 4)
+    assert x[28:31].tolist() == [1.0, 1.0, 0.0]  # point 8: two checkers
+    assert x[96] == pytest.approx(3 / 15)
+    assert x[97] == pytest.approx((10 * 1 + 2 * 8) / 360)
+    assert x[98] == pytest.approx(10 / 15)
+    assert x[99] == 1.0  # released: checkers on points below 12 and off
+    assert x[102] == 0.0  # two checkers are not home
+    assert x[103] == pytest.approx(2 / 15)  # the two on point 8 face six black points
+    # blocked: point 8 sees 6 black points (2..7), point 1 sees none in front of it
+    assert x[104] == pytest.approx(2 * 6 / 90)
+    assert x[106] == 1.0
+
+
+def test_a_position_and_its_colour_swapped_twin_encode_and_evaluate_alike(corpus: list[Position]) -> None:
+    net = Net.default()
+    for position in corpus[::7]:
+        twin = swapped(position)
+        np.testing.assert_array_equal(encoding(position), encoding(twin))
+        assert evaluate(position, net=net) == evaluate(twin, net=net)
+
+
+def test_mirrored_outputs_from_either_side(corpus: list[Position]) -> None:
+    """The side on roll's value seen from the other side: win and loss swap, and the mars terms."""
+    e = evaluate(corpus[40])
+    f = e.flipped()
+    assert f.win == pytest.approx(1 - e.win) and f.win_mars == e.lose_mars and f.lose_mars == e.win_mars
+    assert f.equity == pytest.approx(-e.equity)
+
+
+# ---------------------------------------------------------------------------------------
+# Outputs
+
+
+def test_outputs_are_valid_probabilities(corpus: list[Position]) -> None:
+    """The raw net (no table override) on every position of six games."""
+    rows = np.frombuffer(b"".join(p._row() for p in corpus), dtype=np.uint8).reshape(-1, 51)
+    out = Net.default()._core.evaluate_rows(rows)
+    win, win_mars, lose_mars = out.T
+    assert np.all((0 < win) & (win < 1))
+    assert np.all((0 <= win_mars) & (win_mars <= win))
+    assert np.all((0 <= lose_mars) & (lose_mars <= 1 - win))
+
+
+def test_batch_evaluation_equals_single_calls(corpus: list[Position]) -> None:
+    sample = corpus[::5]
+    batch = fevga.batch.evaluate(fevga.batch.to_array(sample), threads=2)
+    for position, values in zip(sample, batch):
+        e = evaluate(position)
+        assert (e.win, e.win_mars, e.lose_mars) == tuple(values)
+
+
+def test_bear_off_tables_override_the_net() -> None:
+    # both sides home, 6 checkers or fewer on the board: the two-sided table is exact
+    white = [12, 1, 1, 0, 1, 0, 0] + [0] * 18
+    black = [9, 0, 2, 2, 0, 1, 1] + [0] * 18
+    for turn in (WHITE, BLACK):
+        position = Position.from_counts(white, black, turn)
+        equity, win, win_mars, lose_mars = core_rollout.race(position._row(), tables_of("default"))
+        for plies in (0, 1, 2):
+            e = evaluate(position, plies)
+            assert (e.win, e.win_mars, e.lose_mars) == (win, win_mars, lose_mars)
+            assert e.equity == pytest.approx(equity)
+
+
+def test_finished_game_is_scored() -> None:
+    white = [15] + [0] * 24
+    black = [0] * 24 + [15]
+    e = evaluate(Position.from_counts(white, black, BLACK))  # Black on roll has lost a mars
+    assert (e.win, e.win_mars, e.lose_mars, e.equity) == (0.0, 0.0, 1.0, -2.0)
+
+
+def test_one_ply_is_the_average_of_the_best_replies(corpus: list[Position]) -> None:
+    position = corpus[30]
+    total = np.zeros(3)
+    for a in range(1, 7):
+        for b in range(a, 7):
+            best = hint(position, (a, b))[0].evaluation
+            total += (1 if a == b else 2) / 36 * np.array([best.win, best.win_mars, best.lose_mars])
+    e = evaluate(position, 1)
+    np.testing.assert_allclose([e.win, e.win_mars, e.lose_mars], total, rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------
+# hint and the policies
+
+
+def test_hint_ranks_every_legal_move_best_first(corpus: list[Position]) -> None:
+    position = corpus[25]
+    hints = hint(position, (5, 3))
+    legal = position.legal_moves((5, 3))
+    assert sorted(h.move.position.id for h in hints) == sorted(m.position.id for m in legal)
+    equities = [h.equity for h in hints]
+    assert equities == sorted(equities, reverse=True)
+    assert hints[0].loss == 0.0 and all(h.loss >= 0 for h in hints)
+    for h in hints[:3]:  # a move's evaluation is its result's evaluation, seen by the mover
+        assert h.evaluation == evaluate(h.move.position).flipped()
+
+
+def test_two_ply_hint_searches_the_filtered_moves_deeper(corpus: list[Position]) -> None:
+    position = corpus[60]
+    hints = hint(position, (6, 2), plies=2)
+    deep = [h for h in hints if h.plies == 2]
+    assert 1 <= len(deep) <= 6 and hints[: len(deep)] == deep
+    for h in deep[:2]:
+        assert h.evaluation == evaluate(h.move.position, 1).flipped()
+
+
+def test_net_policy_plays_the_hint(corpus: list[Position]) -> None:
+    record = play_game(seed=11, policy="net", max_plies=30)
+    for position, ply in zip(record.positions(), record.plies):
+        played = position.play(ply.notation, ply.dice)
+        best = hint(position, ply.dice)[0].move.position
+        assert played == best
+
+
+def test_net2_policy_plays_the_two_ply_hint() -> None:
+    record = play_game(seed=5, policy="net2", max_plies=12)
+    for position, ply in zip(record.positions(), record.plies):
+        played = position.play(ply.notation, ply.dice)
+        assert played == hint(position, ply.dice, plies=2)[0].move.position
+
+
+def test_net_policies_in_rollouts_and_luck_with_the_net() -> None:
+    start = Position.initial()
+    plain = rollout(start, games=72, seed=3, policy="net", workers=1, progress=False)
+    lucky = rollout(start, games=72, seed=3, policy="net", workers=1, progress=False, luck=True)
+    assert plain.policy == "net" and plain.games == 72
+    assert lucky.raw_equity == plain.equity  # same games, the luck only adjusts
+    assert lucky.equity_se < plain.equity_se
+
+
+def test_rollouts_with_the_net_do_not_depend_on_workers() -> None:
+    start = Position.initial()
+    one = rollout(start, games=1296 + 72, seed=9, policy="net", workers=1, progress=False)
+    two = rollout(start, games=1296 + 72, seed=9, policy="net", workers=2, progress=False)
+    assert one == two
+
+
+@pytest.mark.parametrize("plies", [-1, 4, 1.5, True, "2"])
+def test_evaluate_rejects_bad_plies(plies: object) -> None:
+    with pytest.raises(InvalidArgumentError, match="plies"):
+        evaluate(Position.initial(), plies)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("plies", [0, 5, -2])
+def test_hint_rejects_bad_plies(plies: int) -> None:
+    with pytest.raises(InvalidArgumentError, match="plies"):
+        hint(Position.initial(), (6, 5), plies)
+
+
+def test_hint_rejects_a_finished_game_and_bad_dice() -> None:
+    finished = Position.from_counts([15] + [0] * 24, [0] * 24 + [15], BLACK)
+    with pytest.raises(InvalidArgumentError, match="finished"):
+        hint(finished, (6, 5))
+    with pytest.raises(fevga.InvalidDiceError):
+        hint(Position.initial(), (7, 1))
+
+
+def test_unknown_policy_is_one_clear_error() -> None:
+    with pytest.raises(InvalidArgumentError, match="net2"):
+        play_game(seed=1, policy="net3")
+
+
+# ---------------------------------------------------------------------------------------
+# Weights files
+
+
+def test_shipped_net_has_provenance_and_round_trips(tmp_path) -> None:
+    net = Net.default()
+    for key in ("command", "config", "games", "fevga_version", "trainer"):
+        assert key in net.provenance
+    path = net.save(tmp_path / "copy.npz")
+    again = Net.load(path)
+    assert again == net and again.checksum == net.checksum and again.provenance == net.provenance
+    assert pickle.loads(pickle.dumps(net)) == net
+
+
+def _archive(**arrays: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def _meta(net: Net, **changes: object) -> np.ndarray:
+    meta = {"format": "fevga-net", "version": FORMAT_VERSION, "encoding": "fevga-1", "inputs": core_net.INPUTS,
+            "hidden": net.hidden, "sha256": net.checksum, "provenance": {}}
+    meta.update(changes)
+    return np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+
+
+def bad_files() -> dict[str, tuple[bytes, str]]:
+    net = Net.initial(8, seed=3)
+    params = np.array(net.params)
+    good = net.to_bytes()
+    flipped = bytearray(good)
+    nan_params = params.copy()
+    nan_params[5] = np.nan
+    return {
+        "empty": (b"", "not a fevga net file"),
+        "text": (b"hello, world\n" * 10, "not a fevga net file"),
+        "truncated": (good[: len(good) // 2], "not a fevga net file"),
+        "foreign npz": (_archive(weights=params), "not a fevga net file"),
+        "meta not json": (_archive(meta=np.frombuffer(b"{oops", dtype=np.uint8), params=params), "not valid JSON"),
+        "meta lacks keys": (_archive(meta=np.frombuffer(b"{}", dtype=np.uint8), params=params), "lacks"),
+        "other format": (_archive(meta=_meta(net, format="gnubg"), params=params), "format"),
+        "newer version": (_archive(meta=_meta(net, version=FORMAT_VERSION + 1), params=params), "version"),
+        "other encoding": (_archive(meta=_meta(net, encoding="fevga-0"), params=params), "encoding"),
+        "hidden too big": (_archive(meta=_meta(net, hidden=100000), params=params), "hidden size"),
+        "wrong size": (_archive(meta=_meta(net, hidden=9), params=params), "do not fit"),
+        "wrong dtype": (_archive(meta=_meta(net), params=params.astype(np.float64)), "do not fit"),
+        "checksum": (_archive(meta=_meta(net, sha256="0" * 64), params=params), "checksum"),
+        "not finite": (_archive(meta=_meta(net, sha256=__import__("hashlib").sha256(nan_params.tobytes()).hexdigest()),
+                                params=nan_params), "finite"),
+        "pickled object": (_archive(meta=_meta(net), params=np.array([object()], dtype=object)), "not a fevga net file"),
+        "corrupted byte": (bytes(flipped[:-30]) + bytes(30), "not a fevga net file"),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(bad_files()))
+def test_bad_weights_files_are_one_clear_error(tmp_path, case: str) -> None:
+    data, message = bad_files()[case]
+    path = tmp_path / "bad.npz"
+    path.write_bytes(data)
+    with pytest.raises(NetFileError, match=message):
+        Net.load(path)
+
+
+def test_missing_weights_file_and_directory(tmp_path) -> None:
+    with pytest.raises(NetFileError, match="cannot read"):
+        Net.load(tmp_path / "nothing.npz")
+    with pytest.raises(NetFileError):
+        Net.load(tmp_path)
+
+
+def test_bad_parameters_are_rejected() -> None:
+    with pytest.raises(InvalidArgumentError, match="hidden"):
+        Net(np.zeros(10, dtype=np.float32), 0)
+    with pytest.raises(InvalidArgumentError, match="parameters"):
+        Net(np.zeros(10, dtype=np.float32), 8)
+    params = np.array(Net.initial(8).params)
+    params[0] = np.inf
+    with pytest.raises(InvalidArgumentError, match="finite"):
+        Net(params, 8)
+
+
+def test_net_params_are_read_only() -> None:
+    with pytest.raises(ValueError):
+        Net.default().params[0] = 1.0
+
+
+def test_zip_with_extra_member_is_rejected(tmp_path) -> None:
+    net = Net.initial(8)
+    path = tmp_path / "extra.npz"
+    net.save(path)
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("extra.npy", b"junk")
+    with pytest.raises(NetFileError, match="not a fevga net file"):
+        Net.load(path)
