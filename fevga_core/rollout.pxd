@@ -15,8 +15,9 @@ ctypedef struct JobC:
     bint luck               # subtract the luck of every random roll (variance reduction)
     double scale            # heuristic units per tanh unit in position_value
     const TablesC* tables
-    const NetC* net[2]      # per colour: the net of its net policies; net[0] also values luck,
-                            # lookahead and expectimax leaves (NULL: the heuristic)
+    const NetC* net[2]      # per colour: the net of its net policies
+    const NetC* value_net   # values luck and expectimax leaves (NULL: the heuristic); the
+                            # built-in lookahead policy always looks ahead over the heuristic
 
 # Outcome of one game for a fixed colour (the root side): probabilities are 0/1 for a game
 # played to the end, table values for a truncated one.

@@ -33,7 +33,7 @@ from fevga_core.game cimport (
     POLICY_RANDOM, POLICY_HEURISTIC, POLICY_CALLBACK, POLICY_BEAROFF, POLICY_LOOKAHEAD,
     POLICY_NET, POLICY_NET2,
 )
-from fevga_core.net cimport CoreNet, net_evaluate, outputs_equity
+from fevga_core.net cimport CoreNet, NetC, net_evaluate, outputs_equity
 from fevga_core.search cimport EvaluatorC, choose_move_net
 from fevga_core.bearoff cimport one_sided_mean, two_sided_equity
 from fevga_core.race cimport TablesC, Tables, no_contact, race_value, side_covered, side_rank
@@ -75,16 +75,26 @@ cdef inline double _final_points(const PositionC* pos, int color) noexcept nogil
 
 
 cdef double position_value(const JobC* job, const PositionC* pos, int color) noexcept nogil:
-    """Equity estimate for `color`: final points, a covered race from the tables, else the
-    net's equity, or tanh(heuristic_eval / scale) for a job without a net."""
+    """Equity estimate for `color` (the luck evaluator and expectimax leaves): final points, a
+    covered race from the tables, else the job's value net, or tanh(heuristic_eval / scale)
+    for a job without one."""
+    return _value(job, pos, color, job.value_net)
+
+
+cdef double _heuristic_value(const JobC* job, const PositionC* pos, int color) noexcept nogil:
+    """position_value without a net: the built-in lookahead policy's evaluator."""
+    return _value(job, pos, color, NULL)
+
+
+cdef double _value(const JobC* job, const PositionC* pos, int color, const NetC* net) noexcept nogil:
     cdef double equity, win, win_mars, lose_mars
     cdef double out[3]
     if _is_over(pos):
         return _final_points(pos, color)
     if race_value(job.tables, pos, &equity, &win, &win_mars, &lose_mars):
         return equity if pos.turn == color else -equity
-    if job.net[0] != NULL:
-        net_evaluate(job.net[0], pos, out)
+    if net != NULL:
+        net_evaluate(net, pos, out)
         equity = outputs_equity(out)
         return equity if pos.turn == color else -equity
     return tanh(heuristic_eval(pos, color) / job.scale)
@@ -131,7 +141,7 @@ cdef int _lookahead_choice(const JobC* job, const PositionC* pos, const MoveC* m
         child = pos[0]
         apply_move(&child, &moves[k])
         if _is_over(&child) or race_value(job.tables, &child, &equity, &win, &win_mars, &lose_mars):
-            value = position_value(job, &child, mover)
+            value = _heuristic_value(job, &child, mover)
         else:
             value = 0.0
             for r in range(21):
@@ -143,7 +153,7 @@ cdef int _lookahead_choice(const JobC* job, const PositionC* pos, const MoveC* m
                 for j in range(m):
                     grandchild = child
                     apply_move(&grandchild, &(scratch.moves + MAX_MOVES)[j])
-                    e = position_value(job, &grandchild, mover)
+                    e = _heuristic_value(job, &grandchild, mover)
                     if e < worst:
                         worst = e
                 value += ROLL_W[r] * worst
@@ -299,6 +309,7 @@ cdef int _job_init(JobC* job, int flags, int white_policy, int black_policy, bin
         raise ValueError("the net policies need a net")
     job.net[0] = NULL if white_net is None else &white_net.c
     job.net[1] = NULL if black_net is None else &black_net.c
+    job.value_net = job.net[0] if job.net[0] != NULL else job.net[1]
     job.flags = flags
     job.policy[0] = white_policy
     job.policy[1] = black_policy

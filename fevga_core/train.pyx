@@ -141,6 +141,7 @@ def selfplay_samples(CoreNet net not None, Tables tables not None, int flags, ui
     job.tables = &tables.c
     job.net[0] = &net.c
     job.net[1] = &net.c
+    job.value_net = &net.c
     ev.net = &net.c
     ev.tables = &tables.c
     ev.flags = flags

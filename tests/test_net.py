@@ -328,3 +328,60 @@ def test_zip_with_extra_member_is_rejected(tmp_path) -> None:
         archive.writestr("extra.npy", b"junk")
     with pytest.raises(NetFileError, match="not a fevga net file"):
         Net.load(path)
+
+
+# ---------------------------------------------------------------------------------------
+# Rollout move filter, stopping rule, expectimax over the net
+
+
+def test_rollout_candidates_are_the_nets_top_moves(corpus: list[Position]) -> None:
+    position = corpus[25]
+    ranking = fevga.rollout_moves(position, (5, 3), games=72, seed=1, policy="net", candidates=3, workers=1,
+                                  progress=False)
+    top = [h.move.position for h in hint(position, (5, 3))[:3]]
+    assert sorted(m.move.position.id for m in ranking) == sorted(p.id for p in top)
+    with pytest.raises(InvalidArgumentError, match="candidates"):
+        fevga.rollout_moves(position, (5, 3), games=72, candidates=0)
+
+
+def test_stopping_rule_stops_separated_moves_and_keeps_the_best() -> None:
+    position = Position.from_id("FVW-AAYVVu4AFAAA")
+    games = 4 * 1296
+    full = fevga.rollout_moves(position, "2-1", games=games, seed=4, policy="heuristic", workers=2, progress=False)
+    early = fevga.rollout_moves(position, "2-1", games=games, seed=4, policy="heuristic", workers=2, progress=False,
+                                stop_early=True)
+    stopped = [m for m in early if m.stopped]
+    assert stopped and not early[0].stopped and early[0].result.games == games
+    for m in stopped:
+        assert m.result.games < games and m.diff + 1.959963984540054 * m.diff_se < 0
+    # the moves played to the end saw the same games as in the full rollout
+    by_id = {m.move.position.id: m for m in full}
+    for m in early:
+        if not m.stopped:
+            assert m.result.equity == pytest.approx(by_id[m.move.position.id].result.equity, abs=1e-12)
+    with pytest.raises(InvalidArgumentError, match="checkpoint"):
+        fevga.rollout_moves(position, "2-1", games=72, stop_early=True, checkpoint="x.ckpt")
+
+
+def test_expectimax_over_the_net_is_the_one_ply_evaluation(corpus: list[Position]) -> None:
+    position = corpus[33]
+    assert fevga.expectimax(position, 1, "net") == pytest.approx(evaluate(position, 1).equity, abs=1e-12)
+    assert fevga.expectimax(position, 0, "net") == pytest.approx(evaluate(position).equity, abs=1e-12)
+
+
+def test_lookahead_policy_looks_ahead_over_the_heuristic_even_beside_a_net() -> None:
+    """A job with a net (the other side plays "net") must not change what "lookahead" means."""
+    from fevga.rollout import evaluate as heuristic_value
+    from fevga.rollout import lookahead
+
+    reference = lookahead(heuristic_value)
+    record = play_game(seed=3, policy=("lookahead", "net"), max_plies=14)
+    positions = record.positions()
+    checked = 0
+    for position, ply in zip(positions, record.plies):
+        if ply.turn != WHITE:
+            continue
+        moves = position.legal_moves(ply.dice)
+        assert position.play(ply.notation, ply.dice) == reference(position, ply.dice, moves).position
+        checked += 1
+    assert checked == 7

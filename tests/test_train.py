@@ -131,3 +131,13 @@ def test_cli_train_writes_a_loadable_net(tmp_path) -> None:
     bad = subprocess.run([sys.executable, "-m", "fevga", "train", str(out), "--games", "0"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "games" in bad.stderr
+
+
+def test_dask_cluster_trains_the_same_net_as_local_threads(tmp_path) -> None:
+    import distributed
+    config = TrainConfig(games=120, hidden=8, batch=60, seed=6, check_every=120, check_games=36)
+    local = train(tmp_path / "local", config, workers=2, progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            remote = train(tmp_path / "dask", config, workers=3, progress=False, backend="dask", scheduler=client)
+    np.testing.assert_array_equal(local.params, remote.params)

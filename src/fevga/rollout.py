@@ -1041,7 +1041,7 @@ def _evaluator_tables(evaluator: str, bearoff: TwoSidedDB | None, one_sided: One
     if evaluator == "bearoff":
         spec = _tables_spec(bearoff, one_sided)
         return tables_of(spec)
-    raise InvalidArgumentError(f"evaluator {evaluator!r} must be 'heuristic', 'bearoff', 'rollout' or a callable")
+    raise InvalidArgumentError(f"evaluator {evaluator!r} must be 'heuristic', 'bearoff', 'net', 'rollout' or a callable")
 
 
 _ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
@@ -1100,12 +1100,14 @@ def expectimax(
     seed: SeedLike = 0,
     workers: int | None = None,
     policy: Policy = "heuristic",
+    net: Net | str | os.PathLike[str] | None = None,
 ) -> float:
     """Exact expected equity of the side on roll over all 21 rolls, `depth` plies deep.
 
     Each ply takes the mover's best move (by the value below it); leaves are scored by
     `evaluator`: "heuristic" (tanh of the heuristic), "bearoff" (exact tables in covered
-    races, heuristic elsewhere), a callable ``evaluator(position) -> equity of its side on
+    races, heuristic elsewhere), "net" (the net's equity, `net` or the shipped one, exact
+    tables in covered races), a callable ``evaluator(position) -> equity of its side on
     roll``, or "rollout": exhaustive first plies, Monte Carlo after (each leaf rolled out
     `games` times with `policy` and the same seed). Finished games score their points and
     dead positions 0 at any depth.
@@ -1113,6 +1115,9 @@ def expectimax(
     start = _check_position(position)
     depth = _check_int("depth", depth, 0)
     rules = rules_of(rules)
+    if evaluator == "net":
+        tables = tables_of(_tables_spec(bearoff, one_sided))
+        return float(core.expectimax_value(start._row(), depth, rules.flags, tables, LUCK_SCALE, net_of(net)._core))
     if isinstance(evaluator, str) and evaluator != "rollout":
         tables = _evaluator_tables(evaluator, bearoff, one_sided)
         return float(core.expectimax_value(start._row(), depth, rules.flags, tables, LUCK_SCALE))
@@ -1124,7 +1129,7 @@ def expectimax(
     elif callable(evaluator):
         leaf = evaluator
     else:
-        raise InvalidArgumentError(f"evaluator {evaluator!r} must be 'heuristic', 'bearoff', 'rollout' or a callable")
+        raise InvalidArgumentError(f"evaluator {evaluator!r} must be 'heuristic', 'bearoff', 'net', 'rollout' or a callable")
     return _expectimax_py(start, depth, leaf, rules)
 
 

@@ -170,16 +170,34 @@ def _load(folder: Path, config: TrainConfig) -> TrainRun | None:
     return TrainRun(config, params, meta["games"], meta["samples"], meta["seconds"], meta["history"])
 
 
-def _batch_samples(net: Any, tables: Any, flags: int, master: int, first: int, count: int, lam: float,
-                   workers: int, pool: ThreadPoolExecutor | None) -> tuple[Any, Any]:
-    """Samples of games first .. first + count - 1 in game order, played on `workers` threads."""
-    if pool is None or workers == 1 or count < 2 * workers:
-        rows, targets, _ = core.selfplay_samples(net, tables, flags, master, first, count, lam)
-        return rows, targets
+def _batch_samples(net: Any, params: npt.NDArray[np.float32], master: int, first: int, count: int, lam: float,
+                   workers: int, pool: ThreadPoolExecutor | None, client: Any) -> tuple[Any, Any]:
+    """Samples of games first .. first + count - 1 in game order, played on `workers` local
+    threads or, with a Dask `client`, as `workers` tasks on its cluster."""
     edges = np.linspace(first, first + count, workers + 1).astype(np.int64)
-    parts = list(pool.map(lambda k: core.selfplay_samples(net, tables, flags, master, int(edges[k]),
-                                                          int(edges[k + 1] - edges[k]), lam), range(workers)))
+    chunks = [(int(edges[k]), int(edges[k + 1] - edges[k])) for k in range(workers) if edges[k + 1] > edges[k]]
+    if client is not None:
+        weights = client.scatter((params.copy(), net.hidden), broadcast=True)
+        futures = [client.submit(_remote_samples, weights, master, start, size, lam, pure=False)
+                   for start, size in chunks]
+        parts = client.gather(futures)
+    elif pool is None or len(chunks) == 1:
+        parts = [_samples(net, master, start, size, lam) for start, size in chunks]
+    else:
+        parts = list(pool.map(lambda chunk: _samples(net, master, chunk[0], chunk[1], lam), chunks))
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def _samples(net: Any, master: int, first: int, count: int, lam: float) -> tuple[Any, Any]:
+    rows, targets, _ = core.selfplay_samples(net, tables_of("default"), Rules().flags, master, first, count, lam)
+    return rows, targets
+
+
+def _remote_samples(weights: tuple[npt.NDArray[np.float32], int], master: int, first: int, count: int,
+                    lam: float) -> tuple[Any, Any]:
+    """A Dask task: the samples of some games with the batch's frozen weights."""
+    params, hidden = weights
+    return _samples(_training_net(np.array(params, dtype=np.float32), hidden), master, first, count, lam)
 
 
 def _opponent(config: TrainConfig) -> tuple[str, Net | None]:
@@ -205,10 +223,16 @@ def train(
     workers: int | None = None,
     progress: bool | None = None,
     command: str | None = None,
+    backend: str = "local",
+    scheduler: Any = None,
 ) -> TrainRun:
     """Train (or resume training) a net in `folder`: checkpoint.npz after every strength check
     and at the end or on Ctrl-C, net.npz (the weights with provenance), curve.json and, with
-    matplotlib installed, curve.png. Returns the run; Ctrl-C saves and re-raises."""
+    matplotlib installed, curve.png. Returns the run; Ctrl-C saves and re-raises.
+
+    Games are played on `workers` local threads (default: every core) or, with
+    ``backend="dask"`` (`scheduler` = address, Client, or None for a local cluster), as
+    `workers` tasks per batch on a Dask cluster: the net is the same either way."""
     config = (config or TrainConfig()).validate()
     _opponent(config)  # an unknown policy or unreadable net file fails before any work
     folder = Path(folder)
@@ -219,12 +243,11 @@ def train(
     if run is None:
         run = TrainRun(config, Net.initial(config.hidden, config.seed)._params.copy())
     net = _training_net(run.params, config.hidden)
-    tables = tables_of("default")
-    flags = Rules().flags
     master = master_key(config.seed)
     show = sys.stderr.isatty() if progress is None else progress
+    client, owned = _dask_client(backend, scheduler, count)
     bar = _bar(run, show)
-    pool = ThreadPoolExecutor(count) if count > 1 else None
+    pool = ThreadPoolExecutor(count) if count > 1 and client is None else None
     try:
         while True:
             due = run.games == 0 or run.games % config.check_every == 0 or run.games == config.games
@@ -239,7 +262,8 @@ def train(
             size = min(config.batch, config.games - run.games,
                        config.check_every - run.games % config.check_every)
             with _deferred_interrupt():  # a batch is applied whole or not at all
-                rows, targets = _batch_samples(net, tables, flags, master, run.games, size, config.lam, count, pool)
+                rows, targets = _batch_samples(net, run.params, master, run.games, size, config.lam, count, pool,
+                                               client)
                 net.train_rows(rows, targets, config.rate_at(run.games))
                 run.games += size
                 run.samples += len(rows)
@@ -249,6 +273,8 @@ def train(
     finally:
         if pool is not None:
             pool.shutdown()
+        for resource in owned:
+            resource.close()
         if bar is not None:
             bar.close()
         if run.games:
@@ -256,6 +282,29 @@ def train(
             run.net(command).save(folder / NET_FILE)
             plot_curve(run.history, folder / CURVE_PNG)
     return run
+
+
+def _dask_client(backend: str, scheduler: Any, workers: int) -> tuple[Any, list[Any]]:
+    """(client or None, resources to close) for the backend (the rollout module's conventions)."""
+    if backend not in ("local", "dask"):
+        raise InvalidArgumentError(f"backend={backend!r} must be 'local' or 'dask'")
+    if backend == "local" and scheduler is None:
+        return None, []
+    from fevga.rollout import _connect
+
+    try:
+        distributed: Any = importlib.import_module("distributed")
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise InvalidArgumentError("backend='dask' needs dask[distributed]: pip install 'fevga[dask]'") from exc
+    if isinstance(scheduler, distributed.Client):
+        return scheduler, []
+    if scheduler is None:
+        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                           dashboard_address=None)
+        client = distributed.Client(cluster)
+        return client, [client, cluster]
+    client = _connect(distributed.Client, scheduler)
+    return client, [client]
 
 
 @contextmanager

@@ -57,7 +57,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                     help="games per strength check against 'heuristic' (default: %(default)s)")
     tr.add_argument("--check-against", default=defaults.check_against,
                     help="the checks' opponent: a policy name or a net file (default: %(default)s)")
-    tr.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
+    tr.add_argument("--workers", type=int, default=None, help="threads or Dask tasks per batch (default: all cores)")
+    tr.add_argument("--dask", action="store_true", help="play the games on a local Dask cluster")
+    tr.add_argument("--scheduler", default=None, help="play the games on the Dask scheduler at this address")
     tr.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     tr.set_defaults(run=_train)
 
@@ -105,7 +107,8 @@ def _train(args: argparse.Namespace) -> int:
                          check_against=args.check_against)
     command = "fevga " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["train"] else None
     run = train(args.out, config, workers=args.workers, progress=None if not args.no_progress else False,
-                command=command)
+                command=command, backend="dask" if (args.dask or args.scheduler) else "local",
+                scheduler=args.scheduler)
     last = run.history[-1]
     print(f"{run.games} games, {run.samples} positions, {run.seconds:.0f} s; "
           f"net vs {last['against']} {last['ppg']:+.3f} ± {last['ppg_ci']:.3f} points/game")

@@ -7,6 +7,7 @@ import json
 
 from fevga.cli.game import add_rules_option
 from fevga.position import COLOR_NAMES, Position
+from fevga.errors import InvalidArgumentError
 from fevga.policy import POLICY_IDS
 from fevga.rollout import DASK_CONNECT_TIMEOUT, DEFAULT_GAMES, moves_to_csv, rollout, rollout_moves
 from fevga.rules import Rules
@@ -31,6 +32,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: fresh entropy, printed)")
     parser.add_argument("--policy", default="net", choices=sorted(POLICY_IDS), help="policy of both sides (default: %(default)s)")
     parser.add_argument("--net", default=None, metavar="FILE", help="net weights for the net policies and luck (default: shipped)")
+    parser.add_argument("--candidates", type=int, default=None,
+                        help="with --dice: roll out only the N moves the net rates best")
+    parser.add_argument("--stop-early", action="store_true",
+                        help="with --dice: stop rolling out a move once its 95%% CI separates from the best")
     parser.add_argument("--truncate", action="store_true", help="score no-contact races from the bear-off tables")
     parser.add_argument("--luck", action="store_true", help="luck adjustment (control variate; slow)")
     parser.add_argument("--no-stratify", action="store_true", help="do not stratify the first two rolls")
@@ -68,7 +73,7 @@ def _run(args: argparse.Namespace) -> int:
         "net": args.net,
     }
     if args.dice:
-        ranking = rollout_moves(position, args.dice, **options)
+        ranking = rollout_moves(position, args.dice, candidates=args.candidates, stop_early=args.stop_early, **options)
         if args.json:
             print(json.dumps({"position": position.id, "dice": args.dice, "moves": [m.to_dict() for m in ranking]}, indent=2))
         elif args.csv:
@@ -82,8 +87,11 @@ def _run(args: argparse.Namespace) -> int:
             for rank, m in enumerate(ranking, 1):
                 r = m.result
                 print(f"  {rank:>2} {m.move.notation:<28} {r.equity:+8.4f} {r.equity_se:7.4f} {m.diff:+8.4f} "
-                      f"{m.diff_se:7.4f}  {r.win:6.2%} {r.win_mars:6.2%}")
+                      f"{m.diff_se:7.4f}  {r.win:6.2%} {r.win_mars:6.2%}"
+                      + (f"  stopped after {r.games} games" if m.stopped else ""))
         return INTERRUPTED if ranking[0].result.interrupted else 0
+    if args.candidates is not None or args.stop_early:
+        raise InvalidArgumentError("--candidates and --stop-early rank the moves of a roll: give --dice")
     result = rollout(position, **options)
     if args.json:
         print(result.to_json(indent=2))
