@@ -25,7 +25,7 @@ from fevga_core.types cimport (
     SideC, PositionC, MoveC, uint8_t, uint32_t, uint64_t, int32_t, int64_t,
     NUM_SLOTS, NUM_CHECKERS, MAX_STEPS, MAX_MOVES, POSITION_WIDTH,
     FLAG_RELEASE_REACH, FLAG_QUARTER_END_OF_TURN, FLAG_BAN_PRIME, FLAG_MUST_OPEN_NO_PLAYABLE,
-    HOME_MASK, START_QUARTER_MASK, BEFORE_OPP_MOTHER_MASK, MOTHER_BIT,
+    FLAG_GIOUL, BOARD_MASK, HOME_MASK, START_QUARTER_MASK, BEFORE_OPP_MOTHER_MASK, MOTHER_BIT,
 )
 from fevga_core.board cimport (
     zobrist_table, zobrist_turn, rotate12, highest_point, position_load, position_store,
@@ -100,9 +100,16 @@ cdef inline bint workspace_insert(WorkspaceC* ws, uint64_t key) noexcept nogil:
 
 cdef void step_rules_init(StepRulesC* r, uint32_t opp_mask_own, int flags) noexcept nogil:
     r.opp_block = rotate12(opp_mask_own)
+    if flags & FLAG_GIOUL:          # §11.1: every side counts as released, no prime rule
+        r.release_mask = BOARD_MASK
+        r.ban_prime = False
+        r.per_die = False
+        r.primes = False
+        return
     r.release_mask = 0xFFF if flags & FLAG_RELEASE_REACH else 0x7FF
     r.ban_prime = (flags & FLAG_BAN_PRIME) != 0
     r.per_die = (flags & FLAG_QUARTER_END_OF_TURN) == 0
+    r.primes = True
 
 
 cdef inline bint breaks_prime(const StepRulesC* r, uint32_t mask) noexcept nogil:
@@ -198,7 +205,7 @@ cdef bint side_can_move(const StepRulesC* r, const SideC* side) noexcept nogil:
     cdef uint32_t sources
     if side.counts[0] == NUM_CHECKERS:
         return False
-    if r.per_die:   # any legal single step of die d is a legal move of roll d-d
+    if r.per_die or not r.primes:   # any legal single step of die d is a legal move of roll d-d
         for d in range(1, 7):
             if legal_sources(r, side, d):
                 return True
@@ -220,6 +227,7 @@ ctypedef struct GenC:
     uint8_t steps[MAX_STEPS][2]
     int dice[2]
     bint is_double
+    int ndice               # dice of the double still to play at the root (4, or 1-3 for a Gioul rest)
     bint end_checks         # six-prime bans judged on the final position only
     bint no_playable        # must_open = no_playable_roll
     bint simple             # no filter of RULES.md §6 steps 2-3 is active
@@ -266,7 +274,7 @@ cdef void visit(GenC* g, int depth, int state, int larger) noexcept nogil:
     cdef int score = candidate_score(g, depth, larger)
     if g.cur.counts[0] != NUM_CHECKERS:          # else the game is over: no later dice
         if g.is_double:
-            if depth < 4:
+            if depth < g.ndice:
                 expand(g, depth, g.dice[0], depth + 1, 0)
 
         else:
@@ -293,7 +301,7 @@ cdef void expand(GenC* g, int depth, int d, int next_state, int larger) noexcept
     cdef int s, t, cs, ct, score
     cdef uint32_t saved_mask
     cdef uint64_t saved_key, salt = STATE_SALT[next_state]
-    cdef bint last = g.simple and next_state == (4 if g.is_double else 3)
+    cdef bint last = g.simple and next_state == (g.ndice if g.is_double else 3)
     cdef bint by_source = g.canonical and not last
     while sources:
         s = __builtin_ctz(sources) + 1
@@ -372,6 +380,16 @@ cdef uint32_t trapped_obligation(const SideC* me, const SideC* opp) noexcept nog
 
 cdef int generate_moves(const PositionC* pos, int d1, int d2, int flags,
                         MoveC* out, WorkspaceC* ws) noexcept nogil:
+    return _generate(pos, d1, d2, 4, flags, out, ws)
+
+
+cdef int generate_block(const PositionC* pos, int d, int n, int flags,
+                        MoveC* out, WorkspaceC* ws) noexcept nogil:
+    return _generate(pos, d, d, n, flags, out, ws)
+
+
+cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
+                   MoveC* out, WorkspaceC* ws) noexcept nogil:
     cdef GenC g
     cdef int color = pos.turn
     cdef const SideC* opp = &pos.side[1 - color]
@@ -383,9 +401,10 @@ cdef int generate_moves(const PositionC* pos, int d1, int d2, int flags,
     g.dice[0] = d1
     g.dice[1] = d2
     g.is_double = d1 == d2
-    g.end_checks = not g.r.per_die
+    g.ndice = ndice
+    g.end_checks = g.r.primes and not g.r.per_die
     g.no_playable = (flags & FLAG_MUST_OPEN_NO_PLAYABLE) != 0
-    g.oblig_mask = 0 if g.no_playable else trapped_obligation(&g.cur, opp)
+    g.oblig_mask = 0 if g.no_playable or not g.r.primes else trapped_obligation(&g.cur, opp)
     if g.no_playable:
         g.opp = opp[0]
         step_rules_init(&g.opp_r, 0, flags)
@@ -406,6 +425,12 @@ cdef int generate_moves(const PositionC* pos, int d1, int d2, int flags,
         out[0].nsteps = 0
         g.nmoves = 1
     return g.nmoves
+
+
+cdef bint can_play_die(const PositionC* pos, int color, int d, int flags) noexcept nogil:
+    cdef StepRulesC r
+    step_rules_init(&r, pos.side[1 - color].mask, flags)
+    return legal_sources(&r, &pos.side[color], d) != 0
 
 
 cdef bint player_can_move(const PositionC* pos, int color, int flags) noexcept nogil:

@@ -26,6 +26,7 @@ cdef enum:
     FLAG_BAN_PRIME = 4
     FLAG_MUST_OPEN_NO_PLAYABLE = 8
     FLAG_OPENING_DICE = 16
+    FLAG_GIOUL = 32              # Gioul's moving (RULES.md §11.1): no mother rule, no prime rules
 
 # Occupancy masks: bit (p - 1) is own point p.
 cdef enum:

@@ -20,6 +20,7 @@ from fevga.errors import (
     InvalidRulesError,
     MissingBearoffError,
 )
+from fevga.gioul import GioulMove, GioulPosition, gioul_perft
 from fevga.position import BLACK, WHITE, Color, Move, Position, perft
 from fevga.rollout import MoveRollout, RolloutResult, expectimax, rollout, rollout_moves
 from fevga.rules import Rules
@@ -32,6 +33,8 @@ __all__ = [
     "BearoffFileError",
     "Color",
     "FevgaError",
+    "GioulMove",
+    "GioulPosition",
     "IllegalMoveError",
     "InvalidArgumentError",
     "InvalidDiceError",
@@ -46,6 +49,7 @@ __all__ = [
     "Rules",
     "bearoff",
     "expectimax",
+    "gioul_perft",
     "perft",
     "rollout",
     "rollout_moves",
