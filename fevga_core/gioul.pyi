@@ -17,6 +17,11 @@ def record_game(
 ) -> tuple[int, list[tuple[int, int, int, int, int, int, int, tuple[tuple[int, int], ...], int]]]:
     """Game `index` of random_games, recorded decision by decision."""
 
+GIOUL_WIDTH: int
+
+def count_moves(states: NDArray[np.uint8], dice: NDArray[np.uint8], out_counts: NDArray[np.int32]) -> None:
+    """Legal moves of the next decision of each (state row, dice row) pair, GIL released."""
+
 class CoreGioul:
     """A Gioul game state: board, roll counts, pending dice."""
 

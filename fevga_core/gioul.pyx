@@ -19,7 +19,7 @@ import numpy as np
 cimport numpy as cnp
 
 from fevga_core.types cimport (
-    PositionC, MoveC, SideC, uint8_t, uint32_t, uint64_t, int64_t,
+    PositionC, MoveC, SideC, uint8_t, uint32_t, uint64_t, int32_t, int64_t,
     NUM_SLOTS, NUM_CHECKERS, MAX_MOVES, MAX_STEPS, POSITION_WIDTH, FLAG_GIOUL,
 )
 from fevga_core.board cimport zobrist_turn, position_load, position_store, side_pips
@@ -306,6 +306,38 @@ def record_game(uint64_t master, long long index, bint opening_dice,
 
 
 # ---------------------------------------------------------------------------------------
+# Batch entry point. Gioul row layout (GIOUL_WIDTH = 58 uint8 columns): the 51-byte board
+# row of board.pyx (its turn byte = the side on turn), then rolls[0], rolls[1], roller,
+# die, count, last, pair (the GioulC fields).
+
+GIOUL_WIDTH = POSITION_WIDTH + 7
+
+
+cdef void _load(GioulC* s, const uint8_t* row) noexcept nogil:
+    position_load(&s.pos, row)
+    s.rolls[0] = row[POSITION_WIDTH]
+    s.rolls[1] = row[POSITION_WIDTH + 1]
+    s.roller = row[POSITION_WIDTH + 2]
+    s.die = row[POSITION_WIDTH + 3]
+    s.count = row[POSITION_WIDTH + 4]
+    s.last = row[POSITION_WIDTH + 5]
+    s.pair = row[POSITION_WIDTH + 6]
+
+
+def count_moves(const uint8_t[:, ::1] states, const uint8_t[:, ::1] dice, int32_t[::1] out_counts):
+    """Legal moves of the next decision of each (state row, dice row) pair (the dice are
+    ignored for a state with dice pending), GIL released. Rows are trusted."""
+    cdef Py_ssize_t i, n = states.shape[0]
+    cdef GioulC s
+    cdef ScratchC scratch
+    scratch_new(&scratch, 1)
+    with nogil:
+        for i in range(n):
+            if i == 0 or memcmp(&states[i, 0], &states[i - 1, 0], POSITION_WIDTH + 7) != 0:
+                _load(&s, &states[i, 0])
+            out_counts[i] = 0 if gioul_over(&s) else gioul_moves(&s, dice[i, 0], dice[i, 1], scratch.moves, scratch.ws)
+        scratch_free(&scratch)
+
 
 # Scratch buffers for calls made with the GIL held (one call at a time).
 cdef ScratchC _SCRATCH

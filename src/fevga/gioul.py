@@ -40,7 +40,7 @@ from fevga.notation import Step, decode_gioul_id, encode_gioul_id, format_steps,
 from fevga.position import BLACK, COLOR_NAMES, MAX_PERFT_DEPTH, NUM_CHECKERS, WHITE, Color, Position
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
-from fevga_core.gioul import CoreGioul, random_games, record_game
+from fevga_core.gioul import GIOUL_WIDTH, CoreGioul, count_moves, random_games, record_game
 
 __all__ = ["Decision", "GioulGameRecord", "GioulMove", "GioulPosition", "gioul_perft", "play_gioul_game", "self_play"]
 
@@ -440,6 +440,31 @@ class GioulMove(NamedTuple):
 
     def __str__(self) -> str:
         return self.notation
+
+
+def to_array(states: Sequence[GioulPosition]) -> np.ndarray:
+    """Gioul rows (uint8, GIOUL_WIDTH = 58 columns: the 51-byte board row, then the roll
+    counts made, roller, die, count, last, pair) for the batch kernel."""
+    out = np.zeros((len(states), GIOUL_WIDTH), dtype=np.uint8)
+    for i, state in enumerate(states):
+        if not isinstance(state, GioulPosition):
+            raise InvalidArgumentError(f"state {i} ({state!r}) is not a GioulPosition")
+        row, *fields = state._fields()
+        out[i, : len(row)] = np.frombuffer(row, dtype=np.uint8)
+        out[i, len(row) :] = fields
+    return out
+
+
+def count_legal_moves(states: Sequence[GioulPosition], dice: np.ndarray) -> np.ndarray:
+    """Legal moves of the next decision for each (state, dice row) pair (int32; the dice of
+    a state with dice pending are ignored), computed without the GIL."""
+    rows = to_array(states)
+    rolls = np.ascontiguousarray(dice, dtype=np.uint8)
+    if rolls.shape != (len(rows), 2) or rolls.size and (rolls.min() < 1 or rolls.max() > 6):
+        raise InvalidDiceError(f"dice must be an ({len(rows)}, 2) array of numbers 1-6")
+    out = np.zeros(len(rows), dtype=np.int32)
+    count_moves(rows, rolls, out)
+    return out
 
 
 def gioul_perft(position: GioulPosition, depth: int) -> int:
