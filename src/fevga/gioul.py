@@ -307,7 +307,7 @@ class GioulPosition(CoreGioul):
     def __str__(self) -> str:
         from fevga.diagram import diagram
 
-        lines = diagram(self.board()).splitlines()[:-1]  # type: ignore[arg-type]
+        lines = diagram(self.board()).splitlines()[:-1]
         roller = self.roller
         lines.append(
             f"Gioul. Next rolls: white {self.next_roll(WHITE)}, black {self.next_roll(BLACK)} (4 = fourth or later)."
