@@ -1,4 +1,4 @@
-# Gioul (RULES.md §11): the game state between decisions and its transitions.
+# Gioul (docs/rules.md §11): the game state between decisions and its transitions.
 
 from fevga_core.types cimport PositionC, MoveC, uint8_t, uint64_t
 from fevga_core.movegen cimport WorkspaceC

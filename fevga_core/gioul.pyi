@@ -1,4 +1,4 @@
-"""Gioul (RULES.md §11) in the core: the game state, its decisions and seeded self-play."""
+"""Gioul (docs/rules.md §11) in the core: the game state, its decisions and seeded self-play."""
 
 from typing import Any, TypeVar
 

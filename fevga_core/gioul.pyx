@@ -1,4 +1,4 @@
-# Gioul (RULES.md §11): a game state between decisions, its legal moves and transitions.
+# Gioul (docs/rules.md §11): a game state between decisions, its legal moves and transitions.
 #
 # One decision (§11.5) is a non-double pair, a block of four (or the rest of one) of a
 # double or chain, or a single leftover die: its legal moves are those of the Fevga

@@ -1,4 +1,4 @@
-# Legal-move generation: the full-turn procedure of RULES.md §6 over a caller-owned buffer.
+# Legal-move generation: the full-turn procedure of docs/rules.md §6 over a caller-owned buffer.
 
 from fevga_core.types cimport SideC, PositionC, MoveC, uint8_t, uint32_t, uint64_t
 

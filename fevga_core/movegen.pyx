@@ -1,11 +1,11 @@
-# Legal-move generation (RULES.md §3-§7 and the §6 full-turn procedure).
+# Legal-move generation (docs/rules.md §3-§7 and the §6 full-turn procedure).
 #
 # One call enumerates the turn depth-first: every node (the empty sequence included) is a
 # candidate. Only the mover's side changes during a turn, so a node is the mover's SideC
 # plus the incremental Zobrist key. A node already expanded with the same dice left is
 # skipped (a transposition), which both prunes the search and deduplicates the results.
 #
-# Candidates are ranked by one integer score, highest kept (RULES.md §6 steps 2-5):
+# Candidates are ranked by one integer score, highest kept (docs/rules.md §6 steps 2-5):
 #   -1                          broken end-of-turn restriction (variants): dropped
 #   16 * fulfils_obligation     rule 5.2 / must_open variant, when it applies
 #   + 2 * dice_played
@@ -119,7 +119,7 @@ cdef inline bint breaks_prime(const StepRulesC* r, uint32_t mask) noexcept nogil
 
 
 cdef inline uint32_t movable_sources(const StepRulesC* r, const SideC* side) noexcept nogil:
-    """Points a checker may leave under the mother rule (RULES.md §4)."""
+    """Points a checker may leave under the mother rule (docs/rules.md §4)."""
     if (side.mask & r.release_mask) or side.counts[0]:
         return side.mask
     if side.mask == MOTHER_BIT:      # nobody away yet: only the mother may start one
@@ -230,7 +230,7 @@ ctypedef struct GenC:
     int ndice               # dice of the double still to play at the root (4, or 1-3 for a Gioul rest)
     bint end_checks         # six-prime bans judged on the final position only
     bint no_playable        # must_open = no_playable_roll
-    bint simple             # no filter of RULES.md §6 steps 2-3 is active
+    bint simple             # no filter of docs/rules.md §6 steps 2-3 is active
     bint canonical          # a double may be played in non-increasing source order
     uint32_t oblig_mask     # rule 5.2: the six points to open (0 = no obligation)
     MoveC* out
@@ -440,7 +440,7 @@ cdef bint player_can_move(const PositionC* pos, int color, int flags) noexcept n
 
 
 cdef bint position_is_dead(const PositionC* pos, int flags) noexcept nogil:
-    """RULES.md §8: neither player has a legal move for any of the 21 rolls."""
+    """docs/rules.md §8: neither player has a legal move for any of the 21 rolls."""
     return not player_can_move(pos, 0, flags) and not player_can_move(pos, 1, flags)
 
 

@@ -1,4 +1,4 @@
-"""An independent, deliberately simple pure-Python reference of Gioul (RULES.md section 11).
+"""An independent, deliberately simple pure-Python reference of Gioul (docs/rules.md section 11).
 
 Written straight from the rule text. It shares no code with the package (it never imports
 `fevga` or `fevga_core`) nor with the Fevga reference (tests/reference.py), so the tests

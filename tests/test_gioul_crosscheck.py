@@ -1,6 +1,6 @@
 """Cross-check the engine's Gioul (fevga.gioul) against the pure-Python reference.
 
-The reference (tests/gioul_reference.py) is a literal reading of RULES.md §11 sharing no
+The reference (tests/gioul_reference.py) is a literal reading of docs/rules.md §11 sharing no
 code with the package. Each check compares, for one state (and one roll when a new roll
 is due), the set of (board after the decision, next state) of `GioulPosition.legal_moves`
 with the reference's `successors`, next states compared field by field (turn, roll

@@ -1,4 +1,4 @@
-"""Tests of the pure-Python Gioul reference (tests/gioul_reference.py) against RULES.md §11.
+"""Tests of the pure-Python Gioul reference (tests/gioul_reference.py) against docs/rules.md §11.
 
 Every test vector of section 11.6 is checked here, plus a hand-made case for each clause
 of 11.1-11.5. The reference is then the oracle of tests/test_gioul_crosscheck.py.

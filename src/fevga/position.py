@@ -154,7 +154,7 @@ class Position(CorePosition):
         return svg.board(self)
 
     def is_game_over(self, rules: Rules | None = None) -> bool:
-        """True once a side has borne off 15, or the position is dead (a draw, RULES.md §8)."""
+        """True once a side has borne off 15, or the position is dead (a draw, docs/rules.md §8)."""
         return self.winner() is not None or self.is_dead(rules)
 
     def winner(self) -> Color | None:
