@@ -101,7 +101,7 @@ cdef inline int _highest(const uint8_t* counts, int points) noexcept nogil:
 
 
 cdef inline bint _can_play(const uint8_t* counts, int highest, int source, int die) noexcept nogil:
-    """May a checker on `source` (occupied) play `die`?  RULES.md section 7."""
+    """May a checker on `source` (occupied) play `die`?  docs/rules.md section 7."""
     if source > die:
         return True
     if highest > 6:

@@ -137,7 +137,7 @@ cdef int choose_move(const PositionC* pos, const MoveC* moves, int n, int policy
 
 
 cdef int opening_draw(RngC* rng, int* white_die, int* black_die) noexcept nogil:
-    """RULES.md §2 one-die draw; returns the starter (0 White, 1 Black)."""
+    """docs/rules.md §2 one-die draw; returns the starter (0 White, 1 Black)."""
     while True:
         white_die[0] = rng_below(rng, 6) + 1
         black_die[0] = rng_below(rng, 6) + 1

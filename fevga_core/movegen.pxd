@@ -1,4 +1,4 @@
-# Legal-move generation: the full-turn procedure of RULES.md §6 over a caller-owned buffer.
+# Legal-move generation: the full-turn procedure of docs/rules.md §6 over a caller-owned buffer.
 
 from fevga_core.types cimport SideC, PositionC, MoveC, uint8_t, uint32_t, uint64_t
 
@@ -19,6 +19,7 @@ ctypedef struct StepRulesC:
     uint32_t release_mask   # own points whose occupation releases the mother rule
     bint ban_prime          # also forbid a six-prime on own points 6..11
     bint per_die            # six-prime bans checked after every die (else end of turn)
+    bint primes             # the six-prime rules of §5 apply at all (False for Gioul)
 
 # Scratch memory of one generator user (a thread, a batch call): the workspace and
 # `lists` move lists of MAX_MOVES entries each, list k at moves + k * MAX_MOVES.
@@ -37,6 +38,11 @@ cdef bint side_can_move(const StepRulesC* r, const SideC* side) noexcept nogil
 # (>= 1; a pass is one move with nsteps == 0), or -1 if `out` would overflow.
 cdef int generate_moves(const PositionC* pos, int d1, int d2, int flags,
                         MoveC* out, WorkspaceC* ws) noexcept nogil
+# The same for `n` (1..4) dice of one number `d`: a Gioul block or the rest of one (§11.3).
+cdef int generate_block(const PositionC* pos, int d, int n, int flags,
+                        MoveC* out, WorkspaceC* ws) noexcept nogil
+# Whether `color` can play one die `d` from `pos` (one legal single step exists).
+cdef bint can_play_die(const PositionC* pos, int color, int d, int flags) noexcept nogil
 cdef bint player_can_move(const PositionC* pos, int color, int flags) noexcept nogil
 cdef bint position_is_dead(const PositionC* pos, int flags) noexcept nogil
 cdef void apply_move(PositionC* pos, const MoveC* move) noexcept nogil

@@ -1,11 +1,11 @@
-# Legal-move generation (RULES.md §3-§7 and the §6 full-turn procedure).
+# Legal-move generation (docs/rules.md §3-§7 and the §6 full-turn procedure).
 #
 # One call enumerates the turn depth-first: every node (the empty sequence included) is a
 # candidate. Only the mover's side changes during a turn, so a node is the mover's SideC
 # plus the incremental Zobrist key. A node already expanded with the same dice left is
 # skipped (a transposition), which both prunes the search and deduplicates the results.
 #
-# Candidates are ranked by one integer score, highest kept (RULES.md §6 steps 2-5):
+# Candidates are ranked by one integer score, highest kept (docs/rules.md §6 steps 2-5):
 #   -1                          broken end-of-turn restriction (variants): dropped
 #   16 * fulfils_obligation     rule 5.2 / must_open variant, when it applies
 #   + 2 * dice_played
@@ -25,7 +25,7 @@ from fevga_core.types cimport (
     SideC, PositionC, MoveC, uint8_t, uint32_t, uint64_t, int32_t, int64_t,
     NUM_SLOTS, NUM_CHECKERS, MAX_STEPS, MAX_MOVES, POSITION_WIDTH,
     FLAG_RELEASE_REACH, FLAG_QUARTER_END_OF_TURN, FLAG_BAN_PRIME, FLAG_MUST_OPEN_NO_PLAYABLE,
-    HOME_MASK, START_QUARTER_MASK, BEFORE_OPP_MOTHER_MASK, MOTHER_BIT,
+    FLAG_GIOUL, BOARD_MASK, HOME_MASK, START_QUARTER_MASK, BEFORE_OPP_MOTHER_MASK, MOTHER_BIT,
 )
 from fevga_core.board cimport (
     zobrist_table, zobrist_turn, rotate12, highest_point, position_load, position_store,
@@ -100,9 +100,16 @@ cdef inline bint workspace_insert(WorkspaceC* ws, uint64_t key) noexcept nogil:
 
 cdef void step_rules_init(StepRulesC* r, uint32_t opp_mask_own, int flags) noexcept nogil:
     r.opp_block = rotate12(opp_mask_own)
+    if flags & FLAG_GIOUL:          # §11.1: every side counts as released, no prime rule
+        r.release_mask = BOARD_MASK
+        r.ban_prime = False
+        r.per_die = False
+        r.primes = False
+        return
     r.release_mask = 0xFFF if flags & FLAG_RELEASE_REACH else 0x7FF
     r.ban_prime = (flags & FLAG_BAN_PRIME) != 0
     r.per_die = (flags & FLAG_QUARTER_END_OF_TURN) == 0
+    r.primes = True
 
 
 cdef inline bint breaks_prime(const StepRulesC* r, uint32_t mask) noexcept nogil:
@@ -112,7 +119,7 @@ cdef inline bint breaks_prime(const StepRulesC* r, uint32_t mask) noexcept nogil
 
 
 cdef inline uint32_t movable_sources(const StepRulesC* r, const SideC* side) noexcept nogil:
-    """Points a checker may leave under the mother rule (RULES.md §4)."""
+    """Points a checker may leave under the mother rule (docs/rules.md §4)."""
     if (side.mask & r.release_mask) or side.counts[0]:
         return side.mask
     if side.mask == MOTHER_BIT:      # nobody away yet: only the mother may start one
@@ -198,7 +205,7 @@ cdef bint side_can_move(const StepRulesC* r, const SideC* side) noexcept nogil:
     cdef uint32_t sources
     if side.counts[0] == NUM_CHECKERS:
         return False
-    if r.per_die:   # any legal single step of die d is a legal move of roll d-d
+    if r.per_die or not r.primes:   # any legal single step of die d is a legal move of roll d-d
         for d in range(1, 7):
             if legal_sources(r, side, d):
                 return True
@@ -220,9 +227,10 @@ ctypedef struct GenC:
     uint8_t steps[MAX_STEPS][2]
     int dice[2]
     bint is_double
+    int ndice               # dice of the double still to play at the root (4, or 1-3 for a Gioul rest)
     bint end_checks         # six-prime bans judged on the final position only
     bint no_playable        # must_open = no_playable_roll
-    bint simple             # no filter of RULES.md §6 steps 2-3 is active
+    bint simple             # no filter of docs/rules.md §6 steps 2-3 is active
     bint canonical          # a double may be played in non-increasing source order
     uint32_t oblig_mask     # rule 5.2: the six points to open (0 = no obligation)
     MoveC* out
@@ -266,7 +274,7 @@ cdef void visit(GenC* g, int depth, int state, int larger) noexcept nogil:
     cdef int score = candidate_score(g, depth, larger)
     if g.cur.counts[0] != NUM_CHECKERS:          # else the game is over: no later dice
         if g.is_double:
-            if depth < 4:
+            if depth < g.ndice:
                 expand(g, depth, g.dice[0], depth + 1, 0)
 
         else:
@@ -293,7 +301,7 @@ cdef void expand(GenC* g, int depth, int d, int next_state, int larger) noexcept
     cdef int s, t, cs, ct, score
     cdef uint32_t saved_mask
     cdef uint64_t saved_key, salt = STATE_SALT[next_state]
-    cdef bint last = g.simple and next_state == (4 if g.is_double else 3)
+    cdef bint last = g.simple and next_state == (g.ndice if g.is_double else 3)
     cdef bint by_source = g.canonical and not last
     while sources:
         s = __builtin_ctz(sources) + 1
@@ -372,6 +380,16 @@ cdef uint32_t trapped_obligation(const SideC* me, const SideC* opp) noexcept nog
 
 cdef int generate_moves(const PositionC* pos, int d1, int d2, int flags,
                         MoveC* out, WorkspaceC* ws) noexcept nogil:
+    return _generate(pos, d1, d2, 4, flags, out, ws)
+
+
+cdef int generate_block(const PositionC* pos, int d, int n, int flags,
+                        MoveC* out, WorkspaceC* ws) noexcept nogil:
+    return _generate(pos, d, d, n, flags, out, ws)
+
+
+cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
+                   MoveC* out, WorkspaceC* ws) noexcept nogil:
     cdef GenC g
     cdef int color = pos.turn
     cdef const SideC* opp = &pos.side[1 - color]
@@ -383,9 +401,10 @@ cdef int generate_moves(const PositionC* pos, int d1, int d2, int flags,
     g.dice[0] = d1
     g.dice[1] = d2
     g.is_double = d1 == d2
-    g.end_checks = not g.r.per_die
+    g.ndice = ndice
+    g.end_checks = g.r.primes and not g.r.per_die
     g.no_playable = (flags & FLAG_MUST_OPEN_NO_PLAYABLE) != 0
-    g.oblig_mask = 0 if g.no_playable else trapped_obligation(&g.cur, opp)
+    g.oblig_mask = 0 if g.no_playable or not g.r.primes else trapped_obligation(&g.cur, opp)
     if g.no_playable:
         g.opp = opp[0]
         step_rules_init(&g.opp_r, 0, flags)
@@ -408,6 +427,12 @@ cdef int generate_moves(const PositionC* pos, int d1, int d2, int flags,
     return g.nmoves
 
 
+cdef bint can_play_die(const PositionC* pos, int color, int d, int flags) noexcept nogil:
+    cdef StepRulesC r
+    step_rules_init(&r, pos.side[1 - color].mask, flags)
+    return legal_sources(&r, &pos.side[color], d) != 0
+
+
 cdef bint player_can_move(const PositionC* pos, int color, int flags) noexcept nogil:
     cdef StepRulesC r
     step_rules_init(&r, pos.side[1 - color].mask, flags)
@@ -415,7 +440,7 @@ cdef bint player_can_move(const PositionC* pos, int color, int flags) noexcept n
 
 
 cdef bint position_is_dead(const PositionC* pos, int flags) noexcept nogil:
-    """RULES.md §8: neither player has a legal move for any of the 21 rolls."""
+    """docs/rules.md §8: neither player has a legal move for any of the 21 rolls."""
     return not player_can_move(pos, 0, flags) and not player_can_move(pos, 1, flags)
 
 

@@ -140,7 +140,7 @@ cdef class CorePosition:
         return player_can_move(&self.c, _color(color), flags)
 
     def _is_dead(self, int flags):
-        """Neither side has a legal move for any roll (RULES.md §8)."""
+        """Neither side has a legal move for any roll (docs/rules.md §8)."""
         return position_is_dead(&self.c, flags)
 
     def _perft(self, int depth, int flags):

@@ -436,7 +436,7 @@ def play_recorded(bytes row, int flags, int white_policy, int black_policy, obje
     """One self-play game with its record: (winner or -1 for a draw or a cut game, points,
     plies, cut at max_plies, opening dice or None, ply array uint8[plies, 12] = turn, d1, d2,
     nsteps, 4 x (from, to), final row). With `opening` the game starts with the one-die draw
-    of RULES.md §2 (and with FLAG_OPENING_DICE the starter plays those two dice). `tables`
+    of docs/rules.md §2 (and with FLAG_OPENING_DICE the starter plays those two dice). `tables`
     serve the bearoff and lookahead policies (none by default)."""
     cdef PositionC pos
     cdef RngC rng

@@ -1,6 +1,6 @@
 # Typedefs, constants and structs shared by every module of the core.
 #
-# Numbering: each side stores its checkers in its OWN numbering (RULES.md §1):
+# Numbering: each side stores its checkers in its OWN numbering (docs/rules.md §1):
 # slot 0 = borne off, slots 1..24 = own points, 24 = the mother, 1..6 = home.
 # The opponent's own point k is my own point ((k + 11) % 24) + 1, so the
 # opponent's occupancy mask in my numbering is its mask rotated by 12 bits.
@@ -26,6 +26,7 @@ cdef enum:
     FLAG_BAN_PRIME = 4
     FLAG_MUST_OPEN_NO_PLAYABLE = 8
     FLAG_OPENING_DICE = 16
+    FLAG_GIOUL = 32              # Gioul's moving (docs/rules.md §11.1): no mother rule, no prime rules
 
 # Occupancy masks: bit (p - 1) is own point p.
 cdef enum:

@@ -1,6 +1,6 @@
 """An independent, deliberately simple pure-Python reference of the Fevga move rules.
 
-Written straight from RULES.md and sharing no code with the package (it never imports
+Written straight from docs/rules.md and sharing no code with the package (it never imports
 `fevga` or `fevga_core`), so the tests can cross-check the compiled engine against it.
 Speed is not a goal; readability and a literal reading of the rules are.
 
@@ -9,10 +9,10 @@ Conventions (the same as the package's public `counts()` form):
 - A side's checkers are a tuple of 25 ints in that side's OWN numbering: index 0 is
   borne off, index k is the side's own point k (24 = its mother, 1-6 = its home).
 - `turn` 0 is White, 1 is Black.
-- `rules` is a dict with the five option names of RULES.md section 9; a missing key
+- `rules` is a dict with the five option names of docs/rules.md section 9; a missing key
   (or `rules=None`) means the default value.
 
-The full-turn procedure is the six steps of RULES.md section 6, done literally:
+The full-turn procedure is the six steps of docs/rules.md section 6, done literally:
 enumerate every single-die sequence (every prefix, the empty one included), drop the
 end-of-turn violators, apply the opening obligation, keep the most dice, keep the
 larger die, return the distinct final positions.

@@ -371,7 +371,7 @@ def test_core_bearoff_moves_match_the_engine() -> None:
 
 
 def test_best_move_rules_example_7(ts: TwoSidedDB) -> None:
-    # RULES.md 10.7: 13 off, one on 5, one on 2; roll 6-1. Against one checker on the 1-point
+    # docs/rules.md 10.7: 13 off, one on 5, one on 2; roll 6-1. Against one checker on the 1-point
     # the opponent surely finishes next roll, so only 5/off 2/1 (leaving 1) keeps any chance... both
     # leave one checker; leaving it on 1 is better than on 2.
     pos = fevga.Position.from_counts(side25((0, 1, 0, 0, 1)), side25((1,)), fevga.WHITE)

@@ -1,6 +1,6 @@
 """The bear-off tables against an independent brute-force solver (pure Python, exact fractions).
 
-Nothing here imports fevga's bear-off code for the solving: moves follow RULES.md sections 6-7
+Nothing here imports fevga's bear-off code for the solving: moves follow docs/rules.md sections 6-7
 directly, values are exact `Fraction`s, and the tables must agree to 1e-12.
 """
 
@@ -18,7 +18,7 @@ ROLLS = [((a, b), Fraction(1 if a == b else 2, 36)) for a in range(1, 7) for b i
 
 
 def single_die(side: tuple[int, ...], die: int) -> set[tuple[int, ...]]:
-    """Positions one die can reach (RULES.md section 7)."""
+    """Positions one die can reach (docs/rules.md section 7)."""
     occupied = [k for k in range(1, len(side) + 1) if side[k - 1]]
     if not occupied:
         return set()
@@ -153,5 +153,5 @@ def test_two_sided_matches_brute_force(points: int, checkers: int, total: int) -
 
 
 def test_brute_force_rules_example_7() -> None:
-    """RULES.md 10.7: one on 5, one on 2, roll 6-1: the 6 never bears off the 2 while 5 stands."""
+    """docs/rules.md 10.7: one on 5, one on 2, roll 6-1: the 6 never bears off the 2 while 5 stands."""
     assert roll_results((0, 1, 0, 0, 1, 0), 6, 1) == {(1, 0, 0, 0, 0, 0), (0, 1, 0, 0, 0, 0)}

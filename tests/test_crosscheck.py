@@ -1,6 +1,6 @@
 """Cross-check the engine's move generator against the pure-Python reference.
 
-The reference (tests/reference.py) is a literal reading of RULES.md that shares no code
+The reference (tests/reference.py) is a literal reading of docs/rules.md that shares no code
 with the package. Every check here compares, for one position and one roll, the set of
 resulting positions of `Position.legal_moves` with the reference's `legal_results`
 (and asserts the engine lists no result twice).

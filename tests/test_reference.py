@@ -1,6 +1,6 @@
-"""Tests of the pure-Python reference (tests/reference.py) against RULES.md.
+"""Tests of the pure-Python reference (tests/reference.py) against docs/rules.md.
 
-Every worked example of RULES.md section 10 is checked here, plus the perft numbers and
+Every worked example of docs/rules.md section 10 is checked here, plus the perft numbers and
 small hand-derived cases for each rule and variant. The reference is then trusted as the
 oracle of tests/test_crosscheck.py.
 """

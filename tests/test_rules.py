@@ -1,4 +1,4 @@
-"""One targeted test per rule of RULES.md §3-§8 and per variant option of §9, plus the
+"""One targeted test per rule of docs/rules.md §3-§8 and per variant option of §9, plus the
 worked examples of §10 (positions in own numbering; see tests/boards.py)."""
 
 from __future__ import annotations

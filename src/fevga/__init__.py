@@ -22,6 +22,7 @@ from fevga.errors import (
     MissingBearoffError,
     NetFileError,
 )
+from fevga.gioul import GioulMove, GioulPosition, gioul_perft
 from fevga.net import Net
 from fevga.position import BLACK, WHITE, Color, Move, Position, perft
 from fevga.rollout import MoveRollout, RolloutResult, expectimax, rollout, rollout_moves
@@ -35,6 +36,8 @@ __all__ = [
     "BearoffFileError",
     "Color",
     "FevgaError",
+    "GioulMove",
+    "GioulPosition",
     "IllegalMoveError",
     "InvalidArgumentError",
     "InvalidDiceError",
@@ -55,6 +58,7 @@ __all__ = [
     "Rules",
     "bearoff",
     "expectimax",
+    "gioul_perft",
     "perft",
     "rollout",
     "rollout_moves",

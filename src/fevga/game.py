@@ -161,7 +161,7 @@ def play_game(
 ) -> GameRecord:
     """Play one seeded game and return its record.
 
-    Without `start` the game begins with the one-die draw of RULES.md §2; with `start`, its
+    Without `start` the game begins with the one-die draw of docs/rules.md §2; with `start`, its
     side on roll rolls first. `policy` is one policy or a (white, black) pair.
     `max_plies` > 0 stops the game early (result ``"truncated"``). `net` (a fevga.Net or a
     net file; default: the shipped net) serves the "net" and "net2" policies.

@@ -11,6 +11,13 @@ most significant bit first):
 
 At most 1 + 2 x (15 + 24) = 79 bits are used. The start position (White on roll) is ``f_8AAAD__gAAAAAA``.
 
+Gioul ID (20 characters): the 16-character ID of the board (its turn bit is the side that
+plays the pending decision or rolls next), then 4 characters (24 bits, most significant
+first): White's rolls made (2 bits, 0-3, 3 = three or more), Black's (2), the roller (1),
+the pending dice (die 3, count 3, last 3, pair 3 bits; all 0 when none are pending, see
+fevga.gioul), and the 7-bit tag 1000111. Fevga and Gioul IDs differ in length, so one
+never parses as the other. The Gioul start is ``f_8AAAD__gAAAAAAAABH``.
+
 Move notation uses the mover's own numbering: one token per checker path, ``from/to``
 (``to`` may be ``off``), intermediate landings optional (``24/18/13`` = ``24/13``),
 ``(n)`` repeats a token n times, and ``pass`` is the empty move. The formatter joins the
@@ -51,8 +58,9 @@ def encode_id(white: Counts, black: Counts, turn: int) -> str:
 def decode_id(text: str) -> tuple[Counts, Counts, int]:
     """(white, black, turn) of a position ID; only the bit layout is checked here."""
     if not isinstance(text, str) or len(text) != ID_LENGTH or any(c not in _DECODE for c in text):
+        hint = " (a 20-character ID is a Gioul position: --game gioul)" if isinstance(text, str) and len(text) == 20 else ""
         raise InvalidNotationError(
-            f"position ID {text!r} must be {ID_LENGTH} characters of A-Z, a-z, 0-9, '-', '_'"
+            f"position ID {text!r} must be {ID_LENGTH} characters of A-Z, a-z, 0-9, '-', '_'{hint}"
         )
     value = 0
     for c in text:
@@ -77,6 +85,43 @@ def decode_id(text: str) -> tuple[Counts, Counts, int]:
     if "1" in bits[pos:]:
         raise InvalidNotationError(f"position ID {text!r} has stray bits after the two armies")
     return sides[0], sides[1], turn
+
+
+GIOUL_ID_LENGTH = ID_LENGTH + 4
+_GIOUL_TAG = 0b1000111
+GioulFields = tuple[int, int, int, int, int, int, int]  # rolls W, rolls B, roller, die, count, last, pair
+
+
+def encode_gioul_id(white: Counts, black: Counts, turn: int, fields: GioulFields) -> str:
+    """The 20-character Gioul ID of trusted counts and state fields."""
+    value = 0
+    for width, field in zip((2, 2, 1, 3, 3, 3, 3), fields):
+        value = (value << width) | field
+    value = (value << 7) | _GIOUL_TAG
+    tail = "".join(ALPHABET[(value >> (6 * (3 - i))) & 63] for i in range(4))
+    return encode_id(white, black, turn) + tail
+
+
+def decode_gioul_id(text: str) -> tuple[Counts, Counts, int, GioulFields]:
+    """(white, black, turn, fields) of a Gioul ID; only the bit layout is checked here."""
+    if not isinstance(text, str) or len(text) != GIOUL_ID_LENGTH or any(c not in _DECODE for c in text):
+        hint = " (a 16-character ID is a Fevga position)" if isinstance(text, str) and len(text) == ID_LENGTH else ""
+        raise InvalidNotationError(
+            f"Gioul position ID {text!r} must be {GIOUL_ID_LENGTH} characters of A-Z, a-z, 0-9, '-', '_'{hint}"
+        )
+    value = 0
+    for c in text[ID_LENGTH:]:
+        value = (value << 6) | _DECODE[c]
+    if value & 127 != _GIOUL_TAG:
+        raise InvalidNotationError(f"Gioul position ID {text!r} does not end in the Gioul tag")
+    value >>= 7
+    fields: list[int] = []
+    for width in (3, 3, 3, 3, 1, 2, 2):
+        fields.append(value & ((1 << width) - 1))
+        value >>= width
+    white, black, turn = decode_id(text[:ID_LENGTH])
+    f = tuple(reversed(fields))
+    return white, black, turn, (f[0], f[1], f[2], f[3], f[4], f[5], f[6])
 
 
 def _point_text(point: int) -> str:

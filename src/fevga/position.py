@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidNotationError, InvalidPositionError
 from fevga.notation import Step, decode_id, encode_id, format_steps, parse_dice, parse_paths
 from fevga.rules import Rules, rules_of
+from fevga_core.gioul import CoreGioul
 from fevga_core.position import CorePosition
+
+if TYPE_CHECKING:
+    from fevga.gioul import GioulPosition
 
 Color = int
 """A side: WHITE (0) or BLACK (1)."""
@@ -150,7 +154,7 @@ class Position(CorePosition):
         return svg.board(self)
 
     def is_game_over(self, rules: Rules | None = None) -> bool:
-        """True once a side has borne off 15, or the position is dead (a draw, RULES.md §8)."""
+        """True once a side has borne off 15, or the position is dead (a draw, docs/rules.md §8)."""
         return self.winner() is not None or self.is_dead(rules)
 
     def winner(self) -> Color | None:
@@ -247,12 +251,18 @@ class Move(NamedTuple):
         return self.notation
 
 
-def perft(position: Position, depth: int, rules: Rules | None = None) -> int:
+def perft(position: Position | GioulPosition, depth: int, rules: Rules | None = None) -> int:
     """Leaves of the tree over the 21 rolls and the distinct legal moves (a pass is one move).
+    For a GioulPosition, the Gioul decision tree (fevga.gioul.gioul_perft).
 
     >>> perft(Position.initial(), 2)
     479
     """
+    if isinstance(position, CoreGioul):
+        from fevga.gioul import gioul_perft
+
+        rules_of(rules, "gioul")
+        return gioul_perft(position, depth)
     if not isinstance(depth, int) or isinstance(depth, bool) or not 0 <= depth <= MAX_PERFT_DEPTH:
         raise InvalidArgumentError(f"perft depth {depth!r} must be an integer from 0 to {MAX_PERFT_DEPTH}")
     return int(position._perft(depth, rules_of(rules).flags))

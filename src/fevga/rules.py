@@ -1,4 +1,10 @@
-"""Rule options of RULES.md section 9, as one frozen value passed to every rules-aware call."""
+"""The game and its rule options (docs/rules.md), as one frozen value passed to every
+rules-aware call.
+
+`game` selects Fevga (the default) or its sister game Gioul. The other five fields are
+Fevga's variant options; Gioul has no mother rule and no prime rule, so only
+`first_roll` applies to it and the others must keep their default values.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ Release = Literal["pass", "reach"]
 FirstRoll = Literal["fresh", "opening_dice"]
 Timing = Literal["each_die", "end_of_turn"]
 MustOpen = Literal["fifteen_behind", "no_playable_roll"]
+Game = Literal["fevga", "gioul"]
 
 # Bits of the packed flags word the core reads (fevga_core/types.pxd mirrors these).
 FLAG_RELEASE_REACH = 1
@@ -18,8 +25,13 @@ FLAG_QUARTER_END_OF_TURN = 2
 FLAG_BAN_PRIME = 4
 FLAG_MUST_OPEN_NO_PLAYABLE = 8
 FLAG_OPENING_DICE = 16
+FLAG_GIOUL = 32
+
+# Options that only Fevga has (Gioul has no mother rule and no six-prime rule).
+FEVGA_ONLY = ("release", "start_quarter_check", "ban_prime_before_opponent_mother", "must_open")
 
 _CHOICES: dict[str, tuple[object, ...]] = {
+    "game": ("fevga", "gioul"),
     "release": ("pass", "reach"),
     "first_roll": ("fresh", "opening_dice"),
     "start_quarter_check": ("each_die", "end_of_turn"),
@@ -30,10 +42,12 @@ _CHOICES: dict[str, tuple[object, ...]] = {
 
 @dataclass(frozen=True)
 class Rules:
-    """The variant options of RULES.md section 9; `Rules()` are the default rules.
+    """The game and its variant options (docs/rules.md); `Rules()` are Fevga's default rules.
 
     >>> Rules(release="reach").release
     'reach'
+    >>> Rules.gioul() == Rules(game="gioul")
+    True
     """
 
     release: Release = "pass"
@@ -41,6 +55,7 @@ class Rules:
     start_quarter_check: Timing = "each_die"
     ban_prime_before_opponent_mother: bool = False
     must_open: MustOpen = "fifteen_behind"
+    game: Game = "fevga"
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -50,6 +65,13 @@ class Rules:
                 raise InvalidRulesError(
                     f"rule option {f.name}={value!r} is not one of {', '.join(map(repr, allowed))}"
                 )
+        if self.game == "gioul":
+            for name in FEVGA_ONLY:
+                if getattr(self, name) != _DEFAULTS[name]:
+                    raise InvalidRulesError(
+                        f"rule option {name}={getattr(self, name)!r} is a Fevga option; Gioul has no mother "
+                        "rule and no prime rule, so only first_roll applies to it (docs/rules.md, Gioul)"
+                    )
 
     @classmethod
     def strict(cls) -> Rules:
@@ -58,13 +80,20 @@ class Rules:
         return cls(release="reach", ban_prime_before_opponent_mother=True, must_open="no_playable_roll")
 
     @classmethod
+    def gioul(cls, first_roll: FirstRoll = "fresh") -> Rules:
+        """The rules of Gioul, Fevga's sister game (docs/rules.md, Gioul)."""
+        return cls(game="gioul", first_roll=first_roll)
+
+    @classmethod
     def named(cls, name: str) -> Rules:
-        """The preset called `name`: "default" or "strict"."""
+        """The preset called `name`: "default", "strict" or "gioul"."""
         if name == "default":
             return cls()
         if name == "strict":
             return cls.strict()
-        raise InvalidRulesError(f"unknown rules preset {name!r}; expected 'default' or 'strict'")
+        if name == "gioul":
+            return cls.gioul()
+        raise InvalidRulesError(f"unknown rules preset {name!r}; expected 'default', 'strict' or 'gioul'")
 
     @property
     def flags(self) -> int:
@@ -75,20 +104,30 @@ class Rules:
             | (FLAG_BAN_PRIME if self.ban_prime_before_opponent_mother else 0)
             | (FLAG_MUST_OPEN_NO_PLAYABLE if self.must_open == "no_playable_roll" else 0)
             | (FLAG_OPENING_DICE if self.first_roll == "opening_dice" else 0)
+            | (FLAG_GIOUL if self.game == "gioul" else 0)
         )
 
     def to_dict(self) -> dict[str, object]:
-        """The options as a JSON-ready dict."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """The options as a JSON-ready dict: Fevga's five options, or for Gioul its game and
+        its one option; ``Rules(**r.to_dict()) == r``."""
+        if self.game == "gioul":
+            return {"game": "gioul", "first_roll": self.first_roll}
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "game"}
 
 
+_DEFAULTS: dict[str, object] = {f.name: f.default for f in fields(Rules)}
 DEFAULT_RULES = Rules()
+GIOUL_RULES = Rules.gioul()
 
 
-def rules_of(rules: object) -> Rules:
-    """`rules` itself, or the default rules for None; InvalidRulesError for anything else."""
+def rules_of(rules: object, game: Game = "fevga") -> Rules:
+    """`rules` itself, or the default rules of `game` for None; InvalidRulesError for
+    anything else, and for the rules of the other game."""
     if rules is None:
-        return DEFAULT_RULES
+        return DEFAULT_RULES if game == "fevga" else GIOUL_RULES
     if isinstance(rules, Rules):
+        if rules.game != game:
+            hint = "fevga.GioulPosition (--game gioul)" if rules.game == "gioul" else "fevga.Position"
+            raise InvalidRulesError(f"rules {rules!r} are the rules of {rules.game.capitalize()}; use them with {hint}")
         return rules
     raise InvalidRulesError(f"rules {rules!r} must be a fevga.Rules (e.g. Rules.strict()) or None")

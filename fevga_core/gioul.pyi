@@ -1,0 +1,51 @@
+"""Gioul (docs/rules.md §11) in the core: the game state, its decisions and seeded self-play."""
+
+from typing import Any, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+_G = TypeVar("_G", bound="CoreGioul")
+
+def random_games(
+    master: int, first: int, n: int, opening_dice: bool, white_policy: int = 0, black_policy: int = 0
+) -> tuple[NDArray[np.int8], int]:
+    """Play games first .. first+n-1 of a seeded job; (White's points per game, decisions)."""
+
+def record_game(
+    master: int, index: int, opening_dice: bool, white_policy: int = 0, black_policy: int = 0
+) -> tuple[int, list[tuple[int, int, int, int, int, int, int, tuple[tuple[int, int], ...], int]]]:
+    """Game `index` of random_games, recorded decision by decision."""
+
+GIOUL_WIDTH: int
+
+def count_moves(states: NDArray[np.uint8], dice: NDArray[np.uint8], out_counts: NDArray[np.int32]) -> None:
+    """Legal moves of the next decision of each (state row, dice row) pair, GIL released."""
+
+class CoreGioul:
+    """A Gioul game state: board, roll counts, pending dice."""
+
+    @classmethod
+    def _from_fields(
+        cls: type[_G], row: bytes, rolls_white: int, rolls_black: int, roller: int, die: int, count: int, last: int, pair: int
+    ) -> _G: ...
+    def _fields(self) -> tuple[bytes, int, int, int, int, int, int, int]: ...
+    def __reduce__(self) -> tuple[Any, ...]: ...
+    @property
+    def turn(self) -> int:
+        """The side that plays the pending decision, or rolls next."""
+    @property
+    def zobrist(self) -> int:
+        """64-bit key of the whole state."""
+    def counts(self, color: int) -> tuple[int, ...]:
+        """25 counts in `color`'s own numbering; index 0 = borne off."""
+    def _winner(self) -> int: ...
+    def __hash__(self) -> int: ...
+    def __eq__(self, other: object) -> bool: ...
+    def _legal_moves(self, d1: int, d2: int, move_cls: type[Any]) -> list[Any]: ...
+    def _count_legal(self, d1: int, d2: int) -> int: ...
+    def _rolled(self: _G, d1: int, d2: int) -> _G: ...
+    def _can_play(self, color: int, die: int) -> bool: ...
+    def _can_move(self, color: int) -> bool: ...
+    def _is_dead(self) -> bool: ...
+    def _perft(self, depth: int) -> int: ...

@@ -1,0 +1,479 @@
+# Gioul (docs/rules.md §11): a game state between decisions, its legal moves and transitions.
+#
+# One decision (§11.5) is a non-double pair, a block of four (or the rest of one) of a
+# double or chain, or a single leftover die: its legal moves are those of the Fevga
+# generator (movegen) under FLAG_GIOUL (no mother rule, no prime rules) for those dice:
+# generate_moves for a pair, generate_block for n dice of one number.
+#
+# After a decision (gioul_apply) the state is settled, so that the player who holds the
+# pending dice can always start them (§11.4): the holder of a finished block keeps the
+# later blocks; dice a decision leaves unplayed pass to the opponent; dice the holder
+# cannot start pass to the other player; when neither player can play the next die the
+# rest is lost. With no dice left the opponent of the roller rolls next. The only
+# decision that plays no die is therefore a fresh roll its roller cannot play (a pass).
+
+from libc.stdint cimport int8_t, uint16_t
+from libc.string cimport memcmp, memcpy, memset
+
+import numpy as np
+cimport numpy as cnp
+
+from fevga_core.types cimport (
+    PositionC, MoveC, SideC, uint8_t, uint32_t, uint64_t, int32_t, int64_t,
+    NUM_SLOTS, NUM_CHECKERS, MAX_MOVES, MAX_STEPS, POSITION_WIDTH, FLAG_GIOUL,
+)
+from fevga_core.board cimport zobrist_turn, position_load, position_store, side_pips
+from fevga_core.movegen cimport (
+    ScratchC, WorkspaceC, scratch_new, scratch_free, generate_moves, generate_block, can_play_die,
+    apply_move, position_is_dead, player_can_move, ROLL_D1, ROLL_D2,
+)
+from fevga_core.game cimport (
+    RngC, rng_seed, rng_below, game_seed, roll_dice, opening_draw, choose_move,
+    POLICY_RANDOM, POLICY_HEURISTIC,
+)
+
+cnp.import_array()
+
+cdef enum:
+    MAX_RECORDED = 8192     # decisions one recorded game may hold (real games: a few hundred)
+
+
+cdef inline uint64_t _mix64(uint64_t z) noexcept nogil:
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef inline void _set_turn(GioulC* s, int color) noexcept nogil:
+    if s.pos.turn != color:
+        s.pos.turn = color
+        s.pos.key ^= zobrist_turn()
+
+
+cdef inline void _clear_dice(GioulC* s) noexcept nogil:
+    s.roller = 0
+    s.die = 0
+    s.count = 0
+    s.last = 0
+    s.pair = 0
+
+
+cdef void gioul_initial(GioulC* s) noexcept nogil:
+    cdef uint8_t row[POSITION_WIDTH]
+    memset(s, 0, sizeof(GioulC))
+    memset(row, 0, POSITION_WIDTH)
+    row[24] = NUM_CHECKERS
+    row[NUM_SLOTS + 24] = NUM_CHECKERS
+    position_load(&s.pos, row)
+
+
+cdef bint gioul_over(const GioulC* s) noexcept nogil:
+    return s.pos.side[0].counts[0] == NUM_CHECKERS or s.pos.side[1].counts[0] == NUM_CHECKERS
+
+
+cdef uint64_t gioul_key(const GioulC* s) noexcept nogil:
+    """The board's Zobrist key mixed with the roll counts and the pending dice."""
+    cdef uint64_t extra = (s.rolls[0] | (s.rolls[1] << 2) | (s.roller << 4) | (s.die << 5)
+                           | (s.count << 8) | (s.last << 11) | (s.pair << 14))
+    return s.pos.key ^ _mix64(extra + 0x6A09E667F3BCC909ULL)
+
+
+cdef void gioul_begin_roll(GioulC* s, int d1, int d2) noexcept nogil:
+    """The side on turn rolls (d1, d2): its roll count advances, the roll's dice are pending."""
+    cdef int roller = s.pos.turn
+    cdef bint chain = s.rolls[roller] >= 3          # this is its roll 4 or later
+    if s.rolls[roller] < 3:
+        s.rolls[roller] += 1
+    s.roller = roller
+    if d1 != d2:
+        s.die = d1 if d1 > d2 else d2
+        s.pair = d2 if d1 > d2 else d1
+        s.count = 1
+        s.last = s.die
+    else:
+        s.die = d1
+        s.pair = 0
+        s.count = 4
+        s.last = 6 if chain else d1
+
+
+cdef int gioul_pending_moves(const GioulC* s, MoveC* out, WorkspaceC* ws) noexcept nogil:
+    """The legal moves of the pending decision (dice must be pending)."""
+    if s.pair:
+        return generate_moves(&s.pos, s.die, s.pair, FLAG_GIOUL, out, ws)
+    return generate_block(&s.pos, s.die, s.count, FLAG_GIOUL, out, ws)
+
+
+cdef int gioul_moves(const GioulC* s, int d1, int d2, MoveC* out, WorkspaceC* ws) noexcept nogil:
+    """The legal moves of the next decision: the pending one, or the first of roll (d1, d2)."""
+    cdef GioulC rolled
+    if s.count:
+        return gioul_pending_moves(s, out, ws)
+    rolled = s[0]
+    gioul_begin_roll(&rolled, d1, d2)
+    return gioul_pending_moves(&rolled, out, ws)
+
+
+cdef inline bint _can_start(const GioulC* s, int color) noexcept nogil:
+    """Can `color` play at least one die of the pending decision?"""
+    if can_play_die(&s.pos, color, s.die, FLAG_GIOUL):
+        return True
+    return s.pair != 0 and can_play_die(&s.pos, color, s.pair, FLAG_GIOUL)
+
+
+cdef void gioul_apply(GioulC* s, const MoveC* move) noexcept nogil:
+    """Play `move` (one of gioul_pending_moves) and settle who holds what is left (§11.4)."""
+    cdef int mover = s.pos.turn
+    cdef int played = move.nsteps
+    cdef bint completed
+    if s.pair:
+        completed = played == 2
+        if played == 1:
+            # §6 step 5: the larger die was played if it could be played on its own
+            s.die = s.pair if can_play_die(&s.pos, mover, s.die, FLAG_GIOUL) else s.die
+            s.last = s.die
+            s.pair = 0
+        elif played == 2:
+            s.count = 0
+    else:
+        s.count -= played
+        completed = s.count == 0
+        if completed and s.die < s.last:
+            s.die += 1
+            s.count = 4
+    apply_move(&s.pos, move)
+    if gioul_over(s) or s.count == 0:
+        _set_turn(s, 1 - s.roller)
+        _clear_dice(s)
+        return
+    if completed:
+        _set_turn(s, mover)
+    else:
+        _set_turn(s, 1 - mover)
+    if _can_start(s, s.pos.turn):
+        return
+    _set_turn(s, 1 - s.pos.turn)
+    if _can_start(s, s.pos.turn):
+        return
+    _set_turn(s, 1 - s.roller)   # neither player can play the next die: the rest is lost
+    _clear_dice(s)
+
+
+cdef long long _perft(const GioulC* s, int depth, MoveC* buffers, WorkspaceC* ws) noexcept nogil:
+    """Leaves of the decision tree (docs/rules.md, "Perft for Gioul"); -1 on overflow."""
+    cdef long long total = 0, sub
+    cdef int i, k, n, r, rolls = 1
+    cdef GioulC rolled, child
+    if depth == 0 or gioul_over(s):
+        return 1
+    if not s.count:
+        rolls = 21
+    for r in range(rolls):
+        rolled = s[0]
+        if not s.count:
+            gioul_begin_roll(&rolled, ROLL_D1[r], ROLL_D2[r])
+        n = gioul_pending_moves(&rolled, buffers, ws)
+        if n < 0:
+            return -1
+        if depth == 1:
+            total += n
+            continue
+        for k in range(n):
+            child = rolled
+            gioul_apply(&child, &buffers[k])
+            sub = _perft(&child, depth - 1, buffers + MAX_MOVES, ws)
+            if sub < 0:
+                return -1
+            total += sub
+    return total
+
+
+# ---------------------------------------------------------------------------------------
+# Self-play: one game loop for fast seeded games and for recorded ones.
+
+ctypedef struct DecisionC:
+    uint8_t mover
+    uint8_t roller
+    uint8_t d1              # the dice rolled (0, 0 for a decision on pending dice)
+    uint8_t d2
+    uint8_t die             # the decision's dice: `count` of `die`, or the pair (die, pair)
+    uint8_t count
+    uint8_t pair
+    uint8_t nsteps
+    uint8_t steps[MAX_STEPS][2]
+    uint16_t choices        # legal moves the decision had
+
+
+cdef int _play_game(GioulC* s, RngC* rng, bint opening_dice, const int* policy, MoveC* moves,
+                    WorkspaceC* ws, DecisionC* rec, int* ndecisions) noexcept nogil:
+    """Play a complete game from the start; returns White's points (+-2, +-1, 0 for a draw)
+    or 100 if more than MAX_RECORDED decisions had to be recorded."""
+    cdef int wd, bd, d1 = 0, d2 = 0, n, k, winner, starter
+    cdef bint first = True
+    cdef DecisionC* r
+    gioul_initial(s)
+    starter = opening_draw(rng, &wd, &bd)
+    _set_turn(s, starter)
+    ndecisions[0] = 0
+    while not gioul_over(s):
+        d1 = d2 = 0
+        if not s.count:
+            if first and opening_dice:
+                d1 = wd if wd > bd else bd
+                d2 = bd if wd > bd else wd
+            else:
+                roll_dice(rng, &d1, &d2)
+            first = False
+            gioul_begin_roll(s, d1, d2)
+        n = gioul_pending_moves(s, moves, ws)
+        if n == 1 and moves[0].nsteps == 0 and position_is_dead(&s.pos, FLAG_GIOUL):
+            return 0
+        k = choose_move(&s.pos, moves, n, policy[s.pos.turn], rng) if n > 1 else 0
+        if rec != NULL:
+            if ndecisions[0] == MAX_RECORDED:
+                return 100
+            r = &rec[ndecisions[0]]
+            r.mover = s.pos.turn
+            r.roller = s.roller
+            r.d1 = d1
+            r.d2 = d2
+            r.die = s.die
+            r.count = s.count
+            r.pair = s.pair
+            r.nsteps = moves[k].nsteps
+            memcpy(r.steps, moves[k].steps, sizeof(r.steps))
+            r.choices = n
+        ndecisions[0] += 1
+        gioul_apply(s, &moves[k])
+    winner = 0 if s.pos.side[0].counts[0] == NUM_CHECKERS else 1
+    k = 2 if s.pos.side[1 - winner].counts[0] == 0 else 1
+    return k if winner == 0 else -k
+
+
+def random_games(uint64_t master, long long first, long long n, bint opening_dice,
+                 int white_policy=POLICY_RANDOM, int black_policy=POLICY_RANDOM):
+    """Play games first .. first+n-1 of a seeded job (game i draws its dice from
+    game_seed(master, i)); returns (White's points per game as int8, total decisions).
+    GIL released."""
+    cdef long long i, total = 0
+    cdef int count = 0
+    cdef int policy[2]
+    cdef GioulC s
+    cdef RngC rng
+    cdef ScratchC scratch
+    policy[0] = white_policy
+    policy[1] = black_policy
+    out = np.zeros(n, dtype=np.int8)
+    cdef int8_t[::1] points = out
+    scratch_new(&scratch, 1)
+    with nogil:
+        for i in range(n):
+            rng_seed(&rng, game_seed(master, <uint64_t> (first + i)))
+            points[i] = _play_game(&s, &rng, opening_dice, policy, scratch.moves, scratch.ws, NULL, &count)
+            total += count
+        scratch_free(&scratch)
+    return out, total
+
+
+def record_game(uint64_t master, long long index, bint opening_dice,
+                int white_policy=POLICY_RANDOM, int black_policy=POLICY_RANDOM):
+    """Game `index` of random_games, recorded: (White's points, [decision tuples]) where a
+    decision is (mover, roller, d1, d2, die, count, pair, steps, choices)."""
+    cdef int count = 0, j, points
+    cdef int policy[2]
+    cdef GioulC s
+    cdef RngC rng
+    cdef ScratchC scratch
+    cdef DecisionC* rec
+    policy[0] = white_policy
+    policy[1] = black_policy
+    buffer = np.zeros(MAX_RECORDED * sizeof(DecisionC), dtype=np.uint8)
+    cdef uint8_t[::1] raw = buffer
+    rec = <DecisionC*> &raw[0]
+    scratch_new(&scratch, 1)
+    rng_seed(&rng, game_seed(master, <uint64_t> index))
+    with nogil:
+        points = _play_game(&s, &rng, opening_dice, policy, scratch.moves, scratch.ws, rec, &count)
+        scratch_free(&scratch)
+    if points == 100:
+        raise OverflowError(f"a Gioul game longer than {MAX_RECORDED} decisions")
+    decisions = []
+    for j in range(count):
+        steps = tuple([(rec[j].steps[k][0], rec[j].steps[k][1]) for k in range(rec[j].nsteps)])
+        decisions.append((rec[j].mover, rec[j].roller, rec[j].d1, rec[j].d2, rec[j].die,
+                          rec[j].count, rec[j].pair, steps, rec[j].choices))
+    return points, decisions
+
+
+# ---------------------------------------------------------------------------------------
+# Batch entry point. Gioul row layout (GIOUL_WIDTH = 58 uint8 columns): the 51-byte board
+# row of board.pyx (its turn byte = the side on turn), then rolls[0], rolls[1], roller,
+# die, count, last, pair (the GioulC fields).
+
+GIOUL_WIDTH = POSITION_WIDTH + 7
+
+
+cdef void _load(GioulC* s, const uint8_t* row) noexcept nogil:
+    position_load(&s.pos, row)
+    s.rolls[0] = row[POSITION_WIDTH]
+    s.rolls[1] = row[POSITION_WIDTH + 1]
+    s.roller = row[POSITION_WIDTH + 2]
+    s.die = row[POSITION_WIDTH + 3]
+    s.count = row[POSITION_WIDTH + 4]
+    s.last = row[POSITION_WIDTH + 5]
+    s.pair = row[POSITION_WIDTH + 6]
+
+
+def count_moves(const uint8_t[:, ::1] states, const uint8_t[:, ::1] dice, int32_t[::1] out_counts):
+    """Legal moves of the next decision of each (state row, dice row) pair (the dice are
+    ignored for a state with dice pending), GIL released. Rows are trusted."""
+    cdef Py_ssize_t i, n = states.shape[0]
+    cdef GioulC s
+    cdef ScratchC scratch
+    scratch_new(&scratch, 1)
+    with nogil:
+        for i in range(n):
+            if i == 0 or memcmp(&states[i, 0], &states[i - 1, 0], POSITION_WIDTH + 7) != 0:
+                _load(&s, &states[i, 0])
+            out_counts[i] = 0 if gioul_over(&s) else gioul_moves(&s, dice[i, 0], dice[i, 1], scratch.moves, scratch.ws)
+        scratch_free(&scratch)
+
+
+# Scratch buffers for calls made with the GIL held (one call at a time).
+cdef ScratchC _SCRATCH
+scratch_new(&_SCRATCH, 1)
+
+
+cdef class CoreGioul:
+    """A Gioul game state (§11.5): board, roll counts, pending dice (see gioul.pxd)."""
+
+    def __cinit__(self):
+        memset(&self.c, 0, sizeof(GioulC))
+
+    @classmethod
+    def _from_fields(cls, bytes row, int rolls_white, int rolls_black, int roller, int die,
+                     int count, int last, int pair):
+        """Trusted constructor: the 51-byte board row (its turn byte is the side on turn)
+        and the state fields of GioulC."""
+        cdef CoreGioul p = cls.__new__(cls)
+        position_load(&p.c.pos, <const uint8_t*> row)
+        p.c.rolls[0] = rolls_white
+        p.c.rolls[1] = rolls_black
+        p.c.roller = roller
+        p.c.die = die
+        p.c.count = count
+        p.c.last = last
+        p.c.pair = pair
+        return p
+
+    def _fields(self):
+        """(row, rolls_white, rolls_black, roller, die, count, last, pair)."""
+        cdef uint8_t row[POSITION_WIDTH]
+        position_store(&self.c.pos, row)
+        return (bytes(row[:POSITION_WIDTH]), self.c.rolls[0], self.c.rolls[1], self.c.roller,
+                self.c.die, self.c.count, self.c.last, self.c.pair)
+
+    def __reduce__(self):
+        return (type(self)._from_fields, self._fields())
+
+    @property
+    def turn(self):
+        """The side that plays the pending decision, or rolls next: 0 = White, 1 = Black."""
+        return self.c.pos.turn
+
+    @property
+    def zobrist(self):
+        """64-bit key: the board's Zobrist key mixed with the roll counts and pending dice."""
+        return gioul_key(&self.c)
+
+    def counts(self, color):
+        """25 counts in `color`'s own numbering; index 0 = borne off."""
+        if isinstance(color, bool) or not (color == 0 or color == 1):
+            from fevga.errors import InvalidArgumentError
+            raise InvalidArgumentError(f"color {color!r} must be WHITE (0) or BLACK (1)")
+        cdef const uint8_t* c = self.c.pos.side[color].counts
+        return tuple([c[i] for i in range(NUM_SLOTS)])
+
+    def _winner(self):
+        """0 or 1 for a side that has borne off all 15 checkers, else -1."""
+        if self.c.pos.side[0].counts[0] == NUM_CHECKERS:
+            return 0
+        if self.c.pos.side[1].counts[0] == NUM_CHECKERS:
+            return 1
+        return -1
+
+    def __hash__(self):
+        return <Py_ssize_t> (gioul_key(&self.c) >> 1)
+
+    def __eq__(self, other):
+        if not isinstance(other, CoreGioul):
+            return NotImplemented
+        cdef CoreGioul o = other
+        return (self.c.pos.turn == o.c.pos.turn
+                and memcmp(self.c.pos.side[0].counts, o.c.pos.side[0].counts, NUM_SLOTS) == 0
+                and memcmp(self.c.pos.side[1].counts, o.c.pos.side[1].counts, NUM_SLOTS) == 0
+                and self.c.rolls[0] == o.c.rolls[0] and self.c.rolls[1] == o.c.rolls[1]
+                and self.c.roller == o.c.roller and self.c.die == o.c.die
+                and self.c.count == o.c.count and self.c.last == o.c.last and self.c.pair == o.c.pair)
+
+    def _legal_moves(self, int d1, int d2, type move_cls):
+        """The legal moves of the next decision as `move_cls` tuples (steps, next state):
+        of the pending decision, or (no dice pending) of the first decision of roll d1-d2."""
+        cdef int n, k, j
+        cdef CoreGioul child
+        cdef GioulC rolled = self.c
+        cdef type cls = type(self)
+        if gioul_over(&self.c):
+            return []
+        if not rolled.count:
+            gioul_begin_roll(&rolled, d1, d2)
+        n = gioul_pending_moves(&rolled, _SCRATCH.moves, _SCRATCH.ws)
+        if n < 0:
+            raise OverflowError("more legal moves than the generator buffer holds")
+        out = []
+        for k in range(n):
+            child = cls.__new__(cls)
+            child.c = rolled
+            gioul_apply(&child.c, &_SCRATCH.moves[k])
+            steps = tuple([(_SCRATCH.moves[k].steps[j][0], _SCRATCH.moves[k].steps[j][1])
+                           for j in range(_SCRATCH.moves[k].nsteps)])
+            out.append(tuple.__new__(move_cls, (steps, child)))
+        return out
+
+    def _count_legal(self, int d1, int d2):
+        """Number of legal moves of the next decision (0 for a finished game)."""
+        if gioul_over(&self.c):
+            return 0
+        return gioul_moves(&self.c, d1, d2, _SCRATCH.moves, _SCRATCH.ws)
+
+    def _rolled(self, int d1, int d2):
+        """The state once the side on turn has rolled d1-d2 (nothing played yet)."""
+        cdef CoreGioul child = type(self).__new__(type(self))
+        child.c = self.c
+        gioul_begin_roll(&child.c, d1, d2)
+        return child
+
+    def _can_play(self, int color, int die):
+        """Whether `color` can play one die `die` now."""
+        return can_play_die(&self.c.pos, color, die, FLAG_GIOUL)
+
+    def _can_move(self, int color):
+        """Whether `color` can play some die (any of 1-6) now."""
+        return player_can_move(&self.c.pos, color, FLAG_GIOUL)
+
+    def _is_dead(self):
+        """Neither side can play any die: the game can never change (a draw)."""
+        return position_is_dead(&self.c.pos, FLAG_GIOUL)
+
+    def _perft(self, int depth):
+        """Leaves of the decision tree to `depth` (GIL released)."""
+        cdef ScratchC scratch
+        cdef long long total
+        cdef GioulC root = self.c
+        scratch_new(&scratch, max(depth, 1))
+        with nogil:
+            total = _perft(&root, depth, scratch.moves, scratch.ws)
+            scratch_free(&scratch)
+        if total < 0:
+            raise OverflowError("more legal moves than the generator buffer holds")
+        return total

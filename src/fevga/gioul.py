@@ -1,0 +1,640 @@
+"""Gioul (Gul bara), Fevga's sister game: game states, decisions, perft and seeded games.
+
+Rules: docs/rules.md, "Gioul". Same board and moving as Fevga without the mother rule or
+any prime rule; from a player's fourth roll on a double is a *chain* (four of each number
+from the rolled one up to six), and dice a player cannot play are handed to the opponent.
+
+A `GioulPosition` is a whole Gioul game state: the board, each side's roll count, and,
+between two decisions of one roll, who plays next and the dice still to play. A
+*decision* is a non-double pair, a block of four (or the rest of one) of a double or
+chain, or one leftover die; its legal moves are its distinct resulting boards.
+
+>>> pos = GioulPosition.initial()
+>>> [m.notation for m in pos.legal_moves("6-5")]
+['24/13', '24/18 24/19']
+>>> pos.legal_moves("5-5")[0].position.pending
+()
+
+States are normalised: the player holding pending dice can always play at least one of
+them (dice nobody can start are lost at once), so the only decision that plays no die is
+a fresh roll its roller cannot play (`pass`), which hands the dice over.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from fevga.errors import (
+    IllegalMoveError,
+    InvalidArgumentError,
+    InvalidDiceError,
+    InvalidNotationError,
+    InvalidPositionError,
+)
+from fevga.notation import Step, decode_gioul_id, encode_gioul_id, format_steps, parse_dice, parse_paths
+from fevga.position import BLACK, COLOR_NAMES, MAX_PERFT_DEPTH, NUM_CHECKERS, WHITE, Color, Position
+from fevga.rules import Rules, rules_of
+from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
+from fevga_core.gioul import GIOUL_WIDTH, CoreGioul, count_moves, random_games, record_game
+
+__all__ = ["Decision", "GioulGameRecord", "GioulMove", "GioulPosition", "gioul_perft", "play_gioul_game", "self_play"]
+
+CHAIN_FROM_ROLL = 4  # a double is a chain from the roller's fourth roll on
+POLICY_IDS = {"random": 0, "heuristic": 1}
+
+
+def chain_dice(die: int) -> tuple[int, ...]:
+    """The dice of a chain rolled as `die`-`die`: four of each number from `die` to 6."""
+    return tuple(d for d in range(die, 7) for _ in range(4))
+
+
+def _dice_fields(dice: Sequence[int]) -> tuple[int, int, int, int]:
+    """(die, count, last, pair) of a pending dice sequence; InvalidDiceError if it is not
+    the rest of a roll: a non-double pair, or n (1-4) of one number then complete blocks of
+    four of each following number up to some last one."""
+    values = list(dice)
+    if not values:
+        return (0, 0, 0, 0)
+    if any(not isinstance(v, (int, np.integer)) or isinstance(v, bool) or not 1 <= v <= 6 for v in values):
+        raise InvalidDiceError(f"pending dice {tuple(dice)!r} must be numbers 1-6")
+    if len(values) == 2 and values[0] != values[1]:
+        return (max(values), 1, max(values), min(values))
+    die = int(values[0])
+    count = 1
+    while count < len(values) and values[count] == die:
+        count += 1
+    rest = values[count:]
+    last = die + len(rest) // 4
+    if count > 4 or len(rest) % 4 or rest != [d for d in range(die + 1, last + 1) for _ in range(4)] or (
+        rest and last != 6
+    ):
+        raise InvalidDiceError(
+            f"pending dice {tuple(dice)!r} are not the rest of a roll: expected a pair of different "
+            "numbers, or 1-4 of one number followed by four of each next number up to 6 (a chain)"
+        )
+    return (die, count, last, 0)
+
+
+def _dice_of(die: int, count: int, last: int, pair: int) -> tuple[int, ...]:
+    if not count:
+        return ()
+    if pair:
+        return (die, pair)
+    return (die,) * count + tuple(d for d in range(die + 1, last + 1) for _ in range(4))
+
+
+def _parse_pending(dice: object) -> tuple[int, ...]:
+    """Pending dice from a sequence of ints or a text like ``"5 5 6 6 6 6"`` / ``"6-5"``."""
+    if dice is None:
+        return ()
+    if isinstance(dice, str):
+        tokens = dice.replace("-", " ").replace(",", " ").split()
+        if not all(t.isdigit() for t in tokens):
+            raise InvalidDiceError(f"pending dice {dice!r}: expected numbers 1-6 such as '5 5 6 6 6 6'")
+        return tuple(int(t) for t in tokens)
+    if isinstance(dice, Iterable):
+        return tuple(dice)
+    raise InvalidDiceError(f"pending dice {dice!r}: expected a sequence of numbers 1-6")
+
+
+def _validate_counts(name: str, counts: object) -> tuple[int, ...]:
+    if not isinstance(counts, Iterable) or isinstance(counts, (str, bytes)):
+        raise InvalidPositionError(f"{name} counts {counts!r} must be a sequence of 25 integers")
+    items = list(counts)
+    values = [v for v in items if isinstance(v, (int, np.integer)) and not isinstance(v, bool)]
+    if len(items) != 25 or len(values) != 25 or any(v < 0 or v > NUM_CHECKERS for v in values):
+        raise InvalidPositionError(f"{name} counts {counts!r} must be 25 integers 0-15 (index 0 = borne off)")
+    if sum(values) != NUM_CHECKERS:
+        raise InvalidPositionError(f"{name} counts {counts!r} hold {sum(values)} checkers, not {NUM_CHECKERS}")
+    return tuple(int(v) for v in values)
+
+
+class GioulPosition(CoreGioul):
+    """A Gioul game state: board, roll counts and pending dice (immutable, hashable)."""
+
+    __slots__ = ()
+
+    @classmethod
+    def initial(cls) -> GioulPosition:
+        """The start: 15 checkers on each side's point 24, White to roll its first roll."""
+        start = (0,) * 24 + (NUM_CHECKERS,)
+        return cls._from_fields(bytes([*start, *start, WHITE]), 0, 0, 0, 0, 0, 0, 0)
+
+    @classmethod
+    def from_counts(
+        cls,
+        white: Sequence[int],
+        black: Sequence[int],
+        turn: int = WHITE,
+        *,
+        next_roll: tuple[int, int] = (1, 1),
+        dice: object = None,
+        roller: int | None = None,
+    ) -> GioulPosition:
+        """A state from 25 counts per side (own numbering, index 0 = borne off).
+
+        `turn` is the side that rolls next, or with `dice` pending the side that plays
+        them; `next_roll` is the number (1, 2, 3, or 4 for "4 or later") of each side's
+        next own roll; `dice` are the dice still to play in order (e.g. ``(5, 5, 6, 6, 6,
+        6)`` or ``"6-5"``), rolled by `roller`.
+
+        >>> GioulPosition.from_counts([0] * 24 + [15], [0] * 24 + [15]) == GioulPosition.initial()
+        True
+        """
+        w = _validate_counts("white", white)
+        b = _validate_counts("black", black)
+        Position.from_counts(w, b, WHITE)  # the board's own invariants (shared points, both off)
+        if turn not in (WHITE, BLACK) or isinstance(turn, bool):
+            raise InvalidPositionError(f"turn {turn!r} must be WHITE (0) or BLACK (1)")
+        if (
+            not isinstance(next_roll, (tuple, list))
+            or len(next_roll) != 2
+            or any(not isinstance(r, int) or isinstance(r, bool) or not 1 <= r <= CHAIN_FROM_ROLL for r in next_roll)
+        ):
+            raise InvalidPositionError(f"next_roll {next_roll!r} must be two numbers 1-4 (4 = the fourth roll or later)")
+        rolls = (next_roll[0] - 1, next_roll[1] - 1)
+        pending = _parse_pending(dice)
+        die, count, last, pair = _dice_fields(pending)
+        if not count:
+            if roller is not None:
+                raise InvalidPositionError(f"roller {roller!r} given without pending dice")
+            return cls._from_fields(bytes([*w, *b, turn]), rolls[0], rolls[1], 0, 0, 0, 0, 0)
+        if roller not in (WHITE, BLACK) or isinstance(roller, bool):
+            raise InvalidPositionError(f"pending dice {pending} need the roller, WHITE (0) or BLACK (1), not {roller!r}")
+        if rolls[roller] == 0:
+            raise InvalidPositionError(f"{COLOR_NAMES[roller]} rolled the pending dice but its next roll is its first")
+        if last > die and rolls[roller] < CHAIN_FROM_ROLL - 1:
+            raise InvalidPositionError(
+                f"pending dice {pending} are a chain, but {COLOR_NAMES[roller]} has not reached its fourth roll"
+            )
+        if w[0] == NUM_CHECKERS or b[0] == NUM_CHECKERS:
+            raise InvalidPositionError("a finished game has no pending dice")
+        state = cls._from_fields(bytes([*w, *b, turn]), rolls[0], rolls[1], roller, die, count, last, pair)
+        if not any(state._can_play(turn, d) for d in {die, pair} if d):
+            raise InvalidPositionError(
+                f"{COLOR_NAMES[turn]} cannot play any of the pending dice {pending}: in Gioul they would "
+                "already have passed to the opponent (or been lost)"
+            )
+        return state
+
+    # ------------------------------------------------------------------ views
+
+    @property
+    def pending(self) -> tuple[int, ...]:
+        """The dice still to play of the current roll, in order; () when a new roll is due."""
+        _, _, _, _, die, count, last, pair = self._fields()
+        return _dice_of(die, count, last, pair)
+
+    @property
+    def roller(self) -> Color | None:
+        """The side that rolled the pending dice (None when a new roll is due)."""
+        fields = self._fields()
+        return fields[3] if fields[5] else None
+
+    @property
+    def decision_dice(self) -> tuple[int, ...]:
+        """The dice of the pending decision (a pair, or 1-4 of one number); () if none."""
+        _, _, _, _, die, count, _, pair = self._fields()
+        if not count:
+            return ()
+        return (die, pair) if pair else (die,) * count
+
+    def next_roll(self, color: int) -> int:
+        """The number of `color`'s next own roll: 1, 2, 3, or 4 for "the fourth or later"."""
+        fields = self._fields()
+        self.counts(color)  # validates the colour
+        return int(fields[1 + color]) + 1
+
+    def pips(self, color: int) -> int:
+        """Pip count of `color`."""
+        return sum(k * c for k, c in enumerate(self.counts(color)))
+
+    def board(self) -> Position:
+        """The board as a Fevga `Position` (same armies; the side on turn keeps the turn)."""
+        return Position._trusted(self.counts(WHITE), self.counts(BLACK), self.turn)
+
+    # ------------------------------------------------------------------ notation
+
+    @property
+    def id(self) -> str:
+        """The 20-character Gioul ID (layout in fevga.notation; round-trips)."""
+        _, rw, rb, roller, die, count, last, pair = self._fields()
+        return encode_gioul_id(self.counts(WHITE), self.counts(BLACK), self.turn, (rw, rb, roller, die, count, last, pair))
+
+    @classmethod
+    def from_id(cls, text: str) -> GioulPosition:
+        """The state of a 20-character Gioul ID."""
+        white, black, turn, (rw, rb, roller, die, count, last, pair) = decode_gioul_id(text)
+        try:
+            pending = _dice_of(die, count, last, pair)
+            if pending:
+                _dice_fields(pending)
+                if (die, count, last, pair) != _dice_fields(pending):
+                    raise InvalidDiceError("non-canonical dice fields")
+            elif die or last or pair or roller:
+                raise InvalidDiceError("dice fields without pending dice")
+        except InvalidDiceError as exc:
+            raise InvalidNotationError(f"Gioul position ID {text!r} has invalid dice fields: {exc}") from None
+        return cls.from_counts(
+            white, black, turn, next_roll=(rw + 1, rb + 1), dice=pending, roller=roller if pending else None
+        )
+
+    @classmethod
+    def parse(cls, text: str) -> GioulPosition:
+        """A state from a Gioul ID, ``start``, or its JSON form."""
+        if not isinstance(text, str):
+            raise InvalidNotationError(f"Gioul position {text!r} must be a string: an ID, 'start' or JSON")
+        stripped = text.strip()
+        if stripped.lower() in ("start", "initial"):
+            return cls.initial()
+        if stripped.startswith("{"):
+            return cls.from_json(stripped)
+        return cls.from_id(stripped)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form: game, both armies, turn, next_roll, and roller/dice when pending."""
+        roller = self.roller
+        return {
+            "game": "gioul",
+            "white": list(self.counts(WHITE)),
+            "black": list(self.counts(BLACK)),
+            "turn": COLOR_NAMES[self.turn],
+            "next_roll": {"white": self.next_roll(WHITE), "black": self.next_roll(BLACK)},
+            "roller": None if roller is None else COLOR_NAMES[roller],
+            "dice": list(self.pending),
+        }
+
+    def to_json(self) -> str:
+        """The JSON text of to_dict()."""
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_json(cls, data: str | dict[str, Any]) -> GioulPosition:
+        """The state of a JSON text or dict written by to_json()/to_dict()."""
+        try:
+            obj = json.loads(data) if isinstance(data, str) else data
+            game = obj.get("game")
+            white, black, turn = obj["white"], obj["black"], obj["turn"]
+            next_roll = obj.get("next_roll", {"white": 1, "black": 1})
+            rolls = (next_roll["white"], next_roll["black"])
+            roller, dice = obj.get("roller"), obj.get("dice", [])
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise InvalidNotationError(
+                f"Gioul position JSON {data!r} is not an object with game, white, black, turn, next_roll: {exc}"
+            ) from None
+        if game != "gioul":
+            raise InvalidPositionError(f"position JSON game {game!r} is not 'gioul' (a Fevga position has no game key)")
+        for name, value in (("turn", turn), ("roller", roller)):
+            if value not in COLOR_NAMES and not (name == "roller" and value is None):
+                raise InvalidPositionError(f"Gioul position JSON {name} {value!r} must be 'white' or 'black'")
+        return cls.from_counts(
+            white,
+            black,
+            COLOR_NAMES.index(turn),
+            next_roll=rolls,
+            dice=dice,
+            roller=None if roller is None else COLOR_NAMES.index(roller),
+        )
+
+    def __repr__(self) -> str:
+        return f"GioulPosition.from_id({self.id!r})"
+
+    def __str__(self) -> str:
+        from fevga.diagram import diagram
+
+        lines = diagram(self.board()).splitlines()[:-1]
+        roller = self.roller
+        lines.append(
+            f"Gioul. Next rolls: white {self.next_roll(WHITE)}, black {self.next_roll(BLACK)} (4 = fourth or later)."
+        )
+        winner = self.winner()
+        if winner is not None:
+            lines.append(f"{COLOR_NAMES[winner].capitalize()} has won {self.points()} point(s).   ID {self.id}")
+        elif roller is None:
+            lines.append(f"{COLOR_NAMES[self.turn].capitalize()} to roll.   ID {self.id}")
+        else:
+            dice = " ".join(map(str, self.pending))
+            lines.append(
+                f"{COLOR_NAMES[self.turn].capitalize()} to play {dice} (rolled by {COLOR_NAMES[roller]}).   ID {self.id}"
+            )
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------ game state
+
+    def winner(self) -> Color | None:
+        """The side that has borne off all 15 checkers, if any."""
+        winner: int = self._winner()
+        return None if winner < 0 else winner
+
+    def points(self) -> int:
+        """Points won: 2 for a mars (the loser has borne off none), 1 for a win, 0 otherwise."""
+        winner = self.winner()
+        if winner is None:
+            return 0
+        return 2 if self.counts(1 - winner)[0] == 0 else 1
+
+    def is_dead(self) -> bool:
+        """Neither side can play any die: the game can never change (a draw)."""
+        return self.winner() is None and bool(self._is_dead())
+
+    def is_game_over(self) -> bool:
+        """True once a side has borne off 15, or the position is dead (a draw)."""
+        return self.winner() is not None or self.is_dead()
+
+    def can_move(self, color: int) -> bool:
+        """Whether `color` can play at least one die of some roll now."""
+        self.counts(color)
+        return bool(self._can_move(color))
+
+    # ------------------------------------------------------------------ moves
+
+    def _dice_args(self, dice: object) -> tuple[int, int]:
+        if self._fields()[5]:
+            if dice is not None:
+                raise InvalidDiceError(
+                    f"{self.id} has dice pending ({' '.join(map(str, self.pending))}, "
+                    f"{COLOR_NAMES[self.turn]} to play): call without dice"
+                )
+            return (0, 0)
+        if dice is None:
+            raise InvalidDiceError(f"{self.id}: a new roll is due ({COLOR_NAMES[self.turn]} to roll); give the dice")
+        return parse_dice(dice)
+
+    def rolled(self, dice: object) -> GioulPosition:
+        """The state once the side to roll has rolled `dice`, before any die is played."""
+        d1, d2 = self._dice_args(dice)
+        if self.winner() is not None:
+            raise IllegalMoveError(f"{self.id}: the game is over")
+        return self._rolled(d1, d2)
+
+    def legal_moves(self, dice: object = None, rules: Rules | None = None) -> list[GioulMove]:
+        """The legal moves of the next decision: of the roll `dice` when a new roll is due,
+        else (no dice given) of the pending decision. A pass is one empty move; a finished
+        game has none.
+
+        >>> [m.notation for m in GioulPosition.initial().legal_moves("6-6")]
+        ['24/18(4)']
+        """
+        rules_of(rules, "gioul")
+        d1, d2 = self._dice_args(dice)
+        moves: list[GioulMove] = self._legal_moves(d1, d2, GioulMove)
+        return moves
+
+    def count_legal_moves(self, dice: object = None) -> int:
+        """len(legal_moves(dice)) without building the moves."""
+        d1, d2 = self._dice_args(dice)
+        return int(self._count_legal(d1, d2))
+
+    def parse_move(self, notation: str, dice: object = None) -> GioulMove:
+        """The legal move of the next decision written `notation` (any equivalent form)."""
+        moves = self.legal_moves(dice)
+        mover = list(self.counts(self.turn))
+        for source, target in parse_paths(notation):
+            if mover[source] == 0:
+                raise IllegalMoveError(f"move {notation!r} in {self.id}: no checker on point {source}")
+            mover[source] -= 1
+            mover[target] += 1
+        for move in moves:
+            if list(move.position.counts(self.turn)) == mover:
+                return move
+        legal = ", ".join(m.notation for m in moves)
+        raise IllegalMoveError(f"move {notation!r} is illegal in {self.id}; legal: {legal}")
+
+    def play(self, move: GioulMove | str, dice: object = None) -> GioulPosition:
+        """The state after the next decision plays `move` (a GioulMove or its notation).
+
+        >>> after = GioulPosition.initial().play("24/13", "6-5")
+        >>> after.turn == BLACK and after.pending == ()
+        True
+        """
+        if isinstance(move, str):
+            return self.parse_move(move, dice).position
+        if not isinstance(move, GioulMove):
+            raise IllegalMoveError(f"move {move!r} must be a GioulMove or a notation string")
+        for legal in self.legal_moves(dice):
+            if legal.position == move.position:
+                return legal.position
+        raise IllegalMoveError(f"move {move.notation!r} is illegal in {self.id}")
+
+
+class GioulMove(NamedTuple):
+    """One legal move of a decision: a representative step sequence and the next state."""
+
+    steps: tuple[Step, ...]
+    position: GioulPosition
+
+    @property
+    def notation(self) -> str:
+        """Short notation in the mover's own numbering (``pass`` if no die could be played)."""
+        return format_steps(self.steps)
+
+    @property
+    def is_pass(self) -> bool:
+        """True for the empty move."""
+        return not self.steps
+
+    def __str__(self) -> str:
+        return self.notation
+
+
+def to_array(states: Sequence[GioulPosition]) -> np.ndarray:
+    """Gioul rows (uint8, GIOUL_WIDTH = 58 columns: the 51-byte board row, then the roll
+    counts made, roller, die, count, last, pair) for the batch kernel."""
+    out = np.zeros((len(states), GIOUL_WIDTH), dtype=np.uint8)
+    for i, state in enumerate(states):
+        if not isinstance(state, GioulPosition):
+            raise InvalidArgumentError(f"state {i} ({state!r}) is not a GioulPosition")
+        row, *fields = state._fields()
+        out[i, : len(row)] = np.frombuffer(row, dtype=np.uint8)
+        out[i, len(row) :] = fields
+    return out
+
+
+def count_legal_moves(states: Sequence[GioulPosition], dice: np.ndarray) -> np.ndarray:
+    """Legal moves of the next decision for each (state, dice row) pair (int32; the dice of
+    a state with dice pending are ignored), computed without the GIL."""
+    rows = to_array(states)
+    rolls = np.ascontiguousarray(dice, dtype=np.uint8)
+    if rolls.shape != (len(rows), 2) or rolls.size and (rolls.min() < 1 or rolls.max() > 6):
+        raise InvalidDiceError(f"dice must be an ({len(rows)}, 2) array of numbers 1-6")
+    out = np.zeros(len(rows), dtype=np.int32)
+    count_moves(rows, rolls, out)
+    return out
+
+
+def gioul_perft(position: GioulPosition, depth: int) -> int:
+    """Leaves of the Gioul decision tree (docs/rules.md, "Perft"): a state waiting for a
+    roll branches over the 21 rolls and then the moves of the roll's first decision; a
+    state with dice pending branches over the moves of its pending decision.
+
+    >>> gioul_perft(GioulPosition.initial(), 2)
+    2768
+    """
+    if not isinstance(depth, int) or isinstance(depth, bool) or not 0 <= depth <= MAX_PERFT_DEPTH:
+        raise InvalidArgumentError(f"perft depth {depth!r} must be an integer from 0 to {MAX_PERFT_DEPTH}")
+    if not isinstance(position, GioulPosition):
+        raise InvalidArgumentError(f"gioul_perft needs a GioulPosition, not {type(position).__name__}")
+    return int(position._perft(depth))
+
+
+# ---------------------------------------------------------------------- games
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision of a game: who played which dice, why, and what."""
+
+    mover: Color
+    roller: Color
+    roll: tuple[int, int] | None  # the dice rolled, for the first decision of a roll
+    dice: tuple[int, ...]  # the dice of this decision
+    kind: str  # "roll", "block" (the same player's next block of a chain) or "hand-over"
+    steps: tuple[Step, ...]
+    choices: int  # legal moves the decision had
+
+    @property
+    def notation(self) -> str:
+        """The move in the mover's own numbering (``pass`` if no die could be played)."""
+        return format_steps(self.steps)
+
+
+@dataclass(frozen=True)
+class GioulGameRecord:
+    """A complete seeded Gioul game: opening draw, every decision, the result."""
+
+    seed: int | str
+    rules: Rules
+    policies: tuple[str, str]
+    decisions: tuple[Decision, ...]
+    final: GioulPosition
+    winner: Color | None
+    points: int
+
+    @property
+    def result(self) -> str:
+        """``"white"``, ``"black"`` or ``"draw"`` (a dead position)."""
+        return "draw" if self.winner is None else COLOR_NAMES[self.winner]
+
+    def log(self) -> str:
+        """A readable log, one line per decision."""
+        lines = []
+        for number, d in enumerate(self.decisions, 1):
+            dice = " ".join(map(str, d.dice)) if len(d.dice) != 2 or d.dice[0] == d.dice[1] else f"{d.dice[0]}-{d.dice[1]}"
+            why = {
+                "roll": f"rolls {d.roll[0]}-{d.roll[1]}" if d.roll else "rolls",
+                "block": "next chain block",
+                "hand-over": f"handed over ({COLOR_NAMES[d.roller]}'s roll)",
+            }[d.kind]
+            lines.append(f"{number:4d}. {COLOR_NAMES[d.mover]:5s} {why:28s} {dice:9s}: {d.notation}")
+        lines.append(self.result if self.winner is None else f"{self.result} wins {self.points} point(s)")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form of the whole record."""
+        return {
+            "game": "gioul",
+            "seed": self.seed,
+            "rules": self.rules.to_dict(),
+            "policies": list(self.policies),
+            "decisions": [
+                {
+                    "player": COLOR_NAMES[d.mover],
+                    "roller": COLOR_NAMES[d.roller],
+                    "roll": list(d.roll) if d.roll else None,
+                    "dice": list(d.dice),
+                    "kind": d.kind,
+                    "move": d.notation,
+                    "steps": [list(s) for s in d.steps],
+                }
+                for d in self.decisions
+            ],
+            "final": self.final.id,
+            "result": self.result,
+            "winner": None if self.winner is None else COLOR_NAMES[self.winner],
+            "points": self.points,
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The JSON text of to_dict()."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def positions(self) -> list[GioulPosition]:
+        """The state before each decision, then the final one, replayed through the rules
+        (the first is the start with the starter to roll)."""
+        first = self.decisions[0].mover if self.decisions else WHITE
+        start = GioulPosition.initial()
+        if first == BLACK:
+            start = GioulPosition.from_counts(start.counts(WHITE), start.counts(BLACK), BLACK)
+        out = [start]
+        for d in self.decisions:
+            for move in out[-1].legal_moves(d.roll):
+                if move.steps == d.steps:
+                    out.append(move.position)
+                    break
+            else:
+                raise IllegalMoveError(f"recorded decision {d.notation!r} is illegal in {out[-1].id}")
+        return out
+
+
+def _policy_id(policy: str) -> int:
+    if policy not in POLICY_IDS:
+        raise InvalidArgumentError(f"Gioul policy {policy!r} must be one of {sorted(POLICY_IDS)}")
+    return POLICY_IDS[policy]
+
+
+def play_gioul_game(
+    seed: SeedLike = None, policy: str | tuple[str, str] = "random", rules: Rules | None = None
+) -> GioulGameRecord:
+    """Play one seeded Gioul game in the core (one-die draw first) and return its record.
+
+    >>> record = play_gioul_game(seed=7)
+    >>> record.final.is_game_over()
+    True
+    """
+    rules = rules_of(rules, "gioul")
+    pair = policy if isinstance(policy, tuple) else (policy, policy)
+    if len(pair) != 2:
+        raise InvalidArgumentError(f"policy pair {policy!r} must be (white_policy, black_policy)")
+    ids = (_policy_id(pair[0]), _policy_id(pair[1]))
+    sequence = seed_sequence(seed)
+    points, raw = record_game(master_key(sequence), 0, rules.first_roll == "opening_dice", ids[0], ids[1])
+    decisions = []
+    previous: int | None = None  # the mover of the previous decision
+    for mover, roller, d1, d2, die, count, pair_die, steps, choices in raw:
+        dice = (die, pair_die) if pair_die else (die,) * count
+        if d1:
+            kind = "roll"
+        elif previous == mover:
+            kind = "block"  # the same player goes on with the next block
+        else:
+            kind = "hand-over"
+        decisions.append(Decision(mover, roller, (d1, d2) if d1 else None, dice, kind, steps, choices))
+        previous = mover
+    record = GioulGameRecord(
+        seed=seed_repr(sequence),
+        rules=rules,
+        policies=(pair[0], pair[1]),
+        decisions=tuple(decisions),
+        final=GioulPosition.initial(),
+        winner=None if points == 0 else (WHITE if points > 0 else BLACK),
+        points=abs(points),
+    )
+    final = record.positions()[-1]
+    return GioulGameRecord(
+        record.seed, record.rules, record.policies, record.decisions, final, record.winner, record.points
+    )
+
+
+def self_play(games: int, seed: SeedLike = None, rules: Rules | None = None) -> np.ndarray:
+    """White's points (+-2, +-1, 0 for a draw) of `games` seeded uniform-random Gioul games
+    played in the core without the GIL; game i is the same for any split of the job."""
+    rules = rules_of(rules, "gioul")
+    if not isinstance(games, int) or isinstance(games, bool) or games < 0:
+        raise InvalidArgumentError(f"games {games!r} must be a non-negative integer")
+    points, _ = random_games(master_key(seed_sequence(seed)), 0, games, rules.first_roll == "opening_dice")
+    return points

@@ -1,0 +1,338 @@
+"""The Gioul API (fevga.gioul): rules selection, states, IDs and JSON, moves, play,
+perft, seeded games. The rules themselves are cross-checked in test_gioul_crosscheck.py."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gioul_reference as ref
+from fevga import (
+    BLACK,
+    WHITE,
+    GioulPosition,
+    IllegalMoveError,
+    InvalidArgumentError,
+    InvalidDiceError,
+    InvalidNotationError,
+    InvalidPositionError,
+    InvalidRulesError,
+    Position,
+    Rules,
+    gioul_perft,
+    perft,
+)
+from fevga.gioul import Decision, play_gioul_game, self_play
+
+DATA = json.loads((Path(__file__).parent / "data" / "gioul_perft.json").read_text())
+START = (0,) * 24 + (15,)
+
+
+def counts(points: dict[int, int]) -> list[int]:
+    out = [0] * 25
+    for point, n in points.items():
+        out[point] += n
+    out[0] = 15 - sum(out)
+    return out
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def test_rules_select_the_game() -> None:
+    assert Rules().game == "fevga" and Rules.gioul().game == "gioul"
+    assert Rules.named("gioul") == Rules(game="gioul")
+    assert Rules.gioul("opening_dice").first_roll == "opening_dice"
+    assert Rules.gioul().to_dict() == {"game": "gioul", "first_roll": "fresh"}
+    assert Rules(**Rules.gioul().to_dict()) == Rules.gioul()
+    assert "game" not in Rules().to_dict()  # Fevga's dict keeps its five options
+
+
+@pytest.mark.parametrize(
+    "option", [{"release": "reach"}, {"start_quarter_check": "end_of_turn"},
+               {"ban_prime_before_opponent_mother": True}, {"must_open": "no_playable_roll"}]
+)
+def test_fevga_only_options_are_rejected_for_gioul(option: dict[str, object]) -> None:
+    name = next(iter(option))
+    with pytest.raises(InvalidRulesError, match=f"{name}=.*Fevga option"):
+        Rules(game="gioul", **option)  # type: ignore[arg-type]
+
+
+def test_unknown_game_and_crossed_rules() -> None:
+    with pytest.raises(InvalidRulesError, match="game='narde'"):
+        Rules(game="narde")  # type: ignore[arg-type]
+    with pytest.raises(InvalidRulesError, match="rules of Gioul"):
+        Position.initial().legal_moves("6-5", rules=Rules.gioul())
+    with pytest.raises(InvalidRulesError, match="rules of Fevga"):
+        GioulPosition.initial().legal_moves("6-5", rules=Rules())
+    with pytest.raises(InvalidRulesError, match="rules of Gioul"):
+        perft(Position.initial(), 1, Rules.gioul())
+
+
+# --------------------------------------------------------------------------- state and notation
+
+
+def test_initial_state() -> None:
+    p = GioulPosition.initial()
+    assert p.turn == WHITE and p.pending == () and p.roller is None and p.decision_dice == ()
+    assert p.next_roll(WHITE) == p.next_roll(BLACK) == 1
+    assert p.counts(WHITE) == START and p.pips(BLACK) == 360
+    assert p.id == "f_8AAAD__gAAAAAAAABH"
+    assert GioulPosition.parse("start") == p
+    assert not p.is_game_over() and p.winner() is None and p.points() == 0
+
+
+def mid_chain() -> GioulPosition:
+    return GioulPosition.from_counts(
+        counts({12: 13, 9: 2}), counts({6: 10}), WHITE, next_roll=(4, 2), dice=(3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6),
+        roller=WHITE,
+    )
+
+
+def handed_pair() -> GioulPosition:
+    return GioulPosition.from_counts(
+        counts({7: 14, 24: 1}), counts({13: 1, 14: 1, 6: 1, 7: 1, 24: 11}), BLACK, next_roll=(2, 1), dice="6-5",
+        roller=WHITE,
+    )
+
+
+@pytest.mark.parametrize("make", [GioulPosition.initial, mid_chain, handed_pair])
+def test_id_json_pickle_round_trip(make) -> None:  # type: ignore[no-untyped-def]
+    p = make()
+    assert GioulPosition.from_id(p.id) == p and GioulPosition.parse(p.id) == p
+    assert GioulPosition.from_json(p.to_json()) == p and GioulPosition.parse(p.to_json()) == p
+    assert pickle.loads(pickle.dumps(p)) == p
+    assert len(p.id) == 20 and hash(GioulPosition.from_id(p.id)) == hash(p)
+    assert eval(repr(p), {"GioulPosition": GioulPosition}) == p
+
+
+def test_state_fields() -> None:
+    p = mid_chain()
+    assert p.pending == (3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6) and p.decision_dice == (3, 3)
+    assert p.roller == WHITE and p.next_roll(WHITE) == 4 and p.next_roll(BLACK) == 2
+    q = handed_pair()
+    assert q.pending == (6, 5) and q.decision_dice == (6, 5) and q.turn == BLACK and q.roller == WHITE
+    d = q.to_dict()
+    assert d["game"] == "gioul" and d["dice"] == [6, 5] and d["roller"] == "white" and d["turn"] == "black"
+    assert d["next_roll"] == {"white": 2, "black": 1}
+    # states differing only in roll counts or dice differ (and so do their IDs and keys)
+    r = GioulPosition.from_counts(counts({12: 15}), counts({6: 10}), WHITE, next_roll=(4, 2))
+    s = GioulPosition.from_counts(counts({12: 15}), counts({6: 10}), WHITE, next_roll=(3, 2))
+    assert r != s and r.id != s.id and r.zobrist != s.zobrist
+
+
+def test_fevga_and_gioul_ids_never_cross() -> None:
+    fevga_id = Position.initial().id
+    gioul_id = GioulPosition.initial().id
+    with pytest.raises(InvalidNotationError, match="Fevga position"):
+        GioulPosition.from_id(fevga_id)
+    with pytest.raises(InvalidNotationError, match="Gioul position"):
+        Position.from_id(gioul_id)
+    with pytest.raises(InvalidNotationError, match="Gioul tag"):
+        GioulPosition.from_id(fevga_id + "AAAA")
+    with pytest.raises(InvalidPositionError, match="not 'gioul'"):
+        GioulPosition.from_json(Position.initial().to_json())
+    with pytest.raises(InvalidNotationError):
+        Position.from_json(GioulPosition.initial().to_json()[:-1])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"dice": (5, 5, 6, 6, 6, 6), "roller": WHITE, "next_roll": (3, 1)}, "chain"),
+        ({"dice": (5, 5, 6, 6, 6, 6), "roller": WHITE, "next_roll": (1, 1)}, "first"),
+        ({"dice": (5, 5, 6, 6), "roller": WHITE, "next_roll": (4, 1)}, "rest of a roll"),
+        ({"dice": (5, 5, 5, 5, 5), "roller": WHITE, "next_roll": (4, 1)}, "rest of a roll"),
+        ({"dice": (4, 4, 6, 6, 6, 6), "roller": WHITE, "next_roll": (4, 1)}, "rest of a roll"),
+        ({"dice": (7,), "roller": WHITE, "next_roll": (4, 1)}, "1-6"),
+        ({"dice": (5,), "roller": None, "next_roll": (4, 1)}, "roller"),
+        ({"roller": WHITE}, "without pending dice"),
+        ({"next_roll": (0, 1)}, "1-4"),
+        ({"next_roll": (5, 1)}, "1-4"),
+    ],
+)
+def test_bad_states_are_rejected(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises((InvalidPositionError, InvalidDiceError), match=message):
+        GioulPosition.from_counts(counts({12: 15}), counts({6: 10}), WHITE, **kwargs)  # type: ignore[arg-type]
+
+
+def test_bad_ids_and_json() -> None:
+    with pytest.raises(InvalidNotationError):
+        GioulPosition.from_id("not an id")
+    with pytest.raises(InvalidNotationError):
+        GioulPosition.from_json("{]")
+    with pytest.raises(InvalidPositionError, match="turn"):
+        GioulPosition.from_json({**GioulPosition.initial().to_dict(), "turn": "red"})
+    with pytest.raises(InvalidPositionError, match="shared|both"):
+        GioulPosition.from_counts(counts({12: 15}), counts({24: 15}), WHITE)
+
+
+# --------------------------------------------------------------------------- moves and play
+
+
+def test_vectors_through_the_api() -> None:
+    start = GioulPosition.initial()
+    assert [m.notation for m in start.legal_moves("5-5")] == ["24/4", "24/9 24/19", "24/14(2)", "24/14 24/19(2)", "24/19(4)"]
+    assert [m.notation for m in start.legal_moves((6, 6))] == ["24/18(4)"]
+    assert sorted(m.notation for m in start.legal_moves("6-5")) == ["24/13", "24/18 24/19"]
+    # 11.6.5: the first 5 of a chain wins (a mars)
+    last = GioulPosition.from_counts(counts({1: 1}), counts({24: 15}), WHITE, next_roll=(4, 4))
+    (move,) = last.legal_moves("5-5")
+    assert move.notation == "1/off" and move.position.winner() == WHITE and move.position.points() == 2
+    assert move.position.legal_moves("6-5") == [] and move.position.is_game_over()
+
+
+def test_vector_6_through_the_api() -> None:
+    p = GioulPosition.from_counts(counts({24: 14, 13: 1}), counts({24: 14, 7: 1}), WHITE, next_roll=(4, 3))
+    (move,) = p.legal_moves("5-5")
+    assert move.notation == "13/3"
+    q = move.position
+    assert q.turn == BLACK and q.roller == WHITE and q.pending == (5, 5, 6, 6, 6, 6) and q.decision_dice == (5, 5)
+    with pytest.raises(InvalidDiceError, match="dice pending"):
+        q.legal_moves("6-5")
+    r = q.legal_moves()[0].position
+    assert r.turn == BLACK and r.pending == (6, 6, 6, 6)
+    s = r.legal_moves()[0].position
+    assert s.turn == BLACK and s.pending == () and s.next_roll(BLACK) == 3 and s.next_roll(WHITE) == 4
+
+
+def test_rolled_play_and_parse_move() -> None:
+    start = GioulPosition.initial()
+    rolled = start.rolled("2-2")
+    assert rolled.pending == (2, 2, 2, 2) and rolled.roller == WHITE and rolled.next_roll(WHITE) == 2
+    assert [m.position for m in rolled.legal_moves()] == [m.position for m in start.legal_moves("2-2")]
+    after = start.play("24/18/13", "6-5")
+    assert after.turn == BLACK and after.counts(WHITE)[13] == 1 and after.next_roll(WHITE) == 2
+    assert start.play(start.legal_moves("6-5")[0], "6-5") == start.legal_moves("6-5")[0].position
+    with pytest.raises(IllegalMoveError, match="illegal"):
+        start.play("24/12", "6-6")
+    with pytest.raises(IllegalMoveError, match="no checker"):
+        start.play("13/7", "6-6")
+    with pytest.raises(InvalidDiceError, match="give the dice"):
+        start.legal_moves()
+    with pytest.raises(InvalidDiceError):
+        start.legal_moves("7-1")
+    assert start.count_legal_moves("5-5") == 5
+
+
+def test_pass_hands_the_pair_over() -> None:
+    p = GioulPosition.from_counts(counts({7: 14, 24: 1}), counts({13: 1, 14: 1, 6: 1, 7: 1, 24: 11}), WHITE)
+    (move,) = p.legal_moves("6-5")
+    assert move.is_pass and move.notation == "pass"
+    q = move.position
+    assert q == handed_pair()
+
+
+def test_choice_in_an_earlier_block_stands() -> None:
+    p = GioulPosition.from_counts(
+        (0, 2, 5, 1, 2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 2, 1, 0, 0, 0, 0, 0),
+        (0, 6, 1, 0, 0, 1, 0, 0, 1, 3, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+        WHITE,
+        next_roll=(4, 4),
+    )
+    assert {m.position.turn for m in p.legal_moves("4-4")} == {WHITE, BLACK}
+
+
+def test_printing_shows_the_gioul_state() -> None:
+    text = str(mid_chain())
+    assert "White to play 3 3 4 4 4 4 5 5 5 5 6 6 6 6 (rolled by white)" in text
+    assert "Next rolls: white 4, black 2" in text and mid_chain().id in text
+
+
+# --------------------------------------------------------------------------- perft
+
+
+BIG = 10_000_000  # counts above this are checked by the slow test only
+
+
+@pytest.mark.parametrize("entry", DATA["entries"], ids=lambda e: e["name"])
+def test_known_perft(entry: dict) -> None:  # type: ignore[type-arg]
+    p = GioulPosition.from_id(entry["position"])
+    for depth, expected in enumerate(entry["perft"], 1):
+        if expected > BIG:
+            continue
+        assert gioul_perft(p, depth) == expected, depth
+        if depth <= 2:
+            assert perft(p, depth) == expected  # fevga.perft dispatches on the game
+
+
+@pytest.mark.parametrize("entry", DATA["entries"], ids=lambda e: e["name"])
+def test_perft_entries_agree_with_the_reference(entry: dict) -> None:  # type: ignore[type-arg]
+    p = GioulPosition.from_id(entry["position"])
+    state = ref.State(p.counts(WHITE), p.counts(BLACK), p.turn, (p.next_roll(0) - 1, p.next_roll(1) - 1), p.roller,
+                      p.pending)
+    for depth, expected in enumerate(entry["perft"][:2], 1):
+        assert ref.perft(state, depth) == expected, depth
+
+
+@pytest.mark.slow
+def test_big_perft_counts() -> None:
+    big = [(e, d, n) for e in DATA["entries"] for d, n in enumerate(e["perft"], 1) if n > BIG]
+    assert big
+    for entry, depth, expected in big:
+        assert gioul_perft(GioulPosition.from_id(entry["position"]), depth) == expected
+
+
+@pytest.mark.slow
+def test_perft_3_from_the_start_agrees_with_the_reference() -> None:
+    assert ref.perft(ref.initial(), 3) == DATA["entries"][0]["perft"][2]
+
+
+def test_perft_arguments() -> None:
+    with pytest.raises(InvalidArgumentError):
+        gioul_perft(GioulPosition.initial(), -1)
+    with pytest.raises(InvalidArgumentError):
+        gioul_perft(Position.initial(), 1)  # type: ignore[arg-type]
+    done = GioulPosition.from_counts([15] + [0] * 24, START, BLACK)
+    assert gioul_perft(done, 3) == 1
+
+
+# --------------------------------------------------------------------------- games
+
+
+def test_recorded_game_replays_and_is_seeded() -> None:
+    a = play_gioul_game(seed=7)
+    b = play_gioul_game(seed=7)
+    assert a == b and a.to_dict() == b.to_dict()
+    assert play_gioul_game(seed=8).decisions != a.decisions
+    positions = a.positions()
+    assert positions[-1] == a.final and a.final.is_game_over()
+    assert a.winner == a.final.winner() and a.points == a.final.points()
+    for d, before in zip(a.decisions, positions):
+        assert d.mover == before.turn
+        if d.kind == "roll":
+            assert before.pending == () and d.roll is not None
+        else:
+            assert before.pending[: len(d.dice)] == d.dice and d.roll is None
+    assert json.loads(a.to_json())["decisions"][0]["kind"] == "roll"
+    assert a.log().splitlines()[-1].endswith("point(s)") or a.result == "draw"
+
+
+def test_games_show_chains_and_hand_overs() -> None:
+    kinds: set[str] = set()
+    for seed in range(40):
+        kinds |= {d.kind for d in play_gioul_game(seed=seed, policy=("random", "heuristic")).decisions}
+    assert kinds == {"roll", "block", "hand-over"}
+
+
+def test_self_play_is_seeded_and_complete() -> None:
+    points = self_play(2_000, seed=3)
+    assert points.dtype == np.int8 and len(points) == 2_000
+    assert set(np.unique(points)) <= {-2, -1, 0, 1, 2}
+    assert np.array_equal(points, self_play(2_000, seed=3))
+    assert 0.4 < float(np.mean(points > 0)) < 0.6
+    # game i is the same whatever the job size
+    assert np.array_equal(self_play(100, seed=3), points[:100])
+    with pytest.raises(InvalidArgumentError):
+        self_play(-1)
+    with pytest.raises(InvalidArgumentError):
+        play_gioul_game(seed=1, policy="bearoff")
+
+
+def test_decision_is_a_value() -> None:
+    d = Decision(WHITE, WHITE, (6, 5), (6, 5), "roll", ((24, 18), (18, 13)), 2)
+    assert d.notation == "24/13"
