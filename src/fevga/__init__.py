@@ -9,6 +9,7 @@
 """
 
 from fevga import bearoff
+from fevga.analyser import analyse
 from fevga.errors import (
     BearoffFileError,
     FevgaError,
@@ -19,6 +20,7 @@ from fevga.errors import (
     InvalidPositionError,
     InvalidRulesError,
     MissingBearoffError,
+    RecordError,
 )
 from fevga.position import BLACK, WHITE, Color, Move, Position, perft
 from fevga.rollout import MoveRollout, RolloutResult, expectimax, rollout, rollout_moves
@@ -42,8 +44,10 @@ __all__ = [
     "Move",
     "MoveRollout",
     "Position",
+    "RecordError",
     "RolloutResult",
     "Rules",
+    "analyse",
     "bearoff",
     "expectimax",
     "perft",

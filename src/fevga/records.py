@@ -249,7 +249,7 @@ def write_match(record: Record, players: tuple[str, str] | None = None) -> str:
         if not name or ":" in name or "\n" in name or name != name.strip():
             raise RecordError(f"player name {name!r} must be non-empty, without ':' or surrounding spaces")
     rules = match.games[0].rules if match.games else Rules()
-    out = [f"; fevga match record (docs/records.md)"]
+    out = ["; fevga match record (docs/records.md)"]
     seeds = {str(g.seed) for g in match.games if g.seed != ""}
     if seeds:
         out.append(f"; seed {', '.join(sorted(seeds))}; policies {'/'.join(match.games[0].policies)}")

@@ -1,0 +1,205 @@
+"""Analysis of records: equity losses, marks, luck, totals, the evaluator interface and the reports."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import fevga
+from fevga import Move, Position, Rules
+from fevga.analyser import ApiEvaluator, HeuristicEvaluator, Thresholds, analyse
+from fevga.errors import InvalidArgumentError
+from fevga.game import GameRecord, Ply, play_game, play_match
+from fevga.records import save_record
+
+ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
+STATIC = HeuristicEvaluator(plies=0)
+
+
+def _chooser(worst_at: set[int]) -> Any:
+    """A policy that plays the best move by the 0-ply evaluator, except the worst one at the
+    given (0-based) call numbers among its real decisions."""
+    calls = {"n": 0}
+
+    def policy(position: Position, dice: tuple[int, int], moves: list[Move]) -> Move:
+        ranking = STATIC.rank(position, dice, Rules())
+        if len(ranking) < 2:
+            return ranking[0][0]
+        n = calls["n"]
+        calls["n"] += 1
+        return ranking[-1][0] if n in worst_at else ranking[0][0]
+
+    return policy
+
+
+def test_losses_are_best_minus_played_and_marked() -> None:
+    record = play_game(seed=21, policy=_chooser({3, 10, 25}))
+    report = analyse(record, plies=0)
+    plies = report.plies()
+    decisions = [p for p in plies if not p.forced]
+    worst = [decisions[i] for i in (3, 10, 25)]
+    for p in decisions:
+        ranking = STATIC.rank(p.position, p.dice, Rules())
+        equities = {m.position.id: e for m, e in ranking}
+        assert p.best.equity == pytest.approx(ranking[0][1])
+        assert p.loss == pytest.approx(ranking[0][1] - equities[p.played.position])
+        assert p.mark == Thresholds().mark(p.loss)
+        if p not in worst:
+            assert p.loss == 0.0 and p.rank == 1
+    assert all(p.rank == p.legal_moves for p in worst)
+    assert any(p.mark for p in worst)
+    assert all(p.loss == 0.0 and p.mark == "" for p in plies if p.forced)
+
+
+def test_marks_follow_the_thresholds() -> None:
+    marks = Thresholds()
+    assert [marks.mark(x) for x in (0.0, 0.039, 0.04, 0.08, 0.159, 0.16, 1.0)] == \
+        ["", "", "doubtful", "bad", "bad", "very bad", "very bad"]
+    assert [marks.luck_mark(x) for x in (-0.7, -0.3, 0.0, 0.3, 0.6)] == \
+        ["very unlucky", "unlucky", "", "lucky", "very lucky"]
+    record = play_game(seed=22, policy="random")
+    loose, strict = analyse(record, plies=0), analyse(record, plies=0, thresholds=Thresholds(0.001, 0.002, 0.003))
+    assert len(strict.flagged()) > len(loose.flagged())
+    with pytest.raises(InvalidArgumentError):
+        Thresholds(0.1, 0.05, 0.2)
+    with pytest.raises(InvalidArgumentError):
+        Thresholds(-0.1)
+
+
+def test_luck_averages_to_zero_over_the_rolls() -> None:
+    """With one evaluator for both sides of the definition, luck has mean zero over the 21 rolls."""
+    start = play_game(seed=4, policy="heuristic", max_plies=30).final
+    total = 0.0
+    for dice in ROLLS:
+        move = start.legal_moves(dice)[0]
+        record = GameRecord(seed="", rules=Rules(), policies=("", ""), start=start, opening_dice=None,
+                            plies=(Ply(start.turn, dice, move.steps),), final=move.position, winner=None, points=0,
+                            truncated=True)
+        ply = analyse(record, plies=0).plies()[0]
+        total += (1 if dice[0] == dice[1] else 2) / 36 * ply.luck
+    assert total == pytest.approx(0.0, abs=1e-9)
+
+
+def test_player_totals_add_up() -> None:
+    match = play_match(3, seed=5, policy="random")
+    report = analyse(match, plies=0)
+    for summary in report.players:
+        mine = [p for p in report.plies() if p.turn == summary.color]
+        decisions = [p for p in mine if not p.forced]
+        assert summary.decisions == len(decisions) and summary.forced == len(mine) - len(decisions)
+        assert summary.total_loss == pytest.approx(sum(p.loss for p in decisions))
+        assert summary.rating == pytest.approx(500 * summary.total_loss / summary.decisions)
+        assert sum(summary.marks.values()) == sum(1 for p in decisions if p.mark)
+        assert summary.luck == pytest.approx(sum(p.luck for p in mine))
+    assert [g.score for g in report.games][0] == (0, 0) and report.score == match.score
+    assert report.players[0].rating > 0  # random play errs
+
+
+def test_one_ply_differs_from_static_and_keeps_the_played_move_ranked() -> None:
+    record = play_game(seed=8, policy="random")
+    report = analyse(record, plies=1)
+    assert report.evaluator.startswith("heuristic 1-ply")
+    for p in report.plies():
+        assert p.loss >= 0 and 1 <= p.rank <= p.legal_moves
+        assert p.best.equity >= p.played.equity
+
+
+def test_api_evaluator_drops_in_for_the_trained_net() -> None:
+    """The adapter over fevga.hint / fevga.evaluate gives the same analysis as the evaluator it wraps."""
+    inner = HeuristicEvaluator(plies=0)
+
+    class Evaluation:
+        def __init__(self, equity: float) -> None:
+            self.equity = equity
+
+    def hint(position: Position, dice: tuple[int, int], plies: int = 1, rules: Rules | None = None) -> list[Any]:
+        ranking = inner.rank(position, dice, rules or Rules())
+        return [(m, Evaluation(e), ranking[0][1] - e) for m, e in ranking]
+
+    def evaluate(position: Position, plies: int = 0, rules: Rules | None = None) -> Evaluation:
+        return Evaluation(inner.value(position, rules or Rules()))
+
+    record = play_game(seed=9, policy="random")
+    api = ApiEvaluator(plies=0, hint=hint, evaluate=evaluate)
+    via_api = analyse(record, evaluator=api, luck_evaluator=api)
+    direct = analyse(record, evaluator=inner)
+    assert [(p.loss, p.luck, p.mark) for p in via_api.plies()] == [(p.loss, p.luck, p.mark) for p in direct.plies()]
+    if not hasattr(fevga, "hint"):
+        with pytest.raises(InvalidArgumentError, match="fevga.hint"):
+            analyse(record, evaluator=ApiEvaluator(plies=0))
+
+
+def test_json_report() -> None:
+    report = analyse(play_match(1, seed=3, policy="random"), plies=0)
+    data = json.loads(report.to_json())
+    ply = data["games"][0]["plies"][0]
+    assert {"played", "best", "loss", "mark", "luck", "luck_mark", "position", "dice", "ranking"} <= set(ply)
+    assert data["players"][0]["rating"] == pytest.approx(report.players[0].rating)
+    assert data["thresholds"]["very_bad"] == 0.16
+
+
+class _Collector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: dict[str, int] = {}
+        self.external: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+        for name, value in attrs:
+            if name in ("src", "href") and value and not value.startswith("#"):
+                self.external.append(value)
+
+
+def test_html_report_is_self_contained_with_boards_for_flagged_decisions(tmp_path: Path) -> None:
+    report = analyse(play_match(3, seed=6, policy="random"), plies=0)
+    flagged = report.flagged()
+    assert flagged
+    html = report.to_html()
+    parser = _Collector()
+    parser.feed(html)
+    assert parser.tags.get("svg") == 3 * len(flagged)  # before, played, best
+    assert "script" not in parser.tags and parser.external == []
+    for p in flagged:
+        assert f'id="g{p.game}p{p.number}"' in html and f'href="#g{p.game}p{p.number}"' in html
+    page = tmp_path / "report.html"
+    page.write_text(html, encoding="utf-8")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if chromium is None:
+        return  # parsed above; no browser on this machine
+    shot = tmp_path / "shot.png"
+    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", f"--screenshot={shot}",
+                    "--window-size=1200,1600", page.as_uri()], capture_output=True, timeout=120, check=False)
+    import matplotlib.image
+
+    pixels = matplotlib.image.imread(str(shot))
+    assert pixels.shape[0] == 1600 and pixels.shape[1] == 1200
+    flat = (pixels[:, :, :3] * 255).astype(int).reshape(-1, 3)
+    colors = {tuple(c) for c in flat[::7]}
+    assert len(colors) > 20, "the page rendered text and tables, not a blank screen"
+
+
+def test_cli_analyse_text_json_html(tmp_path: Path) -> None:
+    match = play_match(3, seed=12, policy="random")
+    save_record(match, tmp_path / "m.mat")
+    run = [sys.executable, "-m", "fevga", "analyse", str(tmp_path / "m.mat"), "--plies", "0"]
+    text = subprocess.run(run, capture_output=True, text=True, check=True).stdout
+    assert "performance rating" in text and "unforced decisions" in text
+    data = json.loads(subprocess.run(run + ["--json"], capture_output=True, text=True, check=True).stdout)
+    assert len(data["games"]) == len(match.games)
+    subprocess.run(run + ["--html", str(tmp_path / "r.html")], capture_output=True, text=True, check=True)
+    assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
+    bad = subprocess.run(run[:4] + [str(tmp_path / "missing.mat")], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "cannot read record" in bad.stderr
+    (tmp_path / "broken.mat").write_text("3 point match\nGame 1\n 1) 65: 24/10\n")
+    bad = subprocess.run(run[:4] + [str(tmp_path / "broken.mat")], capture_output=True, text=True)
+    assert bad.returncode == 2 and "broken.mat:3:" in bad.stderr and bad.stderr.count("\n") == 1
+    bad = subprocess.run(run + ["--thresholds", "0.1,x"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--thresholds" in bad.stderr
