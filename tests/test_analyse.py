@@ -47,7 +47,7 @@ def test_losses_are_best_minus_played_and_marked() -> None:
     worst = [decisions[i] for i in (3, 10, 25)]
     for p in decisions:
         ranking = STATIC.rank(p.position, p.dice, Rules())
-        equities = {m.position.id: e for m, e in ranking}
+        equities = {m.position: e for m, e in ranking}
         assert p.best.equity == pytest.approx(ranking[0][1])
         assert p.loss == pytest.approx(ranking[0][1] - equities[p.played.position])
         assert p.mark == Thresholds().mark(p.loss)
@@ -203,3 +203,23 @@ def test_cli_analyse_text_json_html(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "broken.mat:3:" in bad.stderr and bad.stderr.count("\n") == 1
     bad = subprocess.run(run + ["--thresholds", "0.1,x"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--thresholds" in bad.stderr
+
+
+def test_flagged_decisions_rechecked_by_rollouts() -> None:
+    record = play_game(seed=21, policy=_chooser({3, 10}), max_plies=40)
+    plain = analyse(record, plies=0)
+    flagged = {p.number for p in plain.flagged()}
+    assert flagged
+    checked = analyse(record, plies=0, rollouts=72, rollout_seed=5)
+    again = analyse(record, plies=0, rollouts=72, rollout_seed=5)
+    assert [p.loss for p in checked.plies()] == [p.loss for p in again.plies()]  # seeded
+    for before, after in zip(plain.plies(), checked.plies()):
+        if before.number in flagged:
+            assert after.rollout_games == 72 and after.evaluator_loss == before.loss
+            assert after.rollout_se is not None and after.rollout_se >= 0 and after.loss >= 0
+            assert after.mark == Thresholds().mark(after.loss)
+            assert json.loads(checked.to_json())["games"][0]["plies"][after.number - 1]["rollout"]["games"] == 72
+        else:
+            assert after.rollout_games == 0 and after.loss == before.loss
+    with pytest.raises(InvalidArgumentError):
+        analyse(record, rollouts=-1)

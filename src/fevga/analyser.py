@@ -32,13 +32,15 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from fevga.errors import InvalidArgumentError
 from fevga.game import GameRecord, MatchRecord
+from fevga.policy import Policy
 from fevga.position import COLOR_NAMES, Move, Position
 from fevga.rules import Rules, rules_of
+from fevga.seeding import SeedLike
 
 MARKS = ("doubtful", "bad", "very bad")
 LUCK_MARKS = ("very unlucky", "unlucky", "lucky", "very lucky")
@@ -224,7 +226,7 @@ class MoveEquity:
     """One ranked move: its notation, resulting position and equity for the mover."""
 
     notation: str
-    position: str
+    position: Position
     equity: float
 
 
@@ -246,6 +248,9 @@ class PlyAnalysis:
     luck_mark: str
     ranking: tuple[MoveEquity, ...]
     rank: int
+    evaluator_loss: float | None = None  # the evaluator's loss, when a rollout replaced it
+    rollout_se: float | None = None      # standard error of the rollout loss
+    rollout_games: int = 0
 
     @property
     def forced(self) -> bool:
@@ -258,11 +263,14 @@ class PlyAnalysis:
                 "dice": list(self.dice), "played": _move_dict(self.played), "best": _move_dict(self.best),
                 "loss": self.loss, "mark": self.mark, "legal_moves": self.legal_moves, "forced": self.forced,
                 "rank": self.rank, "luck": self.luck, "luck_mark": self.luck_mark,
-                "ranking": [_move_dict(m) for m in self.ranking]}
+                "ranking": [_move_dict(m) for m in self.ranking],
+                "rollout": None if not self.rollout_games else {
+                    "games": self.rollout_games, "loss": self.loss, "loss_se": self.rollout_se,
+                    "evaluator_loss": self.evaluator_loss}}
 
 
 def _move_dict(move: MoveEquity) -> dict[str, Any]:
-    return {"move": move.notation, "position": move.position, "equity": move.equity}
+    return {"move": move.notation, "position": move.position.id, "equity": move.equity}
 
 
 @dataclass(frozen=True)
@@ -364,6 +372,8 @@ class Analysis:
                     text += " (forced)"
                 elif p.mark or all_plies:
                     text += f" best {p.best.notation:<24} loss {p.loss:.3f}" + (f"  {p.mark}" if p.mark else "")
+                if p.rollout_games:
+                    text += f" (rollout {p.rollout_games} games, +- {p.rollout_se:.3f}; evaluator {p.evaluator_loss:.3f})"
                 if p.luck_mark or all_plies:
                     text += f"  luck {p.luck:+.3f}" + (f" {p.luck_mark}" if p.luck_mark else "")
                 lines.append(text)
@@ -411,7 +421,7 @@ def _as_match(record: GameRecord | MatchRecord) -> MatchRecord:
 
 
 def _entry(move: Move, equity: float) -> MoveEquity:
-    return MoveEquity(move.notation, move.position.id, equity)
+    return MoveEquity(move.notation, move.position, equity)
 
 
 def analyse(
@@ -423,6 +433,10 @@ def analyse(
     thresholds: Thresholds | None = None,
     keep: int = 5,
     progress: Callable[[int, int], None] | None = None,
+    rollouts: int = 0,
+    rollout_seed: SeedLike = 0,
+    rollout_policy: Policy = "heuristic",
+    workers: int | None = 1,
 ) -> Analysis:
     """Analyse every ply of a game or match record (see the module docstring for the definitions).
 
@@ -430,7 +444,14 @@ def analyse(
     replaces it (e.g. ``ApiEvaluator(plies=1)`` for the trained net). Luck uses
     `luck_evaluator` (default: the 0-ply heuristic). `keep` ranked moves are kept per
     decision for the reports. `progress(done, total)` is called after each game.
+
+    With `rollouts` > 0 every flagged decision is re-checked: the played and the best move
+    are rolled out `rollouts` games each with `rollout_policy` on the same dice streams
+    (`fevga.rollout_moves`, seed `rollout_seed`, `workers` threads); the rollout's loss then
+    replaces the evaluator's (kept in `evaluator_loss`) and sets the mark.
     """
+    if not isinstance(rollouts, int) or isinstance(rollouts, bool) or rollouts < 0:
+        raise InvalidArgumentError(f"rollouts {rollouts!r} must be a non-negative number of games")
     import time
 
     started = time.perf_counter()
@@ -449,8 +470,11 @@ def analyse(
         plies_out = []
         for number, (ply, before) in enumerate(zip(game.plies, positions), 1):
             after = positions[number]
-            plies_out.append(_analyse_ply(decide, luck_eval, marks, rules, index, number, ply.turn, before,
-                                          ply.dice, after, keep))
+            analysed = _analyse_ply(decide, luck_eval, marks, rules, index, number, ply.turn, before,
+                                    ply.dice, after, keep)
+            if rollouts and analysed.mark:
+                analysed = _rollout_check(analysed, marks, rules, rollouts, rollout_seed, rollout_policy, workers)
+            plies_out.append(analysed)
         games.append(GameAnalysis(number=index, score=(score[0], score[1]), result=game.result,
                                   points=game.points, plies=tuple(plies_out)))
         if game.winner is not None:
@@ -495,6 +519,23 @@ def _analyse_ply(decide: Evaluator, luck_eval: Evaluator, marks: Thresholds, rul
         luck_mark=marks.luck_mark(luck), ranking=tuple(_entry(m, e) for m, e in ranking[:keep]),
         rank=played_at + 1,
     )
+
+
+def _rollout_check(ply: PlyAnalysis, marks: Thresholds, rules: Rules, games: int, seed: SeedLike,
+                   policy: Policy, workers: int | None) -> PlyAnalysis:
+    """The decision re-checked by rolling out its played and best moves on common dice."""
+    from fevga.rollout import rollout_moves
+
+    wanted = [m for m in ply.position.legal_moves(ply.dice, rules)
+              if m.position in (ply.played.position, ply.best.position)]
+    ranking = rollout_moves(ply.position, ply.dice, games=games, seed=seed, workers=workers, policy=policy,
+                            rules=rules, progress=False, moves=wanted)
+    played = next(r for r in ranking if r.move.position == ply.played.position)
+    loss = max(0.0, -played.diff)
+    return replace(ply, loss=loss, mark=marks.mark(loss), evaluator_loss=ply.loss,
+                   rollout_se=played.diff_se, rollout_games=games,
+                   played=MoveEquity(ply.played.notation, ply.played.position, played.equity),
+                   best=MoveEquity(ranking[0].move.notation, ranking[0].move.position, ranking[0].equity))
 
 
 def _summary(color: int, name: str, games: list[GameAnalysis]) -> PlayerSummary:

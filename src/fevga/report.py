@@ -10,7 +10,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from fevga import svg
-from fevga.position import COLOR_NAMES, Position
+from fevga.position import COLOR_NAMES
 
 if TYPE_CHECKING:
     from fevga.analyser import Analysis, PlyAnalysis
@@ -83,8 +83,8 @@ def _decision(analysis: Analysis, p: PlyAnalysis) -> str:
     name = escape(analysis.player_names[p.turn])
     boards = [
         (p.position, f"Before: {name} to play {p.dice[0]}-{p.dice[1]}"),
-        (Position.from_id(p.played.position), f"Played {escape(p.played.notation)}: {_fmt(p.played.equity)}"),
-        (Position.from_id(p.best.position), f"Best {escape(p.best.notation)}: {_fmt(p.best.equity)}"),
+        (p.played.position, f"Played {escape(p.played.notation)}: {_fmt(p.played.equity)}"),
+        (p.best.position, f"Best {escape(p.best.notation)}: {_fmt(p.best.equity)}"),
     ]
     figures = "".join(f"<figure>{svg.board(pos, size=360)}<figcaption>{caption}</figcaption></figure>"
                       for pos, caption in boards)

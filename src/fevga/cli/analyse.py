@@ -26,6 +26,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="equity losses marked doubtful, bad, very bad (default: %(default)s)")
     parser.add_argument("--luck", metavar="L,V", default="0.3,0.6",
                         help="luck marked lucky / very lucky (and the negatives unlucky) (default: %(default)s)")
+    parser.add_argument("--rollouts", type=int, default=0, metavar="GAMES",
+                        help="re-check each flagged decision by rolling out its played and best moves")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the rollouts (default: %(default)s)")
+    parser.add_argument("--workers", type=int, default=None, help="rollout threads (default: every core)")
     parser.set_defaults(run=_run)
 
 
@@ -57,7 +61,8 @@ def _run(args: argparse.Namespace) -> int:
     lucky, very_lucky = _numbers(args.luck, 2, "--luck")
     thresholds = Thresholds(doubtful, bad, very_bad, lucky, very_lucky)
     record = load_record(args.record)
-    report = analyse(record, plies=args.plies, thresholds=thresholds)
+    report = analyse(record, plies=args.plies, thresholds=thresholds, rollouts=args.rollouts,
+                     rollout_seed=args.seed, workers=args.workers)
     if args.html:
         _write_atomic(Path(args.html), report.to_html())
         print(f"wrote {args.html}", file=sys.stderr)
