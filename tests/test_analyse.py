@@ -16,7 +16,7 @@ import fevga
 from fevga import Move, Position, Rules
 from fevga.analyser import ApiEvaluator, HeuristicEvaluator, Thresholds, analyse
 from fevga.errors import InvalidArgumentError
-from fevga.game import GameRecord, Ply, play_game, play_match
+from fevga.game import GameRecord, MatchRecord, Ply, play_game, play_match
 from fevga.records import save_record
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
@@ -223,3 +223,66 @@ def test_flagged_decisions_rechecked_by_rollouts() -> None:
             assert after.rollout_games == 0 and after.loss == before.loss
     with pytest.raises(InvalidArgumentError):
         analyse(record, rollouts=-1)
+
+
+class _Outcome:
+    """An Evaluation-shaped value with outcome probabilities derived from an equity."""
+
+    def __init__(self, equity: float, mars_share: float = 0.4) -> None:
+        self.win = min(max((1.0 + equity / 2.0) / 2.0, 0.0), 1.0)
+        self.win_mars = mars_share * self.win * self.win
+        self.lose_mars = mars_share * (1.0 - self.win) ** 2
+        self.equity = 2 * self.win - 1 + self.win_mars - self.lose_mars
+
+
+def _fake_api(plies: int = 0) -> ApiEvaluator:
+    inner = HeuristicEvaluator(plies=0)
+
+    def hint(position: Position, dice: tuple[int, int], plies: int = 1, rules: Rules | None = None) -> list[Any]:
+        ranking = inner.rank(position, dice, rules or Rules())
+        return [(m, _Outcome(e), 0.0) for m, e in ranking]
+
+    def evaluate(position: Position, plies: int = 0, rules: Rules | None = None) -> _Outcome:
+        return _Outcome(inner.value(position, rules or Rules()))
+
+    return ApiEvaluator(plies=plies, hint=hint, evaluate=evaluate, name="fake")
+
+
+def test_match_aware_analysis_ranks_by_match_winning_chance() -> None:
+    from fevga.match import away_scores, match_equity_table, match_winning_chance
+
+    match = play_match(3, seed=14, policy="random")
+    assert len(match.games) >= 2
+    api = _fake_api()
+    report = analyse(match, evaluator=api, luck_evaluator=api)
+    assert report.match_aware and json.loads(report.to_json())["match_aware"]
+    table = match_equity_table(3)
+    for game in report.games:
+        for p in game.plies[:12]:
+            if p.forced or p.played.position.winner() is not None:
+                continue
+            outcome = _Outcome([e for m, e in STATIC.rank(p.position, p.dice, Rules())
+                                if m.position == p.played.position][0])
+            a, b = away_scores(game.score, 3, p.turn)
+            mwc = match_winning_chance(table, (a, b), outcome.win, outcome.win_mars, outcome.lose_mars)
+            won, lost = table.starter(a - 1, b), table.receiver(a, b - 1)
+            assert p.played.equity == pytest.approx(2 * (mwc - lost) / (won - lost) - 1)
+    # A session (length 0) stays in money equity.
+    session = analyse(MatchRecord(length=0, games=match.games), evaluator=api, luck_evaluator=api)
+    assert not session.match_aware
+    first = [p for p in session.plies() if not p.forced][0]
+    assert first.played.equity == pytest.approx(
+        _Outcome([e for m, e in STATIC.rank(first.position, first.dice, Rules())
+                  if m.position == first.played.position][0]).equity)
+
+
+def test_at_double_match_point_a_mars_is_worth_nothing() -> None:
+    api = _fake_api().at_score((2, 2), 3)
+    double = _fake_api().at_score((0, 0), 1)
+    outcome = _Outcome(0.3)
+    assert double._equity(outcome, 0) == pytest.approx(2 * outcome.win - 1)  # EMG = win - lose at DMP
+    many_mars = _Outcome(0.3, mars_share=0.9)
+    assert double._equity(many_mars, 0) == pytest.approx(double._equity(outcome, 0))
+    assert api._equity(many_mars, 0) == pytest.approx(api._equity(outcome, 0))  # 1-away each: DMP too
+    two_away = _fake_api().at_score((0, 0), 2)
+    assert two_away._equity(many_mars, 0) != pytest.approx(two_away._equity(outcome, 0))

@@ -33,7 +33,7 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fevga.errors import InvalidArgumentError
 from fevga.game import GameRecord, MatchRecord
@@ -41,6 +41,9 @@ from fevga.policy import Policy
 from fevga.position import COLOR_NAMES, Move, Position
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike
+
+if TYPE_CHECKING:
+    from fevga.match import MatchEquityTable
 
 MARKS = ("doubtful", "bad", "very bad")
 LUCK_MARKS = ("very unlucky", "unlucky", "lucky", "very lucky")
@@ -143,18 +146,39 @@ EvaluateFn = Callable[..., Any]
 class ApiEvaluator:
     """The trained evaluator through the public API: ``fevga.hint(position, dice, plies=,
     rules=)`` -> [(move, Evaluation, loss)] best first, and ``fevga.evaluate(position,
-    plies=, rules=)`` -> Evaluation with ``.equity`` for the side on roll.
+    plies=, rules=)`` -> Evaluation(win, win_mars, lose_mars, equity) for the side on roll
+    (a move's Evaluation is for the mover).
 
     `hint` and `evaluate` default to ``fevga.hint`` / ``fevga.evaluate`` (looked up when
     first used); pass others to analyse with any evaluator of that shape.
+
+    In a match, ``at_score(score, length)`` gives the same evaluator ranking by match
+    winning chance (docs/match.md), expressed as normalised equity (EMG): 2 (MWC - L) /
+    (W - L) - 1, where W and L are the mover's match winning chances after winning and
+    losing a single game, so a single win is +1 and a single loss -1 at every score.
     """
 
     def __init__(self, plies: int = 1, hint: HintFn | None = None, evaluate: EvaluateFn | None = None,
-                 name: str | None = None) -> None:
+                 name: str | None = None, *, score: tuple[int, int] | None = None, length: int = 0,
+                 table: MatchEquityTable | None = None) -> None:
         self.plies = plies
         self._hint = hint
         self._evaluate = evaluate
-        self.name = name or f"evaluator {plies}-ply"
+        self.score = score
+        self.length = length
+        self.table = table
+        base = name or f"evaluator {plies}-ply"
+        self._base = base
+        self.name = base if score is None else f"{base}, match-aware"
+
+    def at_score(self, score: tuple[int, int], length: int) -> ApiEvaluator:
+        """This evaluator ranking by match winning chance at `score` in a match to `length`."""
+        from fevga.match import match_equity_table
+
+        table = self.table if self.table is not None and self.table.length >= length else \
+            match_equity_table(max(length, 1))
+        return ApiEvaluator(self.plies, self._hint, self._evaluate, self._base, score=score, length=length,
+                            table=table)
 
     def _functions(self) -> tuple[HintFn, EvaluateFn]:
         import fevga
@@ -165,11 +189,48 @@ class ApiEvaluator:
             raise InvalidArgumentError("this fevga has no fevga.hint / fevga.evaluate yet: pass hint= and evaluate=")
         return hint, evaluate
 
+    def _equity(self, evaluation: Any, side: int) -> float:
+        """Money equity, or normalised match equity of `side` when a score is set."""
+        if self.score is None or self.table is None:
+            return float(evaluation.equity)
+        from fevga.match import away_scores, match_winning_chance
+
+        a, b = away_scores(self.score, self.length, side)
+        draw = float(getattr(evaluation, "draw", 0.0))
+        mwc = match_winning_chance(self.table, (a, b), float(evaluation.win), float(evaluation.win_mars),
+                                   float(evaluation.lose_mars), draw)
+        return self._normalise(mwc, a, b)
+
+    def _normalise(self, mwc: float, a: int, b: int) -> float:
+        assert self.table is not None
+        won, lost = self.table.starter(a - 1, b), self.table.receiver(a, b - 1)
+        if won - lost < 1e-12:  # degenerate odds: no spread to normalise by
+            return 2.0 * mwc - 1.0
+        return 2.0 * (mwc - lost) / (won - lost) - 1.0
+
     def rank(self, position: Position, dice: tuple[int, int], rules: Rules) -> list[tuple[Move, float]]:
         """The hint list as (move, equity for the mover), best first."""
         hint, _ = self._functions()
-        return [(move, float(evaluation.equity)) for move, evaluation, *_ in hint(position, dice, plies=self.plies,
-                                                                                    rules=rules)]
+        mover = position.turn
+        ranked = []
+        for move, evaluation, *_ in hint(position, dice, plies=self.plies, rules=rules):
+            final = _finished_equity(move.position)
+            if final is not None and self.score is not None:
+                ranked.append((move, 1.0 if final > 0 else -1.0) if abs(final) == 1.0 else
+                              (move, self._mars_value(final > 0, mover)))
+            else:
+                ranked.append((move, self._equity(evaluation, mover)))
+        ranked.sort(key=lambda item: -item[1])
+        return ranked
+
+    def _mars_value(self, won: bool, side: int) -> float:
+        """Normalised match equity of a game just won (or lost) by a mars."""
+        from fevga.match import away_scores
+
+        assert self.score is not None and self.table is not None
+        a, b = away_scores(self.score, self.length, side)
+        mwc = self.table.starter(a - 2, b) if won else self.table.receiver(a, b - 2)
+        return self._normalise(mwc, a, b)
 
     def value(self, position: Position, rules: Rules) -> float:
         """The evaluation's equity of the side on roll."""
@@ -177,7 +238,7 @@ class ApiEvaluator:
         final = position.winner()
         if final is not None:
             return float(position.points()) * (1.0 if final == position.turn else -1.0)
-        return float(evaluate(position, plies=self.plies, rules=rules).equity)
+        return self._equity(evaluate(position, plies=self.plies, rules=rules), position.turn)
 
 
 # ---------------------------------------------------------------------------------------
@@ -327,6 +388,7 @@ class Analysis:
     games: tuple[GameAnalysis, ...]
     score: tuple[int, int] = (0, 0)
     player_names: tuple[str, str] = ("White", "Black")
+    match_aware: bool = False
     elapsed: float = field(default=0.0, compare=False)
 
     def plies(self) -> list[PlyAnalysis]:
@@ -344,7 +406,8 @@ class Analysis:
             "evaluator": self.evaluator, "luck_evaluator": self.luck_evaluator,
             "thresholds": {"doubtful": t.doubtful, "bad": t.bad, "very_bad": t.very_bad, "lucky": t.lucky,
                            "very_lucky": t.very_lucky},
-            "length": self.length, "score": list(self.score), "players": [p.to_dict() for p in self.players],
+            "length": self.length, "score": list(self.score), "match_aware": self.match_aware,
+            "units": "normalised match equity (EMG)" if self.match_aware else "points (money equity)", "players": [p.to_dict() for p in self.players],
             "games": [{"game": g.number, "score": list(g.score), "result": g.result, "points": g.points,
                        "plies": [p.to_dict() for p in g.plies]} for g in self.games],
             "elapsed": self.elapsed,
@@ -357,7 +420,8 @@ class Analysis:
     def to_text(self, all_plies: bool = False) -> str:
         """A readable report: flagged decisions (or every ply), then per-player totals."""
         lines = [f"Analysis by {self.evaluator} (luck: {self.luck_evaluator}); "
-                 + (f"{self.length} point match" if self.length else "session") + f", {len(self.games)} game(s)"]
+                 + (f"{self.length} point match" if self.length else "session") + f", {len(self.games)} game(s); "
+                 + ("equities are normalised match equity (EMG)" if self.match_aware else "equities in points")]
         for game in self.games:
             lines.append("")
             lines.append(f"Game {game.number} (score {self.player_names[0]} {game.score[0]}, "
@@ -464,13 +528,20 @@ def analyse(
         raise InvalidArgumentError(f"thresholds {marks!r} must be a fevga.analyser.Thresholds")
     games: list[GameAnalysis] = []
     score = [0, 0]
+    match_aware = False
     for index, game in enumerate(match.games, 1):
         rules = rules_of(game.rules)
+        game_decide, game_luck = decide, luck_eval
+        if match.length > 0 and max(score) < match.length:
+            game_decide = _at_score(decide, (score[0], score[1]), match.length)
+            game_luck = game_decide if luck_eval is decide else _at_score(luck_eval, (score[0], score[1]),
+                                                                          match.length)
+            match_aware = match_aware or game_decide is not decide
         positions = game.positions()
         plies_out = []
         for number, (ply, before) in enumerate(zip(game.plies, positions), 1):
             after = positions[number]
-            analysed = _analyse_ply(decide, luck_eval, marks, rules, index, number, ply.turn, before,
+            analysed = _analyse_ply(game_decide, game_luck, marks, rules, index, number, ply.turn, before,
                                     ply.dice, after, keep)
             if rollouts and analysed.mark:
                 analysed = _rollout_check(analysed, marks, rules, rollouts, rollout_seed, rollout_policy, workers)
@@ -484,7 +555,16 @@ def analyse(
     summaries = tuple(_summary(color, match.players[color], games) for color in (0, 1))
     return Analysis(evaluator=decide.name, luck_evaluator=luck_eval.name, thresholds=marks, length=match.length,
                     players=(summaries[0], summaries[1]), games=tuple(games), score=(score[0], score[1]),
-                    player_names=match.players, elapsed=time.perf_counter() - started)
+                    player_names=match.players, match_aware=match_aware, elapsed=time.perf_counter() - started)
+
+
+def _at_score(evaluator: Evaluator, score: tuple[int, int], length: int) -> Evaluator:
+    """The evaluator ranking by match winning chance at `score`, if it can (else itself)."""
+    at_score = getattr(evaluator, "at_score", None)
+    if at_score is None:
+        return evaluator
+    result: Evaluator = at_score(score, length)
+    return result
 
 
 def _rank(evaluator: Evaluator, position: Position, dice: tuple[int, int], rules: Rules,

@@ -121,8 +121,10 @@ def analysis_html(analysis: Analysis) -> str:
         f"<p>{escape(kind)}, {len(analysis.games)} game(s), final score {analysis.score[0]}-{analysis.score[1]}. "
         f"Decisions by {escape(analysis.evaluator)}; luck by {escape(analysis.luck_evaluator)}. "
         f"Marks: doubtful &ge; {t.doubtful}, bad &ge; {t.bad}, very bad &ge; {t.very_bad}; "
-        f"luck marks at &plusmn;{t.lucky} and &plusmn;{t.very_lucky}. Equities in points for the player "
-        f"to move (a mars counts 2).</p>",
+        f"luck marks at &plusmn;{t.lucky} and &plusmn;{t.very_lucky}. "
+        + ("Equities are normalised match equity (EMG: a single game won +1, lost -1 at the score) for the "
+           "player to move.</p>" if analysis.match_aware else
+           "Equities in points for the player to move (a mars counts 2).</p>"),
         "<h2>Players</h2>", _summary_table(analysis),
         "<p>Performance rating = 500 &times; mean equity loss per unforced decision (0 = perfect play).</p>",
     ]
