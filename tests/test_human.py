@@ -130,6 +130,8 @@ def test_under_tmux() -> None:
     session = f"fevga-test-{uuid.uuid4().hex[:8]}"
     command = " ".join(FEVGA + ["play", "--human", "white", "--seed", "5"])
     subprocess.run([tmux, "new-session", "-d", "-s", session, "-x", "120", "-y", "50", command], check=True)
+    # Keep the pane readable after fevga exits (else the session closes with it).
+    subprocess.run([tmux, "set-option", "-w", "-t", session, "remain-on-exit", "on"], check=True)
     try:
         def pane() -> str:
             return subprocess.run([tmux, "capture-pane", "-p", "-t", session], capture_output=True,
