@@ -143,3 +143,39 @@ def test_default_odds_favour_the_starter() -> None:
 def test_bad_arguments_raise(bad: object) -> None:
     with pytest.raises(InvalidArgumentError):
         bad()  # type: ignore[operator]
+
+
+def test_evaluator_policy_is_asked_for_the_running_score() -> None:
+    from fevga import Position, Rules
+    from fevga.analyser import HeuristicEvaluator
+    from fevga.game import play_match
+    from fevga.match import EvaluatorPolicy
+
+    asked: list[tuple[tuple[int, int], int]] = []
+
+    class ScoreAware:
+        name = "score-aware"
+
+        def __init__(self) -> None:
+            self.inner = HeuristicEvaluator(plies=0)
+
+        def rank(self, position: Position, dice: tuple[int, int], rules: Rules) -> list:  # type: ignore[type-arg]
+            return self.inner.rank(position, dice, rules)
+
+        def at_score(self, score: tuple[int, int], length: int) -> ScoreAware:
+            asked.append((score, length))
+            return self
+
+    match = play_match(2, seed=2, policy=EvaluatorPolicy(ScoreAware()))
+    running, expected = [0, 0], []
+    for game in match.games:
+        expected.append(((running[0], running[1]), 2))
+        expected.append(((running[0], running[1]), 2))  # once per side
+        if game.winner is not None:
+            running[game.winner] += game.points
+    assert asked == expected
+    assert match.games[0].policies == ("score-aware", "score-aware")
+    plain = play_match(2, seed=2, policy=EvaluatorPolicy(HeuristicEvaluator(plies=0)))
+    assert [g.plies for g in plain.games] == [g.plies for g in match.games]  # same evaluator, same play
+    with pytest.raises(InvalidArgumentError):
+        EvaluatorPolicy(object())

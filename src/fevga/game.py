@@ -250,6 +250,13 @@ class MatchRecord:
         return write_match(self)
 
 
+def _at_score(pair: tuple[Policy, Policy], score: tuple[int, int], length: int) -> tuple[Policy, Policy]:
+    """Score-aware policies (those with ``at_score``, e.g. fevga.match.EvaluatorPolicy) for one game."""
+    out = [p.at_score(score, length) if callable(getattr(p, "at_score", None)) else p  # type: ignore[union-attr]
+           for p in pair]
+    return (out[0], out[1])
+
+
 def play_match(
     length: int,
     seed: SeedLike = None,
@@ -258,7 +265,10 @@ def play_match(
     max_games: int = 10_000,
 ) -> MatchRecord:
     """Play a match to `length` points: the winner of a game starts the next one (rolling
-    two dice); the first game and any game after a draw start with the one-die draw."""
+    two dice); the first game and any game after a draw start with the one-die draw.
+
+    A policy with ``at_score(score, length)`` (fevga.match.EvaluatorPolicy) is asked for
+    its policy at the running score before each game: score-aware play."""
     if not isinstance(length, int) or length < 1:
         raise InvalidArgumentError(f"match length {length!r} must be a positive integer")
     if not isinstance(max_games, int) or max_games < 1:
@@ -273,7 +283,8 @@ def play_match(
     initial = Position.initial()
     for index in range(max_games):
         begin = initial if starter is None else _with_turn(initial, starter)
-        record = _play_one(begin, starter is None, pair, rules, core_game.game_seed_of(master, index), seed_value, 0)
+        game_pair = _at_score(pair, (score[0], score[1]), length)
+        record = _play_one(begin, starter is None, game_pair, rules, core_game.game_seed_of(master, index), seed_value, 0)
         games.append(record)
         if record.winner is None:
             starter = None

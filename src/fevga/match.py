@@ -220,3 +220,32 @@ def away_scores(score: tuple[int, int], length: int, side: int) -> tuple[int, in
     if length < 1 or any(not 0 <= s < length for s in score):
         raise InvalidArgumentError(f"score {score!r} is not a running score of a match to {length}")
     return (length - score[side], length - score[1 - side])
+
+
+class EvaluatorPolicy:
+    """A move-choice policy from an evaluator (``rank(position, dice, rules)``, best first).
+
+    In a match, `fevga.game.play_match` calls ``at_score(score, length)`` before each game;
+    when the evaluator itself has ``at_score`` (a match-aware evaluator such as
+    `fevga.analyser.ApiEvaluator`), the policy then ranks moves by match winning chance.
+    """
+
+    def __init__(self, evaluator: Any, rules: Any = None, name: str | None = None) -> None:
+        from fevga.rules import rules_of
+
+        if not callable(getattr(evaluator, "rank", None)):
+            raise InvalidArgumentError(f"evaluator {evaluator!r} has no rank(position, dice, rules) method")
+        self.evaluator = evaluator
+        self.rules = rules_of(rules)
+        self.__name__ = name or str(getattr(evaluator, "name", type(evaluator).__name__))
+
+    def __call__(self, position: Any, dice: tuple[int, int], moves: Any) -> Any:
+        """The evaluator's best move."""
+        return self.evaluator.rank(position, dice, self.rules)[0][0]
+
+    def at_score(self, score: tuple[int, int], length: int) -> EvaluatorPolicy:
+        """This policy for a game at `score` in a match to `length`."""
+        at_score = getattr(self.evaluator, "at_score", None)
+        if at_score is None or length <= 0:
+            return self
+        return EvaluatorPolicy(at_score(score, length), self.rules, self.__name__)

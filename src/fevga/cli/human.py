@@ -239,6 +239,7 @@ def play_human_match(length: int, human: str, seed: SeedLike = None, rules: Rule
         raise InvalidArgumentError(f"match length {length!r} must be a positive integer")
     session, seed_text = make_session(human, seed, rules or Rules(), console, engine)
     say = session.console.say
+    base = session.engine
     say(f"fevga: {length} point match, you play {human}; dice seed {seed_text}. Type 'help' for commands.")
     score = [0, 0]
     games: list[GameRecord] = []
@@ -248,6 +249,8 @@ def play_human_match(length: int, human: str, seed: SeedLike = None, rules: Rule
         say(f"Game {len(games) + 1}: {session.names[0]} {score[0]}, {session.names[1]} {score[1]} "
             f"(to {length})")
         start = None if starter is None else _with_turn(Position.initial(), starter)
+        at_score = getattr(base, "at_score", None)  # a match-aware engine plays and hints at the score
+        session.engine = session.hint = at_score((score[0], score[1]), length) if at_score else base
         record = session.play_game(start, starter is None)
         record = GameRecord(seed=seed_text, rules=record.rules, policies=record.policies, start=record.start,
                             opening_dice=record.opening_dice, plies=record.plies, final=record.final,
