@@ -131,7 +131,7 @@ def test_games_from_a_set_position_carry_a_start_line() -> None:
 
 
 HAND_TYPED = """\
-; typed by hand: loose spacing, dashes in dice, long and short notation, player names
+; typed by hand: loose spacing, dashes or spaces in dice, long and short notation, player names
 1 point match
 Rules: default
 
@@ -139,7 +139,7 @@ Game 1
 Alice : 0   Bob : 0
 Opening draw: white 6, black 2
  1) 6-5: 24/18/13     4-2: 24/18
- 2) 5-5: 13/8 24/19(3)  3-1: 18/14
+ 2) 5 5: 13/8 24/19(3)  3-1: 18/14
 """
 
 
@@ -170,7 +170,7 @@ def test_illegal_move_names_line_column_and_legal_moves() -> None:
     (("Bob : 0", "Bob : 1"), 6, 19, "score is 0"),
     (("6-5: 24/18/13", "6-5: 24/18/14"), 8, 10, "illegal"),
     (("4-2: 24/18", "4-7: 24/18"), 8, 10, "cannot read '4-7:'"),
-    ((" 2) 5-5", " 3) 5-5"), 9, 2, "expected turn line 2)"),
+    ((" 2) 5 5", " 3) 5 5"), 9, 2, "expected turn line 2)"),
     (("white 6, black 2", "white 2, black 2"), 7, 21, "tie"),
     (("Rules: default", "Rules: release=never"), 3, 8, "release"),
     (("Rules: default", "Rules: hitting=yes"), 3, 8, "option"),

@@ -79,23 +79,26 @@ class HeuristicEvaluator:
     compared on one scale: mixing exact race values with heuristic values of uncovered
     siblings would invent errors.
 
-    ``rank`` scores every move at 0 plies, then re-scores the best `candidates` of them
-    (and any move asked for in `keep`) at `plies` (gnubg's move filter); the others keep
-    their 0-ply equity and rank below. ``value`` is the expectimax `plies + 1` deep, so
+    ``rank`` scores every move at 0 plies, then re-scores at `plies` the best `candidates`
+    of them that are within `window` of the best (and any move asked for in `keep`):
+    gnubg's move filter. The others keep their 0-ply equity and rank below. ``value`` is the expectimax `plies + 1` deep, so
     that it is the average over the 21 rolls of the best move's ``rank`` equity.
     """
 
-    def __init__(self, plies: int = 1, candidates: int = 8, tables: str = "bearoff") -> None:
+    def __init__(self, plies: int = 1, candidates: int = 8, tables: str = "bearoff", window: float = 0.16) -> None:
         if not isinstance(plies, int) or isinstance(plies, bool) or not 0 <= plies <= 2:
             raise InvalidArgumentError(f"plies {plies!r} must be 0, 1 or 2 for the heuristic evaluator")
         if not isinstance(candidates, int) or candidates < 1:
             raise InvalidArgumentError(f"candidates {candidates!r} must be a positive integer")
         if tables not in ("bearoff", "heuristic"):
             raise InvalidArgumentError(f"tables {tables!r} must be 'bearoff' or 'heuristic'")
+        if not isinstance(window, (int, float)) or not window >= 0:
+            raise InvalidArgumentError(f"window {window!r} must be a non-negative equity")
         from fevga.rollout import LUCK_SCALE, tables_of
 
         self.plies = plies
         self.candidates = candidates
+        self.window = window
         self.name = f"heuristic {plies}-ply" + (" + bear-off tables" if tables == "bearoff" else "")
         self._plain = tables_of(None)
         self._exact = tables_of("default") if tables == "bearoff" else None
@@ -128,8 +131,9 @@ class HeuristicEvaluator:
         if self.plies == 0 or len(scored) == 1:
             return scored
         keep_ids = {m.position for m in keep}
-        deep = [(m, self._after(m.position, self.plies, rules, tables)) for i, (m, _) in enumerate(scored)
-                if i < self.candidates or m.position in keep_ids]
+        floor = scored[0][1] - self.window
+        deep = [(m, self._after(m.position, self.plies, rules, tables)) for i, (m, e) in enumerate(scored)
+                if (i < self.candidates and e >= floor) or m.position in keep_ids]
         deep.sort(key=lambda item: -item[1])
         chosen = {m.position for m, _ in deep}
         return deep + [(m, e) for m, e in scored if m.position not in chosen]

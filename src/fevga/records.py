@@ -304,7 +304,7 @@ _SCORE = re.compile(r"^\s*(\S(?:[^:]*\S)?)\s*:\s*(\d+)\s+(\S(?:[^:]*\S)?)\s*:\s*
 _OPENING = re.compile(r"^\s*opening(?:\s+draw)?\s*:\s*white\s+(\d)\s*,?\s*black\s+(\d)\s*$", re.IGNORECASE)
 _START = re.compile(r"^\s*start\s*:\s*(\S+)\s*$", re.IGNORECASE)
 _TURN_LINE = re.compile(r"^\s*(\d+)\)")
-_TURN = re.compile(r"(?<![\d/])([1-6])-?([1-6])\s*:")
+_TURN = re.compile(r"(?<![\d/])([1-6])[- ]?([1-6])\s*:")
 _RESULT = re.compile(r"^\s*(?:(.+?)\s+)?wins\s+(\d+)\s+points?(\s+and\s+the\s+match)?\s*\.?\s*$", re.IGNORECASE)
 _DRAW = re.compile(r"^\s*draw\b.*$", re.IGNORECASE)
 
