@@ -438,6 +438,8 @@ class Analysis:
                 text = f"  {p.number:4d}. {who:<10} {p.dice[0]}{p.dice[1]}: {p.played.notation:<24}"
                 if p.forced:
                     text += " (forced)"
+                elif p.played.position == p.best.position:
+                    text += " (best)"
                 elif p.mark or all_plies:
                     text += f" best {p.best.notation:<24} loss {p.loss:.3f}" + (f"  {p.mark}" if p.mark else "")
                 if p.rollout_games:
