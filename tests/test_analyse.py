@@ -20,11 +20,11 @@ from fevga.game import GameRecord, MatchRecord, Ply, play_game, play_match
 from fevga.records import save_record
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
-STATIC = HeuristicEvaluator(plies=0)
+STATIC = HeuristicEvaluator(plies=1)
 
 
 def _chooser(worst_at: set[int]) -> Any:
-    """A policy that plays the best move by the 0-ply evaluator, except the worst one at the
+    """A policy that plays the best move by the 1-ply (static) evaluator, except the worst one at the
     given (0-based) call numbers among its real decisions."""
     calls = {"n": 0}
 
@@ -41,7 +41,7 @@ def _chooser(worst_at: set[int]) -> Any:
 
 def test_losses_are_best_minus_played_and_marked() -> None:
     record = play_game(seed=21, policy=_chooser({3, 10, 25}))
-    report = analyse(record, plies=0)
+    report = analyse(record, plies=1)
     plies = report.plies()
     decisions = [p for p in plies if not p.forced]
     worst = [decisions[i] for i in (3, 10, 25)]
@@ -65,7 +65,7 @@ def test_marks_follow_the_thresholds() -> None:
     assert [marks.luck_mark(x) for x in (-0.7, -0.3, 0.0, 0.3, 0.6)] == \
         ["very unlucky", "unlucky", "", "lucky", "very lucky"]
     record = play_game(seed=22, policy="random")
-    loose, strict = analyse(record, plies=0), analyse(record, plies=0, thresholds=Thresholds(0.001, 0.002, 0.003))
+    loose, strict = analyse(record, plies=1), analyse(record, plies=1, thresholds=Thresholds(0.001, 0.002, 0.003))
     assert len(strict.flagged()) > len(loose.flagged())
     with pytest.raises(InvalidArgumentError):
         Thresholds(0.1, 0.05, 0.2)
@@ -82,14 +82,14 @@ def test_luck_averages_to_zero_over_the_rolls() -> None:
         record = GameRecord(seed="", rules=Rules(), policies=("", ""), start=start, opening_dice=None,
                             plies=(Ply(start.turn, dice, move.steps),), final=move.position, winner=None, points=0,
                             truncated=True)
-        ply = analyse(record, plies=0).plies()[0]
+        ply = analyse(record, plies=1).plies()[0]
         total += (1 if dice[0] == dice[1] else 2) / 36 * ply.luck
     assert total == pytest.approx(0.0, abs=1e-9)
 
 
 def test_player_totals_add_up() -> None:
     match = play_match(3, seed=5, policy="random")
-    report = analyse(match, plies=0)
+    report = analyse(match, plies=1)
     for summary in report.players:
         mine = [p for p in report.plies() if p.turn == summary.color]
         decisions = [p for p in mine if not p.forced]
@@ -102,10 +102,10 @@ def test_player_totals_add_up() -> None:
     assert report.players[0].rating > 0  # random play errs
 
 
-def test_one_ply_differs_from_static_and_keeps_the_played_move_ranked() -> None:
+def test_two_plies_keep_the_played_move_ranked() -> None:
     record = play_game(seed=8, policy="random")
-    report = analyse(record, plies=1)
-    assert report.evaluator.startswith("heuristic 1-ply")
+    report = analyse(record, plies=2)
+    assert report.evaluator.startswith("heuristic 2-ply")
     for p in report.plies():
         assert p.loss >= 0 and 1 <= p.rank <= p.legal_moves
         assert p.best.equity >= p.played.equity
@@ -113,31 +113,35 @@ def test_one_ply_differs_from_static_and_keeps_the_played_move_ranked() -> None:
 
 def test_api_evaluator_drops_in_for_the_trained_net() -> None:
     """The adapter over fevga.hint / fevga.evaluate gives the same analysis as the evaluator it wraps."""
-    inner = HeuristicEvaluator(plies=0)
+    inner = HeuristicEvaluator(plies=1)
 
     class Evaluation:
         def __init__(self, equity: float) -> None:
             self.equity = equity
 
+    class Hint:  # the shape of fevga.Hint
+        def __init__(self, move: Move, evaluation: Evaluation, loss: float, plies: int) -> None:
+            self.move, self.evaluation, self.loss, self.plies = move, evaluation, loss, plies
+
     def hint(position: Position, dice: tuple[int, int], plies: int = 1, rules: Rules | None = None) -> list[Any]:
         ranking = inner.rank(position, dice, rules or Rules())
-        return [(m, Evaluation(e), ranking[0][1] - e) for m, e in ranking]
+        return [Hint(m, Evaluation(e), ranking[0][1] - e, plies) for m, e in ranking]
 
     def evaluate(position: Position, plies: int = 0, rules: Rules | None = None) -> Evaluation:
         return Evaluation(inner.value(position, rules or Rules()))
 
     record = play_game(seed=9, policy="random")
-    api = ApiEvaluator(plies=0, hint=hint, evaluate=evaluate)
+    api = ApiEvaluator(plies=1, hint=hint, evaluate=evaluate)
     via_api = analyse(record, evaluator=api, luck_evaluator=api)
     direct = analyse(record, evaluator=inner)
     assert [(p.loss, p.luck, p.mark) for p in via_api.plies()] == [(p.loss, p.luck, p.mark) for p in direct.plies()]
     if not hasattr(fevga, "hint"):
         with pytest.raises(InvalidArgumentError, match="fevga.hint"):
-            analyse(record, evaluator=ApiEvaluator(plies=0))
+            analyse(record, evaluator=ApiEvaluator(plies=1))
 
 
 def test_json_report() -> None:
-    report = analyse(play_match(1, seed=3, policy="random"), plies=0)
+    report = analyse(play_match(1, seed=3, policy="random"), plies=1)
     data = json.loads(report.to_json())
     ply = data["games"][0]["plies"][0]
     assert {"played", "best", "loss", "mark", "luck", "luck_mark", "position", "dice", "ranking"} <= set(ply)
@@ -159,7 +163,7 @@ class _Collector(HTMLParser):
 
 
 def test_html_report_is_self_contained_with_boards_for_flagged_decisions(tmp_path: Path) -> None:
-    report = analyse(play_match(3, seed=6, policy="random"), plies=0)
+    report = analyse(play_match(3, seed=6, policy="random"), plies=1)
     flagged = report.flagged()
     assert flagged
     html = report.to_html()
@@ -189,7 +193,7 @@ def test_html_report_is_self_contained_with_boards_for_flagged_decisions(tmp_pat
 def test_cli_analyse_text_json_html(tmp_path: Path) -> None:
     match = play_match(3, seed=12, policy="random")
     save_record(match, tmp_path / "m.mat")
-    run = [sys.executable, "-m", "fevga", "analyse", str(tmp_path / "m.mat"), "--plies", "0"]
+    run = [sys.executable, "-m", "fevga", "analyse", str(tmp_path / "m.mat"), "--plies", "1"]
     text = subprocess.run(run, capture_output=True, text=True, check=True).stdout
     assert "performance rating" in text and "unforced decisions" in text
     data = json.loads(subprocess.run(run + ["--json"], capture_output=True, text=True, check=True).stdout)
@@ -207,11 +211,11 @@ def test_cli_analyse_text_json_html(tmp_path: Path) -> None:
 
 def test_flagged_decisions_rechecked_by_rollouts() -> None:
     record = play_game(seed=21, policy=_chooser({3, 10}), max_plies=40)
-    plain = analyse(record, plies=0)
+    plain = analyse(record, plies=1)
     flagged = {p.number for p in plain.flagged()}
     assert flagged
-    checked = analyse(record, plies=0, rollouts=72, rollout_seed=5)
-    again = analyse(record, plies=0, rollouts=72, rollout_seed=5)
+    checked = analyse(record, plies=1, rollouts=72, rollout_seed=5)
+    again = analyse(record, plies=1, rollouts=72, rollout_seed=5)
     assert [p.loss for p in checked.plies()] == [p.loss for p in again.plies()]  # seeded
     for before, after in zip(plain.plies(), checked.plies()):
         if before.number in flagged:
@@ -236,7 +240,7 @@ class _Outcome:
 
 
 def _fake_api(plies: int = 0) -> ApiEvaluator:
-    inner = HeuristicEvaluator(plies=0)
+    inner = HeuristicEvaluator(plies=1)
 
     def hint(position: Position, dice: tuple[int, int], plies: int = 1, rules: Rules | None = None) -> list[Any]:
         ranking = inner.rank(position, dice, rules or Rules())

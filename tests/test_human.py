@@ -56,7 +56,7 @@ def test_a_whole_game_typed_move_by_move() -> None:
     assert GameRecord.from_json(record.to_json()) == record  # every ply replays legally
     shown = screen.getvalue()
     assert shown.count("illegal: ") == sum(1 for t in typist.typed if t == "24/1 13/off")
-    assert "hint (heuristic 1-ply" in shown and "wins" in shown
+    assert "hint (heuristic 2-ply" in shown and "wins" in shown
     assert record.policies[0] == "human" and record.policies[1].startswith("heuristic")
     boards = shown.count("White (W): pips")
     assert boards >= len(record.plies)  # the board after every roll

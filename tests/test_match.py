@@ -157,7 +157,7 @@ def test_evaluator_policy_is_asked_for_the_running_score() -> None:
         name = "score-aware"
 
         def __init__(self) -> None:
-            self.inner = HeuristicEvaluator(plies=0)
+            self.inner = HeuristicEvaluator(plies=1)
 
         def rank(self, position: Position, dice: tuple[int, int], rules: Rules) -> list:  # type: ignore[type-arg]
             return self.inner.rank(position, dice, rules)
@@ -175,7 +175,7 @@ def test_evaluator_policy_is_asked_for_the_running_score() -> None:
             running[game.winner] += game.points
     assert asked == expected
     assert match.games[0].policies == ("score-aware", "score-aware")
-    plain = play_match(2, seed=2, policy=EvaluatorPolicy(HeuristicEvaluator(plies=0)))
+    plain = play_match(2, seed=2, policy=EvaluatorPolicy(HeuristicEvaluator(plies=1)))
     assert [g.plies for g in plain.games] == [g.plies for g in match.games]  # same evaluator, same play
     with pytest.raises(InvalidArgumentError):
         EvaluatorPolicy(object())

@@ -9,6 +9,9 @@ bear-off tables in covered races; `ApiEvaluator` adapts the trained evaluator's
 
     fevga.analyse(record, evaluator=ApiEvaluator(plies=1))
 
+Plies count as in ``fevga.hint`` / ``fevga.evaluate``: at 1 ply a move is rated by the
+static value of its result; every further ply looks one roll deeper.
+
 Definitions (docs/analysis.md):
 
 * equity loss of a decision = equity of the best move - equity of the played move (>= 0),
@@ -16,13 +19,13 @@ Definitions (docs/analysis.md):
   ``very bad`` from 0.04 / 0.08 / 0.16 (configurable). A ply with one legal move is
   *forced* and is not a decision.
 * luck of a roll = equity after the roll (best move's equity) - equity before it, by the
-  luck evaluator (0-ply by default, as gnubg does); marked ``lucky`` / ``very lucky`` from
+  luck evaluator (1 ply, the static evaluation, by default); marked ``lucky`` / ``very lucky`` from
   +0.3 / +0.6 and ``unlucky`` / ``very unlucky`` from -0.3 / -0.6.
 * performance rating = 500 x mean equity loss per unforced decision (lower is better;
   eXtreme Gammon's PR scale: 0 is perfect play).
 
 >>> from fevga.game import play_game
->>> report = analyse(play_game(seed=3, policy="heuristic"), plies=0)
+>>> report = analyse(play_game(seed=3, policy="heuristic"), plies=1)
 >>> report.players[0].decisions > 0
 True
 """
@@ -70,24 +73,27 @@ def _finished_equity(after: Position) -> float | None:
 
 
 class HeuristicEvaluator:
-    """Today's evaluator: expectimax over the core's evaluation, `plies` deep.
+    """Today's evaluator: expectimax over the core's evaluation, counting plies as
+    ``fevga.hint`` and ``fevga.evaluate`` do (docs/net.md): at 1 ply a move is rated by the
+    static value of its result, at n plies by the expectimax n - 1 plies below its result;
+    ``value(position)`` at n plies averages over the 21 rolls the best move at n plies, so
+    that luck (``rank``'s best minus ``value``) has mean zero over the rolls.
 
-    The leaf value is the heuristic (tanh-scaled); with ``tables="bearoff"`` (default) a
+    The static value is the heuristic (tanh-scaled); with ``tables="bearoff"`` (default) a
     position that is already a race covered by the bear-off tables is valued exactly
     instead, and so is everything after it. The choice is made once per position to move
     from, never per move, so the moves of one roll (and the luck of the roll) are always
     compared on one scale: mixing exact race values with heuristic values of uncovered
     siblings would invent errors.
 
-    ``rank`` scores every move at 0 plies, then re-scores at `plies` the best `candidates`
-    of them that are within `window` of the best (and any move asked for in `keep`):
-    gnubg's move filter. The others keep their 0-ply equity and rank below. ``value`` is the expectimax `plies + 1` deep, so
-    that it is the average over the 21 rolls of the best move's ``rank`` equity.
+    Above 1 ply, ``rank`` rates every move at 1 ply, then re-rates at `plies` the best
+    `candidates` of them that are within `window` of the best (and any move asked for in
+    `keep`): gnubg's move filter. The others keep their 1-ply equity and rank below.
     """
 
     def __init__(self, plies: int = 1, candidates: int = 8, tables: str = "bearoff", window: float = 0.16) -> None:
-        if not isinstance(plies, int) or isinstance(plies, bool) or not 0 <= plies <= 2:
-            raise InvalidArgumentError(f"plies {plies!r} must be 0, 1 or 2 for the heuristic evaluator")
+        if not isinstance(plies, int) or isinstance(plies, bool) or not 1 <= plies <= 3:
+            raise InvalidArgumentError(f"plies {plies!r} must be 1, 2 or 3 for the heuristic evaluator")
         if not isinstance(candidates, int) or candidates < 1:
             raise InvalidArgumentError(f"candidates {candidates!r} must be a positive integer")
         if tables not in ("bearoff", "heuristic"):
@@ -128,19 +134,19 @@ class HeuristicEvaluator:
         moves = position.legal_moves(dice, rules)
         scored = [(m, self._after(m.position, 0, rules, tables)) for m in moves]
         scored.sort(key=lambda item: -item[1])
-        if self.plies == 0 or len(scored) == 1:
+        if self.plies == 1 or len(scored) == 1:
             return scored
         keep_ids = {m.position for m in keep}
         floor = scored[0][1] - self.window
-        deep = [(m, self._after(m.position, self.plies, rules, tables)) for i, (m, e) in enumerate(scored)
+        deep = [(m, self._after(m.position, self.plies - 1, rules, tables)) for i, (m, e) in enumerate(scored)
                 if (i < self.candidates and e >= floor) or m.position in keep_ids]
         deep.sort(key=lambda item: -item[1])
         chosen = {m.position for m, _ in deep}
         return deep + [(m, e) for m, e in scored if m.position not in chosen]
 
     def value(self, position: Position, rules: Rules) -> float:
-        """Equity of the side on roll before rolling: expectimax `plies + 1` deep."""
-        return self._deep(position, self.plies + 1, rules, self._tables(position))
+        """Equity of the side on roll before rolling: expectimax `plies` deep."""
+        return self._deep(position, self.plies, rules, self._tables(position))
 
 
 HintFn = Callable[..., Any]
@@ -151,7 +157,9 @@ class ApiEvaluator:
     """The trained evaluator through the public API: ``fevga.hint(position, dice, plies=,
     rules=)`` -> [(move, Evaluation, loss)] best first, and ``fevga.evaluate(position,
     plies=, rules=)`` -> Evaluation(win, win_mars, lose_mars, equity) for the side on roll
-    (a move's Evaluation is for the mover).
+    (a move's Evaluation is for the mover). Plies count as there: ``rank`` is
+    ``hint(plies=plies)``, ``value`` is ``evaluate(plies=plies)`` (the average over the
+    rolls of the best move at `plies`), so luck has mean zero.
 
     `hint` and `evaluate` default to ``fevga.hint`` / ``fevga.evaluate`` (looked up when
     first used); pass others to analyse with any evaluator of that shape.
@@ -217,7 +225,9 @@ class ApiEvaluator:
         hint, _ = self._functions()
         mover = position.turn
         ranked = []
-        for move, evaluation, *_ in hint(position, dice, plies=self.plies, rules=rules):
+        for item in hint(position, dice, plies=self.plies, rules=rules):
+            # fevga.Hint(move, evaluation, loss, plies), or any (move, evaluation, ...) tuple
+            move, evaluation = (item.move, item.evaluation) if hasattr(item, "move") else (item[0], item[1])
             final = _finished_equity(move.position)
             if final is not None and self.score is not None:
                 ranked.append((move, 1.0 if final > 0 else -1.0) if abs(final) == 1.0 else
@@ -512,8 +522,8 @@ def analyse(
 
     `plies` sets the default decision evaluator (`HeuristicEvaluator(plies)`); `evaluator`
     replaces it (e.g. ``ApiEvaluator(plies=1)`` for the trained net). Luck uses
-    `luck_evaluator` (default: the 0-ply heuristic). `keep` ranked moves are kept per
-    decision for the reports. `progress(done, total)` is called after each game.
+    `luck_evaluator` (default: the 1-ply heuristic, i.e. static values). `keep` ranked
+    moves are kept per decision for the reports. `progress(done, total)` is called after each game.
 
     With `rollouts` > 0 every flagged decision is re-checked: the played and the best move
     are rolled out `rollouts` games each with `rollout_policy` on the same dice streams
@@ -528,7 +538,7 @@ def analyse(
     match = _as_match(record)
     decide: Evaluator = evaluator if evaluator is not None else HeuristicEvaluator(plies)
     luck_eval: Evaluator = luck_evaluator if luck_evaluator is not None else (
-        decide if isinstance(decide, HeuristicEvaluator) and decide.plies == 0 else HeuristicEvaluator(0))
+        decide if isinstance(decide, HeuristicEvaluator) and decide.plies == 1 else HeuristicEvaluator(1))
     marks = thresholds or Thresholds()
     if not isinstance(marks, Thresholds):
         raise InvalidArgumentError(f"thresholds {marks!r} must be a fevga.analyser.Thresholds")

@@ -18,7 +18,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser("analyse", aliases=["analyze"],
                                    help="analyse a game or match record (JSON or the text match format)")
     parser.add_argument("record", help="record file: engine JSON or the text match format (docs/records.md)")
-    parser.add_argument("--plies", type=int, default=1, help="lookahead of the decision evaluator (default: 1)")
+    parser.add_argument("--plies", type=int, default=1,
+                        help="plies of the decision evaluator: 1 rates a move by its result, 2 looks a roll deeper")
+    parser.add_argument("--evaluator", choices=["heuristic", "net"], default="heuristic",
+                        help="heuristic expectimax (default) or the trained net through fevga.hint/evaluate")
     parser.add_argument("--json", action="store_true", help="print the analysis as JSON")
     parser.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report to FILE")
     parser.add_argument("--all", action="store_true", help="list every ply, not only the flagged ones")
@@ -61,8 +64,13 @@ def _run(args: argparse.Namespace) -> int:
     lucky, very_lucky = _numbers(args.luck, 2, "--luck")
     thresholds = Thresholds(doubtful, bad, very_bad, lucky, very_lucky)
     record = load_record(args.record)
-    report = analyse(record, plies=args.plies, thresholds=thresholds, rollouts=args.rollouts,
-                     rollout_seed=args.seed, workers=args.workers)
+    evaluator, luck = None, None
+    if args.evaluator == "net":
+        from fevga.analyser import ApiEvaluator
+
+        evaluator, luck = ApiEvaluator(plies=args.plies), ApiEvaluator(plies=1)
+    report = analyse(record, plies=args.plies, evaluator=evaluator, luck_evaluator=luck, thresholds=thresholds,
+                     rollouts=args.rollouts, rollout_seed=args.seed, workers=args.workers)
     if args.html:
         _write_atomic(Path(args.html), report.to_html())
         print(f"wrote {args.html}", file=sys.stderr)

@@ -211,7 +211,7 @@ def make_session(human: str, seed: SeedLike, rules: Rules, console: Console | No
     if human not in sides:
         raise InvalidArgumentError(f"--human {human!r} must be white, black, both or none")
     sequence = seed_sequence(seed)
-    evaluator = engine or HeuristicEvaluator(plies=1)
+    evaluator = engine or HeuristicEvaluator(plies=2)
     default_names = tuple("You" if c in sides[human] else "fevga" for c in (WHITE, BLACK))
     if human in ("both", "none"):
         default_names = ("White", "Black")
