@@ -290,3 +290,35 @@ def test_at_double_match_point_a_mars_is_worth_nothing() -> None:
     assert api._equity(many_mars, 0) == pytest.approx(api._equity(outcome, 0))  # 1-away each: DMP too
     two_away = _fake_api().at_score((0, 0), 2)
     assert two_away._equity(many_mars, 0) != pytest.approx(two_away._equity(outcome, 0))
+
+
+def test_api_evaluator_rerates_a_filtered_played_move_at_full_depth() -> None:
+    inner = HeuristicEvaluator(plies=1)
+    calls: list[int] = []
+
+    class Evaluation:
+        def __init__(self, equity: float) -> None:
+            self.equity = equity
+            self.win, self.win_mars, self.lose_mars = (1 + equity / 2) / 2, 0.0, 0.0
+
+    class Hint:
+        def __init__(self, move: Move, evaluation: Evaluation, plies: int) -> None:
+            self.move, self.evaluation, self.loss, self.plies = move, evaluation, 0.0, plies
+
+    def hint(position: Position, dice: tuple[int, int], plies: int = 1, rules: Rules | None = None) -> list[Any]:
+        ranking = inner.rank(position, dice, rules or Rules())
+        return [Hint(m, Evaluation(e), 2 if i < 2 else 1) for i, (m, e) in enumerate(ranking)]
+
+    def evaluate(position: Position, plies: int = 0, rules: Rules | None = None) -> Evaluation:
+        calls.append(plies)
+        return Evaluation(inner.value(position, rules or Rules()))
+
+    api = ApiEvaluator(plies=2, hint=hint, evaluate=evaluate)
+    position = play_game(seed=4, policy="heuristic", max_plies=30).final
+    moves = inner.rank(position, (5, 2), Rules())
+    assert len(moves) >= 4
+    filtered = moves[-1][0]
+    ranked = dict((m.position, e) for m, e in api.rank(position, (5, 2), Rules(), keep=[filtered]))
+    assert calls == [1]
+    assert ranked[filtered.position] == pytest.approx(-inner.value(filtered.position, Rules()))
+    assert ranked[moves[-2][0].position] == pytest.approx(moves[-2][1])  # not asked for: left as the hint rated it

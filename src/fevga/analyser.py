@@ -153,6 +153,17 @@ HintFn = Callable[..., Any]
 EvaluateFn = Callable[..., Any]
 
 
+class _Flipped:
+    """An evaluation of the side on roll seen by the player who just moved."""
+
+    def __init__(self, evaluation: Any) -> None:
+        self.win = 1.0 - float(evaluation.win) - float(getattr(evaluation, "draw", 0.0))
+        self.win_mars = float(evaluation.lose_mars)
+        self.lose_mars = float(evaluation.win_mars)
+        self.draw = float(getattr(evaluation, "draw", 0.0))
+        self.equity = -float(evaluation.equity)
+
+
 class ApiEvaluator:
     """The trained evaluator through the public API: ``fevga.hint(position, dice, plies=,
     rules=)`` -> [(move, Evaluation, loss)] best first, and ``fevga.evaluate(position,
@@ -220,22 +231,38 @@ class ApiEvaluator:
             return 2.0 * mwc - 1.0
         return 2.0 * (mwc - lost) / (won - lost) - 1.0
 
-    def rank(self, position: Position, dice: tuple[int, int], rules: Rules) -> list[tuple[Move, float]]:
-        """The hint list as (move, equity for the mover), best first."""
-        hint, _ = self._functions()
+    def rank(self, position: Position, dice: tuple[int, int], rules: Rules,
+             keep: Sequence[Move] = ()) -> list[tuple[Move, float]]:
+        """The hint list as (move, equity for the mover), best first.
+
+        The hint's order is kept (moves searched deeper first); in a match the moves are
+        re-ordered by match equity within each depth. A move in `keep` that the hint's
+        filter left at a shallower depth than the best is re-rated at full depth (through
+        ``evaluate`` of its result), so that its loss is measured on the best move's scale.
+        """
+        hint, evaluate = self._functions()
         mover = position.turn
-        ranked = []
-        for item in hint(position, dice, plies=self.plies, rules=rules):
+        keep_ids = {m.position for m in keep}
+        ranked: list[tuple[Move, float, int]] = []
+        items = list(hint(position, dice, plies=self.plies, rules=rules))
+        top = max((int(getattr(item, "plies", self.plies)) for item in items), default=self.plies)
+        for item in items:
             # fevga.Hint(move, evaluation, loss, plies), or any (move, evaluation, ...) tuple
             move, evaluation = (item.move, item.evaluation) if hasattr(item, "move") else (item[0], item[1])
+            depth = int(getattr(item, "plies", self.plies))
             final = _finished_equity(move.position)
-            if final is not None and self.score is not None:
-                ranked.append((move, 1.0 if final > 0 else -1.0) if abs(final) == 1.0 else
-                              (move, self._mars_value(final > 0, mover)))
+            if final is not None:
+                equity = final if self.score is None else (
+                    (1.0 if final > 0 else -1.0) if abs(final) == 1.0 else self._mars_value(final > 0, mover))
+                depth = top
             else:
-                ranked.append((move, self._equity(evaluation, mover)))
-        ranked.sort(key=lambda item: -item[1])
-        return ranked
+                if depth < top and move.position in keep_ids:
+                    evaluation = _Flipped(evaluate(move.position, plies=top - 1, rules=rules))
+                    depth = top
+                equity = self._equity(evaluation, mover)
+            ranked.append((move, equity, depth))
+        ranked.sort(key=lambda item: (-item[2], -item[1]))
+        return [(move, equity) for move, equity, _ in ranked]
 
     def _mars_value(self, won: bool, side: int) -> float:
         """Normalised match equity of a game just won (or lost) by a mars."""
@@ -585,7 +612,7 @@ def _at_score(evaluator: Evaluator, score: tuple[int, int], length: int) -> Eval
 
 def _rank(evaluator: Evaluator, position: Position, dice: tuple[int, int], rules: Rules,
           played: Position) -> list[tuple[Move, float]]:
-    if isinstance(evaluator, HeuristicEvaluator):
+    if isinstance(evaluator, (HeuristicEvaluator, ApiEvaluator)):
         keep = [m for m in position.legal_moves(dice, rules) if m.position == played]
         return evaluator.rank(position, dice, rules, keep=keep)
     return evaluator.rank(position, dice, rules)
