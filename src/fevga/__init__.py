@@ -9,7 +9,6 @@
 """
 
 from fevga import bearoff
-from fevga.analyser import analyse
 from fevga.errors import (
     BearoffFileError,
     FevgaError,
@@ -19,12 +18,13 @@ from fevga.errors import (
     InvalidNotationError,
     InvalidPositionError,
     InvalidRulesError,
-    MissingBearoffError,
     RecordError,
+    MissingBearoffError,
 )
 from fevga.position import BLACK, WHITE, Color, Move, Position, perft
 from fevga.rollout import MoveRollout, RolloutResult, expectimax, rollout, rollout_moves
 from fevga.rules import Rules
+from fevga.analyser import analyse  # after the modules it builds on
 
 __version__ = "0.1.0"
 

@@ -646,19 +646,31 @@ def _analyse_ply(decide: Evaluator, luck_eval: Evaluator, marks: Thresholds, rul
 
 def _rollout_check(ply: PlyAnalysis, marks: Thresholds, rules: Rules, games: int, seed: SeedLike,
                    policy: Policy, workers: int | None) -> PlyAnalysis:
-    """The decision re-checked by rolling out its played and best moves on common dice."""
-    from fevga.rollout import rollout_moves
+    """The decision re-checked by rolling out the results of its played and best moves.
 
-    wanted = [m for m in ply.position.legal_moves(ply.dice, rules)
-              if m.position in (ply.played.position, ply.best.position)]
-    ranking = rollout_moves(ply.position, ply.dice, games=games, seed=seed, workers=workers, policy=policy,
-                            rules=rules, progress=False, moves=wanted)
-    played = next(r for r in ranking if r.move.position == ply.played.position)
-    loss = max(0.0, -played.diff)
-    return replace(ply, loss=loss, mark=marks.mark(loss), evaluator_loss=ply.loss,
-                   rollout_se=played.diff_se, rollout_games=games,
-                   played=MoveEquity(ply.played.notation, ply.played.position, played.equity),
-                   best=MoveEquity(ranking[0].move.notation, ranking[0].move.position, ranking[0].equity))
+    Both rollouts use the same seed, hence the same dice in game i (common random numbers);
+    the standard error of the difference is taken as sqrt(se1^2 + se2^2), which ignores
+    their positive correlation and so overstates it.
+    """
+    from fevga.rollout import rollout
+
+    def result(after: Position) -> tuple[float, float]:
+        final = _finished_equity(after)
+        if final is not None:
+            return final, 0.0
+        r = rollout(after, games=games, seed=seed, workers=workers, policy=policy, rules=rules, progress=False)
+        return -r.equity, r.equity_se  # the rollout is for the opponent, on roll after the move
+
+    played, played_se = result(ply.played.position)
+    best, best_se = result(ply.best.position) if ply.best.position != ply.played.position else (played, 0.0)
+    top = max(best, played)
+    loss = top - played
+    se = math.sqrt(played_se ** 2 + best_se ** 2)
+    best_entry = MoveEquity(ply.best.notation, ply.best.position, best) if best >= played else \
+        MoveEquity(ply.played.notation, ply.played.position, played)
+    return replace(ply, loss=loss, mark=marks.mark(loss), evaluator_loss=ply.loss, rollout_se=se,
+                   rollout_games=games, played=MoveEquity(ply.played.notation, ply.played.position, played),
+                   best=best_entry)
 
 
 def _summary(color: int, name: str, games: list[GameAnalysis]) -> PlayerSummary:

@@ -27,21 +27,6 @@ class IllegalMoveError(FevgaError, ValueError):
     """A well-formed move that the rules do not allow in this position with these dice."""
 
 
-class MissingBearoffError(FevgaError, KeyError):
-    """A bear-off database has no entry for the requested position."""
-
-    def __str__(self) -> str:  # KeyError would repr() the message
-        return str(self.args[0]) if self.args else ""
-
-
-class BearoffFileError(FevgaError, OSError):
-    """A bear-off database file is truncated, corrupted, foreign or mismatched."""
-
-
-class InvalidArgumentError(FevgaError, ValueError):
-    """An argument outside its documented range (depth, games, workers, ...)."""
-
-
 class RecordError(FevgaError, ValueError):
     """A game or match record (JSON or the text match format) is malformed or replays an illegal move.
 
@@ -56,3 +41,19 @@ class RecordError(FevgaError, ValueError):
         self.line = line
         self.column = column
         self.source = source
+
+
+class MissingBearoffError(FevgaError, KeyError):
+    """A bear-off database has no entry for the requested position."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class BearoffFileError(FevgaError, OSError):
+    """A bear-off database file is truncated, corrupted, foreign or mismatched."""
+
+
+class InvalidArgumentError(FevgaError, ValueError):
+    """An argument outside its documented range (depth, games, workers, ...)."""
+

@@ -265,10 +265,7 @@ def play_match(
     max_games: int = 10_000,
 ) -> MatchRecord:
     """Play a match to `length` points: the winner of a game starts the next one (rolling
-    two dice); the first game and any game after a draw start with the one-die draw.
-
-    A policy with ``at_score(score, length)`` (fevga.match.EvaluatorPolicy) is asked for
-    its policy at the running score before each game: score-aware play."""
+    two dice); the first game and any game after a draw start with the one-die draw."""
     if not isinstance(length, int) or length < 1:
         raise InvalidArgumentError(f"match length {length!r} must be a positive integer")
     if not isinstance(max_games, int) or max_games < 1:
@@ -281,10 +278,11 @@ def play_match(
     games: list[GameRecord] = []
     starter: int | None = None
     initial = Position.initial()
+    policies = pair  # a policy with at_score(score, length) plays each game at its score (fevga.match)
     for index in range(max_games):
+        pair = _at_score(policies, (score[0], score[1]), length)
         begin = initial if starter is None else _with_turn(initial, starter)
-        game_pair = _at_score(pair, (score[0], score[1]), length)
-        record = _play_one(begin, starter is None, game_pair, rules, core_game.game_seed_of(master, index), seed_value, 0)
+        record = _play_one(begin, starter is None, pair, rules, core_game.game_seed_of(master, index), seed_value, 0)
         games.append(record)
         if record.winner is None:
             starter = None

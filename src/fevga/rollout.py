@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Union
 import numpy as np
 import numpy.typing as npt
 
-from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidPositionError
+from fevga.errors import InvalidArgumentError, InvalidPositionError
 from fevga.policy import POLICY_IDS, Policy, PolicyFn, chooser, policy_id, policy_name
 from fevga.notation import parse_dice
 from fevga.position import Move, Position
@@ -867,9 +867,8 @@ def rollout_moves(
     checkpoint_every: float = 10.0,
     progress: bool | None = None,
     on_block: Callable[[int, int], None] | None = None,
-    moves: Sequence[Move] | None = None,
 ) -> list[MoveRollout]:
-    """Roll out every legal move of `position` with `dice` (or only `moves`), best first.
+    """Roll out every legal move of `position` with `dice`, best first.
 
     Every move is played out with the same dice streams (common random numbers), so the
     standard error of each move's difference to the best (`diff_se`) is far smaller than the
@@ -878,14 +877,7 @@ def rollout_moves(
     start = _check_position(position)
     games = _games(games, stratify)
     rules = rules_of(rules)
-    legal = start.legal_moves(parse_dice(dice), rules)
-    if moves is not None:
-        wanted = {m.position for m in moves}
-        legal = [m for m in legal if m.position in wanted]
-        if len(legal) != len(wanted) or not legal:
-            raise IllegalMoveError(f"moves {[getattr(m, 'notation', m) for m in moves]} are not all legal "
-                                   f"with {dice} in {start.id}")
-    moves = legal
+    moves = start.legal_moves(parse_dice(dice), rules)
     count = _workers(workers)
     backend = _backend(backend, scheduler)
     path = Path(checkpoint) if checkpoint is not None else None

@@ -15,11 +15,15 @@ from fevga.errors import FevgaError
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every sub-command registered."""
-    from fevga.cli import analyse, bearoff, game, match, rollout
+    from fevga.cli import bearoff, game, rollout
 
     parser = argparse.ArgumentParser(prog="fevga", description="Analysis engine for Fevga (Greek backgammon).")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (game, bearoff, rollout, analyse, match):
+    for module in (game, bearoff, rollout):
+        module.register(subparsers)
+    from fevga.cli import analyse, match  # records, analysis and matches
+
+    for module in (analyse, match):
         module.register(subparsers)
     return parser
 

@@ -45,13 +45,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     play = subparsers.add_parser("play", help="play a seeded self-play game and print its record")
     play.add_argument("--seed", type=int, default=None, help="random seed (default: fresh entropy, printed)")
     play.add_argument("--policy", default="random", choices=sorted(POLICY_IDS), help="policy of both sides")
+    play.add_argument("--human", choices=["white", "black", "both"],
+                      help="play this side yourself in the terminal (type 'help' at the prompt)")
+    play.add_argument("--save", metavar="FILE", help="save the record (.json: JSON, else the text match format)")
     play.add_argument("--white", choices=sorted(POLICY_IDS), help="White's policy (overrides --policy)")
     play.add_argument("--black", choices=sorted(POLICY_IDS), help="Black's policy (overrides --policy)")
     play.add_argument("--start", default=None, help="start position (default: the initial one with the opening draw)")
     play.add_argument("--json", action="store_true", help="print the full record as JSON")
-    play.add_argument("--human", choices=["white", "black", "both"],
-                      help="play this side yourself in the terminal (type 'help' at the prompt)")
-    play.add_argument("--save", metavar="FILE", help="save the record (.json: JSON, else the text match format)")
     add_rules_option(play)
     play.set_defaults(run=_play)
 
