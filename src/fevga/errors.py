@@ -56,4 +56,3 @@ class BearoffFileError(FevgaError, OSError):
 
 class InvalidArgumentError(FevgaError, ValueError):
     """An argument outside its documented range (depth, games, workers, ...)."""
-
