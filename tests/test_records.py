@@ -226,3 +226,12 @@ def test_files_round_trip_atomically(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.json", "m.json", "m.mat"]  # no temporary files left
     with pytest.raises(RecordError, match="cannot read record"):
         load_record(tmp_path / "missing.mat")
+
+
+def test_long_player_names_still_read_back() -> None:
+    match = play_match(1, seed=4, policy="heuristic")
+    names = ("Konstantinos Papadopoulos-Georgiou", "Black player with a long name")
+    again = read_match(write_match(match, players=names))
+    assert again.players == names and again.games[0].plies == match.games[0].plies
+    with pytest.raises(RecordError, match="player name"):
+        write_match(match, players=("Anna: the first", "Nikos"))

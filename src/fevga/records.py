@@ -221,12 +221,6 @@ RIGHT_COLUMN = 40  # where Black's turn starts on a written turn line (0-based)
 _RIGHT_MIN = 20    # a first turn starting at or beyond this column is in Black's column
 
 
-@dataclass
-class _Line:
-    number: int
-    text: str
-
-
 def _turn_text(ply: Ply) -> str:
     notation = "" if not ply.steps else ply.notation
     return f"{ply.dice[0]}{ply.dice[1]}: {notation}".rstrip()
@@ -261,8 +255,7 @@ def write_match(record: Record, players: tuple[str, str] | None = None) -> str:
             raise RecordError(f"game {index} is played under other rules than game 1; a match has one rule set")
         out.append("")
         out.append(f" Game {index}")
-        left = f" {names[0]} : {score[0]}"
-        out.append(f"{left:<{RIGHT_COLUMN}}{names[1]} : {score[1]}")
+        out.append(f"{_column(f' {names[0]} : {score[0]}')}{names[1]} : {score[1]}")
         initial = Position.initial()
         if (game.start.counts(WHITE), game.start.counts(BLACK)) != (initial.counts(WHITE), initial.counts(BLACK)):
             out.append(f" Start: {game.start.id}")
@@ -277,7 +270,7 @@ def write_match(record: Record, players: tuple[str, str] | None = None) -> str:
         for number, (white, black) in enumerate(turns, 1):
             head = f"{number:3d}) "
             left_text = head + ("" if white is None else _turn_text(white))
-            line = left_text if black is None else f"{left_text:<{RIGHT_COLUMN}}{_turn_text(black)}"
+            line = left_text if black is None else f"{_column(left_text)}{_turn_text(black)}"
             out.append(line.rstrip())
         if game.winner is not None:
             score[game.winner] += game.points
@@ -287,6 +280,11 @@ def write_match(record: Record, players: tuple[str, str] | None = None) -> str:
         elif not game.truncated:
             out.append("      Draw (dead position)")
     return "\n".join(out) + "\n"
+
+
+def _column(left: str) -> str:
+    """`left` padded to Black's column (at least two spaces, however long it is)."""
+    return f"{left:<{RIGHT_COLUMN}}" if len(left) <= RIGHT_COLUMN - 2 else left + "  "
 
 
 def _score_of(games: tuple[GameRecord, ...]) -> tuple[int, int]:
@@ -383,7 +381,7 @@ class _GameBuilder:
         over = self.current.is_game_over(rules)
         winner = self.current.winner()
         points = self.current.points()
-        if self.result is not None:
+        if self.result is not None:  # optional: without it the replay decides
             line, column = self.result
             if not over:
                 raise self.error(f"the result line says {self.result_text!r}, but the game is not over "
@@ -404,8 +402,6 @@ class _GameBuilder:
                     raise self.error(f"the result line says {stated_points} point(s), but the game is worth "
                                      f"{points} ({'mars' if points == 2 else 'the loser has borne off'})",
                                      line, column)
-        elif over and winner is not None:
-            pass  # the result line is optional: the replay decides
         return GameRecord(seed="", rules=rules, policies=(self.reader.players[0], self.reader.players[1]),
                           start=self.start, opening_dice=self.opening, plies=tuple(self.plies), final=self.current,
                           winner=winner, points=points, truncated=not over)
