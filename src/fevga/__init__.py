@@ -19,6 +19,7 @@ from fevga.errors import (
     InvalidNotationError,
     InvalidPositionError,
     InvalidRulesError,
+    RecordError,
     MissingBearoffError,
     NetFileError,
 )
@@ -27,6 +28,7 @@ from fevga.net import Net
 from fevga.position import BLACK, WHITE, Color, Move, Position, perft
 from fevga.rollout import MoveRollout, RolloutResult, expectimax, rollout, rollout_moves
 from fevga.rules import Rules
+from fevga.analyser import analyse  # after the modules it builds on
 
 __version__ = "0.1.0"
 
@@ -54,8 +56,10 @@ __all__ = [
     "hint",
     "MoveRollout",
     "Position",
+    "RecordError",
     "RolloutResult",
     "Rules",
+    "analyse",
     "bearoff",
     "expectimax",
     "gioul_perft",

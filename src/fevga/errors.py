@@ -27,6 +27,22 @@ class IllegalMoveError(FevgaError, ValueError):
     """A well-formed move that the rules do not allow in this position with these dice."""
 
 
+class RecordError(FevgaError, ValueError):
+    """A game or match record (JSON or the text match format) is malformed or replays an illegal move.
+
+    `line` and `column` (1-based) locate the problem in a text record; both are None for JSON.
+    """
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None, source: str = "") -> None:
+        where = ""
+        if line is not None:
+            where = f"{source or '<record>'}:{line}:{column or 1}: "
+        super().__init__(where + message)
+        self.line = line
+        self.column = column
+        self.source = source
+
+
 class MissingBearoffError(FevgaError, KeyError):
     """A bear-off database has no entry for the requested position."""
 

@@ -83,7 +83,8 @@ class GameRecord:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form of the whole record."""
+        """JSON-ready form of the whole record; each ply carries the ID of the position it was played in."""
+        before = self.positions()
         return {
             "seed": self.seed,
             "rules": self.rules.to_dict(),
@@ -91,8 +92,9 @@ class GameRecord:
             "start": self.start.id,
             "opening_dice": list(self.opening_dice) if self.opening_dice else None,
             "plies": [
-                {"turn": COLOR_NAMES[p.turn], "dice": list(p.dice), "move": p.notation, "steps": [list(s) for s in p.steps]}
-                for p in self.plies
+                {"turn": COLOR_NAMES[p.turn], "dice": list(p.dice), "move": p.notation,
+                 "steps": [list(s) for s in p.steps], "position": before[i].id}
+                for i, p in enumerate(self.plies)
             ],
             "final": self.final.id,
             "result": self.result,
@@ -103,6 +105,20 @@ class GameRecord:
     def to_json(self, indent: int | None = None) -> str:
         """The JSON text of to_dict()."""
         return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> GameRecord:
+        """The record of a to_dict() form, every ply replayed and checked (RecordError if not)."""
+        from fevga.records import game_from_dict
+
+        return game_from_dict(data)
+
+    @classmethod
+    def from_json(cls, text: str) -> GameRecord:
+        """The record of a to_json() text: ``GameRecord.from_json(r.to_json()) == r``."""
+        from fevga.records import game_from_json
+
+        return game_from_json(text)
 
 
 def _with_turn(position: Position, turn: int) -> Position:
@@ -194,10 +210,14 @@ class MatchRecord:
     length: int
     games: tuple[GameRecord, ...]
     score: tuple[int, int] = field(default=(0, 0))
+    players: tuple[str, str] = ("White", "Black")
 
     @property
     def winner(self) -> Color | None:
-        """The side that reached `length` points (None if `max_games` ran out first)."""
+        """The side that reached `length` points (None if `max_games` ran out first, or for a
+        session of unlimited games: length 0)."""
+        if self.length <= 0:
+            return None
         if self.score[0] >= self.length:
             return WHITE
         return BLACK if self.score[1] >= self.length else None
@@ -207,7 +227,39 @@ class MatchRecord:
         winner = self.winner
         return {"length": self.length, "score": list(self.score),
                 "winner": None if winner is None else COLOR_NAMES[winner],
+                "players": list(self.players),
                 "games": [g.to_dict() for g in self.games]}
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The JSON text of to_dict()."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> MatchRecord:
+        """The record of a to_dict() form, every game replayed and checked (RecordError if not)."""
+        from fevga.records import match_from_dict
+
+        return match_from_dict(data)
+
+    @classmethod
+    def from_json(cls, text: str) -> MatchRecord:
+        """The record of a to_json() text: ``MatchRecord.from_json(m.to_json()) == m``."""
+        from fevga.records import match_from_json
+
+        return match_from_json(text)
+
+    def to_text(self) -> str:
+        """The plain-text match format (docs/records.md)."""
+        from fevga.records import write_match
+
+        return write_match(self)
+
+
+def _at_score(pair: tuple[Policy, Policy], score: tuple[int, int], length: int) -> tuple[Policy, Policy]:
+    """Score-aware policies (those with ``at_score``, e.g. fevga.match.EvaluatorPolicy) for one game."""
+    out = [p.at_score(score, length) if callable(getattr(p, "at_score", None)) else p  # type: ignore[union-attr]
+           for p in pair]
+    return (out[0], out[1])
 
 
 def play_match(
@@ -234,7 +286,9 @@ def play_match(
     games: list[GameRecord] = []
     starter: int | None = None
     initial = Position.initial()
+    policies = pair  # a policy with at_score(score, length) plays each game at its score (fevga.match)
     for index in range(max_games):
+        pair = _at_score(policies, (score[0], score[1]), length)
         begin = initial if starter is None else _with_turn(initial, starter)
         record = _play_one(begin, starter is None, pair, rules, core_game.game_seed_of(master, index), seed_value, 0,
                             evaluator)

@@ -21,6 +21,10 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in (game, net, bearoff, rollout):
         module.register(subparsers)
+    from fevga.cli import analyse, match  # records, analysis and matches
+
+    for module in (analyse, match):
+        module.register(subparsers)
     return parser
 
 

@@ -81,6 +81,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     play = subparsers.add_parser("play", help="play a seeded self-play game and print its record")
     play.add_argument("--seed", type=int, default=None, help="random seed (default: fresh entropy, printed)")
     play.add_argument("--policy", default="random", choices=sorted(POLICY_IDS), help="policy of both sides")
+    play.add_argument("--human", choices=["white", "black", "both"],
+                      help="play this side yourself in the terminal (type 'help' at the prompt)")
+    play.add_argument("--save", metavar="FILE", help="save the record (.json: JSON, else the text match format)")
     play.add_argument("--white", choices=sorted(POLICY_IDS), help="White's policy (overrides --policy)")
     play.add_argument("--black", choices=sorted(POLICY_IDS), help="Black's policy (overrides --policy)")
     play.add_argument("--start", default=None, help="start position (default: the initial one with the opening draw)")
@@ -162,6 +165,15 @@ def _perft(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
+    if args.human:
+        from fevga.cli.human import play_human_game
+        from fevga.records import save_record
+
+        human_record = play_human_game(args.human, seed=args.seed, rules=Rules.named(args.rules))
+        if args.save:
+            save_record(human_record, args.save)
+            print(f"saved {args.save}")
+        return 0
     policy = (args.white or args.policy, args.black or args.policy)
     game = game_of(args, args.start)
     if game == "gioul":
@@ -183,4 +195,8 @@ def _play(args: argparse.Namespace) -> int:
     else:
         print(f"seed {record.seed}, policies white={policy[0]} black={policy[1]}")
         print(record.log())
+    if args.save:
+        from fevga.records import save_record
+
+        save_record(record, args.save)
     return 0

@@ -8,9 +8,9 @@ import shlex
 import sys
 
 from fevga.analysis import MAX_PLIES, evaluate, hint
-from fevga.cli.game import add_rules_option, position_argument
+from fevga.cli.game import add_rules_option
 from fevga.net import Net, net_of
-from fevga.position import COLOR_NAMES
+from fevga.position import COLOR_NAMES, Position
 from fevga.rules import Rules
 
 
@@ -65,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    position = position_argument(args.position)
+    position = Position.parse(args.position)
     net = net_of(args.net)
     result = evaluate(position, args.plies, Rules.named(args.rules), net=net)
     if args.json:
@@ -79,7 +79,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _hint(args: argparse.Namespace) -> int:
-    position = position_argument(args.position)
+    position = Position.parse(args.position)
     net = net_of(args.net)
     hints = hint(position, args.dice, args.plies, Rules.named(args.rules), net=net)
     shown = hints if args.top <= 0 else hints[: args.top]

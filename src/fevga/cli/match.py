@@ -1,0 +1,82 @@
+"""`fevga met` and `fevga play-match`: the match equity table and matches (engine or human)."""
+
+from __future__ import annotations
+
+import argparse
+
+from fevga.errors import InvalidArgumentError
+from fevga.game import play_match
+from fevga.match import GameOdds, match_equity_table
+from fevga.policy import POLICY_IDS
+from fevga.records import save_record
+from fevga.rules import Rules
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the met and play-match sub-commands."""
+    met = subparsers.add_parser("met", help="print the match equity table (docs/match.md)")
+    met.add_argument("--length", type=int, default=25, help="largest away score (default: %(default)s)")
+    met.add_argument("--odds", metavar="WS,WM,LS,LM,D",
+                     help="one game's outcome odds for its starter (default: measured heuristic self-play)")
+    met.add_argument("--starter", choices=["draw", "me", "opponent"], default="draw",
+                     help="who starts the next game: the one-die draw (default), me, or the opponent")
+    met.add_argument("--size", type=int, default=None, help="print only the first SIZE rows and columns")
+    met.add_argument("--json", action="store_true", help="print the three tables as JSON")
+    met.set_defaults(run=_met)
+
+    match = subparsers.add_parser("play-match", help="play a match to LENGTH points (engine or --human)")
+    match.add_argument("length", type=int, help="points to win the match")
+    match.add_argument("--seed", type=int, default=None, help="random seed (default: fresh entropy, printed)")
+    match.add_argument("--policy", default="heuristic", choices=sorted(POLICY_IDS), help="engine policy of both sides")
+    match.add_argument("--white", choices=sorted(POLICY_IDS), help="White's policy (overrides --policy)")
+    match.add_argument("--black", choices=sorted(POLICY_IDS), help="Black's policy (overrides --policy)")
+    match.add_argument("--human", choices=["white", "black", "both"], help="play a side yourself in the terminal")
+    match.add_argument("--save", metavar="FILE", help="save the record (.json: JSON, else the text match format)")
+    match.add_argument("--rules", default="default", choices=["default", "strict"], help="rule preset")
+    match.set_defaults(run=_play_match)
+
+
+def _met(args: argparse.Namespace) -> int:
+    odds = None
+    if args.odds:
+        try:
+            values = [float(v) for v in args.odds.split(",")]
+        except ValueError:
+            values = []
+        if len(values) != 5:
+            raise InvalidArgumentError(f"--odds {args.odds!r} must be five comma-separated probabilities")
+        odds = GameOdds(*values)
+    table = match_equity_table(args.length, odds)
+    if args.json:
+        print(table.to_json())
+        return 0
+    o = table.odds
+    print(f"P(win the match) in percent; rows: my away score, columns: the opponent's; next game started by "
+          f"{ {'draw': 'the one-die draw', 'me': 'me', 'opponent': 'the opponent'}[args.starter] }.")
+    print(f"game odds for the starter: win {o.win_single:.4f}, win mars {o.win_mars:.4f}, lose {o.lose_single:.4f},"
+          f" lose mars {o.lose_mars:.4f}, draw {o.draw:.4f}")
+    print(table.to_text(args.starter, args.size))
+    return 0
+
+
+def _play_match(args: argparse.Namespace) -> int:
+    rules = Rules.named(args.rules)
+    if args.human:
+        from fevga.cli.human import play_human_match
+
+        record = play_human_match(args.length, args.human, seed=args.seed, rules=rules)
+    else:
+        policy = (args.white or args.policy, args.black or args.policy)
+        record = play_match(args.length, seed=args.seed, policy=policy, rules=rules)
+        print(f"{args.length} point match, seed {record.games[0].seed}, policies white={policy[0]} black={policy[1]}")
+        score = [0, 0]
+        for number, game in enumerate(record.games, 1):
+            if game.winner is not None:
+                score[game.winner] += game.points
+            print(f"  game {number}: {game.result}" + (f" {game.points} point(s)" if game.points else "")
+                  + f", {len(game.plies)} plies; score {score[0]}-{score[1]}")
+        print(f"final score {record.score[0]}-{record.score[1]}")
+    if args.save:
+        save_record(record, args.save)
+        print(f"saved {args.save}")
+    return 0

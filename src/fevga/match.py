@@ -1,0 +1,251 @@
+"""Match play: the match equity table and match winning chances.
+
+A Fevga match is played to N points; a game is worth 1 point, or 2 for a mars, or 0 for a
+draw (a dead position); there is no cube (so no Crawford rule). The winner of a game
+starts the next one; the first game and a game after a draw start with the one-die draw,
+which each side wins half the time (RULES.md §2).
+
+The table is computed **exactly** from the outcome probabilities of one game for the side
+that starts it (`GameOdds`): ``S(a, b)``, the probability that the side needing `a` more
+points wins the match when it starts the next game against a side needing `b`, satisfies
+
+    S(a, b) = ws * S(a-1, b) + wm * S(a-2, b)
+            + ls * (1 - S(b-1, a)) + lm * (1 - S(b-2, a))
+            + d * U(a, b),          U(a, b) = (S(a, b) + 1 - S(b, a)) / 2,
+
+with ``S(a <= 0, b) = 1`` and ``S(a, b <= 0) = 0`` (a won game hands the next start to its
+winner, a draw goes back to the one-die draw: ``U`` is the value before that draw). Every
+term on the right except the draw term has a smaller ``a + b``, so the table is filled in
+order of ``a + b``, solving the 2 x 2 linear system of ``S(a, b)`` and ``S(b, a)`` for
+each pair (determinant ``1 - d``). docs/match.md gives the derivation and checks.
+
+>>> table = match_equity_table(5, GameOdds(0.4, 0.15, 0.35, 0.1, 0.0))
+>>> round(table.starter(1, 1), 4), round(table.starter(2, 1), 4)
+(0.55, 0.37)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from fevga.errors import InvalidArgumentError
+
+MAX_LENGTH = 255
+Starter = Literal["me", "opponent", "draw"]
+
+
+@dataclass(frozen=True)
+class GameOdds:
+    """Outcome probabilities of one game from its start, for the side that rolls first."""
+
+    win_single: float
+    win_mars: float
+    lose_single: float
+    lose_mars: float
+    draw: float = 0.0
+
+    def __post_init__(self) -> None:
+        values = (self.win_single, self.win_mars, self.lose_single, self.lose_mars, self.draw)
+        if not all(isinstance(v, (int, float)) and math.isfinite(v) and 0.0 <= v <= 1.0 for v in values):
+            raise InvalidArgumentError(f"game odds {values} must be probabilities in [0, 1]")
+        if abs(sum(values) - 1.0) > 1e-9:
+            raise InvalidArgumentError(f"game odds {values} must sum to 1, not {sum(values)!r}")
+        if self.draw >= 1.0:
+            raise InvalidArgumentError("game odds: a game that is always drawn never ends a match")
+
+    @classmethod
+    def from_probabilities(cls, win: float, win_mars: float, lose_mars: float, draw: float = 0.0) -> GameOdds:
+        """Odds from P(win), P(win with mars), P(lose with mars), P(draw) (the form of rollouts
+        and evaluations: win includes win_mars)."""
+        lose = 1.0 - win - draw
+        return cls(win - win_mars, win_mars, lose - lose_mars, lose_mars, draw)
+
+    @classmethod
+    def from_rollout(cls, result: Any) -> GameOdds:
+        """Odds from a `fevga.RolloutResult` of the starting position (its side on roll starts)."""
+        return cls.from_probabilities(result.win, result.win_mars, result.lose_mars, result.draw)
+
+    def to_dict(self) -> dict[str, float]:
+        """JSON-ready form."""
+        return {"win_single": self.win_single, "win_mars": self.win_mars, "lose_single": self.lose_single,
+                "lose_mars": self.lose_mars, "draw": self.draw}
+
+
+# Measured input, not a result: heuristic-policy self-play from the start, 103,680 games, seed 2026,
+# `fevga.rollout(Position.initial(), games=103680, seed=2026, workers=1, policy="heuristic")`
+# (P(win) standard error 0.0016). The trained evaluator's odds replace these once it exists.
+WIN, WIN_MARS, LOSE_MARS = 0.507397762345679, 0.13933256172839506, 0.1271604938271605
+DEFAULT_ODDS = GameOdds.from_probabilities(win=WIN, win_mars=WIN_MARS, lose_mars=LOSE_MARS, draw=0.0)
+
+
+@dataclass(frozen=True)
+class MatchEquityTable:
+    """Match winning chances for every pair of away scores up to `length`.
+
+    ``starter(a, b)``: I need `a` points, the opponent `b`, and I start the next game;
+    ``receiver(a, b)``: the opponent starts it; ``draw(a, b)``: the one-die draw decides
+    (the first game, or after a drawn game). ``a, b <= 0`` means that side has won.
+    """
+
+    length: int
+    odds: GameOdds
+    starts: npt.NDArray[np.float64]  # starts[a, b] = S(a, b), a, b in 0..length
+
+    def starter(self, a: int, b: int) -> float:
+        """P(I win the match) needing `a` against `b`, when I start the next game."""
+        return float(self.starts[self._index(a), self._index(b)]) if a > 0 or b > 0 else self._both_won()
+
+    def receiver(self, a: int, b: int) -> float:
+        """P(I win the match) needing `a` against `b`, when the opponent starts the next game."""
+        return 1.0 - self.starter(b, a)
+
+    def draw(self, a: int, b: int) -> float:
+        """P(I win the match) needing `a` against `b`, before the one-die draw for the start."""
+        return 0.5 * (self.starter(a, b) + self.receiver(a, b))
+
+    def value(self, a: int, b: int, starter: Starter = "draw") -> float:
+        """P(I win the match) needing `a` against `b`; `starter` says who starts the next game."""
+        if starter == "me":
+            return self.starter(a, b)
+        if starter == "opponent":
+            return self.receiver(a, b)
+        if starter == "draw":
+            return self.draw(a, b)
+        raise InvalidArgumentError(f"starter {starter!r} must be 'me', 'opponent' or 'draw'")
+
+    def _index(self, away: int) -> int:
+        if not isinstance(away, (int, np.integer)) or isinstance(away, bool) or away > self.length:
+            raise InvalidArgumentError(f"away score {away!r} must be an integer <= the table's length {self.length}")
+        return max(int(away), 0)
+
+    def _both_won(self) -> float:
+        raise InvalidArgumentError("both sides cannot have won the match")
+
+    def grid(self, starter: Starter = "draw") -> npt.NDArray[np.float64]:
+        """The (length, length) array of value(a, b, starter) for a, b = 1..length."""
+        s = self.starts[1:, 1:]
+        if starter == "me":
+            return s.copy()
+        if starter == "opponent":
+            return np.asarray(1.0 - s.T)
+        if starter == "draw":
+            return np.asarray(0.5 * (s + 1.0 - s.T))
+        raise InvalidArgumentError(f"starter {starter!r} must be 'me', 'opponent' or 'draw'")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form: the odds and the three grids (row a-1, column b-1)."""
+        return {"length": self.length, "odds": self.odds.to_dict(),
+                "starter": self.grid("me").tolist(), "receiver": self.grid("opponent").tolist(),
+                "draw": self.grid("draw").tolist()}
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The JSON text of to_dict()."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def to_text(self, starter: Starter = "draw", size: int | None = None) -> str:
+        """A readable table in percent: rows = my away score, columns = the opponent's."""
+        n = min(self.length, size or self.length)
+        grid = self.grid(starter)
+        head = "away " + "".join(f"{b:>6d}" for b in range(1, n + 1))
+        lines = [head]
+        for a in range(1, n + 1):
+            lines.append(f"{a:>4d} " + "".join(f"{100 * grid[a - 1, b - 1]:6.1f}" for b in range(1, n + 1)))
+        return "\n".join(lines)
+
+
+def match_equity_table(length: int = 25, odds: GameOdds | None = None) -> MatchEquityTable:
+    """The exact match equity table up to `length` points from one game's outcome odds."""
+    if not isinstance(length, int) or isinstance(length, bool) or not 1 <= length <= MAX_LENGTH:
+        raise InvalidArgumentError(f"match length {length!r} must be an integer from 1 to {MAX_LENGTH}")
+    odds = DEFAULT_ODDS if odds is None else odds
+    if not isinstance(odds, GameOdds):
+        raise InvalidArgumentError(f"odds {odds!r} must be a fevga.match.GameOdds")
+    ws, wm, ls, lm, d = odds.win_single, odds.win_mars, odds.lose_single, odds.lose_mars, odds.draw
+    n = length
+    s = np.zeros((n + 1, n + 1))
+    s[0, 1:] = 1.0  # I have won
+    half = d / 2.0
+    det = 1.0 - d
+
+    def at(a: int, b: int) -> float:
+        if a <= 0:
+            return 1.0
+        if b <= 0:
+            return 0.0
+        return float(s[a, b])
+
+    def rest(a: int, b: int) -> float:
+        return ws * at(a - 1, b) + wm * at(a - 2, b) + ls * (1.0 - at(b - 1, a)) + lm * (1.0 - at(b - 2, a))
+
+    for total in range(2, 2 * n + 1):
+        for a in range(max(1, total - n), min(n, total - 1) + 1):
+            b = total - a
+            if a > b:
+                continue
+            r_ab = rest(a, b) + half
+            if a == b:
+                s[a, a] = r_ab
+                continue
+            r_ba = rest(b, a) + half
+            s[a, b] = ((1.0 - half) * r_ab - half * r_ba) / det
+            s[b, a] = ((1.0 - half) * r_ba - half * r_ab) / det
+    return MatchEquityTable(length=n, odds=odds, starts=s)
+
+
+def match_winning_chance(table: MatchEquityTable, away: tuple[int, int], win: float, win_mars: float,
+                         lose_mars: float, draw: float = 0.0) -> float:
+    """P(win the match) for the side on roll in a game, from its outcome probabilities.
+
+    `away` = (points the side on roll still needs, points the opponent needs); `win`
+    includes `win_mars`, and P(lose) = 1 - win - draw. The winner of the game starts the
+    next one; a draw goes back to the one-die draw.
+    """
+    a, b = away
+    if a <= 0 or b <= 0:
+        raise InvalidArgumentError(f"away scores {away!r} must be positive while the match is on")
+    lose = 1.0 - win - draw
+    return ((win - win_mars) * table.starter(a - 1, b) + win_mars * table.starter(a - 2, b)
+            + (lose - lose_mars) * table.receiver(a, b - 1) + lose_mars * table.receiver(a, b - 2)
+            + draw * table.draw(a, b))
+
+
+def away_scores(score: tuple[int, int], length: int, side: int) -> tuple[int, int]:
+    """(points `side` still needs, points the other side needs) at `score` in a match to `length`."""
+    if length < 1 or any(not 0 <= s < length for s in score):
+        raise InvalidArgumentError(f"score {score!r} is not a running score of a match to {length}")
+    return (length - score[side], length - score[1 - side])
+
+
+class EvaluatorPolicy:
+    """A move-choice policy from an evaluator (``rank(position, dice, rules)``, best first).
+
+    In a match, `fevga.game.play_match` calls ``at_score(score, length)`` before each game;
+    when the evaluator itself has ``at_score`` (a match-aware evaluator such as
+    `fevga.analyser.ApiEvaluator`), the policy then ranks moves by match winning chance.
+    """
+
+    def __init__(self, evaluator: Any, rules: Any = None, name: str | None = None) -> None:
+        from fevga.rules import rules_of
+
+        if not callable(getattr(evaluator, "rank", None)):
+            raise InvalidArgumentError(f"evaluator {evaluator!r} has no rank(position, dice, rules) method")
+        self.evaluator = evaluator
+        self.rules = rules_of(rules)
+        self.__name__ = name or str(getattr(evaluator, "name", type(evaluator).__name__))
+
+    def __call__(self, position: Any, dice: tuple[int, int], moves: Any) -> Any:
+        """The evaluator's best move."""
+        return self.evaluator.rank(position, dice, self.rules)[0][0]
+
+    def at_score(self, score: tuple[int, int], length: int) -> EvaluatorPolicy:
+        """This policy for a game at `score` in a match to `length`."""
+        at_score = getattr(self.evaluator, "at_score", None)
+        if at_score is None or length <= 0:
+            return self
+        return EvaluatorPolicy(at_score(score, length), self.rules, self.__name__)

@@ -1,0 +1,670 @@
+"""Game and match records in and out: the engine's JSON and a plain-text match format.
+
+The JSON forms are `GameRecord.to_json` / `MatchRecord.to_json`; `game_from_json` and
+`match_from_json` read them back exactly (``GameRecord.from_json(r.to_json()) == r``),
+replaying every ply through the rules. The text format, modelled on gnubg's ``.mat``
+export, is specified in docs/records.md; `read_match` parses it and `write_match` writes
+it. Every problem raises `RecordError` naming the line and column (text) or the ply (JSON).
+
+>>> from fevga.game import play_match
+>>> match = play_match(3, seed=1, policy="heuristic")
+>>> read_match(write_match(match)).games[0].plies == match.games[0].plies
+True
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Union
+
+from fevga.errors import FevgaError, RecordError
+from fevga.game import GameRecord, MatchRecord, Ply, _with_turn
+from fevga.notation import format_steps, parse_dice
+from fevga.position import BLACK, COLOR_NAMES, WHITE, Color, Position
+from fevga.rules import Rules
+
+Record = Union[GameRecord, MatchRecord]
+
+__all__ = [
+    "Record",
+    "game_from_dict",
+    "game_from_json",
+    "load_record",
+    "match_from_dict",
+    "match_from_json",
+    "read_match",
+    "save_record",
+    "write_match",
+]
+
+_COLOR_OF = {name: color for color, name in enumerate(COLOR_NAMES)}
+
+
+# ---------------------------------------------------------------------------------------
+# JSON
+
+
+def _need(data: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if not isinstance(data, dict) or key not in data:
+        raise RecordError(f"{where}: missing field {key!r}")
+    value = data[key]
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
+        raise RecordError(f"{where}: field {key!r} = {value!r} has the wrong type")
+    return value
+
+
+def _rules_from(data: Any, where: str) -> Rules:
+    if data is None:
+        return Rules()
+    if not isinstance(data, dict):
+        raise RecordError(f"{where}: rules {data!r} must be an object of rule options")
+    known = {f.name for f in fields(Rules)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise RecordError(f"{where}: unknown rule option(s) {', '.join(unknown)}")
+    try:
+        return Rules(**data)
+    except FevgaError as exc:
+        raise RecordError(f"{where}: {exc}") from exc
+
+
+def _position(text: Any, where: str) -> Position:
+    if not isinstance(text, str):
+        raise RecordError(f"{where}: position {text!r} must be a position ID")
+    try:
+        return Position.from_id(text)
+    except FevgaError as exc:
+        raise RecordError(f"{where}: {exc}") from exc
+
+
+def _dice(value: Any, where: str) -> tuple[int, int]:
+    try:
+        return parse_dice(tuple(value) if isinstance(value, list) else value)
+    except FevgaError as exc:
+        raise RecordError(f"{where}: {exc}") from exc
+
+
+def _ply_from(data: Any, position: Position, rules: Rules, where: str) -> tuple[Ply, Position]:
+    """One JSON ply replayed from `position`: (the ply, the position after it)."""
+    if not isinstance(data, dict):
+        raise RecordError(f"{where}: a ply must be an object, not {data!r}")
+    turn_name = _need(data, "turn", str, where)
+    if turn_name not in _COLOR_OF:
+        raise RecordError(f"{where}: turn {turn_name!r} must be 'white' or 'black'")
+    turn = _COLOR_OF[turn_name]
+    if turn != position.turn:
+        raise RecordError(f"{where}: {turn_name} moves, but {COLOR_NAMES[position.turn]} is on roll in {position.id}")
+    if "position" in data and data["position"] != position.id:
+        raise RecordError(f"{where}: position {data['position']!r} does not match the replayed position {position.id}")
+    dice = _dice(_need(data, "dice", list, where), where)
+    moves = position.legal_moves(dice, rules)
+    if "steps" in data:
+        raw = _need(data, "steps", list, where)
+        try:
+            steps = tuple((int(a), int(b)) for a, b in raw)
+        except (TypeError, ValueError) as exc:
+            raise RecordError(f"{where}: steps {raw!r} must be a list of [from, to] pairs") from exc
+        for move in moves:
+            if move.steps == steps:
+                if "move" in data and data["move"] != move.notation:
+                    raise RecordError(f"{where}: move {data['move']!r} does not match its steps ({move.notation})")
+                return Ply(turn, dice, steps), move.position
+        legal = ", ".join(m.notation for m in moves)
+        raise RecordError(f"{where}: steps {format_steps(steps)} with dice {dice[0]}-{dice[1]} are illegal in "
+                          f"{position.id}; legal: {legal}")
+    notation = _need(data, "move", str, where)
+    try:
+        move = position.parse_move(notation, dice, rules)
+    except FevgaError as exc:
+        raise RecordError(f"{where}: {exc}") from exc
+    return Ply(turn, dice, move.steps), move.position
+
+
+def game_from_dict(data: Any, where: str = "game") -> GameRecord:
+    """A GameRecord from its to_dict() form; every ply is replayed and checked."""
+    if not isinstance(data, dict):
+        raise RecordError(f"{where}: a game record must be an object, not {type(data).__name__}")
+    rules = _rules_from(data.get("rules"), where)
+    seed = data.get("seed", "")
+    if not isinstance(seed, (int, str)) or isinstance(seed, bool):
+        raise RecordError(f"{where}: seed {seed!r} must be an integer or a string")
+    policies = data.get("policies", ["", ""])
+    if not (isinstance(policies, list) and len(policies) == 2 and all(isinstance(p, str) for p in policies)):
+        raise RecordError(f"{where}: policies {policies!r} must be two strings")
+    start = _position(data.get("start", Position.initial().id), where)
+    opening = data.get("opening_dice")
+    opening_dice = None if opening is None else _dice(opening, f"{where}: opening_dice")
+    if opening_dice is not None and opening_dice[0] == opening_dice[1]:
+        raise RecordError(f"{where}: opening draw {opening_dice} is a tie (ties are rolled again)")
+    raw_plies = data.get("plies", [])
+    if not isinstance(raw_plies, list):
+        raise RecordError(f"{where}: plies must be a list")
+    if opening_dice is not None:
+        first_turn = WHITE if opening_dice[0] > opening_dice[1] else BLACK
+        current = _with_turn(start, first_turn)
+    else:
+        current = start
+    plies = []
+    for number, raw in enumerate(raw_plies, 1):
+        if current.is_game_over(rules):
+            raise RecordError(f"{where}, ply {number}: the game is already over in {current.id}")
+        ply, current = _ply_from(raw, current, rules, f"{where}, ply {number}")
+        plies.append(ply)
+    final = _position(data.get("final", current.id), where)
+    if final != current:
+        raise RecordError(f"{where}: final position {final.id} does not match the replayed {current.id}")
+    result = data.get("result")
+    winner = current.winner()
+    truncated = not current.is_game_over(rules)
+    expected = "truncated" if truncated else ("draw" if winner is None else COLOR_NAMES[winner])
+    if result is not None and result != expected:
+        raise RecordError(f"{where}: result {result!r} does not match the replay ({expected})")
+    if truncated and result != "truncated" and raw_plies:
+        raise RecordError(f"{where}: the game is not over after its last ply in {current.id}")
+    points = current.points()
+    if "points" in data and data["points"] != points:
+        raise RecordError(f"{where}: points {data['points']!r} do not match the replay ({points})")
+    return GameRecord(seed=seed, rules=rules, policies=(policies[0], policies[1]), start=start,
+                      opening_dice=opening_dice, plies=tuple(plies), final=final, winner=winner,
+                      points=points, truncated=truncated)
+
+
+def _loads(text: str) -> Any:
+    if not isinstance(text, (str, bytes)):
+        raise RecordError(f"record JSON must be text, not {type(text).__name__}")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from exc
+
+
+def game_from_json(text: str) -> GameRecord:
+    """A GameRecord from its to_json() text."""
+    return game_from_dict(_loads(text))
+
+
+def match_from_dict(data: Any) -> MatchRecord:
+    """A MatchRecord from its to_dict() form; the score is recomputed and checked."""
+    if not isinstance(data, dict):
+        raise RecordError(f"a match record must be an object, not {type(data).__name__}")
+    length = _need(data, "length", int, "match")
+    if length < 0:
+        raise RecordError(f"match: length {length} must be >= 0 (0 = a session without a target)")
+    raw_games = _need(data, "games", list, "match")
+    games = tuple(game_from_dict(g, f"game {i}") for i, g in enumerate(raw_games, 1))
+    score = [0, 0]
+    for game in games:
+        if game.winner is not None:
+            score[game.winner] += game.points
+    if "score" in data and data["score"] != score:
+        raise RecordError(f"match: score {data['score']!r} does not match the games ({score})")
+    players = data.get("players", ["White", "Black"])
+    if not (isinstance(players, list) and len(players) == 2 and all(isinstance(p, str) for p in players)):
+        raise RecordError(f"match: players {players!r} must be two strings")
+    return MatchRecord(length=length, games=games, score=(score[0], score[1]), players=(players[0], players[1]))
+
+
+def match_from_json(text: str) -> MatchRecord:
+    """A MatchRecord from its to_json() text."""
+    return match_from_dict(_loads(text))
+
+
+# ---------------------------------------------------------------------------------------
+# The text match format (docs/records.md)
+
+RIGHT_COLUMN = 40  # where Black's turn starts on a written turn line (0-based)
+_RIGHT_MIN = 20    # a first turn starting at or beyond this column is in Black's column
+
+
+def _turn_text(ply: Ply) -> str:
+    notation = "" if not ply.steps else ply.notation
+    return f"{ply.dice[0]}{ply.dice[1]}: {notation}".rstrip()
+
+
+def _rules_text(rules: Rules) -> str:
+    if rules == Rules():
+        return "default"
+    if rules == Rules.strict():
+        return "strict"
+    default = Rules().to_dict()
+    return " ".join(f"{k}={v}" for k, v in rules.to_dict().items() if default[k] != v)
+
+
+def write_match(record: Record, players: tuple[str, str] | None = None) -> str:
+    """The text form of a match (or of one game, written as a session of one game)."""
+    match = record if isinstance(record, MatchRecord) else MatchRecord(length=0, games=(record,), score=_score_of((record,)))
+    names = players or match.players
+    for name in names:
+        if not name or ":" in name or "\n" in name or name != name.strip():
+            raise RecordError(f"player name {name!r} must be non-empty, without ':' or surrounding spaces")
+    rules = match.games[0].rules if match.games else Rules()
+    out = ["; fevga match record (docs/records.md)"]
+    seeds = {str(g.seed) for g in match.games if g.seed != ""}
+    if seeds:
+        out.append(f"; seed {', '.join(sorted(seeds))}; policies {'/'.join(match.games[0].policies)}")
+    out.append(f" {match.length} point match")
+    out.append(f" Rules: {_rules_text(rules)}")
+    score = [0, 0]
+    for index, game in enumerate(match.games, 1):
+        if game.rules != rules:
+            raise RecordError(f"game {index} is played under other rules than game 1; a match has one rule set")
+        out.append("")
+        out.append(f" Game {index}")
+        out.append(f"{_column(f' {names[0]} : {score[0]}')}{names[1]} : {score[1]}")
+        initial = Position.initial()
+        if (game.start.counts(WHITE), game.start.counts(BLACK)) != (initial.counts(WHITE), initial.counts(BLACK)):
+            out.append(f" Start: {game.start.id}")
+        if game.opening_dice is not None:
+            out.append(f" Opening draw: White {game.opening_dice[0]}, Black {game.opening_dice[1]}")
+        turns: list[tuple[Ply | None, Ply | None]] = []
+        for ply in game.plies:
+            if ply.turn == WHITE or not turns or turns[-1][1] is not None:
+                turns.append((ply, None) if ply.turn == WHITE else (None, ply))
+            else:
+                turns[-1] = (turns[-1][0], ply)
+        for number, (white, black) in enumerate(turns, 1):
+            head = f"{number:3d}) "
+            left_text = head + ("" if white is None else _turn_text(white))
+            line = left_text if black is None else f"{_column(left_text)}{_turn_text(black)}"
+            out.append(line.rstrip())
+        if game.winner is not None:
+            score[game.winner] += game.points
+            ends = match.length > 0 and score[game.winner] >= match.length
+            plural = "point" if game.points == 1 else "points"
+            out.append(f"      {names[game.winner]} wins {game.points} {plural}" + (" and the match" if ends else ""))
+        elif not game.truncated:
+            out.append("      Draw (dead position)")
+    return "\n".join(out) + "\n"
+
+
+def _column(left: str) -> str:
+    """`left` padded to Black's column (at least two spaces, however long it is)."""
+    return f"{left:<{RIGHT_COLUMN}}" if len(left) <= RIGHT_COLUMN - 2 else left + "  "
+
+
+def _score_of(games: tuple[GameRecord, ...]) -> tuple[int, int]:
+    score = [0, 0]
+    for game in games:
+        if game.winner is not None:
+            score[game.winner] += game.points
+    return (score[0], score[1])
+
+
+_LENGTH = re.compile(r"^\s*(\d+)\s+points?\s+match\s*$", re.IGNORECASE)
+_RULES = re.compile(r"^\s*rules\s*:\s*(.*?)\s*$", re.IGNORECASE)
+_GAME = re.compile(r"^\s*game\s+(\d+)\s*$", re.IGNORECASE)
+_SCORE = re.compile(r"^\s*(\S(?:[^:]*\S)?)\s*:\s*(\d+)\s+(\S(?:[^:]*\S)?)\s*:\s*(\d+)\s*$")
+_OPENING = re.compile(r"^\s*opening(?:\s+draw)?\s*:\s*white\s+(\d)\s*,?\s*black\s+(\d)\s*$", re.IGNORECASE)
+_START = re.compile(r"^\s*start\s*:\s*(\S+)\s*$", re.IGNORECASE)
+_TURN_LINE = re.compile(r"^\s*(\d+)\)")
+_TURN = re.compile(r"(?<![\d/])([1-6])[- ]?([1-6])\s*:")
+_RESULT = re.compile(r"^\s*(?:(.+?)\s+)?wins\s+(\d+)\s+points?(\s+and\s+the\s+match)?\s*\.?\s*$", re.IGNORECASE)
+_DRAW = re.compile(r"^\s*draw\b.*$", re.IGNORECASE)
+
+
+class _GameBuilder:
+    """Replays one game of a text record turn by turn."""
+
+    def __init__(self, reader: _Reader, number: int, line: int, starter: Color | None) -> None:
+        self.reader = reader
+        self.number = number
+        self.line = line
+        self.starter = starter  # None until the opening draw or the first turn line decides it
+        self.opening: tuple[int, int] | None = None
+        self.position: Position | None = None  # a set start position (a Start: line)
+        self.plies: list[Ply] = []
+        self.current: Position | None = None
+        self.start: Position | None = None
+        self.turn_lines = 0
+        self.single_seen = False  # a turn line with a single turn ends the turn lines
+        self.result: tuple[int, int] | None = None  # (line, column) of the result line
+        self.result_text = ""
+        self.finished = False
+
+    def error(self, message: str, line: int, column: int) -> RecordError:
+        return self.reader.error(f"game {self.number}: {message}", line, column)
+
+    def begin(self, starter: Color) -> None:
+        self.starter = starter
+        initial = Position.initial() if self.position is None else self.position
+        self.start = initial if self.opening is not None else _with_turn(initial, starter)
+        self.current = _with_turn(initial, starter)
+
+    def play(self, dice: tuple[int, int], text: str, line: int, column: int, move_column: int) -> None:
+        assert self.current is not None
+        rules = self.reader.rules
+        if self.result is not None:
+            raise self.error("a turn after the game's result line", line, column)
+        if self.current.is_game_over(rules):
+            raise self.error(f"the game is already over ({self._state()}), but a turn follows", line, column)
+        if not self.plies and self.opening is not None and rules.first_roll == "opening_dice" \
+                and sorted(dice) != sorted(self.opening):
+            raise self.error(f"under first_roll=opening_dice the first roll must be the opening draw "
+                             f"{self.opening[0]}-{self.opening[1]}, not {dice[0]}-{dice[1]}", line, column)
+        notation = text.strip()
+        try:
+            moves = self.current.legal_moves(dice, rules)
+            if notation == "":
+                if not (len(moves) == 1 and moves[0].is_pass):
+                    legal = ", ".join(m.notation for m in moves)
+                    raise RecordError(f"no move written, but {COLOR_NAMES[self.current.turn]} can play "
+                                      f"{dice[0]}-{dice[1]}; legal: {legal}")
+                move = moves[0]
+            else:
+                move = self.current.parse_move(notation, dice, rules)
+        except FevgaError as exc:
+            message = str(exc)
+            raise self.error(f"{COLOR_NAMES[self.current.turn]} {dice[0]}{dice[1]}: {notation or '(no move)'}: "
+                             f"{message}", line, move_column) from exc
+        self.plies.append(Ply(self.current.turn, dice, move.steps))
+        self.current = move.position
+
+    def _state(self) -> str:
+        assert self.current is not None
+        winner = self.current.winner()
+        if winner is not None:
+            return f"{COLOR_NAMES[winner]} has borne off all 15"
+        return "dead position" if self.current.is_dead(self.reader.rules) else "in play"
+
+    def finish(self) -> GameRecord:
+        rules = self.reader.rules
+        if self.current is None:
+            if self.starter is None and self.opening is None:
+                raise self.error("no opening draw and no turns: cannot tell who starts", self.line, 1)
+            self.begin(self.starter if self.starter is not None else WHITE)
+        assert self.current is not None and self.start is not None
+        over = self.current.is_game_over(rules)
+        winner = self.current.winner()
+        points = self.current.points()
+        if self.result is not None:  # optional: without it the replay decides
+            line, column = self.result
+            if not over:
+                raise self.error(f"the result line says {self.result_text!r}, but the game is not over "
+                                 f"after its last turn (position {self.current.id})", line, column)
+            stated = self.reader.result_of(self.result_text, line, column)
+            if stated is None:
+                if winner is not None:
+                    raise self.error(f"the result line says a draw, but {COLOR_NAMES[winner]} has won", line, column)
+            else:
+                who, stated_points = stated
+                if winner is None:
+                    raise self.error("the result line names a winner, but the game ended in a dead position (draw)",
+                                     line, column)
+                if who is not None and who != winner:
+                    raise self.error(f"the result line names {self.reader.players[who]}, but "
+                                     f"{self.reader.players[winner]} has won", line, column)
+                if stated_points != points:
+                    raise self.error(f"the result line says {stated_points} point(s), but the game is worth "
+                                     f"{points} ({'mars' if points == 2 else 'the loser has borne off'})",
+                                     line, column)
+        return GameRecord(seed="", rules=rules, policies=(self.reader.players[0], self.reader.players[1]),
+                          start=self.start, opening_dice=self.opening, plies=tuple(self.plies), final=self.current,
+                          winner=winner, points=points, truncated=not over)
+
+
+@dataclass
+class _Reader:
+    source: str
+    rules: Rules = field(default_factory=Rules)
+    players: list[str] = field(default_factory=lambda: ["White", "Black"])
+    named: bool = False
+
+    def error(self, message: str, line: int, column: int) -> RecordError:
+        return RecordError(message, line, column, self.source)
+
+    def result_of(self, text: str, line: int, column: int) -> tuple[Color | None, int] | None:
+        """(winner or None if unnamed, points) of a result line, or None for a draw."""
+        if _DRAW.match(text):
+            return None
+        match = _RESULT.match(text)
+        assert match is not None
+        who_text = match.group(1)
+        who: Color | None = None
+        if who_text is not None:
+            lowered = who_text.strip().lower()
+            candidates = [c for c in (WHITE, BLACK) if lowered in (self.players[c].lower(), COLOR_NAMES[c])]
+            if not candidates:
+                raise self.error(f"result line: {who_text!r} is neither player ({self.players[0]}, "
+                                 f"{self.players[1]})", line, column + match.start(1))
+            who = candidates[0]
+        return who, int(match.group(2))
+
+
+def read_match(text: str, source: str = "<string>") -> MatchRecord:
+    """Parse the text match format (docs/records.md) into a MatchRecord, replaying every move.
+
+    Anything malformed or illegal raises RecordError with `source:line:column`.
+    """
+    if not isinstance(text, str):
+        raise RecordError(f"match text must be a string, not {type(text).__name__}")
+    reader = _Reader(source)
+    length: int | None = None
+    games: list[GameRecord] = []
+    game: _GameBuilder | None = None
+    score = [0, 0]
+    next_starter: Color | None = None
+    rules_seen = False
+
+    def close() -> None:
+        nonlocal game, next_starter
+        if game is None:
+            return
+        record = game.finish()
+        games.append(record)
+        if record.winner is not None:
+            score[record.winner] += record.points
+            next_starter = record.winner
+        else:
+            next_starter = None
+        game = None
+
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.expandtabs(8).rstrip()
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip()) + 1
+        if not stripped or stripped.startswith(";"):
+            continue
+        if length is None:
+            m = _LENGTH.match(line)
+            if not m:
+                raise reader.error(f"expected the header 'N point match' (e.g. '5 point match'), found {stripped!r}",
+                                   number, indent)
+            length = int(m.group(1))
+            continue
+        m = _RULES.match(line)
+        if m:
+            if games or game is not None or rules_seen:
+                raise reader.error("the Rules line belongs in the header, once, before game 1", number, indent)
+            reader.rules = _parse_rules(reader, m.group(1), number, line.index(m.group(1)) + 1 if m.group(1) else indent)
+            rules_seen = True
+            continue
+        m = _GAME.match(line)
+        if m:
+            close()
+            if length > 0 and max(score) >= length:
+                raise reader.error(f"game {m.group(1)} after the match was won ({score[0]}-{score[1]} to {length})",
+                                   number, indent)
+            expected = len(games) + 1
+            if int(m.group(1)) != expected:
+                raise reader.error(f"expected 'Game {expected}', found 'Game {m.group(1)}'", number,
+                                   line.index(m.group(1)) + 1)
+            game = _GameBuilder(reader, expected, number, next_starter)
+            continue
+        if game is None:
+            raise reader.error(f"expected 'Game 1' before {stripped!r}", number, indent)
+        if game.result is not None:
+            raise reader.error(f"game {game.number}: nothing may follow the result line except the next "
+                               f"'Game' line, found {stripped!r}", number, indent)
+        m = _TURN_LINE.match(line)
+        if m:
+            _read_turn_line(reader, game, line, number, m)
+            continue
+        if game.turn_lines == 0 and game.current is None:
+            m = _SCORE.match(line)
+            if m:
+                _read_score_line(reader, game, m, score, number)
+                continue
+            m = _START.match(line)
+            if m:
+                if game.opening is not None:
+                    raise reader.error("a game from a set position (Start:) has no opening draw", number, indent)
+                try:
+                    game.position = Position.from_id(m.group(1))
+                except FevgaError as exc:
+                    raise reader.error(f"start: {exc}", number, m.start(1) + 1) from exc
+                if game.position.is_game_over(reader.rules):
+                    raise reader.error(f"start position {m.group(1)} is already finished", number, m.start(1) + 1)
+                game.starter = game.position.turn
+                continue
+            m = _OPENING.match(line)
+            if m:
+                if game.position is not None:
+                    raise reader.error("a game from a set position (Start:) has no opening draw", number, indent)
+                white, black = int(m.group(1)), int(m.group(2))
+                if not (1 <= white <= 6 and 1 <= black <= 6) or white == black:
+                    raise reader.error(f"opening draw {white}, {black}: two different dice 1-6 (ties are rolled "
+                                       f"again)", number, line.index(m.group(1)) + 1)
+                game.opening = (white, black)
+                game.starter = WHITE if white > black else BLACK
+                continue
+        if _RESULT.match(line) or _DRAW.match(line):
+            game.result = (number, indent)
+            game.result_text = stripped
+            continue
+        raise reader.error(f"cannot read {stripped!r}: expected a turn line such as '  1) 65: 24/13   42: 24/18', "
+                           f"a result line such as 'White wins 1 point', or 'Game N'", number, indent)
+    if length is None:
+        raise reader.error("empty record: expected the header 'N point match'", 1, 1)
+    close()
+    return MatchRecord(length=length, games=tuple(games), score=(score[0], score[1]),
+                       players=(reader.players[0], reader.players[1]))
+
+
+def _parse_rules(reader: _Reader, text: str, line: int, column: int) -> Rules:
+    lowered = text.strip().lower()
+    if lowered in ("default", "strict"):
+        return Rules.named(lowered)
+    options: dict[str, Any] = {}
+    known = {f.name for f in fields(Rules)}
+    for token in text.split():
+        key, sep, value = token.partition("=")
+        if not sep or key not in known:
+            raise reader.error(f"rules: expected 'default', 'strict' or option=value with an option of "
+                               f"{', '.join(sorted(known))}, found {token!r}", line, column + text.index(token))
+        options[key] = {"true": True, "false": False}.get(value.lower(), value) \
+            if key == "ban_prime_before_opponent_mother" else value
+    try:
+        return Rules(**options)
+    except FevgaError as exc:
+        raise reader.error(f"rules: {exc}", line, column) from exc
+
+
+def _read_score_line(reader: _Reader, game: _GameBuilder, m: re.Match[str], score: list[int], number: int) -> None:
+    names = [m.group(1), m.group(3)]
+    if not reader.named:
+        reader.players = names
+        reader.named = True
+    elif names != reader.players:
+        raise reader.error(f"players {names[0]!r} and {names[1]!r} differ from game 1's {reader.players[0]!r} "
+                           f"and {reader.players[1]!r}", number, m.start(1) + 1)
+    for side, group in ((WHITE, 2), (BLACK, 4)):
+        if int(m.group(group)) != score[side]:
+            raise reader.error(f"{names[side]}'s score is {score[side]} after the games before, not "
+                               f"{m.group(group)}", number, m.start(group) + 1)
+
+
+def _read_turn_line(reader: _Reader, game: _GameBuilder, line: str, number: int, head: re.Match[str]) -> None:
+    expected = game.turn_lines + 1
+    if int(head.group(1)) != expected:
+        raise reader.error(f"game {game.number}: expected turn line {expected}), found {head.group(1)})", number,
+                           head.start(1) + 1)
+    if game.single_seen:
+        raise reader.error(f"game {game.number}: turn line {game.turn_lines} held a single turn, so it must be "
+                           f"the last (or the first, when Black starts)", number, head.start(1) + 1)
+    body_start = head.end()
+    turns = list(_TURN.finditer(line, body_start))
+    if not turns:
+        if line[body_start:].strip():
+            raise reader.error(f"game {game.number}: expected dice such as '65:' at the start of a turn, found "
+                               f"{line[body_start:].strip()!r}", number, body_start + 1 + len(line[body_start:])
+                               - len(line[body_start:].lstrip()))
+        raise reader.error(f"game {game.number}: turn line {expected}) is empty", number, head.start(1) + 1)
+    junk = line[body_start:turns[0].start()]
+    if junk.strip():
+        raise reader.error(f"game {game.number}: unexpected {junk.strip()!r} before the first dice", number,
+                           body_start + 1 + len(junk) - len(junk.lstrip()))
+    if len(turns) > 2:
+        raise reader.error(f"game {game.number}: a turn line holds at most two turns (White's, then Black's)",
+                           number, turns[2].start() + 1)
+    if expected == 1 and game.current is None:
+        if game.starter is None:  # no draw, first game or after a draw: the layout decides
+            black_first = len(turns) == 1 and turns[0].start() >= _RIGHT_MIN
+            game.begin(BLACK if black_first else WHITE)
+        else:
+            game.begin(game.starter)
+        if game.starter == WHITE and len(turns) == 1:
+            game.single_seen = True
+        if game.starter == BLACK and len(turns) == 2:
+            raise reader.error(f"game {game.number}: Black starts this game ({_why_black(game)}), so turn line 1) "
+                               f"holds only Black's turn", number, turns[1].start() + 1)
+    elif len(turns) == 1:
+        game.single_seen = True
+    for index, turn in enumerate(turns):
+        end = turns[index + 1].start() if index + 1 < len(turns) else len(line)
+        dice = (int(turn.group(1)), int(turn.group(2)))
+        move_text = line[turn.end():end]
+        move_column = turn.end() + 1 + len(move_text) - len(move_text.lstrip())
+        game.play(dice, move_text, number, turn.start() + 1, move_column)
+    game.turn_lines = expected
+
+
+def _why_black(game: _GameBuilder) -> str:
+    if game.opening is not None:
+        return f"opening draw White {game.opening[0]}, Black {game.opening[1]}"
+    return "Black won the game before" if game.number > 1 else "its first turn is in Black's column"
+
+
+# ---------------------------------------------------------------------------------------
+# Files
+
+
+def load_record(path: str | os.PathLike[str]) -> MatchRecord:
+    """Read a record file: engine JSON (a game or a match) or the text match format.
+
+    A single game is returned as a session (length 0) of one game.
+    """
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RecordError(f"cannot read record {str(file)!r}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"record {str(file)!r} is not UTF-8 text") from exc
+    if text.lstrip().startswith("{"):
+        data = _loads(text)
+        if isinstance(data, dict) and "games" in data:
+            return match_from_dict(data)
+        game = game_from_dict(data)
+        return MatchRecord(length=0, games=(game,), score=_score_of((game,)))
+    return read_match(text, str(file))
+
+
+def save_record(record: Record, path: str | os.PathLike[str]) -> None:
+    """Write a record atomically: JSON if `path` ends in .json, else the text match format."""
+    file = Path(path)
+    text = record.to_json(indent=1) if file.suffix.lower() == ".json" else write_match(record)
+    directory = file.parent if str(file.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{file.name}.", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, file)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

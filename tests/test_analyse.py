@@ -1,0 +1,324 @@
+"""Analysis of records: equity losses, marks, luck, totals, the evaluator interface and the reports."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import fevga
+from fevga import Move, Position, Rules
+from fevga.analyser import ApiEvaluator, HeuristicEvaluator, Thresholds, analyse
+from fevga.errors import InvalidArgumentError
+from fevga.game import GameRecord, MatchRecord, Ply, play_game, play_match
+from fevga.records import save_record
+
+ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
+STATIC = HeuristicEvaluator(plies=1)
+
+
+def _chooser(worst_at: set[int]) -> Any:
+    """A policy that plays the best move by the 1-ply (static) evaluator, except the worst one at the
+    given (0-based) call numbers among its real decisions."""
+    calls = {"n": 0}
+
+    def policy(position: Position, dice: tuple[int, int], moves: list[Move]) -> Move:
+        ranking = STATIC.rank(position, dice, Rules())
+        if len(ranking) < 2:
+            return ranking[0][0]
+        n = calls["n"]
+        calls["n"] += 1
+        return ranking[-1][0] if n in worst_at else ranking[0][0]
+
+    return policy
+
+
+def test_losses_are_best_minus_played_and_marked() -> None:
+    record = play_game(seed=21, policy=_chooser({3, 10, 25}))
+    report = analyse(record, plies=1)
+    plies = report.plies()
+    decisions = [p for p in plies if not p.forced]
+    worst = [decisions[i] for i in (3, 10, 25)]
+    for p in decisions:
+        ranking = STATIC.rank(p.position, p.dice, Rules())
+        equities = {m.position: e for m, e in ranking}
+        assert p.best.equity == pytest.approx(ranking[0][1])
+        assert p.loss == pytest.approx(ranking[0][1] - equities[p.played.position])
+        assert p.mark == Thresholds().mark(p.loss)
+        if p not in worst:
+            assert p.loss == 0.0 and p.rank == 1
+    assert all(p.rank == p.legal_moves for p in worst)
+    assert any(p.mark for p in worst)
+    assert all(p.loss == 0.0 and p.mark == "" for p in plies if p.forced)
+
+
+def test_marks_follow_the_thresholds() -> None:
+    marks = Thresholds()
+    assert [marks.mark(x) for x in (0.0, 0.039, 0.04, 0.08, 0.159, 0.16, 1.0)] == \
+        ["", "", "doubtful", "bad", "bad", "very bad", "very bad"]
+    assert [marks.luck_mark(x) for x in (-0.7, -0.3, 0.0, 0.3, 0.6)] == \
+        ["very unlucky", "unlucky", "", "lucky", "very lucky"]
+    record = play_game(seed=22, policy="random")
+    loose, strict = analyse(record, plies=1), analyse(record, plies=1, thresholds=Thresholds(0.001, 0.002, 0.003))
+    assert len(strict.flagged()) > len(loose.flagged())
+    with pytest.raises(InvalidArgumentError):
+        Thresholds(0.1, 0.05, 0.2)
+    with pytest.raises(InvalidArgumentError):
+        Thresholds(-0.1)
+
+
+def test_luck_averages_to_zero_over_the_rolls() -> None:
+    """With one evaluator for both sides of the definition, luck has mean zero over the 21 rolls."""
+    start = play_game(seed=4, policy="heuristic", max_plies=30).final
+    total = 0.0
+    for dice in ROLLS:
+        move = start.legal_moves(dice)[0]
+        record = GameRecord(seed="", rules=Rules(), policies=("", ""), start=start, opening_dice=None,
+                            plies=(Ply(start.turn, dice, move.steps),), final=move.position, winner=None, points=0,
+                            truncated=True)
+        ply = analyse(record, plies=1).plies()[0]
+        total += (1 if dice[0] == dice[1] else 2) / 36 * ply.luck
+    assert total == pytest.approx(0.0, abs=1e-9)
+
+
+def test_player_totals_add_up() -> None:
+    match = play_match(3, seed=5, policy="random")
+    report = analyse(match, plies=1)
+    for summary in report.players:
+        mine = [p for p in report.plies() if p.turn == summary.color]
+        decisions = [p for p in mine if not p.forced]
+        assert summary.decisions == len(decisions) and summary.forced == len(mine) - len(decisions)
+        assert summary.total_loss == pytest.approx(sum(p.loss for p in decisions))
+        assert summary.rating == pytest.approx(500 * summary.total_loss / summary.decisions)
+        assert sum(summary.marks.values()) == sum(1 for p in decisions if p.mark)
+        assert summary.luck == pytest.approx(sum(p.luck for p in mine))
+    assert [g.score for g in report.games][0] == (0, 0) and report.score == match.score
+    assert report.players[0].rating > 0  # random play errs
+
+
+def test_two_plies_keep_the_played_move_ranked() -> None:
+    record = play_game(seed=8, policy="random")
+    report = analyse(record, plies=2)
+    assert report.evaluator.startswith("heuristic 2-ply")
+    for p in report.plies():
+        assert p.loss >= 0 and 1 <= p.rank <= p.legal_moves
+        assert p.best.equity >= p.played.equity
+
+
+def test_api_evaluator_drops_in_for_the_trained_net() -> None:
+    """The adapter over fevga.hint / fevga.evaluate gives the same analysis as the evaluator it wraps."""
+    inner = HeuristicEvaluator(plies=1)
+
+    class Evaluation:
+        def __init__(self, equity: float) -> None:
+            self.equity = equity
+
+    class Hint:  # the shape of fevga.Hint
+        def __init__(self, move: Move, evaluation: Evaluation, loss: float, plies: int) -> None:
+            self.move, self.evaluation, self.loss, self.plies = move, evaluation, loss, plies
+
+    def hint(position: Position, dice: tuple[int, int], plies: int = 1, rules: Rules | None = None) -> list[Any]:
+        ranking = inner.rank(position, dice, rules or Rules())
+        return [Hint(m, Evaluation(e), ranking[0][1] - e, plies) for m, e in ranking]
+
+    def evaluate(position: Position, plies: int = 0, rules: Rules | None = None) -> Evaluation:
+        return Evaluation(inner.value(position, rules or Rules()))
+
+    record = play_game(seed=9, policy="random")
+    api = ApiEvaluator(plies=1, hint=hint, evaluate=evaluate)
+    via_api = analyse(record, evaluator=api, luck_evaluator=api)
+    direct = analyse(record, evaluator=inner)
+    assert [(p.loss, p.luck, p.mark) for p in via_api.plies()] == [(p.loss, p.luck, p.mark) for p in direct.plies()]
+    if not hasattr(fevga, "hint"):
+        with pytest.raises(InvalidArgumentError, match="fevga.hint"):
+            analyse(record, evaluator=ApiEvaluator(plies=1))
+
+
+def test_json_report() -> None:
+    report = analyse(play_match(1, seed=3, policy="random"), plies=1)
+    data = json.loads(report.to_json())
+    ply = data["games"][0]["plies"][0]
+    assert {"played", "best", "loss", "mark", "luck", "luck_mark", "position", "dice", "ranking"} <= set(ply)
+    assert data["players"][0]["rating"] == pytest.approx(report.players[0].rating)
+    assert data["thresholds"]["very_bad"] == 0.16
+
+
+class _Collector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: dict[str, int] = {}
+        self.external: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+        for name, value in attrs:
+            if name in ("src", "href") and value and not value.startswith("#"):
+                self.external.append(value)
+
+
+def test_html_report_is_self_contained_with_boards_for_flagged_decisions(tmp_path: Path) -> None:
+    report = analyse(play_match(3, seed=6, policy="random"), plies=1)
+    flagged = report.flagged()
+    assert flagged
+    html = report.to_html()
+    parser = _Collector()
+    parser.feed(html)
+    assert parser.tags.get("svg") == 3 * len(flagged)  # before, played, best
+    assert "script" not in parser.tags and parser.external == []
+    for p in flagged:
+        assert f'id="g{p.game}p{p.number}"' in html and f'href="#g{p.game}p{p.number}"' in html
+    page = tmp_path / "report.html"
+    page.write_text(html, encoding="utf-8")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if chromium is None:
+        return  # parsed above; no browser on this machine
+    shot = tmp_path / "shot.png"
+    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", f"--screenshot={shot}",
+                    "--window-size=1200,1600", page.as_uri()], capture_output=True, timeout=120, check=False)
+    import matplotlib.image
+
+    pixels = matplotlib.image.imread(str(shot))
+    assert pixels.shape[0] == 1600 and pixels.shape[1] == 1200
+    flat = (pixels[:, :, :3] * 255).astype(int).reshape(-1, 3)
+    colors = {tuple(c) for c in flat[::7]}
+    assert len(colors) > 20, "the page rendered text and tables, not a blank screen"
+
+
+def test_cli_analyse_text_json_html(tmp_path: Path) -> None:
+    match = play_match(3, seed=12, policy="random")
+    save_record(match, tmp_path / "m.mat")
+    run = [sys.executable, "-m", "fevga", "analyse", str(tmp_path / "m.mat"), "--plies", "1"]
+    text = subprocess.run(run, capture_output=True, text=True, check=True).stdout
+    assert "performance rating" in text and "unforced decisions" in text
+    data = json.loads(subprocess.run(run + ["--json"], capture_output=True, text=True, check=True).stdout)
+    assert len(data["games"]) == len(match.games)
+    subprocess.run(run + ["--html", str(tmp_path / "r.html")], capture_output=True, text=True, check=True)
+    assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
+    bad = subprocess.run(run[:4] + [str(tmp_path / "missing.mat")], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "cannot read record" in bad.stderr
+    (tmp_path / "broken.mat").write_text("3 point match\nGame 1\n 1) 65: 24/10\n")
+    bad = subprocess.run(run[:4] + [str(tmp_path / "broken.mat")], capture_output=True, text=True)
+    assert bad.returncode == 2 and "broken.mat:3:" in bad.stderr and bad.stderr.count("\n") == 1
+    bad = subprocess.run(run + ["--thresholds", "0.1,x"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--thresholds" in bad.stderr
+
+
+def test_flagged_decisions_rechecked_by_rollouts() -> None:
+    record = play_game(seed=21, policy=_chooser({3, 10}), max_plies=40)
+    plain = analyse(record, plies=1)
+    flagged = {p.number for p in plain.flagged()}
+    assert flagged
+    checked = analyse(record, plies=1, rollouts=72, rollout_seed=5)
+    again = analyse(record, plies=1, rollouts=72, rollout_seed=5)
+    assert [p.loss for p in checked.plies()] == [p.loss for p in again.plies()]  # seeded
+    for before, after in zip(plain.plies(), checked.plies()):
+        if before.number in flagged:
+            assert after.rollout_games == 72 and after.evaluator_loss == before.loss
+            assert after.rollout_se is not None and after.rollout_se >= 0 and after.loss >= 0
+            assert after.mark == Thresholds().mark(after.loss)
+            assert json.loads(checked.to_json())["games"][0]["plies"][after.number - 1]["rollout"]["games"] == 72
+        else:
+            assert after.rollout_games == 0 and after.loss == before.loss
+    with pytest.raises(InvalidArgumentError):
+        analyse(record, rollouts=-1)
+
+
+class _Outcome:
+    """An Evaluation-shaped value with outcome probabilities derived from an equity."""
+
+    def __init__(self, equity: float, mars_share: float = 0.4) -> None:
+        self.win = min(max((1.0 + equity / 2.0) / 2.0, 0.0), 1.0)
+        self.win_mars = mars_share * self.win * self.win
+        self.lose_mars = mars_share * (1.0 - self.win) ** 2
+        self.equity = 2 * self.win - 1 + self.win_mars - self.lose_mars
+
+
+def _fake_api(plies: int = 0) -> ApiEvaluator:
+    inner = HeuristicEvaluator(plies=1)
+
+    def hint(position: Position, dice: tuple[int, int], plies: int = 1, rules: Rules | None = None) -> list[Any]:
+        ranking = inner.rank(position, dice, rules or Rules())
+        return [(m, _Outcome(e), 0.0) for m, e in ranking]
+
+    def evaluate(position: Position, plies: int = 0, rules: Rules | None = None) -> _Outcome:
+        return _Outcome(inner.value(position, rules or Rules()))
+
+    return ApiEvaluator(plies=plies, hint=hint, evaluate=evaluate, name="fake")
+
+
+def test_match_aware_analysis_ranks_by_match_winning_chance() -> None:
+    from fevga.match import away_scores, match_equity_table, match_winning_chance
+
+    match = play_match(3, seed=14, policy="random")
+    assert len(match.games) >= 2
+    api = _fake_api()
+    report = analyse(match, evaluator=api, luck_evaluator=api)
+    assert report.match_aware and json.loads(report.to_json())["match_aware"]
+    table = match_equity_table(3)
+    for game in report.games:
+        for p in game.plies[:12]:
+            if p.forced or p.played.position.winner() is not None:
+                continue
+            outcome = _Outcome([e for m, e in STATIC.rank(p.position, p.dice, Rules())
+                                if m.position == p.played.position][0])
+            a, b = away_scores(game.score, 3, p.turn)
+            mwc = match_winning_chance(table, (a, b), outcome.win, outcome.win_mars, outcome.lose_mars)
+            won, lost = table.starter(a - 1, b), table.receiver(a, b - 1)
+            assert p.played.equity == pytest.approx(2 * (mwc - lost) / (won - lost) - 1)
+    # A session (length 0) stays in money equity.
+    session = analyse(MatchRecord(length=0, games=match.games), evaluator=api, luck_evaluator=api)
+    assert not session.match_aware
+    first = [p for p in session.plies() if not p.forced][0]
+    assert first.played.equity == pytest.approx(
+        _Outcome([e for m, e in STATIC.rank(first.position, first.dice, Rules())
+                  if m.position == first.played.position][0]).equity)
+
+
+def test_at_double_match_point_a_mars_is_worth_nothing() -> None:
+    api = _fake_api().at_score((2, 2), 3)
+    double = _fake_api().at_score((0, 0), 1)
+    outcome = _Outcome(0.3)
+    assert double._equity(outcome, 0) == pytest.approx(2 * outcome.win - 1)  # EMG = win - lose at DMP
+    many_mars = _Outcome(0.3, mars_share=0.9)
+    assert double._equity(many_mars, 0) == pytest.approx(double._equity(outcome, 0))
+    assert api._equity(many_mars, 0) == pytest.approx(api._equity(outcome, 0))  # 1-away each: DMP too
+    two_away = _fake_api().at_score((0, 0), 2)
+    assert two_away._equity(many_mars, 0) != pytest.approx(two_away._equity(outcome, 0))
+
+
+def test_api_evaluator_rerates_a_filtered_played_move_at_full_depth() -> None:
+    inner = HeuristicEvaluator(plies=1)
+    calls: list[int] = []
+
+    class Evaluation:
+        def __init__(self, equity: float) -> None:
+            self.equity = equity
+            self.win, self.win_mars, self.lose_mars = (1 + equity / 2) / 2, 0.0, 0.0
+
+    class Hint:
+        def __init__(self, move: Move, evaluation: Evaluation, plies: int) -> None:
+            self.move, self.evaluation, self.loss, self.plies = move, evaluation, 0.0, plies
+
+    def hint(position: Position, dice: tuple[int, int], plies: int = 1, rules: Rules | None = None) -> list[Any]:
+        ranking = inner.rank(position, dice, rules or Rules())
+        return [Hint(m, Evaluation(e), 2 if i < 2 else 1) for i, (m, e) in enumerate(ranking)]
+
+    def evaluate(position: Position, plies: int = 0, rules: Rules | None = None) -> Evaluation:
+        calls.append(plies)
+        return Evaluation(inner.value(position, rules or Rules()))
+
+    api = ApiEvaluator(plies=2, hint=hint, evaluate=evaluate)
+    position = play_game(seed=4, policy="heuristic", max_plies=30).final
+    moves = inner.rank(position, (5, 2), Rules())
+    assert len(moves) >= 4
+    filtered = moves[-1][0]
+    ranked = dict((m.position, e) for m, e in api.rank(position, (5, 2), Rules(), keep=[filtered]))
+    assert calls == [1]
+    assert ranked[filtered.position] == pytest.approx(-inner.value(filtered.position, Rules()))
+    assert ranked[moves[-2][0].position] == pytest.approx(moves[-2][1])  # not asked for: left as the hint rated it

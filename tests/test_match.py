@@ -1,0 +1,181 @@
+"""The match equity table: hand-computed cases, an independent linear solve, symmetry, monotonicity."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from fevga.errors import InvalidArgumentError
+from fevga.match import (
+    DEFAULT_ODDS,
+    GameOdds,
+    away_scores,
+    match_equity_table,
+    match_winning_chance,
+)
+
+ODDS = [
+    GameOdds(0.4, 0.15, 0.35, 0.1, 0.0),
+    GameOdds(0.3, 0.2, 0.25, 0.15, 0.1),
+    GameOdds(0.5, 0.0, 0.5, 0.0, 0.0),
+    GameOdds(0.0, 1.0, 0.0, 0.0, 0.0),
+    GameOdds(0.2, 0.1, 0.2, 0.1, 0.4),
+    DEFAULT_ODDS,
+]
+
+
+def test_hand_computed_small_cases() -> None:
+    ws, wm, ls, lm = 0.4, 0.15, 0.35, 0.1
+    table = match_equity_table(3, GameOdds(ws, wm, ls, lm, 0.0))
+    s11 = ws + wm  # DMP: any win takes the match, mars is worthless
+    assert table.starter(1, 1) == pytest.approx(s11)
+    assert table.starter(2, 1) == pytest.approx(ws * s11 + wm)  # I need 2: only a mars wins outright
+    assert table.starter(1, 2) == pytest.approx(ws + wm + ls * (1 - s11))  # after my single loss they start at 1-1
+    assert table.receiver(1, 1) == pytest.approx(1 - s11)
+    assert table.draw(1, 1) == pytest.approx(0.5)
+    assert table.starter(0, 3) == 1.0 and table.starter(3, 0) == 0.0 and table.starter(-1, 2) == 1.0
+
+
+def test_draws_send_the_start_back_to_the_one_die_draw() -> None:
+    ws, wm, ls, lm, d = 0.3, 0.2, 0.25, 0.15, 0.1
+    table = match_equity_table(2, GameOdds(ws, wm, ls, lm, d))
+    # At 1-away all round, a draw restarts with an even draw: S = ws + wm + d / 2.
+    assert table.starter(1, 1) == pytest.approx(ws + wm + d / 2)
+
+
+def _linear_solve(odds: GameOdds, n: int) -> np.ndarray:
+    """Independent check: all states (a, b, who starts) as one linear system."""
+    index = {}
+    for a, b in itertools.product(range(1, n + 1), repeat=2):
+        for who in range(3):  # 0: I start, 1: the opponent starts, 2: the one-die draw
+            index[a, b, who] = len(index)
+    size = len(index)
+    matrix = np.eye(size)
+    rhs = np.zeros(size)
+
+    def add(row: int, weight: float, a: int, b: int, who: int) -> None:
+        if a <= 0:
+            rhs[row] += weight
+        elif b > 0:
+            matrix[row, index[a, b, who]] -= weight
+
+    for (a, b, who), row in index.items():
+        if who == 2:
+            add(row, 0.5, a, b, 0)
+            add(row, 0.5, a, b, 1)
+            continue
+        mine = (odds.win_single, odds.win_mars) if who == 0 else (odds.lose_single, odds.lose_mars)
+        theirs = (odds.lose_single, odds.lose_mars) if who == 0 else (odds.win_single, odds.win_mars)
+        add(row, mine[0], a - 1, b, 0)
+        add(row, mine[1], a - 2, b, 0)
+        add(row, theirs[0], a, b - 1, 1)
+        add(row, theirs[1], a, b - 2, 1)
+        add(row, odds.draw, a, b, 2)
+    solution = np.linalg.solve(matrix, rhs)
+    out = np.zeros((n, n, 3))
+    for (a, b, who), row in index.items():
+        out[a - 1, b - 1, who] = solution[row]
+    return out
+
+
+@pytest.mark.parametrize("odds", ODDS)
+def test_agrees_with_an_independent_linear_solve(odds: GameOdds) -> None:
+    n = 9
+    table = match_equity_table(n, odds)
+    expected = _linear_solve(odds, n)
+    for who, name in enumerate(("me", "opponent", "draw")):
+        np.testing.assert_allclose(table.grid(name), expected[:, :, who], atol=1e-12)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("odds", ODDS)
+def test_symmetric_and_monotone(odds: GameOdds) -> None:
+    table = match_equity_table(25, odds)
+    s, o, u = table.grid("me"), table.grid("opponent"), table.grid("draw")
+    assert np.all((s >= 0) & (s <= 1))
+    np.testing.assert_allclose(u + u.T, 1.0, atol=1e-12)  # my chance + theirs = 1 before the draw
+    np.testing.assert_allclose(s + o.T, 1.0, atol=1e-12)  # I start here = they receive there
+    np.testing.assert_allclose(np.diag(u), 0.5, atol=1e-12)  # level before the draw: even
+    for grid in (s, o, u):
+        assert np.all(np.diff(grid, axis=0) <= 1e-12), "needing more points never helps"
+        assert np.all(np.diff(grid, axis=1) >= -1e-12), "the opponent needing more never hurts"
+
+
+def test_even_odds_make_the_start_irrelevant() -> None:
+    table = match_equity_table(15, GameOdds(0.35, 0.15, 0.35, 0.15, 0.0))
+    np.testing.assert_allclose(table.grid("me"), table.grid("opponent"), atol=1e-12)
+    np.testing.assert_allclose(np.diag(table.grid("me")), 0.5, atol=1e-12)
+
+
+def test_match_winning_chance_weights_outcomes_by_the_score() -> None:
+    table = match_equity_table(7, DEFAULT_ODDS)
+    # Double match point: mars is worthless, only P(win) counts.
+    assert match_winning_chance(table, (1, 1), 0.6, 0.3, 0.1) == pytest.approx(0.6)
+    assert match_winning_chance(table, (1, 1), 0.6, 0.0, 0.1) == pytest.approx(0.6)
+    # Needing 2 against 1: only a mars wins the match at once.
+    two_away = match_winning_chance(table, (2, 1), 0.6, 0.3, 0.0)
+    assert two_away == pytest.approx(0.3 + 0.3 * table.starter(1, 1))
+    # At the start of a game, the chance equals the starter's table entry.
+    o = DEFAULT_ODDS
+    start = match_winning_chance(table, (5, 3), o.win_single + o.win_mars, o.win_mars, o.lose_mars, o.draw)
+    assert start == pytest.approx(table.starter(5, 3))
+    assert away_scores((2, 5), 7, 0) == (5, 2) and away_scores((2, 5), 7, 1) == (2, 5)
+
+
+def test_default_odds_favour_the_starter() -> None:
+    assert DEFAULT_ODDS.win_single + DEFAULT_ODDS.win_mars > 0.5
+    assert match_equity_table(25).draw(25, 25) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("bad", [
+    lambda: GameOdds(0.5, 0.5, 0.5, 0.0),
+    lambda: GameOdds(-0.1, 0.6, 0.5, 0.0),
+    lambda: GameOdds(0.0, 0.0, 0.0, 0.0, 1.0),
+    lambda: match_equity_table(0),
+    lambda: match_equity_table(300),
+    lambda: match_equity_table(5, "even"),  # type: ignore[arg-type]
+    lambda: match_equity_table(5).starter(6, 1),
+    lambda: match_equity_table(5).value(1, 1, "nobody"),  # type: ignore[arg-type]
+    lambda: match_winning_chance(match_equity_table(5), (0, 2), 0.5, 0.1, 0.1),
+    lambda: away_scores((5, 0), 5, 0),
+])
+def test_bad_arguments_raise(bad: object) -> None:
+    with pytest.raises(InvalidArgumentError):
+        bad()  # type: ignore[operator]
+
+
+def test_evaluator_policy_is_asked_for_the_running_score() -> None:
+    from fevga import Position, Rules
+    from fevga.analyser import HeuristicEvaluator
+    from fevga.game import play_match
+    from fevga.match import EvaluatorPolicy
+
+    asked: list[tuple[tuple[int, int], int]] = []
+
+    class ScoreAware:
+        name = "score-aware"
+
+        def __init__(self) -> None:
+            self.inner = HeuristicEvaluator(plies=1)
+
+        def rank(self, position: Position, dice: tuple[int, int], rules: Rules) -> list:  # type: ignore[type-arg]
+            return self.inner.rank(position, dice, rules)
+
+        def at_score(self, score: tuple[int, int], length: int) -> ScoreAware:
+            asked.append((score, length))
+            return self
+
+    match = play_match(2, seed=2, policy=EvaluatorPolicy(ScoreAware()))
+    running, expected = [0, 0], []
+    for game in match.games:
+        expected.append(((running[0], running[1]), 2))
+        expected.append(((running[0], running[1]), 2))  # once per side
+        if game.winner is not None:
+            running[game.winner] += game.points
+    assert asked == expected
+    assert match.games[0].policies == ("score-aware", "score-aware")
+    plain = play_match(2, seed=2, policy=EvaluatorPolicy(HeuristicEvaluator(plies=1)))
+    assert [g.plies for g in plain.games] == [g.plies for g in match.games]  # same evaluator, same play
+    with pytest.raises(InvalidArgumentError):
+        EvaluatorPolicy(object())
