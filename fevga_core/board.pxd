@@ -24,6 +24,10 @@ cdef enum:
     ROW_BOTH_OFF = 4
 
 cdef int row_problem(const uint8_t* row) noexcept nogil
+# THE position validator: fill `pos` from a Python bytes-like row of POSITION_WIDTH bytes, or
+# raise InvalidPositionError naming its first problem (every untrusted row goes through it).
+cdef int position_load_checked(PositionC* pos, object row) except -1
+cdef str row_problem_text(const uint8_t* row, int code)
 cdef int position_load(PositionC* pos, const uint8_t* row) noexcept nogil
 cdef void position_store(const PositionC* pos, uint8_t* row) noexcept nogil
 

@@ -9,6 +9,8 @@ from numpy.typing import NDArray
 SUM_FIELDS: tuple[str, ...]
 STRATA: int
 MAX_LENGTH: int
+MAX_EXPECTIMAX_DEPTH: int
+KNOWN_POLICIES: tuple[int, ...]
 
 class Tables:
     """Bear-off tables in the layout the kernels read."""

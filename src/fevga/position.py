@@ -16,7 +16,7 @@ import numpy as np
 from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidNotationError, InvalidPositionError
 from fevga.notation import Step, decode_id, encode_id, format_steps, parse_dice, parse_paths
 from fevga.rules import Rules, rules_of
-from fevga_core.position import CorePosition
+from fevga_core.position import MAX_PERFT_DEPTH, CorePosition
 
 Color = int
 """A side: WHITE (0) or BLACK (1)."""
@@ -25,7 +25,6 @@ BLACK: Color = 1
 COLOR_NAMES = ("white", "black")
 NUM_CHECKERS = 15
 NUM_POINTS = 24
-MAX_PERFT_DEPTH = 12  # far beyond any feasible run (depth 5 from the start: 1.5e8 leaves)
 
 
 def other_point(point: int) -> int:

@@ -526,9 +526,9 @@ def _run_threaded(builder: Any, threads: int, bar: Any) -> None:
             for m in range(first, shells):
                 if stop.is_set():
                     return
-                builder.run_split(m, 2 * k, threads)
+                builder._run_split(m, 2 * k, threads)
                 barrier.wait()
-                builder.run_split(m, 2 * k + 1, threads)
+                builder._run_split(m, 2 * k + 1, threads)
                 barrier.wait()
                 if k == 0:
                     progress[0] = m + 1
@@ -556,7 +556,7 @@ def _run_threaded(builder: Any, threads: int, bar: Any) -> None:
         raise
     if errors:
         raise errors[0]
-    builder.finish_shells(shells)
+    builder._finish_shells(shells)
 
 
 def open_db(path: str | os.PathLike[str], *, verify: bool = True, kind: str | None = None) -> Database:
