@@ -288,3 +288,23 @@ def test_fuzz_run_block(targets: int, games: int, shape_error: int, policy: int)
               np.zeros((k, 512 - (shape_error == 3)), dtype=np.int64), np.zeros(1 - (shape_error == 4), np.int32))
     _refused_or_ok(lambda: core_rollout.run_block(START_ROW * targets, 0, 0, policy, 1, None, core_rollout.Tables(),
                                                   False, bool(games & 1), 100.0, True, 3, 0, games, *arrays))
+
+
+def test_truncating_an_open_bearoff_file_does_not_crash(tmp_path: Any) -> None:
+    """Loading copies the file: truncating it afterwards cannot SIGBUS a lookup (run in a child)."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "one.fbo"
+    fevga.bearoff.OneSidedDB.build(6, 8).save(path)
+    code = (
+        "import os, sys, fevga.bearoff as b\n"
+        f"db = b.open_db({str(path)!r})\n"
+        f"os.truncate({str(path)!r}, 100)\n"
+        "print(db.mean_rolls([0, 0, 0, 0, 0, 8]), float(db.dense_distributions().sum()))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    expected = fevga.bearoff.OneSidedDB.build(6, 8)
+    assert float(done.stdout.split()[0]) == expected.mean_rolls([0, 0, 0, 0, 0, 8])
+    assert float(done.stdout.split()[1]) == pytest.approx(len(expected))

@@ -560,7 +560,8 @@ def _run_threaded(builder: Any, threads: int, bar: Any) -> None:
 
 
 def open_db(path: str | os.PathLike[str], *, verify: bool = True, kind: str | None = None) -> Database:
-    """Memory-map and validate a saved table; BearoffFileError says what is wrong with it.
+    """Read (copy-on-load, see fevga.bearoff.fileformat) and validate a saved table;
+    BearoffFileError says what is wrong with it.
 
     Beyond the checks of `TableFile` (checksums, section table), the sections must make a
     consistent table of the header's kind and size: each one present with its dtype and length,
