@@ -100,6 +100,9 @@ cdef class CorePosition:
     def __cinit__(self):
         self.c = _START
 
+    def __init__(self):
+        """The start position (CorePosition() and fevga.Position() take no arguments)."""
+
     @classmethod
     def _from_row(cls, row):
         """The position of a 51-byte flat row (board.pyx layout), validated (also for unpickling)."""

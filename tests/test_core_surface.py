@@ -280,8 +280,8 @@ def test_fuzz_bearoff_entry_points(counts: list[int], points: int, checkers: int
         _refused_or_ok(lambda: bearoff.TwoSidedBuilder(points, checkers, checkers + index % 3).run(index))
 
 
-@FUZZ
-@given(st.integers(0, 3), st.integers(-2, 40), st.integers(-5, 5), st.integers(-3, 8))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 3), st.integers(-2, 8), st.integers(-5, 5), st.integers(-3, 8))
 def test_fuzz_run_block(targets: int, games: int, shape_error: int, policy: int) -> None:
     k = max(targets, 1) + (1 if shape_error == 1 else 0)
     arrays = (np.zeros((k, 12)), np.zeros((k, 36, 3)), np.zeros((k, k + (shape_error == 2))),

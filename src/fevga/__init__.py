@@ -8,7 +8,7 @@
 479
 """
 
-from fevga import bearoff
+from fevga import batch, bearoff, game, svg  # the README uses fevga.game, fevga.batch, fevga.svg after `import fevga`
 from fevga.errors import (
     BearoffFileError,
     FevgaError,
@@ -44,9 +44,12 @@ __all__ = [
     "Position",
     "RolloutResult",
     "Rules",
+    "batch",
     "bearoff",
     "expectimax",
+    "game",
     "perft",
     "rollout",
     "rollout_moves",
+    "svg",
 ]

@@ -189,6 +189,7 @@ class MatchRecord:
     length: int
     games: tuple[GameRecord, ...]
     score: tuple[int, int] = field(default=(0, 0))
+    seed: int | str | None = None  # the match seed; each game records its own seed
 
     @property
     def winner(self) -> Color | None:
@@ -200,7 +201,7 @@ class MatchRecord:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         winner = self.winner
-        return {"length": self.length, "score": list(self.score),
+        return {"length": self.length, "seed": self.seed, "score": list(self.score),
                 "winner": None if winner is None else COLOR_NAMES[winner],
                 "games": [g.to_dict() for g in self.games]}
 
@@ -213,7 +214,12 @@ def play_match(
     max_games: int = 10_000,
 ) -> MatchRecord:
     """Play a match to `length` points: the winner of a game starts the next one (rolling
-    two dice); the first game and any game after a draw start with the one-die draw."""
+    two dice); the first game and any game after a draw start with the one-die draw.
+
+    Game i is played with its own seed ``game_seed_of(match master key, i)``, recorded in its
+    GameRecord: ``play_game(seed=g.seed, policy=..., rules=..., start=None if
+    g.opening_dice else g.start)`` replays it exactly.
+    """
     if not isinstance(length, int) or length < 1:
         raise InvalidArgumentError(f"match length {length!r} must be a positive integer")
     if not isinstance(max_games, int) or max_games < 1:
@@ -228,7 +234,9 @@ def play_match(
     initial = Position.initial()
     for index in range(max_games):
         begin = initial if starter is None else _with_turn(initial, starter)
-        record = _play_one(begin, starter is None, pair, rules, core_game.game_seed_of(master, index), seed_value, 0)
+        game_seed = int(core_game.game_seed_of(master, index))
+        key = core_game.game_seed_of(master_key(game_seed), 0)  # what play_game(seed=game_seed) uses
+        record = _play_one(begin, starter is None, pair, rules, key, game_seed, 0)
         games.append(record)
         if record.winner is None:
             starter = None
@@ -237,4 +245,4 @@ def play_match(
         starter = record.winner
         if score[record.winner] >= length:
             break
-    return MatchRecord(length=length, games=tuple(games), score=(score[0], score[1]))
+    return MatchRecord(length=length, games=tuple(games), score=(score[0], score[1]), seed=seed_value)

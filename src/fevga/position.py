@@ -226,11 +226,26 @@ class Position(CorePosition):
 class Move(NamedTuple):
     """One legal move (a full turn): a representative step sequence and the resulting position.
 
-    An immutable, hashable value (a named tuple, cheap to create in bulk).
+    An immutable, hashable value (a named tuple, cheap to create in bulk). Equality follows
+    the rules (RULES.md §6: a move is its resulting position): two moves are equal when they
+    reach the same position, whatever steps represent them (``24/18 18/13`` == ``24/13``).
     """
 
     steps: tuple[Step, ...]
     position: Position
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Move):
+            return bool(self.position == other.position)
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        if isinstance(other, Move):
+            return not self.position == other.position
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.position)
 
     @property
     def notation(self) -> str:

@@ -97,6 +97,7 @@ class RolloutResult:
     elapsed: float = field(default=0.0, compare=False)
     workers: int = field(default=1, compare=False)
     backend: str = field(default="local", compare=False)
+    resumed_games: int = field(default=0, compare=False)  # loaded from a checkpoint, not played in `elapsed`
 
     @property
     def lose(self) -> float:
@@ -132,6 +133,7 @@ class RolloutResult:
             "elapsed": self.elapsed,
             "workers": self.workers,
             "backend": self.backend,
+            "resumed_games": self.resumed_games,
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -170,8 +172,10 @@ class RolloutResult:
             + (f", {self.truncated_games} truncated" if self.truncate else ""),
         ]
         if self.elapsed > 0:
-            lines.append(f"  {self.elapsed:.2f} s, {self.games / self.elapsed:,.0f} games/s on {self.workers} worker(s)"
-                         f" ({self.backend})")
+            played = self.games - self.resumed_games
+            lines.append(f"  {self.elapsed:.2f} s, {played / self.elapsed:,.0f} games/s on {self.workers} worker(s)"
+                         f" ({self.backend})"
+                         + (f"; {self.resumed_games} games resumed from the checkpoint" if self.resumed_games else ""))
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -180,7 +184,13 @@ class RolloutResult:
 
 @dataclass(frozen=True)
 class MoveRollout:
-    """One legal move rolled out: its result for the mover, and its equity difference to the best."""
+    """One legal move rolled out: its result for the mover, and its equity difference to the best.
+
+    `result.position` is the position before the move (the mover on roll), so the result is for
+    the side on roll in its position, like every RolloutResult; `move.position` is the position
+    after it. `diff` and `diff_se` are the raw (not luck-adjusted) common-random-number
+    difference to the best move and its standard error, computed from the same sums.
+    """
 
     move: Move
     result: RolloutResult
@@ -194,8 +204,8 @@ class MoveRollout:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {"move": self.move.notation, "position": self.move.position.id, "equity": self.equity,
-                "diff": self.diff, "diff_se": self.diff_se, "result": self.result.to_dict()}
+        return {"move": self.move.notation, "position": self.result.position, "after": self.move.position.id,
+                "equity": self.equity, "diff": self.diff, "diff_se": self.diff_se, "result": self.result.to_dict()}
 
 
 def moves_to_csv(ranking: Sequence[MoveRollout]) -> str:
@@ -250,6 +260,7 @@ class _Job:
     tables: Any  # "default", None, or (token, (points, checkers, arrays) | None, (..., equity, win) | None)
     callback: Callable[[bytes, int, int], int] | None = field(default=None, compare=False)
     callable_policy: str = ""  # identity of a callable policy (_callable_identity), "" for a built-in one
+    seed: Any = field(default=None, compare=False)  # the seed's JSON form, kept in checkpoints (not identity)
 
     @property
     def targets(self) -> int:
@@ -374,14 +385,15 @@ def _run_blocks(job: _Job, blocks: list[int]) -> list[tuple[int, _Sums, int]]:
 
 
 def _stats(job: _Job, total: _Sums, k: int, position: str, policy: str, seed: int | str,
-           rules: Rules, interrupted: bool, elapsed: float, workers: int, backend: str) -> RolloutResult:
+           rules: Rules, interrupted: bool, elapsed: float, workers: int, backend: str,
+           resumed: int = 0) -> RolloutResult:
     s = total.sums[k]
     n = float(s[_FIELDS["games"]])
     if n == 0:
         nan = float("nan")
         return RolloutResult(position, 0, nan, nan, nan, nan, nan, nan, (nan, nan), nan, nan, nan, 0, nan, (), (),
                              policy, seed, job.truncate, job.stratify, job.luck, tuple(rules.to_dict().items()),
-                             interrupted, elapsed, workers, backend)
+                             interrupted, elapsed, workers, backend, resumed)
     mean = s[_FIELDS["equity"]] / n
     var = max(s[_FIELDS["equity_sq"]] / n - mean * mean, 0.0) * n / max(n - 1.0, 1.0)
     raw_se = math.sqrt(var / n)
@@ -426,6 +438,7 @@ def _stats(job: _Job, total: _Sums, k: int, position: str, policy: str, seed: in
         elapsed=elapsed,
         workers=workers,
         backend=backend,
+        resumed_games=resumed,
     )
 
 
@@ -468,6 +481,7 @@ def _save_checkpoint(path: Path, job: _Job, blocks: dict[int, _Sums]) -> None:
     arrays: dict[str, Any] = {
         "meta": np.frombuffer(json.dumps(job.fingerprint()).encode(), dtype=np.uint8),
         "blocks": np.asarray(order, dtype=np.int64),
+        "seed": np.frombuffer(json.dumps(job.seed).encode(), dtype=np.uint8),
     }
     for i, name in enumerate(_CHECKPOINT_ARRAYS):
         shape = _Sums(job.targets).arrays()[i].shape
@@ -552,12 +566,23 @@ def _checkpoint_exists(path: Path) -> bool:
     return True
 
 
-def _checkpoint_master(path: Path) -> int | None:
-    """The master key recorded in an existing checkpoint (lets seed=None resume)."""
+def _checkpoint_master(path: Path) -> tuple[int, int | str] | None:
+    """The master key and seed recorded in an existing checkpoint (lets seed=None resume and
+    report the seed that reproduces the run)."""
     try:
-        return int(_read_checkpoint(path)[0]["master"])
+        master = int(_read_checkpoint(path)[0]["master"])
     except Exception:  # unreadable or foreign: _load_checkpoint reports it with the path
         return None
+    seed: int | str = f"master key {master}"  # a checkpoint written before seeds were kept
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if "seed" in data.files:
+                stored = json.loads(data["seed"].tobytes().decode())
+                if isinstance(stored, (int, str)) and not isinstance(stored, bool):
+                    seed = stored
+    except Exception:
+        pass
+    return master, seed
 
 
 class _Progress:
@@ -585,12 +610,15 @@ class _Progress:
 
 def _execute(job: _Job, workers: int, backend: str, scheduler: Any, checkpoint: Path | None,
              checkpoint_every: float, progress: bool, on_block: Callable[[int, int], None] | None,
-             ) -> tuple[dict[int, _Sums], bool]:
+             ) -> tuple[dict[int, _Sums], bool, int]:
+    """Play the job's missing blocks: (finished blocks, interrupted, games loaded from the checkpoint)."""
     blocks: dict[int, _Sums] = {}
     if checkpoint is not None and _checkpoint_exists(checkpoint):
         blocks = _load_checkpoint(checkpoint, job)
-    todo = [b for b in range(job.blocks) if b not in blocks]
+    # Lazily: a job's block list is never built (a huge --games starts at once, in O(1) memory).
+    todo = (b for b in range(job.blocks) if b not in blocks)
     done_games = sum(int(s.sums[0, 0]) for s in blocks.values())
+    resumed = done_games
     bar = _Progress(job, done_games, progress)
     for sums in blocks.values():
         bar.partial.add(sums)
@@ -620,10 +648,10 @@ def _execute(job: _Job, workers: int, backend: str, scheduler: Any, checkpoint: 
         bar.close()
         if checkpoint is not None:
             _save_checkpoint(checkpoint, job, blocks)
-    return blocks, interrupted
+    return blocks, interrupted, resumed
 
 
-def _execute_local(job: _Job, todo: list[int], workers: int, finished: Callable[[int, _Sums, int], None]) -> bool:
+def _execute_local(job: _Job, todo: Iterable[int], workers: int, finished: Callable[[int, _Sums, int], None]) -> bool:
     # Even one worker runs in a thread: the main thread stays free to take Ctrl-C at once and
     # raise the stop flag that the nogil loop checks between games.
     stop = np.zeros(1, dtype=np.int32)
@@ -653,8 +681,9 @@ def _execute_local(job: _Job, todo: list[int], workers: int, finished: Callable[
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _execute_dask(job: _Job, todo: list[int], workers: int, scheduler: Any,
+def _execute_dask(job: _Job, todo_blocks: Iterable[int], workers: int, scheduler: Any,
                   finished: Callable[[int, _Sums, int], None]) -> bool:
+    todo = list(todo_blocks)  # grouped up front: MAX_GAMES bounds its length
     try:
         distributed: Any = importlib.import_module("distributed")
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -743,6 +772,10 @@ _SPECS: dict[tuple[int, int], tuple[Any, Any, Any]] = {}
 def _tables_spec(bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None) -> Any:
     if bearoff is None and one_sided is None:
         return "default"
+    if bearoff is not None and bearoff.total != 15:
+        # Its terminal values (and mars) assume `total` checkers a side: wrong for a Fevga game.
+        raise InvalidArgumentError(f"bearoff={bearoff!r} was built for total={bearoff.total} checkers a side; "
+                                   "rollouts of Fevga positions need total=15")
     key = (id(bearoff), id(one_sided))
     cached = _SPECS.get(key)
     if cached is not None and cached[0] is bearoff and cached[1] is one_sided:
@@ -757,10 +790,16 @@ def _tables_spec(bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None) -> An
     return spec
 
 
+MAX_GAMES = 2**53  # game counts are summed in float64: exact up to here
+
+
 def _games(games: int, stratify: bool) -> int:
     """Validated game count; stratified rollouts round it up to a multiple of 36 (every
     first roll equally often, so the plain mean stays unbiased)."""
     games = _check_int("games", games, 1)
+    if games > MAX_GAMES - 36:
+        raise InvalidArgumentError(f"games={games} must be at most {MAX_GAMES - 36} (2^53 - 36: counts are exact "
+                                   "in float64 up to 2^53)")
     return -(-games // 36) * 36 if stratify else games
 
 
@@ -780,11 +819,12 @@ def _make_job(rows: bytes, color: int, games: int, seed: SeedLike, policy: Polic
               stratify: bool, rules: Rules, bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None,
               checkpoint: Path | None) -> tuple[_Job, str, int | str]:
     ids, name = _policy_ids(policy)
+    master: int | None = None
+    seed_value: int | str = ""
     if seed is None and checkpoint is not None and _checkpoint_exists(checkpoint):
-        master = _checkpoint_master(checkpoint)
-        seed_value: int | str = f"master key {master}"
-    else:
-        master = None
+        stored = _checkpoint_master(checkpoint)
+        if stored is not None:
+            master, seed_value = stored
     if master is None:
         sequence = seed_sequence(seed)  # once: seed=None draws its entropy here
         master = master_key(sequence)
@@ -792,7 +832,7 @@ def _make_job(rows: bytes, color: int, games: int, seed: SeedLike, policy: Polic
     job = _Job(rows=rows, color=color, flags=rules.flags, policies=ids, truncate=bool(truncate), luck=bool(luck),
                scale=LUCK_SCALE, stratify=bool(stratify), master=master, games=games,
                tables=_tables_spec(bearoff, one_sided), callback=chooser([policy, policy], rules),
-               callable_policy=_callable_identity(policy))
+               callable_policy=_callable_identity(policy), seed=seed_value)
     return job, name, seed_value
 
 
@@ -840,11 +880,11 @@ def rollout(
     job, name, seed_value = _make_job(start._row(), start.turn, games, seed, policy, truncate, luck, stratify,
                                       rules, bearoff, one_sided, path)
     began = time.perf_counter()
-    blocks, interrupted = _execute(job, count, backend, scheduler, path, checkpoint_every,
-                                   _progress_default(progress), on_block)
+    blocks, interrupted, resumed = _execute(job, count, backend, scheduler, path, checkpoint_every,
+                                            _progress_default(progress), on_block)
     total = _Sums.total(job.targets, blocks)
     return _stats(job, total, 0, start.id, name, seed_value, rules, interrupted or total.sums[0, 0] < games,
-                  time.perf_counter() - began, count, backend)
+                  time.perf_counter() - began, count, backend, resumed)
 
 
 def rollout_moves(
@@ -872,7 +912,10 @@ def rollout_moves(
 
     Every move is played out with the same dice streams (common random numbers), so the
     standard error of each move's difference to the best (`diff_se`) is far smaller than the
-    moves' own errors. Other arguments as in `rollout`; results are for the mover.
+    moves' own errors. Other arguments as in `rollout`; results are for the mover (each
+    result's `position` is the start position, where the mover is on roll). Moves are ranked
+    by `diff`, the raw common-random-number difference to the best (with `luck=True` each
+    move's `equity` is luck-adjusted, while `diff` and `diff_se` stay raw: one consistent pair).
     """
     start = _check_position(position)
     games = _games(games, stratify)
@@ -885,19 +928,23 @@ def rollout_moves(
     job, name, seed_value = _make_job(rows, start.turn, games, seed, policy, truncate, luck, stratify, rules,
                                       bearoff, one_sided, path)
     began = time.perf_counter()
-    blocks, interrupted = _execute(job, count, backend, scheduler, path, checkpoint_every,
-                                   _progress_default(progress), on_block)
+    blocks, interrupted, resumed = _execute(job, count, backend, scheduler, path, checkpoint_every,
+                                            _progress_default(progress), on_block)
     elapsed = time.perf_counter() - began
     total = _Sums.total(job.targets, blocks)
     n = float(total.sums[0, 0])
     short = interrupted or n < games
-    results = [_stats(job, total, k, m.position.id, name, seed_value, rules, short, elapsed, count, backend)
-               for k, m in enumerate(moves)]
-    order = sorted(range(len(moves)), key=lambda k: -results[k].equity)
+    # Every move's result is for the mover, who is on roll in the start position (its label).
+    results = [_stats(job, total, k, start.id, name, seed_value, rules, short, elapsed, count, backend, resumed)
+               for k in range(len(moves))]
+    # diff and diff_se are both the raw common-random-number difference (the cross sums are of
+    # raw game values); ranking by it keeps every diff <= 0.
+    raw = [float(total.sums[k, 1]) / n if n else float("nan") for k in range(len(moves))]
+    order = sorted(range(len(moves)), key=lambda k: -raw[k])
     best = order[0]
     ranking = []
     for k in order:
-        diff = results[k].equity - results[best].equity
+        diff = raw[k] - raw[best]
         if k == best or n < 2:
             diff_se = 0.0
         else:
