@@ -3,6 +3,9 @@
 All Cython compiler directives live in COMPILER_DIRECTIVES below, the one place where a
 misspelled directive is an error instead of being silently ignored.
 Set FEVGA_DEBUG=1 to build with bounds and wrap-around checks turned back on.
+Set FEVGA_SANITIZE=1 to build with AddressSanitizer and UndefinedBehaviorSanitizer
+(-fsanitize=address,undefined); such a build must run under LD_PRELOAD=$(gcc
+-print-file-name=libasan.so), see .ci/sanitize, which builds one in a copy of the tree.
 Set FEVGA_ONLY=movegen,bearoff to (re)build only those core modules during development.
 """
 
@@ -14,6 +17,8 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 DEBUG = os.environ.get("FEVGA_DEBUG", "") not in ("", "0")
+SANITIZE = os.environ.get("FEVGA_SANITIZE", "") not in ("", "0")
+SANITIZE_FLAGS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"]
 
 COMPILER_DIRECTIVES = {
     "language_level": 3,
@@ -33,7 +38,8 @@ extensions = [
         [str(pyx)],
         include_dirs=[np.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O3"] if not DEBUG else ["-O0", "-g"],
+        extra_compile_args=(["-O1", "-g", *SANITIZE_FLAGS] if SANITIZE else ["-O0", "-g"] if DEBUG else ["-O3"]),
+        extra_link_args=SANITIZE_FLAGS if SANITIZE else [],
     )
     for pyx in sorted(CORE.glob("*.pyx"))
     if not only or pyx.stem in only

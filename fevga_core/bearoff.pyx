@@ -9,11 +9,17 @@ from libc.stdint cimport int64_t, int32_t, uint8_t, uint16_t
 from libc.stdlib cimport malloc, calloc, realloc, free, qsort
 from libc.string cimport memset, memcpy
 from libc.math cimport sqrt, NAN
+from cpython.exc cimport PyErr_CheckSignals
 
 import numpy as np
 cimport numpy as cnp
 
+from fevga_core.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError
+
 cnp.import_array()
+
+cdef enum:
+    ONE_SIDED_CHUNK = 1 << 12   # ranks built between two Ctrl-C checks
 
 cdef int64_t BINOM[BINOM_SIZE][BINOM_SIZE]
 
@@ -217,43 +223,100 @@ cdef double two_sided_win(const TwoSidedTableC* table, int64_t on_roll_rank,
     return 0.5 * (1.0 + table.equity[index])
 
 
-cdef const void* _data(dict arrays, str name, object dtype) except NULL:
+cdef const void* _data(dict arrays, str name, object dtype, int64_t length) except NULL:
+    """The data of arrays[name], checked: a C-contiguous `dtype` array of `length` values
+    (any length when `length` < 0); ValueError names what is wrong."""
+    if name not in arrays:
+        raise ValueError(f"bear-off array {name!r} is missing")
     cdef cnp.ndarray array = arrays[name]
     if array.dtype != dtype or not array.flags.c_contiguous:
         raise ValueError(f"bear-off array {name!r} must be C-contiguous {dtype}, not {array.dtype}")
+    if length >= 0 and array.size != length:
+        raise ValueError(f"bear-off array {name!r} has {array.size} values, expected {length}")
     if array.size == 0:
         return <const void*>1  # never dereferenced: an empty table
     return <const void*>cnp.PyArray_DATA(array)
 
 
+cdef int _check_table_size(int points, int checkers) except -1:
+    if not 1 <= points <= MAX_POINTS:
+        raise InvalidArgumentError(f"points={points} must be 1-{MAX_POINTS}")
+    if not 1 <= checkers <= MAX_CHECKERS:
+        raise InvalidArgumentError(f"checkers={checkers} must be 1-{MAX_CHECKERS}")
+    return 0
+
+
+cdef int _check_windows(dict arrays, str prefix, int64_t n) except -1:
+    """Every distribution window of `prefix` lies inside its pool and below MAX_ROLLS."""
+    offset = arrays[prefix + "_offset"]
+    start = arrays[prefix + "_start"].astype(np.int64)
+    length = arrays[prefix + "_length"].astype(np.int64)
+    pool = arrays[prefix + "_pool"].size
+    if n and bool(((offset < 0) | (offset > pool - length) | (start + length > MAX_ROLLS)).any()):
+        raise ValueError(f"bear-off arrays {prefix}_*: a distribution window lies outside {prefix}_pool "
+                         f"({pool} values) or beyond {MAX_ROLLS} rolls")
+    return 0
+
+
 cdef int fill_one_sided_table(dict arrays, int points, int checkers, OneSidedTableC* out) except -1:
+    _check_table_size(points, checkers)
+    cdef int64_t entries = position_count(points, checkers)
+    cdef int64_t first_base = position_count(points, checkers - 1)
     out.points = points
     out.checkers = checkers
-    out.entries = position_count(points, checkers)
-    out.first_base = position_count(points, checkers - 1)
-    out.mean = <const double*>_data(arrays, "mean", np.float64)
-    out.stdev = <const double*>_data(arrays, "stdev", np.float64)
-    out.dist_offset = <const int64_t*>_data(arrays, "dist_offset", np.int64)
-    out.dist_start = <const uint16_t*>_data(arrays, "dist_start", np.uint16)
-    out.dist_length = <const uint16_t*>_data(arrays, "dist_length", np.uint16)
-    out.dist_pool = <const double*>_data(arrays, "dist_pool", np.float64)
-    out.first_mean = <const double*>_data(arrays, "first_mean", np.float64)
-    out.first_offset = <const int64_t*>_data(arrays, "first_offset", np.int64)
-    out.first_start = <const uint16_t*>_data(arrays, "first_start", np.uint16)
-    out.first_length = <const uint16_t*>_data(arrays, "first_length", np.uint16)
-    out.first_pool = <const double*>_data(arrays, "first_pool", np.float64)
+    out.entries = entries
+    out.first_base = first_base
+    out.mean = <const double*>_data(arrays, "mean", np.float64, entries)
+    out.stdev = <const double*>_data(arrays, "stdev", np.float64, entries)
+    out.dist_offset = <const int64_t*>_data(arrays, "dist_offset", np.int64, entries)
+    out.dist_start = <const uint16_t*>_data(arrays, "dist_start", np.uint16, entries)
+    out.dist_length = <const uint16_t*>_data(arrays, "dist_length", np.uint16, entries)
+    out.dist_pool = <const double*>_data(arrays, "dist_pool", np.float64, -1)
+    out.first_mean = <const double*>_data(arrays, "first_mean", np.float64, entries - first_base)
+    out.first_offset = <const int64_t*>_data(arrays, "first_offset", np.int64, entries - first_base)
+    out.first_start = <const uint16_t*>_data(arrays, "first_start", np.uint16, entries - first_base)
+    out.first_length = <const uint16_t*>_data(arrays, "first_length", np.uint16, entries - first_base)
+    out.first_pool = <const double*>_data(arrays, "first_pool", np.float64, -1)
+    _check_windows(arrays, "dist", entries)
+    _check_windows(arrays, "first", entries - first_base)
     return 0
 
 
 cdef int fill_two_sided_table(dict arrays, int points, int checkers, int total,
                               TwoSidedTableC* out) except -1:
+    _check_table_size(points, checkers)
+    if not checkers <= total <= MAX_CHECKERS:
+        raise InvalidArgumentError(f"total={total} must be {checkers}-{MAX_CHECKERS}")
+    cdef int64_t positions = position_count(points, checkers)
     out.points = points
     out.checkers = checkers
     out.total = total
-    out.positions = position_count(points, checkers)
-    out.equity = <const double*>_data(arrays, "equity", np.float64)
-    out.win = <const double*>_data(arrays, "win", np.float64) if "win" in arrays else NULL
+    out.positions = positions
+    out.equity = <const double*>_data(arrays, "equity", np.float64, positions * positions)
+    out.win = <const double*>_data(arrays, "win", np.float64, positions * positions) if "win" in arrays else NULL
     return 0
+
+
+cdef int _side_buffer(object counts, uint8_t* buffer, int points, int checkers) except -1:
+    """Copy one side's counts on points 1..P into buffer: P == points (any 1-11 if points == 0)
+    non-negative integers holding at most `checkers`; else InvalidPositionError. Returns P."""
+    cdef int i, n, total = 0
+    try:
+        values = [int(v) for v in counts]
+    except (TypeError, ValueError):
+        raise InvalidPositionError(f"bear-off side {counts!r} must be a sequence of integers") from None
+    n = len(values)
+    if not 1 <= n <= MAX_POINTS or (points and n != points):
+        expected = points if points else f"1-{MAX_POINTS}"
+        raise InvalidPositionError(f"bear-off side {counts!r} must have {expected} counts, not {n}")
+    for i in range(n):
+        if not 0 <= values[i] <= MAX_CHECKERS:
+            raise InvalidPositionError(f"bear-off side {counts!r}: counts must each be 0-{MAX_CHECKERS}")
+        total += values[i]
+        buffer[i] = <uint8_t>values[i]
+    if total > checkers:
+        raise InvalidPositionError(f"bear-off side {counts!r} holds {total} checkers, more than {checkers}")
+    return n
 
 
 def check_tables(dict one_sided, int points, int checkers, list sides) -> list:
@@ -265,10 +328,7 @@ def check_tables(dict one_sided, int points, int checkers, list sides) -> list:
     fill_one_sided_table(one_sided, points, checkers, &table)
     result = []
     for side in sides:
-        if len(side) != points:
-            raise ValueError(f"side {side!r} must have {points} counts")
-        for i in range(points):
-            buffer[i] = side[i]
+        _side_buffer(side, buffer, points, checkers)
         r = position_rank(buffer, points)
         one_sided_distribution(&table, r, dist, MAX_ROLLS)
         result.append((one_sided_mean(&table, r), dist[1]))
@@ -278,9 +338,12 @@ def check_tables(dict one_sided, int points, int checkers, list sides) -> list:
 def check_two_sided(dict arrays, int points, int checkers, int total, on_roll, opponent) -> tuple:
     """(equity, win) read through the C-level struct (for tests)."""
     cdef TwoSidedTableC table
+    cdef uint8_t buffer[MAX_POINTS]
     fill_two_sided_table(arrays, points, checkers, total, &table)
-    a = rank(on_roll)
-    b = rank(opponent)
+    _side_buffer(on_roll, buffer, points, checkers)
+    a = position_rank(buffer, points)
+    _side_buffer(opponent, buffer, points, checkers)
+    b = position_rank(buffer, points)
     return two_sided_equity(&table, a, b), two_sided_win(&table, a, b)
 
 
@@ -288,23 +351,29 @@ def check_two_sided(dict arrays, int points, int checkers, int total, on_roll, o
 # Python helpers over single positions.
 
 def rank(counts) -> int:
-    """Rank of one side's counts on points 1..P (validated by the caller)."""
+    """Rank of one side's counts on points 1..P (1-11 counts, at most 15 checkers)."""
     cdef uint8_t buffer[MAX_POINTS]
-    cdef int i, points = len(counts)
-    for i in range(points):
-        buffer[i] = <uint8_t>counts[i]
+    cdef int points = _side_buffer(counts, buffer, 0, MAX_CHECKERS)
     return position_rank(buffer, points)
 
 
 def unrank(int64_t index, int points) -> tuple:
-    """Counts on points 1..P of a rank."""
+    """Counts on points 1..P of a rank (0 <= index < count(points, 15))."""
     cdef uint8_t buffer[MAX_POINTS]
+    if not 1 <= points <= MAX_POINTS:
+        raise InvalidArgumentError(f"points={points} must be 1-{MAX_POINTS}")
+    if not 0 <= index < position_count(points, MAX_CHECKERS):
+        raise InvalidArgumentError(f"rank {index} must be from 0 to {position_count(points, MAX_CHECKERS) - 1} "
+                                   f"for {points} points")
     position_unrank(index, points, buffer)
     return tuple(buffer[i] for i in range(points))
 
 
 def count(int points, int checkers) -> int:
-    """Number of positions with at most `checkers` on points 1..P."""
+    """Number of positions with at most `checkers` (0-15) on points 1..P (1-11)."""
+    if not 1 <= points <= MAX_POINTS or not 0 <= checkers <= MAX_CHECKERS:
+        raise InvalidArgumentError(f"count({points}, {checkers}): points must be 1-{MAX_POINTS}, "
+                                   f"checkers 0-{MAX_CHECKERS}")
     return position_count(points, checkers)
 
 
@@ -312,11 +381,23 @@ def successors(counts, int d1, int d2) -> list:
     """Distinct final positions (ranks) of one roll, for tests and move choice."""
     cdef uint8_t buffer[MAX_POINTS]
     cdef int64_t out[8192]
-    cdef int i, n, points = len(counts)
-    for i in range(points):
-        buffer[i] = <uint8_t>counts[i]
+    cdef int i, n, points = _side_buffer(counts, buffer, 0, MAX_CHECKERS)
+    if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+        raise InvalidDiceError(f"dice ({d1}, {d2}): values must be 1-6")
     n = roll_successors(buffer, points, d1, d2, out, 8192)
+    if n < 0:
+        raise OverflowError("more bear-off sequences than the successor buffer holds")
     return [out[i] for i in range(n)]
+
+
+cdef int _check_counts_batch(const uint8_t[:, ::1] counts, int checkers, Py_ssize_t out_rows) except -1:
+    if not 1 <= counts.shape[1] <= MAX_POINTS:
+        raise InvalidArgumentError(f"batch counts must have 1-{MAX_POINTS} columns, not {counts.shape[1]}")
+    if not 0 <= checkers <= MAX_CHECKERS:
+        raise InvalidArgumentError(f"checkers={checkers} must be 0-{MAX_CHECKERS}")
+    if out_rows != counts.shape[0]:
+        raise InvalidArgumentError(f"out must hold {counts.shape[0]} values, not {out_rows}")
+    return 0
 
 
 cdef inline bint _too_many(const uint8_t* counts, int points, int checkers) noexcept nogil:
@@ -332,6 +413,7 @@ def rank_batch(const uint8_t[:, ::1] counts, int checkers, int64_t[::1] out) -> 
     cdef Py_ssize_t row, rows = counts.shape[0]
     cdef int points = counts.shape[1]
     cdef Py_ssize_t bad = -1
+    _check_counts_batch(counts, checkers, out.shape[0])
     with nogil:
         for row in range(rows):
             if _too_many(&counts[row, 0], points, checkers):
@@ -347,6 +429,10 @@ def mean_batch(const uint8_t[:, ::1] counts, int checkers, const double[::1] mea
     cdef Py_ssize_t row, rows = counts.shape[0]
     cdef int points = counts.shape[1]
     cdef Py_ssize_t bad = -1
+    _check_counts_batch(counts, checkers, out.shape[0])
+    if mean.shape[0] != position_count(points, checkers):
+        raise InvalidArgumentError(f"mean must hold count({points}, {checkers}) = "
+                                   f"{position_count(points, checkers)} values, not {mean.shape[0]}")
     with nogil:
         for row in range(rows):
             if _too_many(&counts[row, 0], points, checkers):
@@ -365,6 +451,14 @@ def pair_batch(const uint8_t[:, ::1] on_roll, const uint8_t[:, ::1] opponent, in
     cdef Py_ssize_t row, rows = on_roll.shape[0]
     cdef int points = on_roll.shape[1]
     cdef Py_ssize_t bad = -1
+    _check_counts_batch(on_roll, checkers, out.shape[0])
+    if opponent.shape[0] != on_roll.shape[0] or opponent.shape[1] != on_roll.shape[1]:
+        raise InvalidArgumentError("on_roll and opponent batch counts must have the same shape")
+    if positions != position_count(points, checkers):
+        raise InvalidArgumentError(f"positions={positions} must be count({points}, {checkers}) = "
+                                   f"{position_count(points, checkers)}")
+    if table.shape[0] != positions * positions:
+        raise InvalidArgumentError(f"table must hold {positions}^2 values, not {table.shape[0]}")
     with nogil:
         for row in range(rows):
             if (_too_many(&on_roll[row, 0], points, checkers)
@@ -415,6 +509,11 @@ cdef struct ObjectiveC:
     uint16_t* length
     int32_t* best               # [rank - base][die-1][k-1]: best rank after k moves of `die`
     DistPoolC pool
+
+
+cdef void _objective_clear(ObjectiveC* o) noexcept nogil:
+    """Null pointers, so that _objective_free is safe before (or after a failed) allocation."""
+    memset(o, 0, sizeof(ObjectiveC))
 
 
 cdef int _objective_alloc(ObjectiveC* o, int64_t base, int64_t n, bint stdev) noexcept:
@@ -570,6 +669,9 @@ cdef class OneSidedBuilder:
     cdef ObjectiveC first_off   # rolls until the first checker is off, exactly `checkers` on
 
     def __cinit__(self, int points, int checkers):
+        _objective_clear(&self.all_off)
+        _objective_clear(&self.first_off)
+        _check_table_size(points, checkers)
         self.points = points
         self.checkers = checkers
         self.entries = position_count(points, checkers)
@@ -600,19 +702,22 @@ cdef class OneSidedBuilder:
         return _objective_rank(&self.first_off, p, succ, nsucc, acc)
 
     def run(self, int64_t stop):
-        """Build ranks done..stop-1 without the GIL."""
+        """Build ranks done..stop-1 without the GIL, checking for Ctrl-C between chunks."""
         cdef uint8_t counts[MAX_POINTS]
-        cdef int64_t p, begin = self.done
+        cdef int64_t p, chunk_end
         cdef int failed = 0
         stop = min(stop, self.entries)
-        with nogil:
-            for p in range(begin, stop):
-                if self._build_rank(p, counts):
-                    failed = 1
-                    break
-        if failed:
-            raise MemoryError("out of memory in the one-sided bear-off build")
-        self.done = stop
+        while self.done < stop:
+            chunk_end = min(stop, self.done + ONE_SIDED_CHUNK)
+            with nogil:
+                for p in range(self.done, chunk_end):
+                    if self._build_rank(p, counts):
+                        failed = 1
+                        break
+            if failed:
+                raise MemoryError("out of memory in the one-sided bear-off build")
+            self.done = chunk_end
+            PyErr_CheckSignals()
 
     def arrays(self) -> dict:
         """The finished table as NumPy arrays (copies)."""
@@ -651,12 +756,24 @@ cdef class TwoSidedBuilder:
     cdef uint8_t* sizes
 
     def __cinit__(self, int points, int checkers, int total):
+        self.succ_offset = NULL
+        self.succ = NULL
+        self.scratch = NULL
+        self.sizes = NULL
+        self.equity = self.transposed = self.win = self.win_t = NULL
+        _check_table_size(points, checkers)
+        if not checkers <= total <= MAX_CHECKERS:
+            raise InvalidArgumentError(f"total={total} must be {checkers}-{MAX_CHECKERS}")
         self.points = points
         self.checkers = checkers
         self.total = total
         self.positions = position_count(points, checkers)
         self.has_win = checkers >= total
         cdef int64_t n = self.positions
+        needed = n * n * 8 * (4 if self.has_win else 2)     # Python int: no overflow
+        if needed > (1 << 47):                              # beyond any 64-bit address space in use
+            raise MemoryError(f"a two-sided table of {points} points x {checkers} checkers needs "
+                              f"{needed / 2**40:,.0f} TiB of memory")
         self.equity_array = np.empty(n * n, dtype=np.float64)
         self.transposed_array = np.empty(n * n, dtype=np.float64)
         self.equity = <double*>cnp.PyArray_DATA(self.equity_array)
@@ -830,13 +947,22 @@ cdef class TwoSidedBuilder:
         self._part_a(m, 1, m)
         self._part_b(m, 1, m + 1)
 
-    def run_split(self, int64_t m, int part, int parts):
+    cdef int _check_live(self) except -1:
+        if self.transposed == NULL:
+            raise InvalidArgumentError("this two-sided build has been finished: its arrays were handed over")
+        return 0
+
+    def _run_split(self, int64_t m, int part, int parts):
         """One thread's share of shell m: step A then, after the caller's barrier, step B.
 
         part = 2k runs step A's k-th slice, part = 2k + 1 step B's k-th slice (k < parts); the
         slices of A and of B are balanced by work (A costs the same per q, B per p).
         """
         cdef int64_t lo, hi, k = part // 2
+        self._check_live()
+        if not 1 <= m < self.positions or parts < 1 or not 0 <= part < 2 * parts:
+            raise InvalidArgumentError(f"_run_split({m}, {part}, {parts}): shell 1-{self.positions - 1}, "
+                                       "0 <= part < 2 * parts")
         if part % 2 == 0:
             lo = 1 + (m - 1) * k // parts
             hi = 1 + (m - 1) * (k + 1) // parts
@@ -848,18 +974,22 @@ cdef class TwoSidedBuilder:
             with nogil:
                 self._part_b(m, lo, hi)
 
-    def finish_shells(self, int64_t stop):
+    def _finish_shells(self, int64_t stop):
         """Mark shells below `stop` as built (after run_split did them)."""
         self.done = min(stop, self.positions)
 
     def run(self, int64_t stop):
-        """Build the shells done..stop-1 without the GIL."""
-        cdef int64_t m, begin = self.done
+        """Build the shells done..stop-1 without the GIL, checking for Ctrl-C after each shell."""
+        cdef int64_t m
         stop = min(stop, self.positions)
-        with nogil:
-            for m in range(begin, stop):
+        if self.done < stop:
+            self._check_live()
+        while self.done < stop:
+            m = self.done
+            with nogil:
                 self._shell(m)
-        self.done = stop
+            self.done = m + 1
+            PyErr_CheckSignals()
 
     def arrays(self) -> dict:
         """The finished table as NumPy arrays (the equity array is handed over, not copied)."""

@@ -1,6 +1,8 @@
 # Board primitives over the structs of types.pxd: the Zobrist key and the small
 # bit tricks every other module inlines.
 
+from cpython.exc cimport PyErr_CheckSignals
+
 from fevga_core.types cimport SideC, PositionC, uint8_t, uint32_t, uint64_t
 
 cdef extern from *:
@@ -24,6 +26,12 @@ cdef enum:
     ROW_BOTH_OFF = 4
 
 cdef int row_problem(const uint8_t* row) noexcept nogil
+# THE position validator: fill `pos` from a Python bytes-like row of POSITION_WIDTH bytes, or
+# raise InvalidPositionError naming its first problem (every untrusted row goes through it).
+cdef int position_load_checked(PositionC* pos, object row) except -1
+cdef str row_problem_text(const uint8_t* row, int code)
+cdef int rows_checked(const uint8_t[:, ::1] rows) except -1
+cdef int fevga_flags_checked(int flags) except -1
 cdef int position_load(PositionC* pos, const uint8_t* row) noexcept nogil
 cdef void position_store(const PositionC* pos, uint8_t* row) noexcept nogil
 
@@ -45,3 +53,10 @@ cdef inline int longest_run(uint32_t m) noexcept nogil:
         m &= m >> 1
         n += 1
     return n
+
+
+cdef inline int check_interrupt() except -1 nogil:
+    """Raise KeyboardInterrupt (or the pending signal's exception) from a nogil loop."""
+    with gil:
+        PyErr_CheckSignals()
+    return 0

@@ -15,7 +15,11 @@
 
 from libc.string cimport memset
 
-from fevga_core.types cimport NUM_SLOTS, SideC, PositionC, uint8_t, uint32_t, uint64_t
+from fevga_core.types cimport (
+    NUM_SLOTS, NUM_CHECKERS, POSITION_WIDTH, FEVGA_FLAGS, SideC, PositionC, uint8_t, uint32_t, uint64_t,
+)
+
+from fevga_core.errors import InvalidArgumentError, InvalidPositionError
 
 
 ZOBRIST_SEED = 0x46455647415A4F42  # "FEVGAZOB", the splitmix64 seed of the table
@@ -127,10 +131,69 @@ cdef int row_problem(const uint8_t* row) noexcept nogil:
     return 0
 
 
+cdef str row_problem_text(const uint8_t* row, int code):
+    """What is wrong with a row whose row_problem() is `code` (an error message fragment)."""
+    cdef int color, slot, total
+    cdef str name
+    if code == ROW_BAD_COUNT:
+        for color in range(2):
+            name = ("white", "black")[color]
+            total = 0
+            for slot in range(NUM_SLOTS):
+                if row[color * NUM_SLOTS + slot] > NUM_CHECKERS:
+                    return f"{name} has {row[color * NUM_SLOTS + slot]} checkers on slot {slot}: counts must each be 0-15"
+                total += row[color * NUM_SLOTS + slot]
+            if total != NUM_CHECKERS:
+                return f"{name} counts hold {total} checkers, not {NUM_CHECKERS}"
+    if code == ROW_BAD_TURN:
+        return f"turn {row[2 * NUM_SLOTS]} must be WHITE (0) or BLACK (1)"
+    if code == ROW_SHARED_POINT:
+        for slot in range(1, NUM_SLOTS):
+            if row[slot] and row[NUM_SLOTS + (slot + 11) % 24 + 1]:
+                return (f"printed point {slot} holds both white ({row[slot]}) and black "
+                        f"({row[NUM_SLOTS + (slot + 11) % 24 + 1]}) checkers")
+    if code == ROW_BOTH_OFF:
+        return "both sides have borne off all 15 checkers"
+    return "is valid"
+
+
+cdef int position_load_checked(PositionC* pos, object row) except -1:
+    cdef const uint8_t[::1] view
+    cdef int code
+    try:
+        view = row
+    except (TypeError, ValueError, BufferError):
+        raise InvalidPositionError(f"position row {row!r} must be {POSITION_WIDTH} bytes") from None
+    if view.shape[0] != POSITION_WIDTH:
+        raise InvalidPositionError(f"position row of {view.shape[0]} bytes must be {POSITION_WIDTH} bytes")
+    code = row_problem(&view[0])
+    if code:
+        raise InvalidPositionError(f"position row {list(view)}: {row_problem_text(&view[0], code)}")
+    position_load(pos, &view[0])
+    return 0
+
+
+cdef int rows_checked(const uint8_t[:, ::1] rows) except -1:
+    """InvalidPositionError naming the first invalid row of an (n, 51) array (GIL released)."""
+    index, code = first_invalid_row(rows)
+    if code:
+        raise InvalidPositionError(f"position row {index} {row_problem_text(&rows[index, 0], code)}")
+    return 0
+
+
+cdef int fevga_flags_checked(int flags) except -1:
+    """InvalidArgumentError unless `flags` combines Fevga's rule bits (types.pxd FLAG_*)."""
+    if flags < 0 or flags & ~FEVGA_FLAGS:
+        raise InvalidArgumentError(f"rule flags {flags} must be a combination of the Fevga bits of {FEVGA_FLAGS}")
+    return 0
+
+
 def first_invalid_row(const uint8_t[:, ::1] rows):
-    """(index, ROW_* code) of the first invalid row, or (-1, 0); GIL released."""
+    """(index, ROW_* code) of the first invalid row of an (n, 51) uint8 array, or (-1, 0); GIL released."""
     cdef Py_ssize_t i, n = rows.shape[0]
     cdef int code = 0
+    if rows.shape[1] != POSITION_WIDTH:
+        raise InvalidPositionError(f"position rows must have {POSITION_WIDTH} columns, not {rows.shape[1]}")
     with nogil:
         for i in range(n):
             code = row_problem(&rows[i, 0])
@@ -152,7 +215,7 @@ cdef void position_store(const PositionC* pos, uint8_t* row) noexcept nogil:
 def zobrist_entry(int color, int slot, int count):
     """One entry of the Zobrist table (for tests and documentation)."""
     if not (0 <= color <= 1 and 0 <= slot < 25 and 0 <= count < 16):
-        raise IndexError(f"no Zobrist entry ({color}, {slot}, {count})")
+        raise InvalidArgumentError(f"no Zobrist entry ({color}, {slot}, {count})")
     return ZOBRIST[(color * 25 + slot) * 16 + count]
 
 

@@ -1,5 +1,7 @@
 """Seeded randomness and the built-in move-choice policies."""
 
+MAX_RNG_OUTPUTS: int
+
 def evaluate(row: bytes, color: int) -> float:
     """heuristic_eval of a flat row for `color`."""
 

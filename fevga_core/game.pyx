@@ -8,8 +8,12 @@
 #   opening one-die draw: rng_below(6) + 1 for White, then for Black, rerolled on ties.
 
 from fevga_core.types cimport PositionC, MoveC, SideC, uint8_t, uint32_t, uint64_t
-from fevga_core.board cimport side_pips, rotate12, longest_run, position_load, __builtin_popcount, __builtin_ctz
+from fevga_core.board cimport side_pips, rotate12, longest_run, position_load_checked, __builtin_popcount, __builtin_ctz
 from fevga_core.movegen cimport apply_move
+
+from fevga_core.errors import InvalidArgumentError
+
+MAX_RNG_OUTPUTS = 1 << 20   # rng_outputs returns a Python list: a bound on its size
 
 
 cdef inline uint64_t _rotl(uint64_t x, int k) noexcept nogil:
@@ -145,16 +149,20 @@ cdef int opening_draw(RngC* rng, int* white_die, int* black_die) noexcept nogil:
             return 0 if white_die[0] > black_die[0] else 1
 
 
-def evaluate(bytes row, int color):
-    """heuristic_eval of a flat row for `color`."""
+def evaluate(row, int color):
+    """heuristic_eval of a flat row (validated) for `color`."""
     cdef PositionC pos
-    position_load(&pos, <const uint8_t*> row)
+    if color != 0 and color != 1:
+        raise InvalidArgumentError(f"color {color} must be WHITE (0) or BLACK (1)")
+    position_load_checked(&pos, row)
     return heuristic_eval(&pos, color)
 
 
 def rng_outputs(uint64_t seed, int n):
     """The first `n` raw outputs of the generator seeded with `seed` (known-answer tests)."""
     cdef RngC rng
+    if not 0 <= n <= MAX_RNG_OUTPUTS:
+        raise InvalidArgumentError(f"rng_outputs count {n} must be from 0 to {MAX_RNG_OUTPUTS}")
     rng_seed(&rng, seed)
     return [rng_next(&rng) for _ in range(n)]
 

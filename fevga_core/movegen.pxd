@@ -26,9 +26,10 @@ ctypedef struct StepRulesC:
 ctypedef struct ScratchC:
     WorkspaceC* ws
     MoveC* moves
-    int lists
+    size_t lists
 
-cdef int scratch_new(ScratchC* scratch, int lists) except -1     # MemoryError if no memory
+# MemoryError if no memory, or if `lists` move lists cannot be sized in a size_t.
+cdef int scratch_new(ScratchC* scratch, size_t lists) except -1
 cdef void scratch_free(ScratchC* scratch) noexcept nogil
 
 cdef void step_rules_init(StepRulesC* r, uint32_t opp_mask_own, int flags) noexcept nogil

@@ -15,6 +15,7 @@
 # never copied), and when no rule filter is active the last die's nodes are scored inline.
 
 cimport cython
+from libc.stdint cimport SIZE_MAX
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset, memcpy, memcmp
 
@@ -29,6 +30,7 @@ from fevga_core.types cimport (
 )
 from fevga_core.board cimport (
     zobrist_table, zobrist_turn, rotate12, highest_point, position_load, position_store,
+    row_problem, row_problem_text,
     __builtin_ctz, __builtin_popcount,
 )
 
@@ -60,8 +62,12 @@ cdef uint64_t SOURCE_SALT = 0x2545F4914F6CDD1DULL
 cdef uint64_t RECORDED_SALT = 0x5851F42D4C957F2DULL
 
 
-cdef int scratch_new(ScratchC* scratch, int lists) except -1:
+cdef int scratch_new(ScratchC* scratch, size_t lists) except -1:
     scratch.lists = lists
+    scratch.ws = NULL
+    scratch.moves = NULL
+    if lists == 0 or lists > SIZE_MAX // (MAX_MOVES * sizeof(MoveC)):
+        raise MemoryError(f"{lists} move lists of {MAX_MOVES} moves do not fit in memory")
     scratch.ws = <WorkspaceC*> malloc(sizeof(WorkspaceC))
     scratch.moves = <MoveC*> malloc(lists * MAX_MOVES * sizeof(MoveC))
     if scratch.ws == NULL or scratch.moves == NULL:
@@ -452,34 +458,78 @@ cdef void apply_move(PositionC* pos, const MoveC* move) noexcept nogil:
 
 # ---------------------------------------------------------------------------------------
 # Batch entry points over NumPy arrays (layout: board.pyx, "Flat row layout").
+# Shapes are checked once per call; each row is validated (board.row_problem) when it is
+# loaded and each dice pair as it is read, so bad input raises instead of reaching the kernel.
+
+from fevga_core.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError, InvalidRulesError
+
+
+cdef int _check_batch_shapes(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int flags) except -1:
+    if positions.shape[1] != POSITION_WIDTH:
+        raise InvalidPositionError(f"positions must have shape (n, {POSITION_WIDTH}), not "
+                                   f"({positions.shape[0]}, {positions.shape[1]})")
+    if dice.shape[0] != positions.shape[0] or dice.shape[1] != 2:
+        raise InvalidDiceError(f"dice must have shape ({positions.shape[0]}, 2), not ({dice.shape[0]}, {dice.shape[1]})")
+    if flags < 0 or flags & ~31:
+        raise InvalidRulesError(f"rule flags {flags} must be a combination of the bits of 31")
+    return 0
+
+
+cdef int _batch_error(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, Py_ssize_t i) except -1:
+    """Raise the error of pair i (a bad row or bad dice)."""
+    cdef int code = row_problem(&positions[i, 0])
+    if code:
+        raise InvalidPositionError(f"position row {i} {list(positions[i])}: {row_problem_text(&positions[i, 0], code)}")
+    raise InvalidDiceError(f"dice row {i} is {list(dice[i])}: values must be 1-6")
+
+
+cdef inline bint _bad_dice(const uint8_t[:, ::1] dice, Py_ssize_t i) noexcept nogil:
+    return dice[i, 0] < 1 or dice[i, 0] > 6 or dice[i, 1] < 1 or dice[i, 1] > 6
+
 
 def count_moves(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int flags,
                 int32_t[::1] out_counts):
     """Number of distinct legal moves of each (position row, dice row) pair, GIL released.
 
-    Rows are trusted (validated by fevga.batch).
+    Every row and dice pair is validated (InvalidPositionError / InvalidDiceError name the
+    first bad one); `out_counts` must hold n values.
     """
-    cdef Py_ssize_t i, n = positions.shape[0]
+    cdef Py_ssize_t i, n = positions.shape[0], bad = -1
     cdef PositionC pos
     cdef ScratchC scratch
+    _check_batch_shapes(positions, dice, flags)
+    if out_counts.shape[0] != n:
+        raise InvalidArgumentError(f"out_counts must hold {n} values, not {out_counts.shape[0]}")
     scratch_new(&scratch, 1)
     with nogil:
         for i in range(n):
-            # Pairs often share a position (all 21 rolls of it): load it once.
+            # Pairs often share a position (all 21 rolls of it): load (and check) it once.
             if i == 0 or memcmp(&positions[i, 0], &positions[i - 1, 0], POSITION_WIDTH) != 0:
+                if row_problem(&positions[i, 0]):
+                    bad = i
+                    break
                 position_load(&pos, &positions[i, 0])
+            if _bad_dice(dice, i):
+                bad = i
+                break
             out_counts[i] = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, scratch.moves, scratch.ws)
         scratch_free(&scratch)
+    if bad >= 0:
+        _batch_error(positions, dice, bad)
 
 
 def generate_batch(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int flags):
     """All legal moves of each pair: (offsets int64[n+1], results uint8[m, 51],
-    steps uint8[m, 4, 2], nsteps uint8[m]); pair i owns rows offsets[i]:offsets[i+1]."""
-    cdef Py_ssize_t i, n = positions.shape[0], total = 0, cap = max(16, 8 * n)
+    steps uint8[m, 4, 2], nsteps uint8[m]); pair i owns rows offsets[i]:offsets[i+1].
+    Rows and dice are validated like count_moves."""
+    cdef Py_ssize_t i, n = positions.shape[0], total = 0, cap
     cdef int k, j, count
+    cdef bint bad
     cdef PositionC pos, child
     cdef ScratchC scratch
     cdef MoveC* buf
+    _check_batch_shapes(positions, dice, flags)
+    cap = max(16, 8 * n)
     scratch_new(&scratch, 1)
     buf = scratch.moves
     offsets_arr = np.zeros(n + 1, dtype=np.int64)
@@ -493,9 +543,15 @@ def generate_batch(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, 
     try:
         for i in range(n):
             with nogil:
+                bad = _bad_dice(dice, i)
                 if i == 0 or memcmp(&positions[i, 0], &positions[i - 1, 0], POSITION_WIDTH) != 0:
-                    position_load(&pos, &positions[i, 0])
-                count = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, buf, scratch.ws)
+                    bad = bad or row_problem(&positions[i, 0]) != 0
+                    if not bad:
+                        position_load(&pos, &positions[i, 0])
+                if not bad:
+                    count = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, buf, scratch.ws)
+            if bad:
+                _batch_error(positions, dice, i)
             if count < 0:
                 raise OverflowError("more legal moves than the generator buffer holds")
             if total + count > cap:

@@ -34,8 +34,11 @@ from fevga_core.types cimport (
     PositionC, SideC, uint8_t, uint32_t, NUM_CHECKERS, POSITION_WIDTH,
 )
 from fevga_core.board cimport (
-    position_load, side_pips, rotate12, longest_run, __builtin_popcount, __builtin_ctz,
+    position_load, position_load_checked, rows_checked, side_pips, rotate12, longest_run,
+    __builtin_popcount, __builtin_ctz,
 )
+
+from fevga_core.errors import InvalidArgumentError
 
 # The two dense kernels in C, so that `restrict` lets the compiler vectorise them. Sums are
 # split into 8 fixed lanes (GCC/Clang vector extensions) added in a fixed order: the same
@@ -310,14 +313,15 @@ cdef double net_train_step(NetC* net, const PositionC* pos, const double* target
 
 
 # ---------------------------------------------------------------------------------------
-# Python entry points (fevga.net validates parameters, rows and sizes before calling).
+# Python entry points: each checks its arguments (rows, shapes, values) before the nogil loop.
 
 cdef class CoreNet:
     """A net over a float32 parameter vector it keeps alive (fevga.net.Net wraps it)."""
 
     def __init__(self, float[::1] params not None, int hidden):
         if not 1 <= hidden <= NET_MAX_HIDDEN or params.shape[0] != net_param_count(hidden):
-            raise ValueError(f"parameter vector of length {params.shape[0]} does not fit {hidden} hidden units")
+            raise InvalidArgumentError(f"parameter vector of length {params.shape[0]} does not fit {hidden} hidden units "
+                                       f"(1..{NET_MAX_HIDDEN})")
         self._params = params
         self.c.hidden = hidden
         self.c.params = &params[0]
@@ -331,10 +335,9 @@ cdef class CoreNet:
         """(n, 3) float64: win, win_mars, lose_mars for the side on roll of each valid row."""
         cdef Py_ssize_t i, n = rows.shape[0]
         cdef PositionC pos
+        rows_checked(rows)
         out = np.empty((n, NET_OUTPUTS), dtype=np.float64)
         cdef double[:, ::1] view = out
-        if rows.shape[1] != POSITION_WIDTH:
-            raise ValueError(f"rows must have {POSITION_WIDTH} columns")
         with nogil:
             for i in range(n):
                 position_load(&pos, &rows[i, 0])
@@ -347,8 +350,17 @@ cdef class CoreNet:
         cdef Py_ssize_t i, n = rows.shape[0]
         cdef PositionC pos
         cdef double total = 0.0
-        if rows.shape[1] != POSITION_WIDTH or targets.shape[0] != n or targets.shape[1] != NET_OUTPUTS:
-            raise ValueError(f"rows (n, {POSITION_WIDTH}) and targets (n, {NET_OUTPUTS}) must match")
+        rows_checked(rows)
+        if targets.shape[0] != n or targets.shape[1] != NET_OUTPUTS:
+            raise InvalidArgumentError(f"targets of shape {tuple(targets.shape)[:2]} must be ({n}, {NET_OUTPUTS})")
+        t = np.asarray(targets)
+        tol = 1e-9     # lambda-returns mix probabilities in floating point: allow rounding
+        if n and not (np.all(np.isfinite(t)) and np.all((t[:, 0] >= -tol) & (t[:, 0] <= 1 + tol) & (t[:, 1] >= -tol)
+                                                      & (t[:, 2] >= -tol) & (t[:, 1] <= t[:, 0] + tol)
+                                                      & (t[:, 2] <= 1 - t[:, 0] + tol))):
+            raise InvalidArgumentError("targets must be probabilities (win, win_mars <= win, lose_mars <= 1 - win)")
+        if not (rate > 0.0 and rate < 1e3):
+            raise InvalidArgumentError(f"rate {rate} must be a positive finite step")
         with nogil:
             for i in range(n):
                 position_load(&pos, &rows[i, 0])
@@ -356,14 +368,12 @@ cdef class CoreNet:
         return total / n if n else 0.0
 
 
-def encode_row(const uint8_t[::1] row not None):
+def encode_row(row):
     """The dense float32 input vector of one valid row (documentation and tests)."""
     cdef PositionC pos
     cdef EncodingC enc
     cdef int k
-    if row.shape[0] != POSITION_WIDTH:
-        raise ValueError(f"a row has {POSITION_WIDTH} bytes")
-    position_load(&pos, &row[0])
+    position_load_checked(&pos, row)
     encode_position(&pos, &enc)
     out = np.zeros(NET_INPUTS, dtype=np.float32)
     cdef float[::1] view = out

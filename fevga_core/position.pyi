@@ -4,11 +4,18 @@ from typing import Any, TypeVar
 
 _P = TypeVar("_P", bound="CorePosition")
 
-class CorePosition:
-    """Both armies in own numbering, the side on roll and the Zobrist key."""
+MAX_PERFT_DEPTH: int
+ALL_FLAGS: int
 
+class CorePosition:
+    """Both armies in own numbering, the side on roll and the Zobrist key; CorePosition() is the start.
+
+    The underscore methods are the hooks of fevga.Position (validated, but not an API).
+    """
+
+    def __init__(self) -> None: ...
     @classmethod
-    def _from_row(cls: type[_P], row: bytes) -> _P: ...
+    def _from_row(cls: type[_P], row: bytes | bytearray | memoryview) -> _P: ...
     def _row(self) -> bytes: ...
     def __reduce__(self) -> tuple[Any, ...]: ...
     @property

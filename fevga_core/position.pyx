@@ -1,67 +1,113 @@
 # CorePosition: an immutable, hashable owner of one PositionC (by value).
 #
-# fevga.Position subclasses it; every method here trusts its input (the Python layer
-# validates once) and results are created as instances of the caller's class.
+# fevga.Position subclasses it. Every method validates its arguments in O(1) (rows through
+# board.position_load_checked, dice 1-6, rule flags, perft depth), so no call from Python can
+# reach the kernels with input they do not handle; results are instances of the caller's class.
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
-from libc.string cimport memcmp, memset
+from cpython.exc cimport PyErr_CheckSignals
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcmp, memcpy
 
 from fevga_core.types cimport (
     PositionC, MoveC, SideC, uint8_t, uint64_t, NUM_SLOTS, NUM_CHECKERS, MAX_MOVES, POSITION_WIDTH,
 )
-from fevga_core.board cimport position_update, position_load, position_store, side_pips
+from fevga_core.board cimport position_update, position_load, position_load_checked, position_store, side_pips
 from fevga_core.movegen cimport (
-    ScratchC, scratch_new, scratch_free, generate_moves, apply_move,
+    ScratchC, WorkspaceC, scratch_new, scratch_free, generate_moves, apply_move,
     player_can_move, position_is_dead, ROLL_D1, ROLL_D2,
 )
 
 from numpy import integer as np_integer
 
-# Scratch buffers for calls made with the GIL held (one call at a time).
+from fevga_core.errors import InvalidArgumentError, InvalidDiceError, InvalidRulesError
+
+MAX_PERFT_DEPTH = 12        # far beyond any feasible run (depth 5 from the start: 1.5e8 leaves)
+ALL_FLAGS = 31              # every rule flag bit of types.pxd (fevga.rules.FLAG_*)
+cdef enum:
+    SIGNAL_INTERVAL = 1 << 14   # generator calls between two Ctrl-C checks (~ms apart)
+    STACK_MOVES = 64            # _legal_moves copies up to this many moves on the stack
+
+# Scratch buffers for calls made with the GIL held (one call at a time). Only the generator
+# writes them, and each call copies what it needs out before any Python code can run (a
+# finaliser or another thread may call into this module as soon as an object is created).
 cdef ScratchC _SCRATCH
 scratch_new(&_SCRATCH, 1)
 
+# The start position: what CorePosition() holds (Position() is the start).
+cdef PositionC _START
+cdef uint8_t _START_ROW[POSITION_WIDTH]
+for _i in range(POSITION_WIDTH):
+    _START_ROW[_i] = NUM_CHECKERS if _i == 24 or _i == 49 else 0
+position_load(&_START, _START_ROW)
 
-cdef long long _perft(PositionC* pos, int depth, int flags, MoveC* buffers, ScratchC* scratch) noexcept nogil:
-    cdef long long total = 0
+
+ctypedef struct PerftC:
+    int flags
+    WorkspaceC* ws
+    unsigned long long calls
+
+
+cdef long long _perft(PositionC* pos, int depth, PerftC* run, MoveC* moves) except -1 nogil:
+    """Leaves below `pos`; -1 with an exception set (Ctrl-C, or a generator overflow)."""
+    cdef long long total = 0, below
     cdef int i, k, n
     cdef PositionC child
-    cdef MoveC* moves = buffers
     if depth == 0 or pos.side[0].counts[0] == NUM_CHECKERS or pos.side[1].counts[0] == NUM_CHECKERS:
         return 1
     for i in range(21):
-        n = generate_moves(pos, ROLL_D1[i], ROLL_D2[i], flags, moves, scratch.ws)
+        run.calls += 1
+        if run.calls % SIGNAL_INTERVAL == 0:
+            with gil:
+                PyErr_CheckSignals()
+        n = generate_moves(pos, ROLL_D1[i], ROLL_D2[i], run.flags, moves, run.ws)
         if n < 0:
-            return -1
+            with gil:
+                raise OverflowError("more legal moves than the generator buffer holds")
         if depth == 1:
             total += n
             continue
         for k in range(n):
             child = pos[0]
             apply_move(&child, &moves[k])
-            total += _perft(&child, depth - 1, flags, buffers + MAX_MOVES, scratch)
+            below = _perft(&child, depth - 1, run, moves + MAX_MOVES)
+            total += below
     return total
 
 
 cdef int _color(object color) except -1:
     """0 or 1 for a colour argument, else InvalidArgumentError quoting it."""
-    if isinstance(color, (int, np_integer)) and (color == 0 or color == 1):
+    if isinstance(color, (int, np_integer)) and not isinstance(color, bool) and (color == 0 or color == 1):
         return color
-    from fevga.errors import InvalidArgumentError
     raise InvalidArgumentError(f"color {color!r} must be WHITE (0) or BLACK (1)")
+
+
+cdef int check_dice(int d1, int d2) except -1:
+    if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+        raise InvalidDiceError(f"dice ({d1}, {d2}): values must be 1-6")
+    return 0
+
+
+cdef int check_flags(int flags) except -1:
+    if flags < 0 or flags & ~ALL_FLAGS:
+        raise InvalidRulesError(f"rule flags {flags} must be a combination of the bits of {ALL_FLAGS}")
+    return 0
 
 
 cdef class CorePosition:
     """Both armies in own numbering, the side on roll and the Zobrist key (see board.pyx)."""
 
     def __cinit__(self):
-        memset(&self.c, 0, sizeof(PositionC))
+        self.c = _START
+
+    def __init__(self):
+        """The start position (CorePosition() and fevga.Position() take no arguments)."""
 
     @classmethod
-    def _from_row(cls, bytes row):
-        """Trusted constructor from the 51-byte flat row (board.pyx layout)."""
+    def _from_row(cls, row):
+        """The position of a 51-byte flat row (board.pyx layout), validated (also for unpickling)."""
         cdef CorePosition p = cls.__new__(cls)
-        position_load(&p.c, <const uint8_t*> row)
+        position_load_checked(&p.c, row)
         return p
 
     def _row(self):
@@ -117,41 +163,67 @@ cdef class CorePosition:
         cdef int n, k, j
         cdef CorePosition child
         cdef type cls = type(self)
+        cdef MoveC stack[STACK_MOVES]
+        cdef MoveC* moves = stack
+        check_dice(d1, d2)
+        check_flags(flags)
         if self._winner() >= 0:
             return []
         n = generate_moves(&self.c, d1, d2, flags, _SCRATCH.moves, _SCRATCH.ws)
         if n < 0:
             raise OverflowError("more legal moves than the generator buffer holds")
-        out = []
-        for k in range(n):
-            child = cls.__new__(cls)
-            child.c = self.c
-            apply_move(&child.c, &_SCRATCH.moves[k])
-            steps = tuple([(_SCRATCH.moves[k].steps[j][0], _SCRATCH.moves[k].steps[j][1]) for j in range(_SCRATCH.moves[k].nsteps)])
-            out.append(tuple.__new__(move_cls, (steps, child)))
-        return out
+        # Copy the moves out of the shared scratch before creating any Python object: creating
+        # one may run a finaliser (or let another thread in) that calls the generator again.
+        if n > STACK_MOVES:
+            moves = <MoveC*> malloc(n * sizeof(MoveC))
+            if moves == NULL:
+                raise MemoryError("no memory for the legal moves")
+        memcpy(moves, _SCRATCH.moves, n * sizeof(MoveC))
+        try:
+            out = []
+            for k in range(n):
+                child = cls.__new__(cls)
+                child.c = self.c
+                apply_move(&child.c, &moves[k])
+                steps = tuple([(moves[k].steps[j][0], moves[k].steps[j][1]) for j in range(moves[k].nsteps)])
+                out.append(tuple.__new__(move_cls, (steps, child)))
+            return out
+        finally:
+            if moves != stack:
+                free(moves)
 
     def _count_legal(self, int d1, int d2, int flags):
         """Number of distinct legal moves for dice (d1, d2)."""
+        check_dice(d1, d2)
+        check_flags(flags)
         return generate_moves(&self.c, d1, d2, flags, _SCRATCH.moves, _SCRATCH.ws)
 
     def _can_move(self, color, int flags):
         """Whether `color` has a legal move for at least one of the 21 rolls."""
+        check_flags(flags)
         return player_can_move(&self.c, _color(color), flags)
 
     def _is_dead(self, int flags):
         """Neither side has a legal move for any roll (docs/rules.md §8)."""
+        check_flags(flags)
         return position_is_dead(&self.c, flags)
 
     def _perft(self, int depth, int flags):
-        """Leaves of the roll/move tree to `depth` (GIL released)."""
+        """Leaves of the roll/move tree to `depth` (GIL released; Ctrl-C stops it)."""
         cdef ScratchC scratch
+        cdef PerftC run
         cdef long long total
         cdef PositionC root = self.c
+        if not 0 <= depth <= MAX_PERFT_DEPTH:
+            raise InvalidArgumentError(f"perft depth {depth} must be from 0 to {MAX_PERFT_DEPTH}")
+        check_flags(flags)
         scratch_new(&scratch, max(depth, 1))     # one move list per level
-        with nogil:
-            total = _perft(&root, depth, flags, scratch.moves, &scratch)
+        run.flags = flags
+        run.ws = scratch.ws
+        run.calls = 0
+        try:
+            with nogil:
+                total = _perft(&root, depth, &run, scratch.moves)
+        finally:
             scratch_free(&scratch)
-        if total < 0:
-            raise OverflowError("more legal moves than the generator buffer holds")
         return total

@@ -12,9 +12,6 @@ ctypedef struct TablesC:
 cdef class Tables:
     cdef TablesC c
     cdef list _keep
-    cdef const double* _f64(self, a) except NULL
-    cdef const int64_t* _i64(self, a) except NULL
-    cdef const uint16_t* _u16(self, a) except NULL
 
 cdef bint no_contact(const PositionC* pos) noexcept nogil
 cdef bint race_value(const TablesC* tables, const PositionC* pos, double* equity, double* win,

@@ -4,9 +4,11 @@
 from fevga_core.types cimport PositionC, SideC, uint8_t, uint16_t, int64_t, NUM_CHECKERS
 
 import numpy as np
+
+from fevga_core.errors import InvalidArgumentError
 from fevga_core.bearoff cimport (
     OneSidedTableC, TwoSidedTableC, MAX_ROLLS, position_rank, one_sided_distribution,
-    two_sided_equity, two_sided_win,
+    two_sided_equity, two_sided_win, fill_one_sided_table, fill_two_sided_table,
 )
 
 
@@ -106,45 +108,26 @@ cdef class Tables:
         self.c.one.checkers = 0
         self.c.two.points = 0
         self.c.two.checkers = 0
+        # Every array is converted to the kernels' dtype and checked against the table's size
+        # (bearoff.fill_*_table): the kernels index them without bounds checks.
         if one is not None:
             points, checkers, arrays = one
-            self.c.one.points = points
-            self.c.one.checkers = checkers
-            self.c.one.entries = len(arrays["mean"])
-            self.c.one.first_base = self.c.one.entries - len(arrays["first_mean"])
-            self.c.one.mean = self._f64(arrays["mean"])
-            self.c.one.dist_offset = self._i64(arrays["dist_offset"])
-            self.c.one.dist_start = self._u16(arrays["dist_start"])
-            self.c.one.dist_length = self._u16(arrays["dist_length"])
-            self.c.one.dist_pool = self._f64(arrays["dist_pool"])
-            self.c.one.first_mean = self._f64(arrays["first_mean"])
-            self.c.one.first_offset = self._i64(arrays["first_offset"])
-            self.c.one.first_start = self._u16(arrays["first_start"])
-            self.c.one.first_length = self._u16(arrays["first_length"])
-            self.c.one.first_pool = self._f64(arrays["first_pool"])
+            dtypes = {"offset": np.int64, "start": np.uint16, "length": np.uint16}
+            converted = {name: np.ascontiguousarray(a, dtype=dtypes.get(name.rpartition("_")[2], np.float64))
+                         for name, a in arrays.items()}
+            self._keep.append(converted)
+            fill_one_sided_table(converted, points, checkers, &self.c.one)
         if two is not None:
             points, checkers, total, equity, win = two
-            self.c.two.points = points
-            self.c.two.checkers = checkers
-            self.c.two.total = total
-            self.c.two.positions = int(round(len(equity) ** 0.5))
-            self.c.two.equity = self._f64(equity)
-            self.c.two.win = NULL if win is None else self._f64(win)
-
-    cdef const double* _f64(self, a) except NULL:
-        cdef const double[::1] view = np.ascontiguousarray(a, dtype=np.float64).reshape(-1)
-        self._keep.append(view)
-        return &view[0]
-
-    cdef const int64_t* _i64(self, a) except NULL:
-        cdef const int64_t[::1] view = np.ascontiguousarray(a, dtype=np.int64).reshape(-1)
-        self._keep.append(view)
-        return &view[0]
-
-    cdef const uint16_t* _u16(self, a) except NULL:
-        cdef const uint16_t[::1] view = np.ascontiguousarray(a, dtype=np.uint16).reshape(-1)
-        self._keep.append(view)
-        return &view[0]
+            if total != NUM_CHECKERS:
+                # Its terminal values (mars) assume `total` checkers a side: wrong in a Fevga game.
+                raise InvalidArgumentError(f"a two-sided table built for total={total} checkers a side cannot "
+                                           f"score Fevga races (15 checkers a side): build it with total=15")
+            converted = {"equity": np.ascontiguousarray(equity, dtype=np.float64).reshape(-1)}
+            if win is not None:
+                converted["win"] = np.ascontiguousarray(win, dtype=np.float64).reshape(-1)
+            self._keep.append(converted)
+            fill_two_sided_table(converted, points, checkers, total, &self.c.two)
 
     @property
     def one_sided(self):

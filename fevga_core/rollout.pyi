@@ -11,6 +11,8 @@ from numpy.typing import NDArray
 SUM_FIELDS: tuple[str, ...]
 STRATA: int
 MAX_LENGTH: int
+MAX_EXPECTIMAX_DEPTH: int
+KNOWN_POLICIES: tuple[int, ...]
 
 def run_block(
     rows: bytes, color: int, flags: int, white_policy: int, black_policy: int,

@@ -23,7 +23,7 @@ from fevga_core.types cimport (
     PositionC, MoveC, SideC, uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t,
     NUM_CHECKERS, MAX_MOVES, POSITION_WIDTH, FLAG_OPENING_DICE,
 )
-from fevga_core.board cimport position_load, position_store, zobrist_turn
+from fevga_core.board cimport position_load, position_load_checked, position_store, zobrist_turn
 from fevga_core.movegen cimport (
     WorkspaceC, ScratchC, scratch_new, scratch_free, generate_moves, apply_move, position_is_dead,
     ROLL_D1 as ROLL_A, ROLL_D2 as ROLL_B,
@@ -37,8 +37,11 @@ from fevga_core.net cimport CoreNet, NetC, net_evaluate, outputs_equity
 from fevga_core.search cimport EvaluatorC, choose_move_net
 from fevga_core.bearoff cimport one_sided_mean, two_sided_equity
 from fevga_core.race cimport TablesC, Tables, no_contact, race_value, side_covered, side_rank
+from cpython.exc cimport PyErr_CheckSignals
 
 import numpy as np
+
+from fevga_core.errors import InvalidArgumentError
 
 # Fields of the per-target sums row (fevga.rollout mirrors these).
 SUM_FIELDS = ("games", "equity", "equity_sq", "win", "win_mars", "lose_mars", "draw",
@@ -49,6 +52,38 @@ cdef enum:
 
 STRATA = NUM_STRATA
 MAX_LENGTH = LENGTH_BINS
+MAX_EXPECTIMAX_DEPTH = 6     # depth 3 from a mid-game position already takes minutes
+KNOWN_POLICIES = (POLICY_RANDOM, POLICY_HEURISTIC, POLICY_CALLBACK, POLICY_BEAROFF, POLICY_LOOKAHEAD, POLICY_NET,
+                  POLICY_NET2)
+
+
+# ---------------------------------------------------------------------------------------
+# Argument checks of the Python entry points (O(1) per call, or O(rows) for the start rows).
+
+cdef int _check_color(int color) except -1:
+    if color != 0 and color != 1:
+        raise InvalidArgumentError(f"color {color} must be WHITE (0) or BLACK (1)")
+    return 0
+
+
+cdef int _check_flags(int flags) except -1:
+    if flags < 0 or flags & ~31:
+        raise InvalidArgumentError(f"rule flags {flags} must be a combination of the bits of 31")
+    return 0
+
+
+cdef int _check_policy(int policy, object callback) except -1:
+    if policy not in KNOWN_POLICIES:
+        raise InvalidArgumentError(f"policy id {policy} must be one of {KNOWN_POLICIES}")
+    if policy == POLICY_CALLBACK and callback is None:
+        raise InvalidArgumentError("a callback policy needs a callback")
+    return 0
+
+
+cdef int _check_shape(str name, object array, tuple shape) except -1:
+    if tuple(array.shape[:len(shape)]) != shape:
+        raise InvalidArgumentError(f"{name} must have shape {shape}, not {tuple(array.shape[:len(shape)])}")
+    return 0
 
 # Probability of each of movegen's 21 distinct rolls (doubles 1/36, others 2/36).
 cdef double ROLL_W[21]
@@ -306,7 +341,7 @@ cdef int _job_init(JobC* job, int flags, int white_policy, int black_policy, bin
         black_net = white_net
     if (white_net is None and white_policy in (POLICY_NET, POLICY_NET2)) or \
             (black_net is None and black_policy in (POLICY_NET, POLICY_NET2)):
-        raise ValueError("the net policies need a net")
+        raise InvalidArgumentError("the net policies (ids 5, 6) need a net for their colour")
     job.net[0] = NULL if white_net is None else &white_net.c
     job.net[1] = NULL if black_net is None else &black_net.c
     job.value_net = job.net[0] if job.net[0] != NULL else job.net[1]
@@ -403,18 +438,37 @@ def run_block(bytes rows, int color, int flags, int white_policy, int black_poli
     51 bytes), added into sums[K, 12], first[K, 36, 3], cross[K, K], lengths[K, 512].
     Returns the games played (fewer when stop[0] became non-zero)."""
     cdef int targets = len(rows) // POSITION_WIDTH, k
-    cdef const uint8_t* data = <const uint8_t*> rows
-    cdef PositionC* starts = <PositionC*> malloc(targets * sizeof(PositionC))
-    cdef double* values = <double*> malloc(targets * sizeof(double))
+    cdef PositionC* starts
+    cdef double* values
     cdef ScratchC scratch
     cdef JobC job
     cdef int64_t done
-    scratch_new(&scratch, 2)
+    if len(rows) == 0 or len(rows) % POSITION_WIDTH:
+        raise InvalidArgumentError(f"rows must be K >= 1 rows of {POSITION_WIDTH} bytes, not {len(rows)} bytes")
+    _check_color(color)
+    _check_flags(flags)
+    _check_policy(white_policy, callback)
+    _check_policy(black_policy, callback)
+    if tables is None:
+        raise InvalidArgumentError("run_block needs a Tables object (Tables() for none)")
+    if first_index < 0 or games < 0:
+        raise InvalidArgumentError(f"first_index {first_index} and games {games} must be >= 0")
+    _check_shape("sums", sums, (targets, len(SUM_FIELDS)))
+    _check_shape("first", first, (targets, 36, 3))
+    _check_shape("cross", cross, (targets, targets))
+    _check_shape("lengths", lengths, (targets, LENGTH_BINS))
+    if stop.shape[0] < 1:
+        raise InvalidArgumentError("stop must hold one flag")
+    starts = <PositionC*> malloc(targets * sizeof(PositionC))
+    values = <double*> malloc(targets * sizeof(double))
+    scratch.ws = NULL
+    scratch.moves = NULL
     try:
         if starts == NULL or values == NULL:
             raise MemoryError("no memory for the rollout loop")
+        scratch_new(&scratch, 2)
         for k in range(targets):
-            position_load(&starts[k], data + k * POSITION_WIDTH)
+            position_load_checked(&starts[k], rows[k * POSITION_WIDTH:(k + 1) * POSITION_WIDTH])
         _job_init(&job, flags, white_policy, black_policy, truncate, luck, scale, tables, white_net, black_net)
         if callback is None:
             with nogil:
@@ -447,6 +501,12 @@ def play_recorded(bytes row, int flags, int white_policy, int black_policy, obje
     cdef int dice[2]
     cdef int fixed[1]
     cdef int nfixed = 0, status = 0, starter
+    _check_flags(flags)
+    _check_policy(white_policy, callback)
+    _check_policy(black_policy, callback)
+    if max_plies < 0:
+        raise InvalidArgumentError(f"max_plies {max_plies} must be >= 0")
+    position_load_checked(&pos, row)
     scratch_new(&scratch, 2)
     rec.capacity = 256
     rec.size = 0
@@ -457,7 +517,6 @@ def play_recorded(bytes row, int flags, int white_policy, int black_policy, obje
         if tables is None:
             tables = Tables()      # kept alive by this local while the game runs
         _job_init(&job, flags, white_policy, black_policy, False, False, scale, tables, net)
-        position_load(&pos, <const uint8_t*> row)
         rng_seed(&rng, seed)
         if opening:
             starter = opening_draw(&rng, &dice[0], &dice[1])
@@ -485,8 +544,9 @@ def play_recorded(bytes row, int flags, int white_policy, int black_policy, obje
 
 
 cdef double _expectimax(const JobC* job, const PositionC* pos, int depth, MoveC* buffers,
-                        WorkspaceC* ws) except? -1e300 nogil:
-    """Exact expectation over the 21 rolls, `depth` plies deep, for the side on roll."""
+                        WorkspaceC* ws, uint64_t* calls) except? -1e300 nogil:
+    """Exact expectation over the 21 rolls, `depth` plies deep, for the side on roll.
+    `calls` counts generator calls: every 2^14 of them, Ctrl-C is checked."""
     cdef int r, k, n, dead = -1
     cdef double total = 0.0, best, value
     cdef PositionC child
@@ -495,6 +555,10 @@ cdef double _expectimax(const JobC* job, const PositionC* pos, int depth, MoveC*
     if depth == 0:
         return position_value(job, pos, pos.turn)
     for r in range(21):
+        calls[0] += 1
+        if calls[0] % 16384 == 0:
+            with gil:
+                PyErr_CheckSignals()
         n = generate_moves(pos, ROLL_A[r], ROLL_B[r], job.flags, buffers, ws)
         if n < 0:
             with gil:
@@ -508,44 +572,49 @@ cdef double _expectimax(const JobC* job, const PositionC* pos, int depth, MoveC*
         for k in range(n):
             child = pos[0]
             apply_move(&child, &buffers[k])
-            value = -_expectimax(job, &child, depth - 1, buffers + MAX_MOVES, ws)
+            value = -_expectimax(job, &child, depth - 1, buffers + MAX_MOVES, ws, calls)
             if value > best:
                 best = value
         total += ROLL_W[r] * best
     return total
 
 
-def expectimax_value(bytes row, int depth, int flags, Tables tables, double scale, CoreNet net=None):
-    """Expectimax value of a row for its side on roll (leaves: position_value)."""
+def expectimax_value(bytes row, int depth, int flags, Tables tables not None, double scale, CoreNet net=None):
+    """Expectimax value of a row for its side on roll (leaves: position_value); Ctrl-C stops it."""
     cdef PositionC pos
     cdef JobC job
     cdef double value
     cdef ScratchC scratch
+    cdef uint64_t calls = 0
+    if not 0 <= depth <= MAX_EXPECTIMAX_DEPTH:
+        raise InvalidArgumentError(f"expectimax depth {depth} must be from 0 to {MAX_EXPECTIMAX_DEPTH}")
+    _check_flags(flags)
+    position_load_checked(&pos, row)
     scratch_new(&scratch, depth + 1)       # one move list per level
     try:
-        position_load(&pos, <const uint8_t*> row)
         _job_init(&job, flags, POLICY_HEURISTIC, POLICY_HEURISTIC, False, False, scale, tables, net)
         with nogil:
-            value = _expectimax(&job, &pos, depth, scratch.moves, scratch.ws)
+            value = _expectimax(&job, &pos, depth, scratch.moves, scratch.ws, &calls)
         return value
     finally:
         scratch_free(&scratch)
 
 
-def value(bytes row, int color, Tables tables, double scale, CoreNet net=None):
+def value(bytes row, int color, Tables tables not None, double scale, CoreNet net=None):
     """position_value of a row for `color` (the evaluator of luck, lookahead and expectimax)."""
     cdef PositionC pos
     cdef JobC job
-    position_load(&pos, <const uint8_t*> row)
+    _check_color(color)
+    position_load_checked(&pos, row)
     _job_init(&job, 0, POLICY_HEURISTIC, POLICY_HEURISTIC, False, False, scale, tables, net)
     return position_value(&job, &pos, color)
 
 
-def race(bytes row, Tables tables):
+def race(bytes row, Tables tables not None):
     """(equity, win, win_mars, lose_mars) of a covered no-contact race for the side on roll, or None."""
     cdef PositionC pos
     cdef double equity, win, win_mars, lose_mars
-    position_load(&pos, <const uint8_t*> row)
+    position_load_checked(&pos, row)
     if race_value(&tables.c, &pos, &equity, &win, &win_mars, &lose_mars):
         return (equity, win, win_mars, lose_mars)
     return None

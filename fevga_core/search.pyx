@@ -9,14 +9,14 @@
 #   choose_move_net(p) the FILTER_TOP moves best at 1 ply within FILTER_MARGIN of the best
 #                      are searched at ply_value(result, p - 1) ("net2" policy: p = 2)
 
-from cpython.exc cimport PyErr_CheckSignals
-
 import numpy as np
 
 from libc.stdint cimport int8_t, int32_t, int64_t
 
 from fevga_core.types cimport PositionC, MoveC, SideC, uint8_t, NUM_CHECKERS, MAX_MOVES, POSITION_WIDTH
-from fevga_core.board cimport position_load, position_store
+from fevga_core.board cimport (
+    position_load, position_load_checked, position_store, rows_checked, fevga_flags_checked, check_interrupt,
+)
 from fevga_core.movegen cimport (
     WorkspaceC, scratch_new, scratch_free, generate_moves, apply_move, position_is_dead,
     ROLL_D1, ROLL_D2,
@@ -24,6 +24,8 @@ from fevga_core.movegen cimport (
 from fevga_core.net cimport NetC, NET_MAX_HIDDEN, net_base, net_finish, net_evaluate, outputs_equity
 from fevga_core.net cimport CoreNet
 from fevga_core.race cimport TablesC, Tables, race_value
+
+from fevga_core.errors import InvalidArgumentError, InvalidDiceError
 
 PLIES_LIMIT = MAX_PLIES
 FILTER_MARGIN = 0.16        # equity: gnubg's default move filter width
@@ -100,12 +102,6 @@ cdef int _filter(const double* equities, int n, int* keep) noexcept nogil:
     return count
 
 
-cdef int _interrupted() except -1 nogil:
-    with gil:
-        PyErr_CheckSignals()
-    return 0
-
-
 cdef int choose_move_net(const EvaluatorC* ev, const PositionC* pos, const MoveC* moves, int n,
                          int plies, ScratchC* scratch, int level, double* out) except -1 nogil:
     cdef int k, j, best = 0, count
@@ -154,7 +150,7 @@ cdef int ply_value(const EvaluatorC* ev, const PositionC* pos, int plies, Scratc
     out[0] = out[1] = out[2] = 0.0
     for r in range(21):
         if level == 0 and plies >= 2:
-            _interrupted()
+            check_interrupt()
         n = generate_moves(pos, ROLL_D1[r], ROLL_D2[r], ev.flags, moves, scratch.ws)
         if n < 0:
             with gil:
@@ -173,24 +169,37 @@ cdef int ply_value(const EvaluatorC* ev, const PositionC* pos, int plies, Scratc
 
 
 # ---------------------------------------------------------------------------------------
-# Python entry points (fevga.analysis validates positions, dice and plies).
+# Python entry points: each checks its arguments (rows, dice, plies, flags) in O(1) per row.
 
-cdef void _evaluator(EvaluatorC* ev, CoreNet net, Tables tables, int flags):
+cdef int _evaluator(EvaluatorC* ev, CoreNet net, Tables tables, int flags) except -1:
+    fevga_flags_checked(flags)
     ev.net = &net.c
     ev.tables = &tables.c
     ev.flags = flags
+    return 0
 
 
-def evaluate_row(CoreNet net not None, Tables tables not None, bytes row not None, int plies, int flags):
+cdef int _check_plies(int plies, int low, int high) except -1:
+    if not low <= plies <= high:
+        raise InvalidArgumentError(f"plies {plies} must be in {low}..{high}")
+    return 0
+
+
+cdef int _check_dice(int d1, int d2) except -1:
+    if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+        raise InvalidDiceError(f"dice ({d1}, {d2}): values must be 1-6")
+    return 0
+
+
+def evaluate_row(CoreNet net not None, Tables tables not None, row, int plies, int flags):
     """(win, win_mars, lose_mars) of a row for its side on roll at `plies` plies."""
     cdef EvaluatorC ev
     cdef PositionC pos
     cdef ScratchC scratch
     cdef double out[3]
-    if not 0 <= plies <= MAX_PLIES or len(row) != POSITION_WIDTH:
-        raise ValueError("plies or row out of range")
+    _check_plies(plies, 0, MAX_PLIES)
     _evaluator(&ev, net, tables, flags)
-    position_load(&pos, <const uint8_t*> row)
+    position_load_checked(&pos, row)
     scratch_new(&scratch, MAX_PLIES + 2)
     try:
         with nogil:
@@ -206,8 +215,9 @@ def evaluate_rows(CoreNet net not None, Tables tables not None, const uint8_t[:,
     cdef EvaluatorC ev
     cdef PositionC pos
     cdef Py_ssize_t i, n = rows.shape[0]
-    if rows.shape[1] != POSITION_WIDTH or out.shape[0] != n or out.shape[1] != 3:
-        raise ValueError(f"rows (n, {POSITION_WIDTH}) and out (n, 3) must match")
+    rows_checked(rows)
+    if out.shape[0] != n or out.shape[1] != 3:
+        raise InvalidArgumentError(f"out of shape {tuple(out.shape)[:2]} must be ({n}, 3)")
     _evaluator(&ev, net, tables, 0)
     with nogil:
         for i in range(n):
@@ -226,9 +236,12 @@ def choose_rows(CoreNet net not None, Tables tables not None, const uint8_t[:, :
     cdef int64_t moves = 0
     cdef int count
     cdef double value[3]
-    if rows.shape[1] != POSITION_WIDTH or dice.shape[0] != n or dice.shape[1] != 2 or out.shape[0] != n \
-            or not 1 <= plies <= MAX_PLIES + 1:
-        raise ValueError("rows (n, 51), dice (n, 2), out (n,) and plies must match")
+    rows_checked(rows)
+    if dice.shape[0] != n or dice.shape[1] != 2 or out.shape[0] != n:
+        raise InvalidArgumentError(f"dice (n, 2) and out (n,) must match {n} rows")
+    if n and not np.all((np.asarray(dice) >= 1) & (np.asarray(dice) <= 6)):
+        raise InvalidDiceError("dice values must be 1-6")
+    _check_plies(plies, 1, MAX_PLIES + 1)
     _evaluator(&ev, net, tables, flags)
     scratch_new(&scratch, MAX_PLIES + 2)
     try:
@@ -246,8 +259,7 @@ def choose_rows(CoreNet net not None, Tables tables not None, const uint8_t[:, :
     return moves
 
 
-def rank_row(CoreNet net not None, Tables tables not None, bytes row not None, int d1, int d2,
-             int plies, int flags):
+def rank_row(CoreNet net not None, Tables tables not None, row, int d1, int d2, int plies, int flags):
     """Every legal move of a row and roll valued for the mover: (result rows (n, 51) uint8,
     values (n, 3) float64, plies used per move (n,) int8). Every move gets its 1-ply value;
     with plies >= 2 the filtered candidates are searched deeper, as choose_move_net does."""
@@ -262,10 +274,10 @@ def rank_row(CoreNet net not None, Tables tables not None, bytes row not None, i
     cdef double equities[MAX_MOVES]
     cdef int keep[FILTER_TOP]
     cdef double theirs[3]
-    if not 1 <= plies <= MAX_PLIES + 1 or len(row) != POSITION_WIDTH or not (1 <= d1 <= 6 and 1 <= d2 <= 6):
-        raise ValueError("plies, dice or row out of range")
+    _check_plies(plies, 1, MAX_PLIES + 1)
+    _check_dice(d1, d2)
     _evaluator(&ev, net, tables, flags)
-    position_load(&pos, <const uint8_t*> row)
+    position_load_checked(&pos, row)
     scratch_new(&scratch, MAX_PLIES + 2)
     try:
         n = generate_moves(&pos, d1, d2, flags, scratch.moves, scratch.ws)

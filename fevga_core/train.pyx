@@ -16,8 +16,10 @@ from libc.stdint cimport int64_t, uint64_t, uint8_t
 
 import numpy as np
 
+from fevga_core.errors import InvalidArgumentError
+
 from fevga_core.types cimport PositionC, NUM_CHECKERS, POSITION_WIDTH
-from fevga_core.board cimport position_load, position_store, position_update
+from fevga_core.board cimport position_load, position_store, position_update, fevga_flags_checked, check_interrupt
 from fevga_core.movegen cimport ScratchC, scratch_new, scratch_free
 from fevga_core.game cimport RngC, rng_seed, game_seed, POLICY_NET
 from fevga_core.rollout cimport JobC, GameOutC, RecordC, PlyC, rollout_game
@@ -117,6 +119,9 @@ cdef int _game_samples(const JobC* job, const EvaluatorC* ev, uint64_t seed, dou
     return 0
 
 
+MAX_GAMES_PER_CALL = 1_000_000     # about 100 million samples: far beyond a training batch
+
+
 def selfplay_samples(CoreNet net not None, Tables tables not None, int flags, uint64_t master,
                      int64_t first_index, int64_t games, double lam):
     """Samples of games first_index .. first_index + games - 1 played by the net with seed
@@ -128,8 +133,10 @@ def selfplay_samples(CoreNet net not None, Tables tables not None, int flags, ui
     cdef SamplesC samples
     cdef int64_t i
     cdef double[:, ::1] outcomes_view
-    if games < 0 or not 0.0 <= lam <= 1.0:
-        raise ValueError("games must be >= 0 and lam in [0, 1]")
+    if not 0 <= games <= MAX_GAMES_PER_CALL or first_index < 0 or not 0.0 <= lam <= 1.0:
+        raise InvalidArgumentError(f"games {games} must be in 0..{MAX_GAMES_PER_CALL}, first_index {first_index} "
+                                   f">= 0 and lam {lam} in [0, 1]")
+    fevga_flags_checked(flags)
     outcomes = np.zeros((games, 3), dtype=np.float64)
     outcomes_view = outcomes
     job.flags = flags
@@ -158,6 +165,8 @@ def selfplay_samples(CoreNet net not None, Tables tables not None, int flags, ui
             raise MemoryError("no memory for the game record")
         with nogil:
             for i in range(games):
+                if i % 64 == 63:
+                    check_interrupt()
                 _game_samples(&job, &ev, game_seed(master, <uint64_t> (first_index + i)), lam,
                               &scratch, &rec, &samples, &outcomes_view[i, 0])
         rows = np.frombuffer((<char*> samples.rows)[:samples.size * POSITION_WIDTH], dtype=np.uint8)

@@ -27,6 +27,7 @@ cdef enum:
     FLAG_MUST_OPEN_NO_PLAYABLE = 8
     FLAG_OPENING_DICE = 16
     FLAG_GIOUL = 32              # Gioul's moving (docs/rules.md §11.1): no mother rule, no prime rules
+    FEVGA_FLAGS = 31             # every bit a Fevga position's rules may set
 
 # Occupancy masks: bit (p - 1) is own point p.
 cdef enum:

@@ -103,6 +103,15 @@ def test_match_winner_starts_next_game_and_draws_redraw() -> None:
     assert play_match(7, seed=21) == match
 
 
+def test_every_match_game_replays_from_its_own_record() -> None:
+    match = play_match(5, seed=3, policy="heuristic")
+    assert len(match.games) > 1 and match.seed == 3
+    assert len({g.seed for g in match.games}) == len(match.games)  # not the match seed on each
+    for game in match.games:
+        replay = play_game(seed=game.seed, policy="heuristic", start=None if game.opening_dice else game.start)
+        assert replay == game
+
+
 def test_game_seeds_are_fixed() -> None:
     # Known answers: changing the stream breaks reproducibility of every stored result.
     assert len(set(core_game.rng_outputs(1, 100))) == 100
@@ -125,7 +134,8 @@ def test_fresh_entropy_is_recorded_so_the_game_can_be_replayed() -> None:
     assert isinstance(record.seed, int)
     assert play_game(seed=record.seed).plies == record.plies
     match = play_match(3, seed=None)
-    assert play_match(3, seed=match.games[0].seed) == match
+    assert isinstance(match.seed, int)
+    assert play_match(3, seed=match.seed) == match
 
 
 def test_unfinished_match_has_no_winner() -> None:

@@ -172,7 +172,12 @@ def test_two_ply_hint_searches_the_filtered_moves_deeper(corpus: list[Position])
     position = corpus[60]
     hints = hint(position, (6, 2), plies=2)
     deep = [h for h in hints if h.plies == 2]
-    assert 1 <= len(deep) <= 6 and hints[: len(deep)] == deep
+    from fevga_core.search import FILTER_KEEP, FILTER_MARGIN
+
+    assert 1 <= len(deep) <= FILTER_KEEP and hints[: len(deep)] == deep
+    one_ply = {h.move.position.id: h.equity for h in hint(position, (6, 2))}
+    best = max(one_ply.values())
+    assert all(one_ply[h.move.position.id] >= best - FILTER_MARGIN for h in deep)
     for h in deep[:2]:
         assert h.evaluation == evaluate(h.move.position, 1).flipped()
 
@@ -385,3 +390,69 @@ def test_lookahead_policy_looks_ahead_over_the_heuristic_even_beside_a_net() -> 
         assert position.play(ply.notation, ply.dice) == reference(position, ply.dice, moves).position
         checked += 1
     assert checked == 7
+
+
+# ---------------------------------------------------------------------------------------
+# Hostile input at the net's core entry points: a clear error, never a crash
+
+
+def _bad_rows() -> np.ndarray:
+    rows = fevga.batch.to_array([Position.initial()] * 3)
+    rows[1, 5] = 255
+    return rows
+
+
+def test_core_net_rejects_bad_rows_targets_and_rates() -> None:
+    from fevga_core import search, train
+
+    core = Net.default()._core
+    tables = tables_of("default")
+    with pytest.raises(fevga.InvalidPositionError, match="row 1"):
+        core.evaluate_rows(_bad_rows())
+    good = fevga.batch.to_array([Position.initial()] * 2)
+    with pytest.raises(fevga.InvalidPositionError):
+        core.evaluate_rows(np.zeros((2, 10), dtype=np.uint8))
+    with pytest.raises(InvalidArgumentError, match="targets"):
+        core.train_rows(good, np.zeros((3, 3)), 0.01)
+    with pytest.raises(InvalidArgumentError, match="probabilities"):
+        core.train_rows(good, np.array([[0.5, 0.7, 0.0], [0.5, 0.0, 0.0]]), 0.01)
+    with pytest.raises(InvalidArgumentError, match="rate"):
+        core.train_rows(good, np.array([[0.5, 0.1, 0.0]] * 2), float("nan"))
+    with pytest.raises(fevga.InvalidPositionError):
+        core_net.encode_row(b"\xff" * 51)
+    with pytest.raises(fevga.InvalidPositionError):
+        core_net.encode_row(b"\x00" * 10)
+    with pytest.raises(InvalidArgumentError, match="plies"):
+        search.evaluate_row(core, tables, Position.initial()._row(), 99, 0)
+    with pytest.raises(InvalidArgumentError, match="flags"):
+        search.evaluate_row(core, tables, Position.initial()._row(), 0, -1)
+    with pytest.raises(InvalidArgumentError, match="flags"):
+        search.evaluate_row(core, tables, Position.initial()._row(), 0, 32)  # Gioul's bit
+    with pytest.raises(fevga.InvalidPositionError):
+        search.evaluate_row(core, tables, b"\xff" * 51, 0, 0)
+    for dice in ((0, 1), (7, 2), (3, 255)):
+        with pytest.raises(fevga.InvalidDiceError):
+            search.rank_row(core, tables, Position.initial()._row(), dice[0], dice[1], 1, 0)
+    out = np.empty(2, dtype=np.int32)
+    with pytest.raises(fevga.InvalidDiceError):
+        search.choose_rows(core, tables, good, np.array([[1, 2], [0, 3]], dtype=np.uint8), 1, 0, out)
+    with pytest.raises(InvalidArgumentError, match="out"):
+        search.choose_rows(core, tables, good, np.array([[1, 2], [2, 3]], dtype=np.uint8), 1, 0,
+                           np.empty(1, dtype=np.int32))
+    with pytest.raises(fevga.InvalidPositionError, match="row 1"):
+        search.evaluate_rows(core, tables, _bad_rows(), np.empty((3, 3)))
+    with pytest.raises(InvalidArgumentError, match="games"):
+        train.selfplay_samples(core, tables, 0, 1, 0, -1, 0.7)
+    with pytest.raises(InvalidArgumentError, match="games"):
+        train.selfplay_samples(core, tables, 0, 1, 0, 10**12, 0.7)
+    with pytest.raises(InvalidArgumentError, match="lam"):
+        train.selfplay_samples(core, tables, 0, 1, 0, 1, 1.5)
+    with pytest.raises(InvalidArgumentError, match="hidden"):
+        core_net.CoreNet(np.zeros(10, dtype=np.float32), 600)
+
+
+def test_batch_evaluate_rejects_bad_rows_and_threads() -> None:
+    with pytest.raises(fevga.InvalidPositionError):
+        fevga.batch.evaluate(_bad_rows())
+    with pytest.raises(InvalidArgumentError, match="threads"):
+        fevga.batch.evaluate(fevga.batch.to_array([Position.initial()]), threads=0)

@@ -8,7 +8,7 @@
 479
 """
 
-from fevga import bearoff
+from fevga import batch, bearoff, game, svg  # the README uses fevga.game, fevga.batch, fevga.svg after `import fevga`
 from fevga.analysis import Evaluation, Hint, evaluate, hint
 from fevga.errors import (
     BearoffFileError,
@@ -60,10 +60,13 @@ __all__ = [
     "RolloutResult",
     "Rules",
     "analyse",
+    "batch",
     "bearoff",
     "expectimax",
+    "game",
     "gioul_perft",
     "perft",
     "rollout",
     "rollout_moves",
+    "svg",
 ]

@@ -11,17 +11,17 @@ from typing import BinaryIO
 from fevga.errors import InvalidArgumentError
 
 
-def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], object]) -> Path:
+def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], object], what: str = "file") -> Path:
     """Call ``write(handle)`` on a temporary file and move it to `path` only when it succeeded,
     so a reader never sees a half-written file (also on Ctrl-C). The file gets the user's
-    umask. An unwritable place raises InvalidArgumentError naming the path."""
+    umask. An unwritable place raises InvalidArgumentError naming `what` and the path."""
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
     try:
         directory.mkdir(parents=True, exist_ok=True)
         fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     except OSError as exc:
-        raise InvalidArgumentError(f"cannot write {str(target)!r}: {exc.strerror or exc}") from None
+        raise InvalidArgumentError(f"cannot write {what} {str(target)!r}: {exc.strerror or exc}") from None
     try:
         umask = os.umask(0)
         os.umask(umask)
@@ -34,6 +34,6 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], objec
     except BaseException as exc:
         Path(temp_name).unlink(missing_ok=True)
         if isinstance(exc, OSError):
-            raise InvalidArgumentError(f"cannot write {str(target)!r}: {exc.strerror or exc}") from None
+            raise InvalidArgumentError(f"cannot write {what} {str(target)!r}: {exc.strerror or exc}") from None
         raise
     return target

@@ -22,7 +22,7 @@ from fevga.errors import IllegalMoveError, InvalidArgumentError
 from fevga.notation import Step, format_steps
 from fevga.position import BLACK, COLOR_NAMES, WHITE, Color, Position
 from fevga.net import Net, net_of
-from fevga.policy import TABLE_POLICIES, Policy, chooser, policy_id, policy_name, uses_net
+from fevga.policy import TABLE_POLICIES, Policy, chooser, policy_id, policy_name, policy_pair, uses_net
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
 from fevga_core import game as core_game
@@ -132,14 +132,6 @@ def _replay(position: Position, ply: Ply, rules: Rules) -> Position:
     raise IllegalMoveError(f"record ply {ply.notation!r} with dice {ply.dice} is illegal in {position.id}")
 
 
-def _policy_pair(policy: Policy | tuple[Policy, Policy]) -> tuple[Policy, Policy]:
-    if isinstance(policy, tuple):
-        if len(policy) != 2:
-            raise InvalidArgumentError(f"policy pair {policy!r} must be (white_policy, black_policy)")
-        return policy
-    return (policy, policy)
-
-
 def _play_one(begin: Position, opening: bool, pair: tuple[Policy, Policy], rules: Rules, key: int,
               seed: int | str, max_plies: int, net: Net | None) -> GameRecord:
     """Play one game in the core from `begin` and wrap its record (`net` serves the net policies)."""
@@ -182,7 +174,7 @@ def play_game(
     `max_plies` > 0 stops the game early (result ``"truncated"``). `net` (a fevga.Net or a
     net file; default: the shipped net) serves the "net" and "net2" policies.
     """
-    pair = _policy_pair(policy)
+    pair = policy_pair(policy)
     if not isinstance(max_plies, int) or max_plies < 0:
         raise InvalidArgumentError(f"max_plies {max_plies!r} must be a non-negative integer")
     begin = start or Position.initial()
@@ -211,6 +203,7 @@ class MatchRecord:
     games: tuple[GameRecord, ...]
     score: tuple[int, int] = field(default=(0, 0))
     players: tuple[str, str] = ("White", "Black")
+    seed: int | str | None = None  # the match seed; each game records its own seed
 
     @property
     def winner(self) -> Color | None:
@@ -225,7 +218,7 @@ class MatchRecord:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         winner = self.winner
-        return {"length": self.length, "score": list(self.score),
+        return {"length": self.length, "seed": self.seed, "score": list(self.score),
                 "winner": None if winner is None else COLOR_NAMES[winner],
                 "players": list(self.players),
                 "games": [g.to_dict() for g in self.games]}
@@ -272,13 +265,18 @@ def play_match(
 ) -> MatchRecord:
     """Play a match to `length` points: the winner of a game starts the next one (rolling
     two dice); the first game and any game after a draw start with the one-die draw.
-    `net` serves the "net" and "net2" policies (default: the shipped net)."""
+    `net` serves the "net" and "net2" policies (default: the shipped net).
+
+    Game i is played with its own seed ``game_seed_of(match master key, i)``, recorded in its
+    GameRecord: ``play_game(seed=g.seed, policy=..., rules=..., start=None if
+    g.opening_dice else g.start)`` replays it exactly.
+    """
     if not isinstance(length, int) or length < 1:
         raise InvalidArgumentError(f"match length {length!r} must be a positive integer")
     if not isinstance(max_games, int) or max_games < 1:
         raise InvalidArgumentError(f"max_games {max_games!r} must be a positive integer")
     rules = rules_of(rules)
-    pair = _policy_pair(policy)
+    pair = policy_pair(policy)
     evaluator = net_of(net) if uses_net(pair) else None
     sequence = seed_sequence(seed)
     master, seed_value = master_key(sequence), seed_repr(sequence)
@@ -290,8 +288,9 @@ def play_match(
     for index in range(max_games):
         pair = _at_score(policies, (score[0], score[1]), length)
         begin = initial if starter is None else _with_turn(initial, starter)
-        record = _play_one(begin, starter is None, pair, rules, core_game.game_seed_of(master, index), seed_value, 0,
-                            evaluator)
+        game_seed = int(core_game.game_seed_of(master, index))
+        key = core_game.game_seed_of(master_key(game_seed), 0)  # what play_game(seed=game_seed) uses
+        record = _play_one(begin, starter is None, pair, rules, key, game_seed, 0, evaluator)
         games.append(record)
         if record.winner is None:
             starter = None
@@ -300,4 +299,4 @@ def play_match(
         starter = record.winner
         if score[record.winner] >= length:
             break
-    return MatchRecord(length=length, games=tuple(games), score=(score[0], score[1]))
+    return MatchRecord(length=length, games=tuple(games), score=(score[0], score[1]), seed=seed_value)

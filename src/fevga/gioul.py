@@ -37,7 +37,8 @@ from fevga.errors import (
     InvalidPositionError,
 )
 from fevga.notation import Step, decode_gioul_id, encode_gioul_id, format_steps, parse_dice, parse_paths
-from fevga.position import BLACK, COLOR_NAMES, MAX_PERFT_DEPTH, NUM_CHECKERS, WHITE, Color, Position
+from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, Color, Position
+from fevga_core.position import MAX_PERFT_DEPTH
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
 from fevga_core.gioul import GIOUL_WIDTH, CoreGioul, count_moves, random_games, record_game

@@ -34,6 +34,15 @@ def policy_id(policy: Policy) -> int:
     raise InvalidArgumentError(f"policy {policy!r} must be one of {sorted(POLICY_IDS)} or a callable")
 
 
+def policy_pair(policy: Policy | tuple[Policy, Policy]) -> tuple[Policy, Policy]:
+    """(white, black) policies of one policy for both sides or of a pair of them."""
+    if isinstance(policy, tuple):
+        if len(policy) != 2:
+            raise InvalidArgumentError(f"policy pair {policy!r} must be (white_policy, black_policy)")
+        return policy
+    return (policy, policy)
+
+
 def uses_net(policies: Sequence[Policy]) -> bool:
     """True when one of the policies plays with the neural evaluator."""
     return any(isinstance(p, str) and p in NET_POLICIES for p in policies)

@@ -17,7 +17,7 @@ from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidNotation
 from fevga.notation import Step, decode_id, encode_id, format_steps, parse_dice, parse_paths
 from fevga.rules import Rules, rules_of
 from fevga_core.gioul import CoreGioul
-from fevga_core.position import CorePosition
+from fevga_core.position import MAX_PERFT_DEPTH, CorePosition
 
 if TYPE_CHECKING:
     from fevga.gioul import GioulPosition
@@ -29,7 +29,6 @@ BLACK: Color = 1
 COLOR_NAMES = ("white", "black")
 NUM_CHECKERS = 15
 NUM_POINTS = 24
-MAX_PERFT_DEPTH = 12  # far beyond any feasible run (depth 5 from the start: 1.5e8 leaves)
 
 
 def other_point(point: int) -> int:
@@ -231,11 +230,26 @@ class Position(CorePosition):
 class Move(NamedTuple):
     """One legal move (a full turn): a representative step sequence and the resulting position.
 
-    An immutable, hashable value (a named tuple, cheap to create in bulk).
+    An immutable, hashable value (a named tuple, cheap to create in bulk). Equality follows
+    the rules (RULES.md §6: a move is its resulting position): two moves are equal when they
+    reach the same position, whatever steps represent them (``24/18 18/13`` == ``24/13``).
     """
 
     steps: tuple[Step, ...]
     position: Position
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Move):
+            return bool(self.position == other.position)
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        if isinstance(other, Move):
+            return not self.position == other.position
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.position)
 
     @property
     def notation(self) -> str:

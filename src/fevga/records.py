@@ -206,7 +206,11 @@ def match_from_dict(data: Any) -> MatchRecord:
     players = data.get("players", ["White", "Black"])
     if not (isinstance(players, list) and len(players) == 2 and all(isinstance(p, str) for p in players)):
         raise RecordError(f"match: players {players!r} must be two strings")
-    return MatchRecord(length=length, games=games, score=(score[0], score[1]), players=(players[0], players[1]))
+    seed = data.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
+        raise RecordError(f"match: seed {seed!r} must be an integer, a string or null")
+    return MatchRecord(length=length, games=games, score=(score[0], score[1]), players=(players[0], players[1]),
+                       seed=seed)
 
 
 def match_from_json(text: str) -> MatchRecord:

@@ -21,7 +21,6 @@ import io
 import json
 import math
 import os
-import tempfile
 import threading
 import time
 import zipfile
@@ -37,8 +36,9 @@ import numpy as np
 import numpy.typing as npt
 
 from fevga.errors import InvalidArgumentError, InvalidPositionError
+from fevga.files import atomic_write
 from fevga.net import Net, net_of
-from fevga.policy import POLICY_IDS, Policy, PolicyFn, chooser, policy_id, policy_name, uses_net
+from fevga.policy import POLICY_IDS, Policy, PolicyFn, chooser, policy_id, policy_name, policy_pair, uses_net
 from fevga.notation import parse_dice
 from fevga.position import Move, Position
 from fevga.rules import Rules, rules_of
@@ -101,6 +101,7 @@ class RolloutResult:
     elapsed: float = field(default=0.0, compare=False)
     workers: int = field(default=1, compare=False)
     backend: str = field(default="local", compare=False)
+    resumed_games: int = field(default=0, compare=False)  # loaded from a checkpoint, not played in `elapsed`
 
     @property
     def lose(self) -> float:
@@ -136,6 +137,7 @@ class RolloutResult:
             "elapsed": self.elapsed,
             "workers": self.workers,
             "backend": self.backend,
+            "resumed_games": self.resumed_games,
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -174,8 +176,10 @@ class RolloutResult:
             + (f", {self.truncated_games} truncated" if self.truncate else ""),
         ]
         if self.elapsed > 0:
-            lines.append(f"  {self.elapsed:.2f} s, {self.games / self.elapsed:,.0f} games/s on {self.workers} worker(s)"
-                         f" ({self.backend})")
+            played = self.games - self.resumed_games
+            lines.append(f"  {self.elapsed:.2f} s, {played / self.elapsed:,.0f} games/s on {self.workers} worker(s)"
+                         f" ({self.backend})"
+                         + (f"; {self.resumed_games} games resumed from the checkpoint" if self.resumed_games else ""))
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -184,7 +188,13 @@ class RolloutResult:
 
 @dataclass(frozen=True)
 class MoveRollout:
-    """One legal move rolled out: its result for the mover, and its equity difference to the best."""
+    """One legal move rolled out: its result for the mover, and its equity difference to the best.
+
+    `result.position` is the position before the move (the mover on roll), so the result is for
+    the side on roll in its position, like every RolloutResult; `move.position` is the position
+    after it. `diff` and `diff_se` are the raw (not luck-adjusted) common-random-number
+    difference to the best move and its standard error, computed from the same sums.
+    """
 
     move: Move
     result: RolloutResult
@@ -199,8 +209,9 @@ class MoveRollout:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {"move": self.move.notation, "position": self.move.position.id, "equity": self.equity,
-                "diff": self.diff, "diff_se": self.diff_se, "stopped": self.stopped, "result": self.result.to_dict()}
+        return {"move": self.move.notation, "position": self.result.position, "after": self.move.position.id,
+                "equity": self.equity, "diff": self.diff, "diff_se": self.diff_se, "stopped": self.stopped,
+                "result": self.result.to_dict()}
 
 
 def moves_to_csv(ranking: Sequence[MoveRollout]) -> str:
@@ -255,6 +266,7 @@ class _Job:
     tables: Any  # "default", None, or (token, (points, checkers, arrays) | None, (..., equity, win) | None)
     callback: Callable[[bytes, int, int], int] | None = field(default=None, compare=False)
     callable_policy: str = ""  # identity of a callable policy (_callable_identity), "" for a built-in one
+    seed: Any = field(default=None, compare=False)  # the seed's JSON form, kept in checkpoints (not identity)
     net: Net | None = None  # the evaluator of the net policies and of luck (None: heuristic)
     black_net: Net | None = None  # Black's net when it differs (net-against-net matches)
 
@@ -393,14 +405,15 @@ def _run_blocks(job: _Job, blocks: list[int]) -> list[tuple[int, _Sums, int]]:
 
 
 def _stats(job: _Job, total: _Sums, k: int, position: str, policy: str, seed: int | str,
-           rules: Rules, interrupted: bool, elapsed: float, workers: int, backend: str) -> RolloutResult:
+           rules: Rules, interrupted: bool, elapsed: float, workers: int, backend: str,
+           resumed: int = 0) -> RolloutResult:
     s = total.sums[k]
     n = float(s[_FIELDS["games"]])
     if n == 0:
         nan = float("nan")
         return RolloutResult(position, 0, nan, nan, nan, nan, nan, nan, (nan, nan), nan, nan, nan, 0, nan, (), (),
                              policy, seed, job.truncate, job.stratify, job.luck, tuple(rules.to_dict().items()),
-                             interrupted, elapsed, workers, backend)
+                             interrupted, elapsed, workers, backend, resumed)
     mean = s[_FIELDS["equity"]] / n
     var = max(s[_FIELDS["equity_sq"]] / n - mean * mean, 0.0) * n / max(n - 1.0, 1.0)
     raw_se = math.sqrt(var / n)
@@ -445,6 +458,7 @@ def _stats(job: _Job, total: _Sums, k: int, position: str, policy: str, seed: in
         elapsed=elapsed,
         workers=workers,
         backend=backend,
+        resumed_games=resumed,
     )
 
 
@@ -487,26 +501,12 @@ def _save_checkpoint(path: Path, job: _Job, blocks: dict[int, _Sums]) -> None:
     arrays: dict[str, Any] = {
         "meta": np.frombuffer(json.dumps(job.fingerprint()).encode(), dtype=np.uint8),
         "blocks": np.asarray(order, dtype=np.int64),
+        "seed": np.frombuffer(json.dumps(job.seed).encode(), dtype=np.uint8),
     }
     for i, name in enumerate(_CHECKPOINT_ARRAYS):
         shape = _Sums(job.targets).arrays()[i].shape
         arrays[name] = np.stack([blocks[b].arrays()[i] for b in order]) if order else np.zeros((0, *shape))
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        raise InvalidArgumentError(f"cannot write checkpoint {str(path)!r}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            np.savez(handle, **arrays)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise InvalidArgumentError(f"cannot write checkpoint {str(path)!r}: {exc.strerror or exc}") from None
-        raise
+    atomic_write(path, lambda handle: np.savez(handle, **arrays), what="checkpoint")
 
 
 def _load_checkpoint(path: Path, job: _Job) -> dict[int, _Sums]:
@@ -571,12 +571,23 @@ def _checkpoint_exists(path: Path) -> bool:
     return True
 
 
-def _checkpoint_master(path: Path) -> int | None:
-    """The master key recorded in an existing checkpoint (lets seed=None resume)."""
+def _checkpoint_master(path: Path) -> tuple[int, int | str] | None:
+    """The master key and seed recorded in an existing checkpoint (lets seed=None resume and
+    report the seed that reproduces the run)."""
     try:
-        return int(_read_checkpoint(path)[0]["master"])
+        master = int(_read_checkpoint(path)[0]["master"])
     except Exception:  # unreadable or foreign: _load_checkpoint reports it with the path
         return None
+    seed: int | str = f"master key {master}"  # a checkpoint written before seeds were kept
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if "seed" in data.files:
+                stored = json.loads(data["seed"].tobytes().decode())
+                if isinstance(stored, (int, str)) and not isinstance(stored, bool):
+                    seed = stored
+    except Exception:
+        pass
+    return master, seed
 
 
 class _Progress:
@@ -604,13 +615,16 @@ class _Progress:
 
 def _execute(job: _Job, workers: int, backend: str, scheduler: Any, checkpoint: Path | None,
              checkpoint_every: float, progress: bool, on_block: Callable[[int, int], None] | None,
-             only: range | None = None) -> tuple[dict[int, _Sums], bool]:
-    """Play the job's blocks (or the blocks in `only`), resuming from the checkpoint."""
+             only: range | None = None) -> tuple[dict[int, _Sums], bool, int]:
+    """Play the job's missing blocks (of `only`, when given): (finished blocks, interrupted,
+    games loaded from the checkpoint)."""
     blocks: dict[int, _Sums] = {}
     if checkpoint is not None and _checkpoint_exists(checkpoint):
         blocks = _load_checkpoint(checkpoint, job)
-    todo = [b for b in (only if only is not None else range(job.blocks)) if b not in blocks]
+    # Lazily: a job's block list is never built (a huge --games starts at once, in O(1) memory).
+    todo = (b for b in (only if only is not None else range(job.blocks)) if b not in blocks)
     done_games = sum(int(s.sums[0, 0]) for s in blocks.values())
+    resumed = done_games
     bar = _Progress(job, done_games, progress)
     for sums in blocks.values():
         bar.partial.add(sums)
@@ -640,10 +654,10 @@ def _execute(job: _Job, workers: int, backend: str, scheduler: Any, checkpoint: 
         bar.close()
         if checkpoint is not None:
             _save_checkpoint(checkpoint, job, blocks)
-    return blocks, interrupted
+    return blocks, interrupted, resumed
 
 
-def _execute_local(job: _Job, todo: list[int], workers: int, finished: Callable[[int, _Sums, int], None]) -> bool:
+def _execute_local(job: _Job, todo: Iterable[int], workers: int, finished: Callable[[int, _Sums, int], None]) -> bool:
     # Even one worker runs in a thread: the main thread stays free to take Ctrl-C at once and
     # raise the stop flag that the nogil loop checks between games.
     stop = np.zeros(1, dtype=np.int32)
@@ -673,8 +687,9 @@ def _execute_local(job: _Job, todo: list[int], workers: int, finished: Callable[
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _execute_dask(job: _Job, todo: list[int], workers: int, scheduler: Any,
+def _execute_dask(job: _Job, todo_blocks: Iterable[int], workers: int, scheduler: Any,
                   finished: Callable[[int, _Sums, int], None]) -> bool:
+    todo = list(todo_blocks)  # grouped up front: MAX_GAMES bounds its length
     try:
         distributed: Any = importlib.import_module("distributed")
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -740,15 +755,6 @@ def _check_int(name: str, value: object, low: int) -> int:
     return value
 
 
-def _policy_pair(policy: Policy | tuple[Policy, Policy]) -> tuple[Policy, Policy]:
-    """(white, black) policies of a policy or a pair of them."""
-    if isinstance(policy, tuple):
-        if len(policy) != 2:
-            raise InvalidArgumentError(f"policy pair {policy!r} must be (white_policy, black_policy)")
-        return policy
-    return (policy, policy)
-
-
 def _policy_ids(pair: tuple[Policy, Policy]) -> tuple[tuple[int, int], str]:
     ids = (policy_id(pair[0]), policy_id(pair[1]))
     names = (policy_name(pair[0]), policy_name(pair[1]))
@@ -773,6 +779,10 @@ _SPECS: dict[tuple[int, int], tuple[Any, Any, Any]] = {}
 def _tables_spec(bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None) -> Any:
     if bearoff is None and one_sided is None:
         return "default"
+    if bearoff is not None and bearoff.total != 15:
+        # Its terminal values (and mars) assume `total` checkers a side: wrong for a Fevga game.
+        raise InvalidArgumentError(f"bearoff={bearoff!r} was built for total={bearoff.total} checkers a side; "
+                                   "rollouts of Fevga positions need total=15")
     key = (id(bearoff), id(one_sided))
     cached = _SPECS.get(key)
     if cached is not None and cached[0] is bearoff and cached[1] is one_sided:
@@ -787,10 +797,16 @@ def _tables_spec(bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None) -> An
     return spec
 
 
+MAX_GAMES = 2**53  # game counts are summed in float64: exact up to here
+
+
 def _games(games: int, stratify: bool) -> int:
     """Validated game count; stratified rollouts round it up to a multiple of 36 (every
     first roll equally often, so the plain mean stays unbiased)."""
     games = _check_int("games", games, 1)
+    if games > MAX_GAMES - 36:
+        raise InvalidArgumentError(f"games={games} must be at most {MAX_GAMES - 36} (2^53 - 36: counts are exact "
+                                   "in float64 up to 2^53)")
     return -(-games // 36) * 36 if stratify else games
 
 
@@ -809,7 +825,7 @@ def _backend(backend: str, scheduler: Any) -> str:
 def _make_job(rows: bytes, color: int, games: int, seed: SeedLike, policy: Policy | tuple[Policy, Policy],
               truncate: bool, luck: bool, stratify: bool, rules: Rules, bearoff: TwoSidedDB | None,
               one_sided: OneSidedDB | None, checkpoint: Path | None, net: NetSpec) -> tuple[_Job, str, int | str]:
-    pair = _policy_pair(policy)
+    pair = policy_pair(policy)
     ids, name = _policy_ids(pair)
     if isinstance(net, tuple):
         if len(net) != 2:
@@ -819,11 +835,12 @@ def _make_job(rows: bytes, color: int, games: int, seed: SeedLike, policy: Polic
     else:
         evaluator = net_of(net) if net is not None or uses_net(pair) else None
         black_net = None
+    master: int | None = None
+    seed_value: int | str = ""
     if seed is None and checkpoint is not None and _checkpoint_exists(checkpoint):
-        master = _checkpoint_master(checkpoint)
-        seed_value: int | str = f"master key {master}"
-    else:
-        master = None
+        stored = _checkpoint_master(checkpoint)
+        if stored is not None:
+            master, seed_value = stored
     if master is None:
         sequence = seed_sequence(seed)  # once: seed=None draws its entropy here
         master = master_key(sequence)
@@ -832,7 +849,7 @@ def _make_job(rows: bytes, color: int, games: int, seed: SeedLike, policy: Polic
                scale=LUCK_SCALE, stratify=bool(stratify), master=master, games=games,
                tables=_tables_spec(bearoff, one_sided), callback=chooser(pair, rules),
                callable_policy=",".join(filter(None, map(_callable_identity, dict.fromkeys(pair)))), net=evaluator,
-               black_net=black_net)
+               black_net=black_net, seed=seed_value)
     return job, name, seed_value
 
 
@@ -881,11 +898,11 @@ def rollout(
     job, name, seed_value = _make_job(start._row(), start.turn, games, seed, policy, truncate, luck, stratify,
                                       rules, bearoff, one_sided, path, net)
     began = time.perf_counter()
-    blocks, interrupted = _execute(job, count, backend, scheduler, path, checkpoint_every,
-                                   _progress_default(progress), on_block)
+    blocks, interrupted, resumed = _execute(job, count, backend, scheduler, path, checkpoint_every,
+                                            _progress_default(progress), on_block)
     total = _Sums.total(job.targets, blocks)
     return _stats(job, total, 0, start.id, name, seed_value, rules, interrupted or total.sums[0, 0] < games,
-                  time.perf_counter() - began, count, backend)
+                  time.perf_counter() - began, count, backend, resumed)
 
 
 def rollout_moves(
@@ -916,12 +933,16 @@ def rollout_moves(
 
     Every move is played out with the same dice streams (common random numbers), so the
     standard error of each move's difference to the best (`diff_se`) is far smaller than the
-    moves' own errors. `diff` and `diff_se` compare raw means over the games both moves played.
+    moves' own errors. Results are for the mover (each result's `position` is the start
+    position, where the mover is on roll). Moves are ranked by `diff`, the raw
+    common-random-number difference to the best over the games both played, and `diff_se` is
+    its standard error (with `luck=True` each move's `equity` is luck-adjusted, while `diff`
+    and `diff_se` stay raw: one consistent pair).
     Move filter: `candidates=N` rolls out only the N moves the net ranks best at 1 ply (`net`,
     default the shipped one). Stopping rule: with `stop_early`, blocks are played in rounds
     (1, 1, 2, 4, ... blocks of 1,296 games) and a move whose 95% CI of its difference to the
     best lies wholly below zero is rolled out no further (`MoveRollout.stopped`; it keeps the
-    games it played). Other arguments as in `rollout`; results are for the mover.
+    games it played). Other arguments as in `rollout`.
     """
     start = _check_position(position)
     games = _games(games, stratify)
@@ -940,27 +961,31 @@ def rollout_moves(
     began = time.perf_counter()
     active = list(range(len(moves)))
     rounds: list[tuple[list[int], _Sums]] = []
-    interrupted = False
+    interrupted, resumed = False, 0
     for only in _rounds(job.blocks) if stop_early else [range(job.blocks)]:
         round_job = replace(job, rows=b"".join(rows[k * 51 : (k + 1) * 51] for k in active))
-        blocks, interrupted = _execute(round_job, count, backend, scheduler, path, checkpoint_every,
-                                       _progress_default(progress), on_block, only)
+        blocks, interrupted, loaded = _execute(round_job, count, backend, scheduler, path, checkpoint_every,
+                                               _progress_default(progress), on_block, only)
+        resumed += loaded
         rounds.append((list(active), _Sums.total(len(active), blocks)))
         if interrupted:
             break
         if stop_early and len(active) > 1:
-            best, diffs = _compare(rounds, active)
+            best, diffs = _compare(rounds, active, active)
             active = [k for k in active if k == best or diffs[k][0] + Z95 * diffs[k][1] >= 0]
     elapsed = time.perf_counter() - began
     totals = {k: _Sums(1) for k in range(len(moves))}
     for members, sums in rounds:
         for i, k in enumerate(members):
             totals[k].add(sums.pick(i))
-    results = [_stats(job, totals[k], 0, m.position.id, name, seed_value, rules,
-                      interrupted or totals[k].sums[0, 0] < games and k in active, elapsed, count, backend)
-               for k, m in enumerate(moves)]
-    best, diffs = _compare(rounds, list(range(len(moves))), [results[k].equity for k in active], active)
-    order = sorted(range(len(moves)), key=lambda k: (k not in active, -results[k].equity))
+    # Every move's result is for the mover, who is on roll in the start position (its label).
+    results = [_stats(job, totals[k], 0, start.id, name, seed_value, rules,
+                      interrupted or totals[k].sums[0, 0] < games and k in active, elapsed, count, backend, resumed)
+               for k in range(len(moves))]
+    # diff and diff_se are both raw common-random-number differences (the cross sums are of raw
+    # game values); ranking the moves still rolled out by it keeps their diffs <= 0.
+    best, diffs = _compare(rounds, list(range(len(moves))), active)
+    order = sorted(range(len(moves)), key=lambda k: (k not in active, -diffs[k][0]))
     return [MoveRollout(moves[k], results[k], diffs[k][0], diffs[k][1], k not in active) for k in order]
 
 
@@ -981,19 +1006,15 @@ def _rounds(blocks: int) -> list[range]:
     return out
 
 
-def _compare(rounds: list[tuple[list[int], _Sums]], moves: list[int], equities: list[float] | None = None,
-             among: list[int] | None = None) -> tuple[int, dict[int, tuple[float, float]]]:
-    """The best of `among` (default `moves`; by `equities` when given, else by raw mean) and, for
-    each move, (diff, diff_se) of raw means against the best over the games both played."""
-    among = among if among is not None else moves
-    if equities is None:
-        means = {}
-        for k in among:
-            n = sum(s.sums[m.index(k), 0] for m, s in rounds if k in m)
-            means[k] = sum(s.sums[m.index(k), 1] for m, s in rounds if k in m) / max(n, 1.0)
-        best = max(among, key=lambda k: means[k])
-    else:
-        best = among[max(range(len(among)), key=lambda i: equities[i])]
+def _compare(rounds: list[tuple[list[int], _Sums]], moves: list[int],
+             among: list[int]) -> tuple[int, dict[int, tuple[float, float]]]:
+    """The move of `among` (all rolled out in every round) with the best raw mean and, for each
+    of `moves`, (diff, diff_se) of raw means against it over the games both played."""
+    means = {}
+    for k in among:
+        n = sum(s.sums[m.index(k), 0] for m, s in rounds)
+        means[k] = sum(s.sums[m.index(k), 1] for m, s in rounds) / n if n else float("nan")
+    best = max(among, key=lambda k: means[k])
     diffs: dict[int, tuple[float, float]] = {}
     for k in moves:
         n = sk = sb = skk = sbb = skb = 0.0

@@ -18,7 +18,7 @@ from typing import Any
 
 from fevga.errors import InvalidArgumentError
 from fevga.net import Net
-from fevga.policy import Policy, policy_name, uses_net
+from fevga.policy import Policy, policy_name
 from fevga.position import Position
 from fevga.rollout import rollout
 from fevga.seeding import SeedLike

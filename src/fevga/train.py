@@ -177,8 +177,9 @@ def _batch_samples(net: Any, params: npt.NDArray[np.float32], master: int, first
     edges = np.linspace(first, first + count, workers + 1).astype(np.int64)
     chunks = [(int(edges[k]), int(edges[k + 1] - edges[k])) for k in range(workers) if edges[k + 1] > edges[k]]
     if client is not None:
-        weights = client.scatter((params.copy(), net.hidden), broadcast=True)
-        futures = [client.submit(_remote_samples, weights, master, start, size, lam, pure=False)
+        # one fresh key per batch (hash=False): a batch never reuses a key the previous one releases
+        weights = client.scatter(params.copy(), broadcast=True, hash=False)
+        futures = [client.submit(_remote_samples, weights, net.hidden, master, start, size, lam, pure=False)
                    for start, size in chunks]
         parts = client.gather(futures)
     elif pool is None or len(chunks) == 1:
@@ -193,10 +194,9 @@ def _samples(net: Any, master: int, first: int, count: int, lam: float) -> tuple
     return rows, targets
 
 
-def _remote_samples(weights: tuple[npt.NDArray[np.float32], int], master: int, first: int, count: int,
+def _remote_samples(params: npt.NDArray[np.float32], hidden: int, master: int, first: int, count: int,
                     lam: float) -> tuple[Any, Any]:
     """A Dask task: the samples of some games with the batch's frozen weights."""
-    params, hidden = weights
     return _samples(_training_net(np.array(params, dtype=np.float32), hidden), master, first, count, lam)
 
 

@@ -12,16 +12,22 @@ Layout (all integers little-endian)::
     ...           zero padding up to a multiple of 64: the payload starts there
     payload       the arrays, each at `offset` (relative to the payload, 64-byte aligned)
 
-Loading memory-maps the file and checks, in order: size, magic, version, header CRC, that the
-file is exactly as long as the header says, the payload CRC (skipped with `verify=False`),
-and that every section fits. Writes go to a temporary file in the target's directory and are
-moved into place with `os.replace`, so a reader never sees a half-written file.
+Loading reads the whole file into memory (copy-on-load) and checks, in order: size, magic,
+version, header CRC, that the file is exactly as long as the header says, the payload CRC
+(skipped with `verify=False`), and that every section fits. Writes go to a temporary file in
+the target's directory and are moved into place with `os.replace`, so a reader never sees a
+half-written file.
+
+Why not memory-map: the arrays reach nogil kernels as raw pointers, and a mapped file that
+another process truncates turns every later lookup past the new end into SIGBUS, which no
+check at open time can prevent (advisory locks do not stop a truncation). A copy costs one
+read of the file (the default 6x15 one-sided table is a few MB) and makes the loaded table
+independent of the file.
 """
 
 from __future__ import annotations
 
 import json
-import mmap
 import os
 import struct
 import tempfile
@@ -115,8 +121,23 @@ def write_table(path: str | os.PathLike[str], meta: Mapping[str, Any], arrays: M
     return target
 
 
+def _read_all(handle: Any, size: int) -> npt.NDArray[np.uint8]:
+    """The first `size` bytes of an open file, in a 64-byte aligned array (copy-on-load)."""
+    raw = np.empty(size + ALIGNMENT, dtype=np.uint8)
+    start = (-raw.ctypes.data) % ALIGNMENT
+    buffer = raw[start : start + size]
+    view = buffer.data  # a writable memoryview of the aligned array
+    done = 0
+    while done < size:
+        got = handle.readinto(view[done : done + _CHUNK])
+        if not got:
+            break  # shrunk while being read: the size checks below report it
+        done += got
+    return buffer[:done]
+
+
 class TableFile:
-    """A memory-mapped, validated bear-off file: `meta` (the JSON header) and `arrays`."""
+    """A validated bear-off file read into memory: `meta` (the JSON header) and `arrays`."""
 
     def __init__(self, path: str | os.PathLike[str], *, verify: bool = True) -> None:
         self.path = Path(path)
@@ -125,7 +146,9 @@ class TableFile:
                 size = os.fstat(handle.fileno()).st_size
                 if size < _PREFIX.size:
                     raise BearoffFileError(f"bear-off file {str(self.path)!r} is truncated: {size} bytes, no header")
-                self._mmap = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+                self._data = _read_all(handle, size)
+                self._data.flags.writeable = False  # tables are values: read-only, as on disk
+                size = len(self._data)
         except FileNotFoundError:
             raise BearoffFileError(f"bear-off file {str(self.path)!r} does not exist") from None
         except IsADirectoryError:
@@ -134,7 +157,9 @@ class TableFile:
             raise
         except OSError as exc:
             raise BearoffFileError(f"bear-off file {str(self.path)!r} cannot be read: {exc.strerror or exc}") from None
-        magic, version, header_length, header_crc = _PREFIX.unpack_from(self._mmap, 0)
+        if size < _PREFIX.size:
+            raise BearoffFileError(f"bear-off file {str(self.path)!r} is truncated: {size} bytes, no header")
+        magic, version, header_length, header_crc = _PREFIX.unpack_from(self._data.data, 0)
         where = repr(str(self.path))
         if magic != MAGIC:
             raise BearoffFileError(f"{where} is not a fevga bear-off file (magic {magic!r}, expected {MAGIC!r})")
@@ -142,7 +167,7 @@ class TableFile:
             raise BearoffFileError(f"{where} has format version {version}; this fevga reads version {FORMAT_VERSION}")
         if _PREFIX.size + header_length > size:
             raise BearoffFileError(f"bear-off file {where} is truncated inside its header ({size} bytes)")
-        header_bytes = bytes(self._mmap[_PREFIX.size : _PREFIX.size + header_length])
+        header_bytes = self._data[_PREFIX.size : _PREFIX.size + header_length].tobytes()
         if zlib.crc32(header_bytes) != header_crc:
             raise BearoffFileError(f"bear-off file {where} is corrupted: header checksum mismatch")
         try:
@@ -159,7 +184,7 @@ class TableFile:
             )
         if size > payload_start + payload_bytes:
             raise BearoffFileError(f"bear-off file {where} has {size - payload_start - payload_bytes} trailing bytes")
-        payload = memoryview(self._mmap)[payload_start:]
+        payload = self._data[payload_start:].data
         if verify and _crc32(payload) != payload_crc:
             raise BearoffFileError(f"bear-off file {where} is corrupted: payload checksum mismatch")
         self.meta: dict[str, Any] = meta

@@ -126,17 +126,39 @@ def evaluate(position: Position, *, two_sided: TwoSidedDB | None = None, one_sid
     return _covered_value(me, them, two_sided, one_sided)
 
 
+def _no_contact(position: Position) -> bool:
+    """Every checker of both sides on its own points 1..12 (or off): the armies never meet again."""
+    return not any(any(position.counts(color)[13:]) for color in (0, 1))
+
+
+def _judges(table: Any, side: Sequence[int]) -> bool:
+    try:
+        side_counts(side, table.points, table.checkers)
+    except MissingBearoffError:
+        return False
+    return True
+
+
+def _choice_tables(
+    position: Position, two_sided: TwoSidedDB | None, one_sided: OneSidedDB | None
+) -> tuple[TwoSidedDB | None, OneSidedDB | None]:
+    """The table that judges the mover's choice, as the core's "bearoff" policy decides
+    (fevga_core/rollout.pyx `_bearoff_choice`): the two-sided table when it covers both
+    sides, else the one-sided table when it covers the mover; (None, None) when neither
+    does or the armies can still meet."""
+    if not _no_contact(position):
+        return None, None
+    me, them = position.counts(position.turn), position.counts(1 - position.turn)
+    if two_sided is not None and _judges(two_sided, me) and _judges(two_sided, them):
+        return two_sided, None
+    one = one_sided if one_sided is not None else default_one_sided()
+    return (None, one) if _judges(one, me) else (None, None)
+
+
 def covers(position: Position, *, two_sided: TwoSidedDB | None = None, one_sided: OneSidedDB | None = None) -> bool:
-    """True when the tables can judge the position (both sides inside the table's points)."""
-    tables: list[Any] = [t for t in (two_sided, one_sided or default_one_sided()) if t is not None]
-    for table in tables:
-        try:
-            for color in (0, 1):
-                side_counts(position.counts(color), table.points, table.checkers)
-        except MissingBearoffError:
-            continue
-        return True
-    return False
+    """True when the tables judge the mover's choice in this position (see `best_move`)."""
+    two, one = _choice_tables(position, two_sided, one_sided)
+    return two is not None or one is not None
 
 
 def best_move(
@@ -147,7 +169,10 @@ def best_move(
     one_sided: OneSidedDB | None = None,
     rules: Any = None,
 ) -> Move:
-    """The legal move that maximises the mover's table equity (exact where the two-sided table covers)."""
+    """The table-optimal move of a no-contact race, by the one measure the core's "bearoff"
+    policy also uses: the mover's exact equity where the two-sided table covers both sides,
+    else the fewest expected rolls of the mover's side (the strategy the one-sided table is
+    built for, under which the race estimate is exact). The first best move wins ties."""
     if not covers(position, two_sided=two_sided, one_sided=one_sided):
         raise MissingBearoffError(f"position {position.id} is not a bear-off race the tables cover")
     moves = position.legal_moves(dice, rules)
@@ -155,15 +180,21 @@ def best_move(
 
 
 def _best_of(position: Position, moves: Sequence[Move], two_sided: TwoSidedDB | None, one_sided: OneSidedDB | None) -> Move:
+    two, one = _choice_tables(position, two_sided, one_sided)
+    mover = position.turn
     best: Move | None = None
     best_value = -np.inf
     for move in moves:
-        result = move.position
-        if result.is_game_over():
-            value = float(result.points())
+        after = move.position
+        if two is not None:
+            if after.winner() is not None:
+                value = float(after.points())
+            else:
+                value = -two.equity(after.counts(after.turn), after.counts(mover))
         else:
-            value = -_covered_value(result.counts(result.turn), result.counts(1 - result.turn), two_sided, one_sided)
-        if value > best_value + 1e-12:
+            assert one is not None  # covers() held
+            value = -one.mean_rolls(after.counts(mover))
+        if value > best_value:
             best, best_value = move, value
     assert best is not None  # legal_moves always holds at least the pass
     return best

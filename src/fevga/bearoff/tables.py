@@ -94,6 +94,8 @@ def _counts_array(counts: npt.ArrayLike, points: int) -> npt.NDArray[np.uint8]:
     array = np.asarray(counts)
     if array.ndim != 2 or array.shape[1] != points:
         raise InvalidArgumentError(f"batch counts of shape {array.shape} must be (n, {points})")
+    if array.dtype.kind not in "iu" and array.size:  # never truncate 1.5 checkers to 1
+        raise InvalidPositionError(f"batch counts must be an integer array, not {array.dtype}")
     if array.size and (array.min() < 0 or array.max() > TOTAL_CHECKERS):
         raise InvalidPositionError(f"batch counts must be 0-{TOTAL_CHECKERS}, got {array.min()}..{array.max()}")
     return np.ascontiguousarray(array, dtype=np.uint8)
@@ -526,9 +528,9 @@ def _run_threaded(builder: Any, threads: int, bar: Any) -> None:
             for m in range(first, shells):
                 if stop.is_set():
                     return
-                builder.run_split(m, 2 * k, threads)
+                builder._run_split(m, 2 * k, threads)
                 barrier.wait()
-                builder.run_split(m, 2 * k + 1, threads)
+                builder._run_split(m, 2 * k + 1, threads)
                 barrier.wait()
                 if k == 0:
                     progress[0] = m + 1
@@ -556,11 +558,12 @@ def _run_threaded(builder: Any, threads: int, bar: Any) -> None:
         raise
     if errors:
         raise errors[0]
-    builder.finish_shells(shells)
+    builder._finish_shells(shells)
 
 
 def open_db(path: str | os.PathLike[str], *, verify: bool = True, kind: str | None = None) -> Database:
-    """Memory-map and validate a saved table; BearoffFileError says what is wrong with it.
+    """Read (copy-on-load, see fevga.bearoff.fileformat) and validate a saved table;
+    BearoffFileError says what is wrong with it.
 
     Beyond the checks of `TableFile` (checksums, section table), the sections must make a
     consistent table of the header's kind and size: each one present with its dtype and length,
@@ -601,8 +604,13 @@ def cache_dir() -> Path:
 _DEFAULT: dict[Path, OneSidedDB] = {}
 
 
-def default_one_sided(*, progress: bool = True) -> OneSidedDB:
-    """The 6-point, 15-checker one-sided table, built into the cache directory on first use."""
+def default_one_sided(*, progress: bool | None = None) -> OneSidedDB:
+    """The 6-point, 15-checker one-sided table, built into the cache directory on first use
+    (with a progress bar when `progress`, by default when stderr is a terminal)."""
+    if progress is None:
+        import sys
+
+        progress = sys.stderr.isatty()
     path = cache_dir() / "one-sided-6x15.fbo"
     cached = _DEFAULT.get(path)
     if cached is not None:
@@ -614,7 +622,7 @@ def default_one_sided(*, progress: bool = True) -> OneSidedDB:
         try:
             db.save(path)
             db.path = path
-        except OSError as exc:  # read-only cache: keep the table in memory for this process
+        except (OSError, BearoffFileError) as exc:  # read-only cache: keep the table in memory for this process
             warnings.warn(f"could not cache the bear-off table at {str(path)!r}: {exc}", stacklevel=2)
     if not isinstance(db, OneSidedDB) or (db.points, db.checkers) != (6, TOTAL_CHECKERS):
         raise BearoffFileError(f"cached bear-off file {str(path)!r} is not the 6x15 one-sided table")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -87,12 +88,13 @@ def _build(args: argparse.Namespace) -> int:
     from fevga.bearoff import OneSidedDB, TwoSidedDB, cache_dir
 
     start = time.perf_counter()
+    progress = not args.quiet and sys.stderr.isatty()
     if args.kind == "one-sided":
-        checkers = args.checkers or 15
-        db: Any = OneSidedDB.build(points=args.points, checkers=checkers, progress=not args.quiet)
+        checkers = 15 if args.checkers is None else args.checkers  # 0 is refused by the build, not replaced
+        db: Any = OneSidedDB.build(points=args.points, checkers=checkers, progress=progress)
     else:
-        checkers = args.checkers or 6
-        db = TwoSidedDB.build(checkers=checkers, points=args.points, progress=not args.quiet)
+        checkers = 6 if args.checkers is None else args.checkers
+        db = TwoSidedDB.build(checkers=checkers, points=args.points, progress=progress)
     built = time.perf_counter() - start
     out = args.out or cache_dir() / f"{args.kind}-{args.points}x{checkers}.fbo"
     path = db.save(out, dtype=args.dtype)
@@ -176,6 +178,12 @@ def _plot(args: argparse.Namespace) -> int:
     on_roll, opponent, _ = parse_sides(args.position)
     db = _one_sided(args.db)
     figure, axes = plt.subplots(figsize=(7, 4))
+    formats = figure.canvas.get_supported_filetypes()
+    suffix = args.out.suffix.lstrip(".").lower()
+    if suffix not in formats:
+        plt.close(figure)
+        raise InvalidNotationError(f"--out {str(args.out)!r}: unknown image format {suffix!r}; "
+                                   f"use one of {', '.join(sorted(formats))}")
     width = 0.4
     for shift, (label, side) in zip((-width / 2, width / 2), (("on roll", on_roll), ("opponent", opponent))):
         if side is None:

@@ -138,19 +138,31 @@ def _moves(args: argparse.Namespace) -> int:
     if args.dice is None:
         raise InvalidArgumentError("fevga moves needs the dice, e.g. 6-5")
     moves = position.legal_moves(args.dice, rules)
+    over = _game_over(position, rules)
     if args.json:
         print(json.dumps({
             "position": position.id,
             "turn": COLOR_NAMES[position.turn],
             "dice": args.dice,
             "rules": rules.to_dict(),
+            "game_over": over,
             "moves": [{"move": m.notation, "steps": [list(s) for s in m.steps], "position": m.position.id} for m in moves],
         }, indent=2))
+    elif over is not None:
+        print(f"the game is over ({over}): there are no moves")
     else:
         print(f"{len(moves)} legal move(s) for {COLOR_NAMES[position.turn]} with {args.dice}:")
         for move in moves:
             print(f"  {move.notation:<28} -> {move.position.id}")
     return 0
+
+
+def _game_over(position: Position, rules: Rules) -> str | None:
+    """How a finished game ended ("white wins 2 points", "dead position: a draw"), else None."""
+    winner = position.winner()
+    if winner is not None:
+        return f"{COLOR_NAMES[winner]} wins {position.points()} point{'s' if position.points() > 1 else ''}"
+    return "dead position: a draw" if position.is_dead(rules) else None
 
 
 def _perft(args: argparse.Namespace) -> int:

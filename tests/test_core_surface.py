@@ -1,0 +1,312 @@
+"""Hostile input at every public entry point of the compiled core (issue 9, memory safety).
+
+The core runs without bounds checks, so each entry point must refuse what its kernels cannot
+handle: every case below crashed (SIGSEGV, heap corruption) or read out of bounds before the
+core validated its arguments. The fuzz tests at the end throw random arguments at every
+public name; `.ci/sanitize` runs this file under AddressSanitizer and UBSan.
+"""
+
+from __future__ import annotations
+
+import gc
+import pickle
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import fevga
+import fevga.batch
+from fevga import FevgaError, InvalidArgumentError, InvalidDiceError, InvalidPositionError, Position
+from fevga_core import bearoff, board, game, movegen
+from fevga_core import race as core_race
+from fevga_core import rollout as core_rollout
+from fevga_core.position import CorePosition
+
+START_ROW = Position.initial()._row()
+ROWS = fevga.batch.to_array([Position.initial()] * 3)
+DICE = np.array([[6, 5], [5, 5], [1, 2]], dtype=np.uint8)
+
+
+# --- the instances reported in issue 9 ---------------------------------------------------
+
+
+def test_expectimax_huge_depth_is_refused_with_the_limit() -> None:
+    with pytest.raises(InvalidArgumentError, match=f"0 to {core_rollout.MAX_EXPECTIMAX_DEPTH}"):
+        fevga.expectimax(Position.initial(), depth=1048577)
+    with pytest.raises(InvalidArgumentError, match="depth 50"):
+        fevga.expectimax(Position.initial(), depth=50)
+
+
+def test_bearoff_rank_and_unrank_check_their_input() -> None:
+    with pytest.raises(InvalidPositionError, match="1-11 counts"):
+        bearoff.rank([15] * 300)
+    with pytest.raises(InvalidPositionError, match="more than 15"):
+        bearoff.rank([15, 15])
+    with pytest.raises(InvalidArgumentError, match="points=60"):
+        bearoff.unrank(10**12, 60)
+    with pytest.raises(InvalidArgumentError, match="rank 1000000000000"):
+        bearoff.unrank(10**12, 6)
+    with pytest.raises(InvalidDiceError):
+        bearoff.successors([1, 0, 0], 0, 7)
+
+
+def test_bearoff_builders_check_their_size() -> None:
+    with pytest.raises(InvalidArgumentError, match="points=13"):
+        bearoff.OneSidedBuilder(13, 2).run(10**9)
+    with pytest.raises(InvalidArgumentError, match="checkers=16"):
+        bearoff.TwoSidedBuilder(6, 16, 16)
+    with pytest.raises(MemoryError, match="TiB"):
+        bearoff.TwoSidedBuilder(11, 15, 15)
+
+
+def test_finished_two_sided_builder_refuses_more_work() -> None:
+    builder = bearoff.TwoSidedBuilder(2, 1, 15)
+    builder.run(10)
+    builder.arrays()
+    builder.run(10)  # nothing left: a no-op
+    with pytest.raises(InvalidArgumentError, match="finished"):
+        builder._run_split(1, 0, 1)
+
+
+def test_bearoff_batch_kernels_check_shapes() -> None:
+    counts = np.zeros((4, 6), dtype=np.uint8)
+    with pytest.raises(InvalidArgumentError, match="out must hold 4"):
+        bearoff.rank_batch(counts, 15, np.empty(1, dtype=np.int64))
+    with pytest.raises(InvalidArgumentError, match="columns"):
+        bearoff.rank_batch(np.zeros((4, 40), dtype=np.uint8), 15, np.empty(4, dtype=np.int64))
+    with pytest.raises(InvalidArgumentError, match="mean must hold"):
+        bearoff.mean_batch(counts, 15, np.zeros(3), np.empty(4), True)
+    with pytest.raises(InvalidArgumentError, match="table must hold"):
+        bearoff.pair_batch(counts, counts, 2, int(bearoff.count(6, 2)), np.zeros(3), np.empty(4), True)
+
+
+def test_perft_depth_is_checked_in_the_core() -> None:
+    with pytest.raises(InvalidArgumentError, match="perft depth -1"):
+        CorePosition()._perft(-1, 0)
+    with pytest.raises(InvalidArgumentError, match="0 to 12"):
+        CorePosition()._perft(13, 0)
+
+
+@pytest.mark.parametrize("dice_value", [0, 7, 255])
+def test_batch_kernels_refuse_bad_dice(dice_value: int) -> None:
+    dice = np.full((3, 2), dice_value, dtype=np.uint8)
+    with pytest.raises(InvalidDiceError, match="dice row 0"):
+        movegen.count_moves(ROWS, dice, 0, np.zeros(3, dtype=np.int32))
+    with pytest.raises(InvalidDiceError, match="dice row 0"):
+        movegen.generate_batch(ROWS, dice, 0)
+
+
+def test_batch_kernels_refuse_bad_shapes_and_rows() -> None:
+    with pytest.raises(InvalidPositionError, match=r"\(n, 51\)"):
+        movegen.count_moves(np.zeros((3, 10), dtype=np.uint8), DICE, 0, np.zeros(3, dtype=np.int32))
+    with pytest.raises(InvalidArgumentError, match="out_counts must hold 3"):
+        movegen.count_moves(ROWS, DICE, 0, np.zeros(1, dtype=np.int32))
+    with pytest.raises(InvalidDiceError, match=r"shape \(3, 2\)"):
+        movegen.count_moves(ROWS, DICE[:1], 0, np.zeros(3, dtype=np.int32))
+    bad = ROWS.copy()
+    bad[2, 3] = 255
+    with pytest.raises(InvalidPositionError, match="position row 2"):
+        movegen.count_moves(bad, DICE, 0, np.zeros(3, dtype=np.int32))
+    with pytest.raises(InvalidPositionError, match="position row 2"):
+        movegen.generate_batch(bad, DICE, 0)
+    with pytest.raises(InvalidPositionError, match="51 columns"):
+        board.first_invalid_row(np.zeros((2, 10), dtype=np.uint8))
+
+
+def test_run_block_checks_its_arrays() -> None:
+    tables = core_race.Tables()
+    flag = np.zeros(1, dtype=np.int32)
+
+    def run(rows: bytes, sums: Any, first: Any, cross: Any, lengths: Any) -> int:
+        return int(core_rollout.run_block(rows, 0, 0, 0, 0, None, tables, None, None, False, False, 100.0, True, 1, 0, 36,
+                                          sums, first, cross, lengths, flag))
+
+    two = START_ROW * 2
+    good = (np.zeros((2, 12)), np.zeros((2, 36, 3)), np.zeros((2, 2)), np.zeros((2, 512), dtype=np.int64))
+    assert run(two, *good) == 36
+    with pytest.raises(InvalidArgumentError, match="sums"):
+        run(two, np.zeros((1, 12)), *good[1:])
+    with pytest.raises(InvalidArgumentError, match="cross"):
+        run(two, good[0], good[1], np.zeros((1, 1)), good[3])
+    with pytest.raises(InvalidArgumentError, match="lengths"):
+        run(two, *good[:3], np.zeros((2, 5), dtype=np.int64))
+    with pytest.raises(InvalidArgumentError, match="rows"):
+        run(START_ROW[:50], *good)
+    with pytest.raises(InvalidPositionError):
+        run(b"\xff" * 102, *good)
+    with pytest.raises(InvalidArgumentError, match="policy id 9"):
+        core_rollout.run_block(START_ROW, 0, 0, 9, 0, None, tables, None, None, False, False, 100.0, True, 1, 0, 1,
+                               *(a[:1] for a in good[:2]), good[2][:1, :1], good[3][:1], flag)
+    with pytest.raises(InvalidArgumentError, match="callback"):
+        core_rollout.play_recorded(START_ROW, 0, 2, 2, None, 1, True, 0)
+
+
+def test_rollout_tables_check_their_arrays() -> None:
+    db = fevga.bearoff.OneSidedDB.build(3, 3)
+    arrays = {k: np.asarray(v) for k, v in db._a.items()}
+    core_race.Tables((3, 3, arrays))
+    with pytest.raises(ValueError, match="mean"):
+        core_race.Tables((3, 3, {**arrays, "mean": arrays["mean"][:2]}))
+    with pytest.raises(ValueError, match="window"):
+        core_race.Tables((3, 3, {**arrays, "dist_offset": arrays["dist_offset"] + 10**6}))
+    with pytest.raises(ValueError, match="equity"):
+        core_race.Tables(two=(6, 2, 15, np.zeros(5), None))
+
+
+def test_from_row_and_unpickling_validate() -> None:
+    with pytest.raises(InvalidPositionError, match="0-15"):
+        Position._from_row(b"\xff" * 51).legal_moves("6-5")
+    with pytest.raises(InvalidPositionError, match="51 bytes"):
+        Position._from_row(b"\x00" * 7)
+    crafted = pickle.dumps(Position.initial()).replace(START_ROW, b"\x0f" * 51)
+    assert crafted != pickle.dumps(Position.initial())
+    with pytest.raises(InvalidPositionError):
+        pickle.loads(crafted)
+    assert pickle.loads(pickle.dumps(Position.initial())) == Position.initial()
+
+
+def test_core_functions_check_rows() -> None:
+    with pytest.raises(InvalidPositionError):
+        game.evaluate(b"\x01" * 51, 0)
+    with pytest.raises(InvalidArgumentError, match="color 5"):
+        game.evaluate(START_ROW, 5)
+    with pytest.raises(InvalidArgumentError):
+        game.rng_outputs(1, 10**9)
+    with pytest.raises(InvalidPositionError):
+        core_rollout.value(b"\x01" * 51, 0, core_race.Tables(), 100.0)
+    with pytest.raises(TypeError):
+        core_rollout.race(START_ROW, None)  # type: ignore[arg-type]
+    with pytest.raises(InvalidDiceError):
+        Position.initial()._legal_moves(0, 7, 0, fevga.Move)
+    with pytest.raises(FevgaError):
+        Position.initial()._count_legal(6, 5, 1 << 20)
+
+
+class _Finaliser:
+    """Garbage in a reference cycle whose finaliser generates moves (runs inside gc)."""
+
+    def __init__(self) -> None:
+        self.cycle = self
+
+    def __del__(self) -> None:
+        Position.initial().legal_moves("1-1")
+
+
+def test_legal_moves_survive_a_reentrant_call_from_a_finaliser() -> None:
+    import fevga.game
+
+    position = fevga.game.play_game(seed=1).positions()[20]  # a mid-game position
+    dice = max(((a, b) for a in range(1, 7) for b in range(a, 7)), key=position.count_legal_moves)
+    expected = [(m.steps, m.position) for m in position.legal_moves(dice)]
+    assert len(expected) > 1
+    threshold = gc.get_threshold()
+    gc.set_threshold(1, 1, 1)
+    try:
+        for _ in range(60):
+            for _ in range(4):
+                _Finaliser()
+            assert [(m.steps, m.position) for m in position.legal_moves(dice)] == expected
+    finally:
+        gc.set_threshold(*threshold)
+        gc.collect()
+
+
+# --- fuzz: random arguments at every public entry point ------------------------------------
+
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+raw_rows = st.binary(min_size=0, max_size=60)
+small = st.integers(min_value=-(2**31), max_value=2**31 - 1)
+
+
+def _refused_or_ok(call: Any) -> None:
+    """The call either works or raises an ordinary Python exception (never crashes)."""
+    try:
+        call()
+    except (FevgaError, ValueError, TypeError, OverflowError, MemoryError, RuntimeError):
+        pass
+
+
+@FUZZ
+@given(raw_rows, st.integers(0, 7), st.integers(0, 7), st.integers(-1, 40))
+def test_fuzz_position_entry_points(row: bytes, d1: int, d2: int, flags: int) -> None:
+    for cls in (CorePosition, Position):
+        _refused_or_ok(lambda: cls._from_row(row)._legal_moves(d1, d2, flags, fevga.Move))
+        _refused_or_ok(lambda: cls._from_row(row)._count_legal(d1, d2, flags))
+        _refused_or_ok(lambda: cls._from_row(row)._is_dead(flags))
+        _refused_or_ok(lambda: cls._from_row(row)._can_move(d1 % 3, flags))
+        _refused_or_ok(lambda: cls._from_row(row)._perft(d1 - 5, flags))
+        _refused_or_ok(lambda: cls._from_row(row).counts(d2))
+    _refused_or_ok(lambda: game.evaluate(row, d1 - 1))
+    _refused_or_ok(lambda: core_rollout.race(row, core_race.Tables()))
+    _refused_or_ok(lambda: core_rollout.value(row, d1 - 1, core_race.Tables(), 100.0))
+    _refused_or_ok(lambda: core_rollout.expectimax_value(row, d1 - 6, flags, core_race.Tables(), 100.0))
+    _refused_or_ok(lambda: core_rollout.play_recorded(row, flags, d1 % 6, d2 % 6, None, 5, bool(d1 & 1), 40))
+
+
+@FUZZ
+@given(st.integers(0, 4), st.integers(0, 60), st.integers(0, 255), st.integers(0, 255), st.integers(-1, 40))
+def test_fuzz_batch_kernels(n: int, width: int, value: int, die: int, flags: int) -> None:
+    rows = np.tile(np.frombuffer(START_ROW, dtype=np.uint8), (n, 1))
+    if n:
+        rows[n - 1, value % 51] = value
+    dice = np.full((n, 2), die, dtype=np.uint8)
+    narrow = np.zeros((n, width), dtype=np.uint8)
+    _refused_or_ok(lambda: movegen.count_moves(rows, dice, flags, np.zeros(n, dtype=np.int32)))
+    _refused_or_ok(lambda: movegen.count_moves(narrow, dice, flags, np.zeros(width, dtype=np.int32)))
+    _refused_or_ok(lambda: movegen.generate_batch(rows, dice[: width % 5], flags))
+    _refused_or_ok(lambda: movegen.generate_batch(narrow, dice, flags))
+    _refused_or_ok(lambda: board.first_invalid_row(narrow))
+    _refused_or_ok(lambda: board.zobrist_entry(value % 4 - 1, width - 5, die - 100))
+
+
+@FUZZ
+@given(st.lists(st.integers(-3, 300), max_size=14), st.integers(-2, 14), st.integers(-2, 17), small)
+def test_fuzz_bearoff_entry_points(counts: list[int], points: int, checkers: int, index: int) -> None:
+    _refused_or_ok(lambda: bearoff.rank(counts))
+    _refused_or_ok(lambda: bearoff.unrank(index, points))
+    _refused_or_ok(lambda: bearoff.count(points, checkers))
+    _refused_or_ok(lambda: bearoff.successors(counts, points % 8, checkers % 8))
+    array = np.zeros((3, max(points, 0) % 13), dtype=np.uint8)
+    _refused_or_ok(lambda: bearoff.rank_batch(array, checkers, np.empty(abs(index) % 5, dtype=np.int64)))
+    _refused_or_ok(lambda: bearoff.mean_batch(array, checkers, np.zeros(abs(index) % 100), np.empty(3), True))
+    _refused_or_ok(lambda: bearoff.pair_batch(array, array, checkers, index, np.zeros(16), np.empty(3), False))
+    if 0 < points <= 4 and 0 < checkers <= 4:
+        one = bearoff.OneSidedBuilder(points, checkers)
+        one.run(index)
+        _refused_or_ok(lambda: one.arrays())
+    if points <= 3 and checkers <= 3:
+        _refused_or_ok(lambda: bearoff.TwoSidedBuilder(points, checkers, checkers + index % 3).run(index))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 3), st.integers(-2, 8), st.integers(-5, 5), st.integers(-3, 8))
+def test_fuzz_run_block(targets: int, games: int, shape_error: int, policy: int) -> None:
+    k = max(targets, 1) + (1 if shape_error == 1 else 0)
+    arrays = (np.zeros((k, 12)), np.zeros((k, 36, 3)), np.zeros((k, k + (shape_error == 2))),
+              np.zeros((k, 512 - (shape_error == 3)), dtype=np.int64), np.zeros(1 - (shape_error == 4), np.int32))
+    _refused_or_ok(lambda: core_rollout.run_block(START_ROW * targets, 0, 0, policy, 1, None, core_race.Tables(),
+                                                  None, None, False, bool(games & 1), 100.0, True, 3, 0, games,
+                                                  *arrays))
+
+
+def test_truncating_an_open_bearoff_file_does_not_crash(tmp_path: Any) -> None:
+    """Loading copies the file: truncating it afterwards cannot SIGBUS a lookup (run in a child)."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "one.fbo"
+    fevga.bearoff.OneSidedDB.build(6, 8).save(path)
+    code = (
+        "import os, sys, fevga.bearoff as b\n"
+        f"db = b.open_db({str(path)!r})\n"
+        f"os.truncate({str(path)!r}, 100)\n"
+        "print(db.mean_rolls([0, 0, 0, 0, 0, 8]), float(db.dense_distributions().sum()))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    expected = fevga.bearoff.OneSidedDB.build(6, 8)
+    assert float(done.stdout.split()[0]) == expected.mean_rolls([0, 0, 0, 0, 0, 8])
+    assert float(done.stdout.split()[1]) == pytest.approx(len(expected))
