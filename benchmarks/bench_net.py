@@ -17,7 +17,7 @@ from fevga.rollout import RolloutResult, rollout, tables_of
 from fevga.rules import Rules
 from fevga_core import search
 
-NET_SHA = "b8beda5c438e61c61d77fbe3d732cc9ab5149557290b465f964d4d9b4f8ea417"  # the shipped net these known answers belong to
+NET_SHA = "e5c5882445f6e4ff167a43697800c4de4669241288d66dbc016faf1fa559c47a"  # the shipped net these known answers belong to
 CORPUS_MOVES = 439_038  # legal moves over the corpus x 21 rolls (bench_movegen's known answer)
 SELFPLAY_GAMES = 500
 
