@@ -381,3 +381,23 @@ def test_rollout_arguments() -> None:
         gioul_rollout(Position.initial(), games=10)  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match="finished"):
         gioul_rollout(GioulPosition.from_counts([15] + [0] * 24, START, BLACK), games=10)
+
+
+def test_races_never_pass_dice_on() -> None:
+    """docs/rules.md §11.7: once both armies are on their own points 1-12 every die is
+    played by its roller, to the end of the roll or of the game."""
+    races = 0
+    for seed in range(60):
+        record = play_gioul_game(seed=seed)
+        states = record.positions()
+        race_roll = False
+        for d, before, after in zip(record.decisions, states, states[1:]):
+            if d.kind == "roll":  # a roll that starts in a race
+                race_roll = not any(before.counts(c)[k] for c in (WHITE, BLACK) for k in range(13, 25))
+            if not race_roll:
+                continue
+            races += 1
+            assert d.kind != "hand-over" and d.mover == d.roller
+            if after.winner() is None:
+                assert len(d.steps) == len(d.dice)  # every die of the decision was played
+    assert races > 150
