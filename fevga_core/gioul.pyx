@@ -204,27 +204,25 @@ ctypedef struct DecisionC:
     uint16_t choices        # legal moves the decision had
 
 
-cdef int _play_game(GioulC* s, RngC* rng, bint opening_dice, const int* policy, MoveC* moves,
-                    WorkspaceC* ws, DecisionC* rec, int* ndecisions) noexcept nogil:
-    """Play a complete game from the start; returns White's points (+-2, +-1, 0 for a draw)
+cdef int _play_on(GioulC* s, RngC* rng, int first_d1, int first_d2, const int* policy, MoveC* moves,
+                  WorkspaceC* ws, DecisionC* rec, int* ndecisions) noexcept nogil:
+    """Play the game in `s` to its end (the first roll, if one is due, is first_d1-first_d2
+    when first_d1 > 0); returns White's points (+-2, +-1, 0 for a dead position, a draw)
     or 100 if more than MAX_RECORDED decisions had to be recorded."""
-    cdef int wd, bd, d1 = 0, d2 = 0, n, k, winner, starter
+    cdef int d1 = 0, d2 = 0, n, k, winner
     cdef bint first = True
     cdef DecisionC* r
-    gioul_initial(s)
-    starter = opening_draw(rng, &wd, &bd)
-    _set_turn(s, starter)
     ndecisions[0] = 0
     while not gioul_over(s):
         d1 = d2 = 0
         if not s.count:
-            if first and opening_dice:
-                d1 = wd if wd > bd else bd
-                d2 = bd if wd > bd else wd
+            if first and first_d1:
+                d1 = first_d1
+                d2 = first_d2
             else:
                 roll_dice(rng, &d1, &d2)
-            first = False
             gioul_begin_roll(s, d1, d2)
+        first = False
         n = gioul_pending_moves(s, moves, ws)
         if n == 1 and moves[0].nsteps == 0 and position_is_dead(&s.pos, FLAG_GIOUL):
             return 0
@@ -248,6 +246,43 @@ cdef int _play_game(GioulC* s, RngC* rng, bint opening_dice, const int* policy, 
     winner = 0 if s.pos.side[0].counts[0] == NUM_CHECKERS else 1
     k = 2 if s.pos.side[1 - winner].counts[0] == 0 else 1
     return k if winner == 0 else -k
+
+
+cdef int _play_game(GioulC* s, RngC* rng, bint opening_dice, const int* policy, MoveC* moves,
+                    WorkspaceC* ws, DecisionC* rec, int* ndecisions) noexcept nogil:
+    """A complete game from the start: the one-die draw decides the starter, who rolls
+    fresh dice (or, with opening_dice, plays the two dice of the draw)."""
+    cdef int wd, bd
+    gioul_initial(s)
+    _set_turn(s, opening_draw(rng, &wd, &bd))
+    if opening_dice:
+        return _play_on(s, rng, wd if wd > bd else bd, bd if wd > bd else wd, policy, moves, ws, rec, ndecisions)
+    return _play_on(s, rng, 0, 0, policy, moves, ws, rec, ndecisions)
+
+
+def rollout_block(CoreGioul start, uint64_t master, long long first, long long n,
+                  int white_policy=POLICY_RANDOM, int black_policy=POLICY_RANDOM):
+    """Play games first .. first+n-1 of a rollout of `start` (game i draws its dice from
+    game_seed(master, i)); returns White's points per game (int8). GIL released."""
+    cdef long long i
+    cdef int count = 0
+    cdef int policy[2]
+    cdef GioulC s
+    cdef GioulC root = start.c
+    cdef RngC rng
+    cdef ScratchC scratch
+    policy[0] = white_policy
+    policy[1] = black_policy
+    out = np.zeros(n, dtype=np.int8)
+    cdef int8_t[::1] points = out
+    scratch_new(&scratch, 1)
+    with nogil:
+        for i in range(n):
+            rng_seed(&rng, game_seed(master, <uint64_t> (first + i)))
+            s = root
+            points[i] = _play_on(&s, &rng, 0, 0, policy, scratch.moves, scratch.ws, NULL, &count)
+        scratch_free(&scratch)
+    return out
 
 
 def random_games(uint64_t master, long long first, long long n, bint opening_dice,

@@ -336,3 +336,68 @@ def test_self_play_is_seeded_and_complete() -> None:
 def test_decision_is_a_value() -> None:
     d = Decision(WHITE, WHITE, (6, 5), (6, 5), "roll", ((24, 18), (18, 13)), 2)
     assert d.notation == "24/13"
+
+
+# --------------------------------------------------------------------------- rollouts
+
+
+def test_rollout_is_seeded_and_independent_of_workers() -> None:
+    from fevga.gioul import gioul_rollout
+
+    start = GioulPosition.initial()
+    one = gioul_rollout(start, games=3_000, seed=4, policy="random", workers=1)
+    two = gioul_rollout(start, games=3_000, seed=4, policy="random", workers=2)
+    assert one == two
+    assert one.games == 3_000 and one.side == WHITE and one.position == start.id
+    assert abs(one.win + one.lose + one.draw - 1.0) < 1e-12
+    assert one.ci95[0] < one.equity < one.ci95[1] and 0 < one.equity_se < 0.05
+    assert gioul_rollout(start, games=3_000, seed=5, policy="random") != one
+    assert json.loads(json.dumps(one.to_dict()))["game"] == "gioul"
+
+
+def test_rollout_of_a_pending_state_and_a_sure_win() -> None:
+    from fevga.gioul import gioul_rollout
+
+    # Black holds White's chain: the rollout starts with Black's pending decision.
+    mid = GioulPosition.from_id("__4AAAj__AABAAAA5VhH")
+    r = gioul_rollout(mid, games=500, seed=1)
+    assert r.side == BLACK and r.games == 500
+    # White has one checker left on its 1 and rolls: any roll bears it off, Black has none off.
+    sure = GioulPosition.from_counts(counts({1: 1}), counts({24: 15}), WHITE)
+    won = gioul_rollout(sure, games=200, seed=2)
+    assert (won.equity, won.win, won.win_mars, won.equity_se) == (2.0, 1.0, 1.0, 0.0)
+    lost = gioul_rollout(GioulPosition.from_counts(counts({1: 1}), counts({24: 15}), BLACK), games=200, seed=2)
+    assert lost.win == 0.0 and lost.lose_mars > 0
+
+
+def test_rollout_arguments() -> None:
+    from fevga.gioul import gioul_rollout
+
+    with pytest.raises(InvalidArgumentError):
+        gioul_rollout(GioulPosition.initial(), games=0)
+    with pytest.raises(InvalidArgumentError):
+        gioul_rollout(GioulPosition.initial(), workers=0)
+    with pytest.raises(InvalidArgumentError):
+        gioul_rollout(Position.initial(), games=10)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="finished"):
+        gioul_rollout(GioulPosition.from_counts([15] + [0] * 24, START, BLACK), games=10)
+
+
+def test_races_never_pass_dice_on() -> None:
+    """docs/rules.md §11.7: once both armies are on their own points 1-12 every die is
+    played by its roller, to the end of the roll or of the game."""
+    races = 0
+    for seed in range(60):
+        record = play_gioul_game(seed=seed)
+        states = record.positions()
+        race_roll = False
+        for d, before, after in zip(record.decisions, states, states[1:]):
+            if d.kind == "roll":  # a roll that starts in a race
+                race_roll = not any(before.counts(c)[k] for c in (WHITE, BLACK) for k in range(13, 25))
+            if not race_roll:
+                continue
+            races += 1
+            assert d.kind != "hand-over" and d.mover == d.roller
+            if after.winner() is None:
+                assert len(d.steps) == len(d.dice)  # every die of the decision was played
+    assert races > 150

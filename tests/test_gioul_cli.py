@@ -50,3 +50,14 @@ def test_gioul_errors_are_one_line() -> None:
         result = run(*args)
         assert result.returncode == 2, args
         assert result.stderr.count("\n") == 1 and result.stderr.startswith("fevga: error:"), result.stderr
+
+
+def test_rollout_of_a_gioul_position() -> None:
+    result = run("rollout", "start", "--game", "gioul", "--games", "2000", "--seed", "3", "--workers", "2", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["game"] == "gioul" and data["games"] == 2000 and data["side"] == "white"
+    text = run("rollout", "__4AAAj__AABAAAA5VhH", "--games", "500", "--seed", "1")
+    assert text.returncode == 0 and "Gioul rollout of __4AAAj__AABAAAA5VhH for black" in text.stdout
+    refused = run("rollout", "start", "--game", "gioul", "--dice", "6-5")
+    assert refused.returncode == 2 and "not supported for Gioul" in refused.stderr

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from fevga.cli.game import add_rules_option
+from fevga.cli.game import add_game_option, add_rules_option, game_of
+from fevga.errors import InvalidArgumentError
 from fevga.position import COLOR_NAMES, Position
 from fevga.errors import InvalidArgumentError
 from fevga.policy import POLICY_IDS
@@ -47,6 +48,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="checkpoint file: saved as blocks finish, resumed if present (refused if it is not "
                         "a checkpoint of this same job)")
     add_rules_option(parser)
+    add_game_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print JSON")
@@ -54,7 +56,33 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=_run)
 
 
+def _run_gioul(args: argparse.Namespace) -> int:
+    """A Gioul rollout: seeded games on local threads (the Fevga-only options are refused)."""
+    from fevga.gioul import GioulPosition, gioul_rollout
+
+    unsupported = [name for name, on in (
+        ("--dice", args.dice), ("--truncate", args.truncate), ("--luck", args.luck), ("--no-stratify", args.no_stratify),
+        ("--scheduler", args.scheduler), ("--dask", args.dask), ("--checkpoint", args.checkpoint), ("--csv", args.csv),
+        ("--rules", args.rules != "default"),
+    ) if on]
+    if unsupported:
+        raise InvalidArgumentError(f"{', '.join(unsupported)} not supported for Gioul rollouts yet")
+    import os
+
+    result = gioul_rollout(
+        GioulPosition.parse(args.position),
+        games=args.games if args.games is not None else DEFAULT_GAMES,
+        seed=args.seed,
+        policy=args.policy,
+        workers=args.workers if args.workers is not None else (os.cpu_count() or 1),
+    )
+    print(json.dumps(result.to_dict(), indent=2) if args.json else result.summary())
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
+    if game_of(args, args.position) == "gioul":
+        return _run_gioul(args)
     position = Position.parse(args.position)
     games = args.games if args.games is not None else (MOVE_GAMES if args.dice else DEFAULT_GAMES)
     options = {
