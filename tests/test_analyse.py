@@ -327,7 +327,7 @@ def test_api_evaluator_rerates_a_filtered_played_move_at_full_depth() -> None:
     moves = inner.rank(position, (5, 2), Rules())
     assert len(moves) >= 4
     filtered = moves[-1][0]
-    ranked = dict((m.position, e) for m, e in api.rank(position, (5, 2), Rules(), keep=[filtered]))
+    ranked = dict((m.position, e) for m, e in api.rank(position, (5, 2), Rules(), keep=[filtered.position]))
     assert calls == [1]
     assert ranked[filtered.position] == pytest.approx(-inner.value(filtered.position, Rules()))
     assert ranked[moves[-2][0].position] == pytest.approx(moves[-2][1])  # not asked for: left as the hint rated it

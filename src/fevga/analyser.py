@@ -87,7 +87,7 @@ class HeuristicEvaluator:
     siblings would invent errors.
 
     Above 1 ply, ``rank`` rates every move at 1 ply, then re-rates at `plies` the best
-    `candidates` of them that are within `window` of the best (and any move asked for in
+    `candidates` of them that are within `window` of the best (and any result position in
     `keep`): gnubg's move filter. The others keep their 1-ply equity and rank below.
     """
 
@@ -128,7 +128,7 @@ class HeuristicEvaluator:
         return final if final is not None else -self._deep(after, depth, rules, tables)
 
     def rank(self, position: Position, dice: tuple[int, int], rules: Rules,
-             keep: Sequence[Move] = ()) -> list[tuple[Move, float]]:
+             keep: Sequence[Position] = ()) -> list[tuple[Move, float]]:
         """Every legal move with its equity for the mover, best first."""
         tables = self._tables(position)
         moves = position.legal_moves(dice, rules)
@@ -136,7 +136,7 @@ class HeuristicEvaluator:
         scored.sort(key=lambda item: -item[1])
         if self.plies == 1 or len(scored) == 1:
             return scored
-        keep_ids = {m.position for m in keep}
+        keep_ids = set(keep)
         floor = scored[0][1] - self.window
         deep = [(m, self._after(m.position, self.plies - 1, rules, tables)) for i, (m, e) in enumerate(scored)
                 if (i < self.candidates and e >= floor) or m.position in keep_ids]
@@ -244,17 +244,17 @@ class ApiEvaluator:
         return 2.0 * (mwc - lost) / (won - lost) - 1.0
 
     def rank(self, position: Position, dice: tuple[int, int], rules: Rules,
-             keep: Sequence[Move] = ()) -> list[tuple[Move, float]]:
+             keep: Sequence[Position] = ()) -> list[tuple[Move, float]]:
         """The hint list as (move, equity for the mover), best first.
 
         The hint's order is kept (moves searched deeper first); in a match the moves are
-        re-ordered by match equity within each depth. A move in `keep` that the hint's
-        filter left at a shallower depth than the best is re-rated at full depth (through
-        ``evaluate`` of its result), so that its loss is measured on the best move's scale.
+        re-ordered by match equity within each depth. A move whose result is in `keep` and
+        that the hint's filter left at a shallower depth than the best is re-rated at full
+        depth (``evaluate`` of its result), so its loss is measured on the best move's scale.
         """
         hint, evaluate = self._functions()
         mover = position.turn
-        keep_ids = {m.position for m in keep}
+        keep_ids = set(keep)
         ranked: list[tuple[Move, float, int]] = []
         items = list(hint(position, dice, plies=self.plies, rules=rules))
         top = max((int(getattr(item, "plies", self.plies)) for item in items), default=self.plies)
@@ -633,8 +633,7 @@ def _at_score(evaluator: Evaluator, score: tuple[int, int], length: int) -> Eval
 def _rank(evaluator: Evaluator, position: Position, dice: tuple[int, int], rules: Rules,
           played: Position) -> list[tuple[Move, float]]:
     if isinstance(evaluator, (HeuristicEvaluator, ApiEvaluator)):
-        keep = [m for m in position.legal_moves(dice, rules) if m.position == played]
-        return evaluator.rank(position, dice, rules, keep=keep)
+        return evaluator.rank(position, dice, rules, keep=[played])
     return evaluator.rank(position, dice, rules)
 
 
