@@ -127,14 +127,23 @@ def test_api_evaluator_drops_in_for_the_trained_net() -> None:
         ranking = inner.rank(position, dice, rules or Rules())
         return [Hint(m, Evaluation(e), ranking[0][1] - e, plies) for m, e in ranking]
 
+    asked: list[int] = []
+
     def evaluate(position: Position, plies: int = 0, rules: Rules | None = None) -> Evaluation:
+        asked.append(plies)
         return Evaluation(inner.value(position, rules or Rules()))
 
     record = play_game(seed=9, policy="random")
     api = ApiEvaluator(plies=1, hint=hint, evaluate=evaluate)
-    via_api = analyse(record, evaluator=api, luck_evaluator=api)
+    via_api = analyse(record, evaluator=api)
     direct = analyse(record, evaluator=inner)
     assert [(p.loss, p.luck, p.mark) for p in via_api.plies()] == [(p.loss, p.luck, p.mark) for p in direct.plies()]
+    assert set(asked) == {0}  # before the roll: the static evaluation, by default
+    asked.clear()
+    analyse(record, evaluator=ApiEvaluator(plies=1, hint=hint, evaluate=evaluate, value_plies=1))
+    assert set(asked) == {1}
+    with pytest.raises(InvalidArgumentError):
+        ApiEvaluator(plies=0)
     if not hasattr(fevga, "hint"):
         with pytest.raises(InvalidArgumentError, match="fevga.hint"):
             analyse(record, evaluator=ApiEvaluator(plies=1))
@@ -239,7 +248,7 @@ class _Outcome:
         self.equity = 2 * self.win - 1 + self.win_mars - self.lose_mars
 
 
-def _fake_api(plies: int = 0) -> ApiEvaluator:
+def _fake_api(plies: int = 1) -> ApiEvaluator:
     inner = HeuristicEvaluator(plies=1)
 
     def hint(position: Position, dice: tuple[int, int], plies: int = 1, rules: Rules | None = None) -> list[Any]:
@@ -318,7 +327,7 @@ def test_api_evaluator_rerates_a_filtered_played_move_at_full_depth() -> None:
     moves = inner.rank(position, (5, 2), Rules())
     assert len(moves) >= 4
     filtered = moves[-1][0]
-    ranked = dict((m.position, e) for m, e in api.rank(position, (5, 2), Rules(), keep=[filtered]))
+    ranked = dict((m.position, e) for m, e in api.rank(position, (5, 2), Rules(), keep=[filtered.position]))
     assert calls == [1]
     assert ranked[filtered.position] == pytest.approx(-inner.value(filtered.position, Rules()))
     assert ranked[moves[-2][0].position] == pytest.approx(moves[-2][1])  # not asked for: left as the hint rated it

@@ -87,7 +87,7 @@ class HeuristicEvaluator:
     siblings would invent errors.
 
     Above 1 ply, ``rank`` rates every move at 1 ply, then re-rates at `plies` the best
-    `candidates` of them that are within `window` of the best (and any move asked for in
+    `candidates` of them that are within `window` of the best (and any result position in
     `keep`): gnubg's move filter. The others keep their 1-ply equity and rank below.
     """
 
@@ -128,7 +128,7 @@ class HeuristicEvaluator:
         return final if final is not None else -self._deep(after, depth, rules, tables)
 
     def rank(self, position: Position, dice: tuple[int, int], rules: Rules,
-             keep: Sequence[Move] = ()) -> list[tuple[Move, float]]:
+             keep: Sequence[Position] = ()) -> list[tuple[Move, float]]:
         """Every legal move with its equity for the mover, best first."""
         tables = self._tables(position)
         moves = position.legal_moves(dice, rules)
@@ -136,7 +136,7 @@ class HeuristicEvaluator:
         scored.sort(key=lambda item: -item[1])
         if self.plies == 1 or len(scored) == 1:
             return scored
-        keep_ids = {m.position for m in keep}
+        keep_ids = set(keep)
         floor = scored[0][1] - self.window
         deep = [(m, self._after(m.position, self.plies - 1, rules, tables)) for i, (m, e) in enumerate(scored)
                 if (i < self.candidates and e >= floor) or m.position in keep_ids]
@@ -169,8 +169,12 @@ class ApiEvaluator:
     rules=)`` -> [(move, Evaluation, loss)] best first, and ``fevga.evaluate(position,
     plies=, rules=)`` -> Evaluation(win, win_mars, lose_mars, equity) for the side on roll
     (a move's Evaluation is for the mover). Plies count as there: ``rank`` is
-    ``hint(plies=plies)``, ``value`` is ``evaluate(plies=plies)`` (the average over the
-    rolls of the best move at `plies`), so luck has mean zero.
+    ``hint(plies=plies)``. ``value`` (the luck's "before the roll") is
+    ``evaluate(plies=value_plies)``, by default ``plies - 1``: at 1 ply the static
+    evaluation of the position before the roll, as gnubg does, one net evaluation instead
+    of a search over the 21 rolls; luck then averages to zero over the rolls up to the
+    net's own error. ``value_plies=plies`` makes it the exact average of ``rank``'s best
+    over the rolls (21 times the work).
 
     `hint` and `evaluate` default to ``fevga.hint`` / ``fevga.evaluate`` (looked up when
     first used); pass others to analyse with any evaluator of that shape.
@@ -183,8 +187,11 @@ class ApiEvaluator:
 
     def __init__(self, plies: int = 1, hint: HintFn | None = None, evaluate: EvaluateFn | None = None,
                  name: str | None = None, *, score: tuple[int, int] | None = None, length: int = 0,
-                 table: MatchEquityTable | None = None) -> None:
+                 table: MatchEquityTable | None = None, value_plies: int | None = None) -> None:
+        if not isinstance(plies, int) or isinstance(plies, bool) or plies < 1:
+            raise InvalidArgumentError(f"plies {plies!r} must be an integer >= 1 (1 rates a move by its result)")
         self.plies = plies
+        self.value_plies = plies - 1 if value_plies is None else value_plies
         self._hint = hint
         self._evaluate = evaluate
         self.score = score
@@ -201,7 +208,12 @@ class ApiEvaluator:
         table = self.table if self.table is not None and self.table.length >= length else \
             match_equity_table(max(length, 1))
         return ApiEvaluator(self.plies, self._hint, self._evaluate, self._base, score=score, length=length,
-                            table=table)
+                            table=table, value_plies=self.value_plies)
+
+    def with_plies(self, plies: int) -> ApiEvaluator:
+        """The same evaluator at another depth (the default luck evaluator uses 1 ply)."""
+        return ApiEvaluator(plies, self._hint, self._evaluate, None, score=self.score, length=self.length,
+                            table=self.table)
 
     def _functions(self) -> tuple[HintFn, EvaluateFn]:
         import fevga
@@ -232,17 +244,17 @@ class ApiEvaluator:
         return 2.0 * (mwc - lost) / (won - lost) - 1.0
 
     def rank(self, position: Position, dice: tuple[int, int], rules: Rules,
-             keep: Sequence[Move] = ()) -> list[tuple[Move, float]]:
+             keep: Sequence[Position] = ()) -> list[tuple[Move, float]]:
         """The hint list as (move, equity for the mover), best first.
 
         The hint's order is kept (moves searched deeper first); in a match the moves are
-        re-ordered by match equity within each depth. A move in `keep` that the hint's
-        filter left at a shallower depth than the best is re-rated at full depth (through
-        ``evaluate`` of its result), so that its loss is measured on the best move's scale.
+        re-ordered by match equity within each depth. A move whose result is in `keep` and
+        that the hint's filter left at a shallower depth than the best is re-rated at full
+        depth (``evaluate`` of its result), so its loss is measured on the best move's scale.
         """
         hint, evaluate = self._functions()
         mover = position.turn
-        keep_ids = {m.position for m in keep}
+        keep_ids = set(keep)
         ranked: list[tuple[Move, float, int]] = []
         items = list(hint(position, dice, plies=self.plies, rules=rules))
         top = max((int(getattr(item, "plies", self.plies)) for item in items), default=self.plies)
@@ -279,7 +291,7 @@ class ApiEvaluator:
         final = position.winner()
         if final is not None:
             return float(position.points()) * (1.0 if final == position.turn else -1.0)
-        return self._equity(evaluate(position, plies=self.plies, rules=rules), position.turn)
+        return self._equity(evaluate(position, plies=self.value_plies, rules=rules), position.turn)
 
 
 # ---------------------------------------------------------------------------------------
@@ -549,7 +561,7 @@ def analyse(
 
     `plies` sets the default decision evaluator (`HeuristicEvaluator(plies)`); `evaluator`
     replaces it (e.g. ``ApiEvaluator(plies=1)`` for the trained net). Luck uses
-    `luck_evaluator` (default: the 1-ply heuristic, i.e. static values). `keep` ranked
+    `luck_evaluator` (default: the decision evaluator at 1 ply). `keep` ranked
     moves are kept per decision for the reports. `progress(done, total)` is called after each game.
 
     With `rollouts` > 0 every flagged decision is re-checked: the played and the best move
@@ -564,8 +576,7 @@ def analyse(
     started = time.perf_counter()
     match = _as_match(record)
     decide: Evaluator = evaluator if evaluator is not None else HeuristicEvaluator(plies)
-    luck_eval: Evaluator = luck_evaluator if luck_evaluator is not None else (
-        decide if isinstance(decide, HeuristicEvaluator) and decide.plies == 1 else HeuristicEvaluator(1))
+    luck_eval: Evaluator = luck_evaluator if luck_evaluator is not None else _default_luck(decide)
     marks = thresholds or Thresholds()
     if not isinstance(marks, Thresholds):
         raise InvalidArgumentError(f"thresholds {marks!r} must be a fevga.analyser.Thresholds")
@@ -601,6 +612,15 @@ def analyse(
                     player_names=match.players, match_aware=match_aware, elapsed=time.perf_counter() - started)
 
 
+def _default_luck(decide: Evaluator) -> Evaluator:
+    """The 1-ply version of the decision evaluator (itself at 1 ply: each roll is ranked once)."""
+    if isinstance(decide, HeuristicEvaluator):
+        return decide if decide.plies == 1 else HeuristicEvaluator(1)
+    if isinstance(decide, ApiEvaluator):
+        return decide if decide.plies == 1 else decide.with_plies(1)
+    return decide
+
+
 def _at_score(evaluator: Evaluator, score: tuple[int, int], length: int) -> Evaluator:
     """The evaluator ranking by match winning chance at `score`, if it can (else itself)."""
     at_score = getattr(evaluator, "at_score", None)
@@ -613,8 +633,7 @@ def _at_score(evaluator: Evaluator, score: tuple[int, int], length: int) -> Eval
 def _rank(evaluator: Evaluator, position: Position, dice: tuple[int, int], rules: Rules,
           played: Position) -> list[tuple[Move, float]]:
     if isinstance(evaluator, (HeuristicEvaluator, ApiEvaluator)):
-        keep = [m for m in position.legal_moves(dice, rules) if m.position == played]
-        return evaluator.rank(position, dice, rules, keep=keep)
+        return evaluator.rank(position, dice, rules, keep=[played])
     return evaluator.rank(position, dice, rules)
 
 

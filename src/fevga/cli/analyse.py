@@ -64,12 +64,12 @@ def _run(args: argparse.Namespace) -> int:
     lucky, very_lucky = _numbers(args.luck, 2, "--luck")
     thresholds = Thresholds(doubtful, bad, very_bad, lucky, very_lucky)
     record = load_record(args.record)
-    evaluator, luck = None, None
+    evaluator = None
     if args.evaluator == "net":
         from fevga.analyser import ApiEvaluator
 
-        evaluator, luck = ApiEvaluator(plies=args.plies), ApiEvaluator(plies=1)
-    report = analyse(record, plies=args.plies, evaluator=evaluator, luck_evaluator=luck, thresholds=thresholds,
+        evaluator = ApiEvaluator(plies=args.plies)
+    report = analyse(record, plies=args.plies, evaluator=evaluator, thresholds=thresholds,
                      rollouts=args.rollouts, rollout_seed=args.seed, workers=args.workers)
     if args.html:
         _write_atomic(Path(args.html), report.to_html())
