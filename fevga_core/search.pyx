@@ -200,7 +200,7 @@ def evaluate_row(CoreNet net not None, Tables tables not None, row, int plies, i
     _check_plies(plies, 0, MAX_PLIES)
     _evaluator(&ev, net, tables, flags)
     position_load_checked(&pos, row)
-    scratch_new(&scratch, MAX_PLIES + 2)
+    scratch_new(&scratch, plies + 1)       # one move list per level of the search
     try:
         with nogil:
             ply_value(&ev, &pos, plies, &scratch, 0, out)
@@ -243,7 +243,7 @@ def choose_rows(CoreNet net not None, Tables tables not None, const uint8_t[:, :
         raise InvalidDiceError("dice values must be 1-6")
     _check_plies(plies, 1, MAX_PLIES + 1)
     _evaluator(&ev, net, tables, flags)
-    scratch_new(&scratch, MAX_PLIES + 2)
+    scratch_new(&scratch, plies + 1)
     try:
         with nogil:
             for i in range(n):
@@ -278,7 +278,7 @@ def rank_row(CoreNet net not None, Tables tables not None, row, int d1, int d2, 
     _check_dice(d1, d2)
     _evaluator(&ev, net, tables, flags)
     position_load_checked(&pos, row)
-    scratch_new(&scratch, MAX_PLIES + 2)
+    scratch_new(&scratch, plies + 1)       # the roll's moves, then one list per deeper level
     try:
         n = generate_moves(&pos, d1, d2, flags, scratch.moves, scratch.ws)
         if n < 0:

@@ -41,7 +41,7 @@ def _chooser(worst_at: set[int]) -> Any:
 
 def test_losses_are_best_minus_played_and_marked() -> None:
     record = play_game(seed=21, policy=_chooser({3, 10, 25}))
-    report = analyse(record, plies=1)
+    report = analyse(record, plies=1, evaluator=STATIC)
     plies = report.plies()
     decisions = [p for p in plies if not p.forced]
     worst = [decisions[i] for i in (3, 10, 25)]
@@ -65,7 +65,8 @@ def test_marks_follow_the_thresholds() -> None:
     assert [marks.luck_mark(x) for x in (-0.7, -0.3, 0.0, 0.3, 0.6)] == \
         ["very unlucky", "unlucky", "", "lucky", "very lucky"]
     record = play_game(seed=22, policy="random")
-    loose, strict = analyse(record, plies=1), analyse(record, plies=1, thresholds=Thresholds(0.001, 0.002, 0.003))
+    loose = analyse(record, plies=1, evaluator=STATIC)
+    strict = analyse(record, plies=1, evaluator=STATIC, thresholds=Thresholds(0.001, 0.002, 0.003))
     assert len(strict.flagged()) > len(loose.flagged())
     with pytest.raises(InvalidArgumentError):
         Thresholds(0.1, 0.05, 0.2)
@@ -82,14 +83,16 @@ def test_luck_averages_to_zero_over_the_rolls() -> None:
         record = GameRecord(seed="", rules=Rules(), policies=("", ""), start=start, opening_dice=None,
                             plies=(Ply(start.turn, dice, move.steps),), final=move.position, winner=None, points=0,
                             truncated=True)
-        ply = analyse(record, plies=1).plies()[0]
+        ply = analyse(record, plies=1, evaluator=STATIC).plies()[0]
         total += (1 if dice[0] == dice[1] else 2) / 36 * ply.luck
     assert total == pytest.approx(0.0, abs=1e-9)
 
 
 def test_player_totals_add_up() -> None:
+    """With the default evaluator: the shipped net."""
     match = play_match(3, seed=5, policy="random")
     report = analyse(match, plies=1)
+    assert report.evaluator.startswith("net")
     for summary in report.players:
         mine = [p for p in report.plies() if p.turn == summary.color]
         decisions = [p for p in mine if not p.forced]
@@ -104,7 +107,7 @@ def test_player_totals_add_up() -> None:
 
 def test_two_plies_keep_the_played_move_ranked() -> None:
     record = play_game(seed=8, policy="random")
-    report = analyse(record, plies=2)
+    report = analyse(record, plies=2, evaluator=HeuristicEvaluator(plies=2))
     assert report.evaluator.startswith("heuristic 2-ply")
     for p in report.plies():
         assert p.loss >= 0 and 1 <= p.rank <= p.legal_moves

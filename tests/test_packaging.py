@@ -50,3 +50,20 @@ def test_installed_command_line(installed: Path, tmp_path: Path) -> None:
     result = subprocess.run([str(installed), "-m", "fevga", "moves", "start", "6-5"], cwd=tmp_path,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and "24/13" in result.stdout, result.stderr
+
+
+def test_installed_package_ships_the_net(installed: Path, tmp_path: Path) -> None:
+    code = (
+        "import fevga; net = fevga.Net.default(); e = fevga.evaluate(fevga.Position.initial());"
+        "print(net.checksum, net.provenance['games'], 0 < e.win < 1)"
+    )
+    result = subprocess.run([str(installed), "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    checksum, games, valid = result.stdout.split()
+    assert checksum == fevga_net_checksum() and int(games) > 0 and valid == "True"
+
+
+def fevga_net_checksum() -> str:
+    import fevga
+
+    return fevga.Net.default().checksum

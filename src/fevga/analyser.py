@@ -197,7 +197,7 @@ class ApiEvaluator:
         self.score = score
         self.length = length
         self.table = table
-        base = name or f"evaluator {plies}-ply"
+        base = name or (f"net {plies}-ply" if hint is None else f"evaluator {plies}-ply")
         self._base = base
         self.name = base if score is None else f"{base}, match-aware"
 
@@ -559,8 +559,8 @@ def analyse(
 ) -> Analysis:
     """Analyse every ply of a game or match record (see the module docstring for the definitions).
 
-    `plies` sets the default decision evaluator (`HeuristicEvaluator(plies)`); `evaluator`
-    replaces it (e.g. ``ApiEvaluator(plies=1)`` for the trained net). Luck uses
+    `plies` sets the default decision evaluator, the shipped net (`ApiEvaluator(plies)`);
+    `evaluator` replaces it (e.g. ``HeuristicEvaluator(plies)`` for the heuristic). Luck uses
     `luck_evaluator` (default: the decision evaluator at 1 ply). `keep` ranked
     moves are kept per decision for the reports. `progress(done, total)` is called after each game.
 
@@ -575,7 +575,7 @@ def analyse(
 
     started = time.perf_counter()
     match = _as_match(record)
-    decide: Evaluator = evaluator if evaluator is not None else HeuristicEvaluator(plies)
+    decide: Evaluator = evaluator if evaluator is not None else ApiEvaluator(plies)
     luck_eval: Evaluator = luck_evaluator if luck_evaluator is not None else _default_luck(decide)
     marks = thresholds or Thresholds()
     if not isinstance(marks, Thresholds):

@@ -20,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("record", help="record file: engine JSON or the text match format (docs/records.md)")
     parser.add_argument("--plies", type=int, default=1,
                         help="plies of the decision evaluator: 1 rates a move by its result, 2 looks a roll deeper")
-    parser.add_argument("--evaluator", choices=["heuristic", "net"], default="heuristic",
+    parser.add_argument("--evaluator", choices=["heuristic", "net"], default="net",
                         help="heuristic expectimax (default) or the trained net through fevga.hint/evaluate")
     parser.add_argument("--json", action="store_true", help="print the analysis as JSON")
     parser.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report to FILE")
@@ -64,11 +64,11 @@ def _run(args: argparse.Namespace) -> int:
     lucky, very_lucky = _numbers(args.luck, 2, "--luck")
     thresholds = Thresholds(doubtful, bad, very_bad, lucky, very_lucky)
     record = load_record(args.record)
-    evaluator = None
-    if args.evaluator == "net":
-        from fevga.analyser import ApiEvaluator
+    evaluator = None  # analyse's default: the shipped net
+    if args.evaluator == "heuristic":
+        from fevga.analyser import HeuristicEvaluator
 
-        evaluator = ApiEvaluator(plies=args.plies)
+        evaluator = HeuristicEvaluator(plies=args.plies)
     report = analyse(record, plies=args.plies, evaluator=evaluator, thresholds=thresholds,
                      rollouts=args.rollouts, rollout_seed=args.seed, workers=args.workers)
     if args.html:

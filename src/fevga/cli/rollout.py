@@ -31,7 +31,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help=f"games per position (default: {DEFAULT_GAMES:,}; with --dice {MOVE_GAMES:,} per move)")
     parser.add_argument("--workers", type=int, default=None, help="local worker threads or Dask workers (default: all cores)")
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: fresh entropy, printed)")
-    parser.add_argument("--policy", default="net", choices=sorted(POLICY_IDS), help="policy of both sides (default: %(default)s)")
+    parser.add_argument("--policy", default=None, choices=sorted(POLICY_IDS),
+                        help="policy of both sides (default: net for Fevga, heuristic for Gioul)")
     parser.add_argument("--net", default=None, metavar="FILE", help="net weights for the net policies and luck (default: shipped)")
     parser.add_argument("--candidates", type=int, default=None,
                         help="with --dice: roll out only the N moves the net rates best")
@@ -73,7 +74,7 @@ def _run_gioul(args: argparse.Namespace) -> int:
         GioulPosition.parse(args.position),
         games=args.games if args.games is not None else DEFAULT_GAMES,
         seed=args.seed,
-        policy=args.policy,
+        policy=args.policy or "heuristic",
         workers=args.workers if args.workers is not None else (os.cpu_count() or 1),
     )
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.summary())
@@ -89,7 +90,7 @@ def _run(args: argparse.Namespace) -> int:
         "games": games,
         "seed": args.seed,
         "workers": args.workers,
-        "policy": args.policy,
+        "policy": args.policy or "net",
         "truncate": args.truncate,
         "backend": "dask" if (args.dask or args.scheduler) else "local",
         "scheduler": args.scheduler,
