@@ -456,3 +456,32 @@ def test_batch_evaluate_rejects_bad_rows_and_threads() -> None:
         fevga.batch.evaluate(_bad_rows())
     with pytest.raises(InvalidArgumentError, match="threads"):
         fevga.batch.evaluate(fevga.batch.to_array([Position.initial()]), threads=0)
+
+
+# ---------------------------------------------------------------------------------------
+# Match play: evaluations and hints at a match score
+
+
+def test_at_double_match_point_the_match_chance_is_the_win_chance(corpus: list[Position]) -> None:
+    position = corpus[30]
+    e = evaluate(position, score=(4, 4), length=5)
+    assert e.match_chance == pytest.approx(e.win, abs=1e-12)
+    for h in hint(position, (5, 2), score=(4, 4), length=5):  # mars is worth nothing: ranked by P(win)
+        assert h.evaluation.match_chance == pytest.approx(h.evaluation.win, abs=1e-12)
+    ranked = hint(position, (5, 2), score=(4, 4), length=5)
+    assert [h.evaluation.win for h in ranked] == sorted((h.evaluation.win for h in ranked), reverse=True)
+
+
+def test_match_chance_follows_the_match_equity_table(corpus: list[Position]) -> None:
+    from fevga.match import match_equity_table, match_winning_chance
+
+    position = corpus[31]
+    e = evaluate(position, score=(1, 3), length=7)
+    table = match_equity_table(7)
+    away = (7 - (1, 3)[position.turn], 7 - (1, 3)[1 - position.turn])
+    assert e.match_chance == pytest.approx(match_winning_chance(table, away, e.win, e.win_mars, e.lose_mars))
+    assert evaluate(position).match_chance is None
+    with pytest.raises(InvalidArgumentError, match="score"):
+        evaluate(position, score=(1, 3))
+    with pytest.raises(InvalidArgumentError, match="score"):
+        evaluate(position, score=(7, 0), length=7)

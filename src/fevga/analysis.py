@@ -19,7 +19,7 @@ True
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fevga.errors import InvalidArgumentError
 from fevga.net import Net, net_of
@@ -34,11 +34,13 @@ MAX_PLIES: int = core.PLIES_LIMIT  # deepest evaluate(); hint() goes one deeper
 
 @dataclass(frozen=True)
 class Evaluation:
-    """Probabilities for the side on roll; `equity` in points (a mars counts 2, a draw 0)."""
+    """Probabilities for the side on roll; `equity` in points (a mars counts 2, a draw 0);
+    `match_chance`, P(win the match), when evaluated at a match score (else None)."""
 
     win: float
     win_mars: float
     lose_mars: float
+    match_chance: float | None = None
 
     @property
     def lose(self) -> float:
@@ -52,11 +54,13 @@ class Evaluation:
 
     def flipped(self) -> Evaluation:
         """The same value from the other side's point of view."""
-        return Evaluation(1.0 - self.win, self.lose_mars, self.win_mars)
+        chance = None if self.match_chance is None else 1.0 - self.match_chance
+        return Evaluation(1.0 - self.win, self.lose_mars, self.win_mars, chance)
 
     def __str__(self) -> str:
-        return (f"win {100 * self.win:.1f}% (mars {100 * self.win_mars:.1f}%), "
+        text = (f"win {100 * self.win:.1f}% (mars {100 * self.win_mars:.1f}%), "
                 f"lose {100 * self.lose:.1f}% (mars {100 * self.lose_mars:.1f}%), equity {self.equity:+.3f}")
+        return text if self.match_chance is None else f"{text}, match {100 * self.match_chance:.1f}%"
 
 
 @dataclass(frozen=True)
@@ -65,13 +69,19 @@ class Hint:
 
     move: Move
     evaluation: Evaluation
-    loss: float  # equity given up against the best move (0 for the best)
+    loss: float  # given up against the best move (0 for the best): equity, or match chance at a score
     plies: int  # the depth this move was evaluated at (filtered-out moves keep 1)
 
     @property
     def equity(self) -> float:
         """The mover's equity after this move."""
         return self.evaluation.equity
+
+    @property
+    def value(self) -> float:
+        """What the ranking compares: the match chance at a score, else the equity."""
+        e = self.evaluation
+        return e.equity if e.match_chance is None else e.match_chance
 
 
 def _plies(plies: object, high: int) -> int:
@@ -86,24 +96,62 @@ def _position(position: object) -> Position:
     return position
 
 
+class _MatchScore:
+    """A running match score: the table and each side's points still needed."""
+
+    def __init__(self, score: object, length: object) -> None:
+        from fevga.match import away_scores, match_equity_table
+
+        if not (isinstance(score, tuple) and len(score) == 2 and all(isinstance(v, int) for v in score)):
+            raise InvalidArgumentError(f"score {score!r} must be a (white, black) pair of integers")
+        if not isinstance(length, int) or isinstance(length, bool):
+            raise InvalidArgumentError(f"match length {length!r} must be an integer")
+        self.away = (away_scores(score, length, 0), away_scores(score, length, 1))
+        self.table = match_equity_table(length)
+
+    def chance(self, side: int, win: float, win_mars: float, lose_mars: float) -> float:
+        """P(`side` wins the match) from its outcome probabilities in this game."""
+        from fevga.match import match_winning_chance
+
+        return match_winning_chance(self.table, self.away[side], win, win_mars, lose_mars)
+
+
+def _match(score: tuple[int, int] | None, length: int | None) -> _MatchScore | None:
+    if score is None and length is None:
+        return None
+    if score is None or length is None:
+        raise InvalidArgumentError("a match score needs both score=(white, black) and length=N")
+    return _MatchScore(score, length)
+
+
 def evaluate(position: Position, plies: int = 0, rules: Rules | None = None, *,
-             net: Net | str | os.PathLike[str] | None = None) -> Evaluation:
+             net: Net | str | os.PathLike[str] | None = None, score: tuple[int, int] | None = None,
+             length: int | None = None) -> Evaluation:
     """The evaluation of `position` for its side on roll at `plies` plies (0..MAX_PLIES).
 
     `net` is a fevga.Net or a net file (default: the shipped net). A finished game scores its
-    result; a dead position is a draw (win 0.5, equity 0) from 1 ply on.
+    result; a dead position is a draw (win 0.5, equity 0) from 1 ply on. With a match
+    `score` (White's, Black's points) and `length`, the evaluation also carries the side on
+    roll's chance of winning the match (fevga.match, docs/match.md).
     """
     position = _position(position)
     depth = _plies(plies, MAX_PLIES)
     rules = rules_of(rules)
+    match = _match(score, length)
     win, win_mars, lose_mars = core.evaluate_row(net_of(net)._core, tables_of("default"), position._row(), depth,
                                                  rules.flags)
-    return Evaluation(win, win_mars, lose_mars)
+    chance = None if match is None else match.chance(position.turn, win, win_mars, lose_mars)
+    return Evaluation(win, win_mars, lose_mars, chance)
 
 
 def hint(position: Position, dice: object, plies: int = 1, rules: Rules | None = None, *,
-         net: Net | str | os.PathLike[str] | None = None) -> list[Hint]:
+         net: Net | str | os.PathLike[str] | None = None, score: tuple[int, int] | None = None,
+         length: int | None = None) -> list[Hint]:
     """Every legal move of `position` with `dice`, best first, for the mover (plies 1..MAX_PLIES + 1).
+
+    With a match `score` and `length` the moves are ranked by the mover's chance of winning
+    the match (and `loss` is in match chance), not by money equity: at double match point a
+    mars is worth nothing, at other scores it decides the match.
 
     >>> [h.move.notation for h in hint(Position.initial(), "1-1")]
     ['24/23/22/21/20']
@@ -115,12 +163,17 @@ def hint(position: Position, dice: object, plies: int = 1, rules: Rules | None =
     if position.winner() is not None:
         raise InvalidArgumentError(f"position {position.id} is already finished")
     rules = rules_of(rules)
+    match = _match(score, length)
     d1, d2 = parse_dice(dice)
     moves = position.legal_moves((d1, d2), rules)
     _, values, used = core.rank_row(net_of(net)._core, tables_of("default"), position._row(), d1, d2, depth,
                                     rules.flags)
-    evaluations = [Evaluation(*map(float, row)) for row in values]
-    # deeper evaluations first (they are the search's verdict), then by equity, then generator order
-    order = sorted(range(len(moves)), key=lambda k: (-int(used[k]), -evaluations[k].equity, k))
-    best = evaluations[order[0]].equity
-    return [Hint(moves[k], evaluations[k], best - evaluations[k].equity, int(used[k])) for k in order]
+    hints = []
+    for move, row, depth_used in zip(moves, values, used):
+        win, win_mars, lose_mars = float(row[0]), float(row[1]), float(row[2])
+        chance = None if match is None else match.chance(position.turn, win, win_mars, lose_mars)
+        hints.append(Hint(move, Evaluation(win, win_mars, lose_mars, chance), 0.0, int(depth_used)))
+    # deeper evaluations first (they are the search's verdict), then by value, then generator order
+    order = sorted(range(len(hints)), key=lambda k: (-hints[k].plies, -hints[k].value, k))
+    best = hints[order[0]].value
+    return [replace(hints[k], loss=best - hints[k].value) for k in order]

@@ -8,6 +8,7 @@ import shlex
 import sys
 
 from fevga.analysis import MAX_PLIES, evaluate, hint
+from fevga.errors import InvalidArgumentError
 from fevga.cli.game import add_rules_option
 from fevga.net import Net, net_of
 from fevga.position import COLOR_NAMES, Position
@@ -35,6 +36,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     hi.add_argument("--plies", type=int, default=1, help=f"1 = rate each result, 2..{MAX_PLIES + 1} = search deeper (default: %(default)s)")
     hi.add_argument("--top", type=int, default=10, help="show the best N moves (default: %(default)s, 0 = all)")
     hi.add_argument("--json", action="store_true", help="print JSON")
+    hi.add_argument("--score", default=None, metavar="W-B",
+                    help="match score (White-Black points), with --length: rank by match winning chance")
+    hi.add_argument("--length", type=int, default=None, help="match length in points (with --score)")
     add_net_option(hi)
     add_rules_option(hi)
     hi.set_defaults(run=_hint)
@@ -81,21 +85,32 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _hint(args: argparse.Namespace) -> int:
     position = Position.parse(args.position)
     net = net_of(args.net)
-    hints = hint(position, args.dice, args.plies, Rules.named(args.rules), net=net)
+    score = None
+    if args.score is not None:
+        try:
+            white, black = (int(v) for v in args.score.split("-"))
+        except ValueError:
+            raise InvalidArgumentError(f"--score {args.score!r} must be two numbers like 3-1") from None
+        score = (white, black)
+    hints = hint(position, args.dice, args.plies, Rules.named(args.rules), net=net, score=score, length=args.length)
     shown = hints if args.top <= 0 else hints[: args.top]
     if args.json:
         print(json.dumps({"position": position.id, "dice": args.dice, "plies": args.plies, "net": net.checksum,
                           "moves": [{"move": h.move.notation, "position": h.move.position.id, "plies": h.plies,
                                      "win": h.evaluation.win, "win_mars": h.evaluation.win_mars,
-                                     "lose_mars": h.evaluation.lose_mars, "equity": h.equity, "loss": h.loss}
+                                     "lose_mars": h.evaluation.lose_mars, "equity": h.equity,
+                                     "match_chance": h.evaluation.match_chance, "loss": h.loss}
                                     for h in shown]}, indent=2))
         return 0
     print(f"{COLOR_NAMES[position.turn]} to play {args.dice} in {position.id}: {len(hints)} move(s), best first")
-    print(f"  {'#':>2} {'move':<28} {'ply':>3} {'equity':>8} {'loss':>7}   win   w.mars  l.mars")
+    match = score is not None
+    print(f"  {'#':>2} {'move':<28} {'ply':>3} {'equity':>8} {'loss':>7}   win   w.mars  l.mars"
+          + ("  match" if match else ""))
     for rank, h in enumerate(shown, 1):
         e = h.evaluation
         print(f"  {rank:>2} {h.move.notation:<28} {h.plies:>3} {h.equity:+8.4f} {h.loss:7.4f} "
-              f"{e.win:6.1%} {e.win_mars:6.1%} {e.lose_mars:6.1%}")
+              f"{e.win:6.1%} {e.win_mars:6.1%} {e.lose_mars:6.1%}"
+              + (f" {e.match_chance:6.1%}" if match and e.match_chance is not None else ""))
     return 0
 
 
