@@ -126,7 +126,7 @@ def _read_all(handle: Any, size: int) -> npt.NDArray[np.uint8]:
     raw = np.empty(size + ALIGNMENT, dtype=np.uint8)
     start = (-raw.ctypes.data) % ALIGNMENT
     buffer = raw[start : start + size]
-    view = memoryview(buffer)
+    view = buffer.data
     done = 0
     while done < size:
         got = handle.readinto(view[done : done + _CHUNK])
@@ -159,7 +159,7 @@ class TableFile:
             raise BearoffFileError(f"bear-off file {str(self.path)!r} cannot be read: {exc.strerror or exc}") from None
         if size < _PREFIX.size:
             raise BearoffFileError(f"bear-off file {str(self.path)!r} is truncated: {size} bytes, no header")
-        magic, version, header_length, header_crc = _PREFIX.unpack_from(self._data, 0)
+        magic, version, header_length, header_crc = _PREFIX.unpack_from(self._data.data, 0)
         where = repr(str(self.path))
         if magic != MAGIC:
             raise BearoffFileError(f"{where} is not a fevga bear-off file (magic {magic!r}, expected {MAGIC!r})")
@@ -184,7 +184,7 @@ class TableFile:
             )
         if size > payload_start + payload_bytes:
             raise BearoffFileError(f"bear-off file {where} has {size - payload_start - payload_bytes} trailing bytes")
-        payload = memoryview(self._data[payload_start:])
+        payload = self._data[payload_start:].data
         if verify and _crc32(payload) != payload_crc:
             raise BearoffFileError(f"bear-off file {where} is corrupted: payload checksum mismatch")
         self.meta: dict[str, Any] = meta
