@@ -237,3 +237,20 @@ def test_progress_bars_only_on_a_terminal(tmp_path: Path) -> None:
                            "--out", str(out)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stderr == "", done.stderr  # no bar when stderr is a pipe
     assert "two-sided 6x4" in done.stdout
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077])
+def test_files_are_created_with_the_users_umask(tmp_path: Path, umask: int) -> None:
+    import os
+    import stat
+
+    old = os.umask(umask)
+    try:
+        table = OneSidedDB.build(3, 2).save(tmp_path / f"t{umask}.fbo")
+        checkpoint = tmp_path / f"c{umask}.ckpt"
+        rollout(Position.initial(), games=36, seed=1, workers=1, policy="random", checkpoint=checkpoint,
+                progress=False)
+    finally:
+        os.umask(old)
+    for path in (table, checkpoint):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask, path

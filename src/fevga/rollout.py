@@ -492,6 +492,9 @@ def _save_checkpoint(path: Path, job: _Job, blocks: dict[int, _Sums]) -> None:
     except OSError as exc:
         raise InvalidArgumentError(f"cannot write checkpoint {str(path)!r}: {exc.strerror or exc}") from None
     try:
+        from fevga.bearoff.fileformat import user_file_mode
+
+        os.fchmod(fd, user_file_mode())  # the user's umask, not mkstemp's 0o600
         with os.fdopen(fd, "wb") as handle:
             np.savez(handle, **arrays)
             handle.flush()

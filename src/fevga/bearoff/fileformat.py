@@ -60,6 +60,14 @@ def _crc32(buffer: Any) -> int:
     return crc
 
 
+def user_file_mode() -> int:
+    """The mode of a new file under the process umask (0o666 & ~umask): mkstemp creates 0o600
+    files, and an atomic write must not make a table or checkpoint private by accident."""
+    mask = os.umask(0o022)  # reading the umask means setting it: put it straight back
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def write_table(path: str | os.PathLike[str], meta: Mapping[str, Any], arrays: Mapping[str, npt.NDArray[Any]]) -> Path:
     """Write `arrays` with header fields `meta` to `path` atomically; returns the path."""
     target = Path(path)
@@ -78,6 +86,7 @@ def write_table(path: str | os.PathLike[str], meta: Mapping[str, Any], arrays: M
     directory.mkdir(parents=True, exist_ok=True)
     fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
+        os.fchmod(fd, user_file_mode())
         with os.fdopen(fd, "w+b") as handle:
             # Reserve the header, write the payload, then fill in the CRCs.
             header["payload_crc32"] = 0
