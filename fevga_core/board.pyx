@@ -168,7 +168,7 @@ cdef int position_load_checked(PositionC* pos, object row) except -1:
         raise InvalidPositionError(f"position row of {view.shape[0]} bytes must be {POSITION_WIDTH} bytes")
     code = row_problem(&view[0])
     if code:
-        raise InvalidPositionError(f"position row {list(view)}: {row_problem_text(&view[0], code)}")
+        raise InvalidPositionError(f"{row_problem_text(&view[0], code)} (position row {list(view)})")
     position_load(pos, &view[0])
     return 0
 

@@ -26,7 +26,7 @@ def test_known_perft(entry: dict) -> None:
 def test_perft_agrees_with_the_reference(entry: dict) -> None:
     position = Position.from_id(entry["position"])
     counts = (position.counts(WHITE), position.counts(BLACK), position.turn)
-    checked = 2 if position == Position.initial() else 1
+    checked = 2 if position == Position.initial() else 1  # depth 3 from the start: tests/test_reference.py
     for depth, expected in enumerate(entry["perft"][:checked], 1):
         assert reference.perft(*counts, depth, REFERENCE_RULES[entry["rules"]]) == expected, depth
 

@@ -50,14 +50,43 @@ def test_json_round_trip() -> None:
     assert Position.parse(text) == pos and Position.parse(pos.id) == pos and Position.parse("start") == Position.initial()
 
 
+def _documented_zobrist_table() -> tuple[dict[tuple[int, int, int], int], int]:
+    """The table as board.pyx documents it, derived here: splitmix64 seeded with ZOBRIST_SEED,
+    one output per entry with count >= 1 in increasing index (color * 25 + slot) * 16 + count,
+    count-0 entries 0, then the turn key."""
+    mask, state = 2**64 - 1, 0x46455647415A4F42
+
+    def splitmix() -> int:
+        nonlocal state
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        return z ^ (z >> 31)
+
+    table = {}
+    for color in (0, 1):
+        for slot in range(25):
+            for count in range(16):
+                table[color, slot, count] = 0 if count == 0 else splitmix()
+    return table, splitmix()
+
+
 def test_zobrist_table_is_fixed() -> None:
-    # Known answers pin the documented table (board.pyx): a change breaks stored keys.
+    # Known answers derived from the documented construction: a change breaks stored keys.
     assert ZOBRIST_SEED == 0x46455647415A4F42
-    assert zobrist_entry(0, 0, 0) == 0
-    assert Position.initial().zobrist == zobrist_entry(0, 24, 15) ^ zobrist_entry(1, 24, 15)
+    table, turn = _documented_zobrist_table()
+    assert all(zobrist_entry(*index) == value for index, value in table.items())
+    assert zobrist_turn_key() == turn
+    assert Position.initial().zobrist == table[0, 24, 15] ^ table[1, 24, 15]
     black_on_roll = Position.from_counts(Position.initial().counts(WHITE), Position.initial().counts(BLACK), BLACK)
-    assert black_on_roll.zobrist == Position.initial().zobrist ^ zobrist_turn_key()
-    assert Position.initial().zobrist == 9193294968214269110
+    assert black_on_roll.zobrist == Position.initial().zobrist ^ turn
+    some = make({24: 10, 13: 2, 3: 1}, {24: 12, 2: 1}, BLACK)
+    expected = turn
+    for color in (WHITE, BLACK):
+        for slot, count in enumerate(some.counts(color)):
+            expected ^= table[color, slot, count]
+    assert some.zobrist == expected
 
 
 def test_keys_are_incremental_and_equal_for_equal_positions() -> None:

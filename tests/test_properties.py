@@ -141,3 +141,43 @@ def test_batch_matches_single_calls(pairs: list[tuple[Position, tuple[int, int]]
         assert got == [m.position for m in expected]
         steps = [tuple(map(tuple, result.steps[k][: result.nsteps[k]])) for k in range(result.offsets[i], result.offsets[i + 1])]
         assert steps == [m.steps for m in expected]
+
+
+def _steps_are_die_by_die(me: tuple[int, ...], closed: list[bool], steps: tuple[tuple[int, int], ...],
+                          remaining: tuple[int, ...], rules: dict[str, object], final: tuple[int, ...]) -> bool:
+    """Whether `steps` can be played one die of `remaining` at a time, each step legal on its
+    own by the independent reference (tests/reference.py `_single_die`), ending on `final`."""
+    import reference
+
+    if not steps:
+        return me == final
+    (source, target), rest = steps[0], steps[1:]
+    for die in sorted(set(remaining)):
+        if target > 0 and source - target != die or target == 0 and die < source:
+            continue
+        after = list(me)
+        after[source] -= 1
+        after[target] += 1
+        if tuple(after) not in set(reference._single_die(me, closed, die, rules)):
+            continue
+        left = list(remaining)
+        left.remove(die)
+        if _steps_are_die_by_die(tuple(after), closed, rest, tuple(left), rules, final):
+            return True
+    return False
+
+
+@settings(max_examples=150, deadline=None)
+@given(positions, dice, st.sampled_from(RULESETS))
+def test_every_move_steps_is_a_legal_die_by_die_sequence(pos: Position, roll: tuple[int, int], rules: Rules) -> None:
+    import reference
+
+    ref_rules = reference.full_rules(rules.to_dict())
+    mover = pos.turn
+    me, op = pos.counts(mover), pos.counts(1 - mover)
+    closed = reference._closed_points(op)
+    all_dice = (roll[0],) * 4 if roll[0] == roll[1] else roll
+    for move in pos.legal_moves(roll, rules):
+        assert len(move.steps) <= len(all_dice)
+        assert _steps_are_die_by_die(me, closed, move.steps, all_dice, ref_rules, move.position.counts(mover)), (
+            pos.id, roll, move.steps)

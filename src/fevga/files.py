@@ -11,6 +11,14 @@ from typing import BinaryIO
 from fevga.errors import InvalidArgumentError
 
 
+def user_file_mode() -> int:
+    """The mode of a new file under the process umask (0o666 & ~umask): mkstemp creates 0o600
+    files, and an atomic write must not make a table or checkpoint private by accident."""
+    mask = os.umask(0o022)  # reading the umask means setting it: put it straight back
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], object], what: str = "file") -> Path:
     """Call ``write(handle)`` on a temporary file and move it to `path` only when it succeeded,
     so a reader never sees a half-written file (also on Ctrl-C). The file gets the user's
@@ -23,9 +31,7 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], objec
     except OSError as exc:
         raise InvalidArgumentError(f"cannot write {what} {str(target)!r}: {exc.strerror or exc}") from None
     try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)
+        os.fchmod(fd, user_file_mode())
         with os.fdopen(fd, "wb") as handle:
             write(handle)
             handle.flush()

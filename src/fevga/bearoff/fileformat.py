@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from fevga.files import user_file_mode
 from fevga.errors import BearoffFileError
 
 MAGIC = b"FEVGABO\x00"
@@ -78,6 +79,7 @@ def write_table(path: str | os.PathLike[str], meta: Mapping[str, Any], arrays: M
     directory.mkdir(parents=True, exist_ok=True)
     fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
+        os.fchmod(fd, user_file_mode())
         with os.fdopen(fd, "w+b") as handle:
             # Reserve the header, write the payload, then fill in the CRCs.
             header["payload_crc32"] = 0

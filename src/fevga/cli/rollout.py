@@ -8,7 +8,6 @@ import json
 from fevga.cli.game import add_game_option, add_rules_option, game_of
 from fevga.errors import InvalidArgumentError
 from fevga.position import COLOR_NAMES, Position
-from fevga.errors import InvalidArgumentError
 from fevga.policy import POLICY_IDS
 from fevga.rollout import DASK_CONNECT_TIMEOUT, DEFAULT_GAMES, moves_to_csv, rollout, rollout_moves
 from fevga.rules import Rules
