@@ -154,7 +154,7 @@ def hint(position: Position, dice: object, plies: int = 1, rules: Rules | None =
     mars is worth nothing, at other scores it decides the match.
 
     >>> [h.move.notation for h in hint(Position.initial(), "1-1")]
-    ['24/23/22/21/20']
+    ['24/20']
     """
     position = _position(position)
     depth = _plies(plies, MAX_PLIES + 1)
