@@ -34,7 +34,7 @@ from fevga_core.types cimport (
     PositionC, SideC, uint8_t, uint32_t, NUM_CHECKERS, POSITION_WIDTH,
 )
 from fevga_core.board cimport (
-    position_load, position_load_checked, rows_checked, side_pips, rotate12, longest_run,
+    position_load, position_load_checked, rows_checked, side_pips, rotate12, longest_run, check_interrupt,
     __builtin_popcount, __builtin_ctz,
 )
 
@@ -340,6 +340,8 @@ cdef class CoreNet:
         cdef double[:, ::1] view = out
         with nogil:
             for i in range(n):
+                if i % 65536 == 65535:
+                    check_interrupt()
                 position_load(&pos, &rows[i, 0])
                 net_evaluate(&self.c, &pos, &view[i, 0])
         return out
@@ -363,6 +365,8 @@ cdef class CoreNet:
             raise InvalidArgumentError(f"rate {rate} must be a positive finite step")
         with nogil:
             for i in range(n):
+                if i % 65536 == 65535:
+                    check_interrupt()
                 position_load(&pos, &rows[i, 0])
                 total += net_train_step(&self.c, &pos, &targets[i, 0], rate)
         return total / n if n else 0.0

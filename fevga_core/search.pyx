@@ -221,6 +221,8 @@ def evaluate_rows(CoreNet net not None, Tables tables not None, const uint8_t[:,
     _evaluator(&ev, net, tables, 0)
     with nogil:
         for i in range(n):
+            if i % 65536 == 65535:
+                check_interrupt()
             position_load(&pos, &rows[i, 0])
             static_value(&ev, &pos, &out[i, 0])
 
@@ -247,6 +249,8 @@ def choose_rows(CoreNet net not None, Tables tables not None, const uint8_t[:, :
     try:
         with nogil:
             for i in range(n):
+                if i % 1024 == 1023:
+                    check_interrupt()
                 position_load(&pos, &rows[i, 0])
                 count = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, scratch.moves, scratch.ws)
                 if count < 0:

@@ -485,3 +485,21 @@ def test_match_chance_follows_the_match_equity_table(corpus: list[Position]) -> 
         evaluate(position, score=(1, 3))
     with pytest.raises(InvalidArgumentError, match="score"):
         evaluate(position, score=(7, 0), length=7)
+
+
+def test_a_deep_evaluation_answers_ctrl_c(corpus: list[Position]) -> None:
+    """A 3-ply evaluation of a mid-game position takes tens of seconds; Ctrl-C stops it at once."""
+    import os
+    import signal
+    import threading
+    import time
+
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    began = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            evaluate(corpus[40], plies=3)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - began < 20
