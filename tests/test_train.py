@@ -75,7 +75,7 @@ def test_a_finished_run_can_be_extended_but_not_changed(tmp_path) -> None:
     with pytest.raises(InvalidArgumentError, match="another run"):
         train(tmp_path, TrainConfig(games=100, hidden=9, batch=50, seed=1, check_every=100, check_games=36),
               workers=1, progress=False)
-    with pytest.raises(InvalidArgumentError, match="more than"):
+    with pytest.raises(InvalidArgumentError, match="not within"):
         train(tmp_path, TrainConfig(games=50, hidden=8, batch=50, seed=1, check_every=100, check_games=36),
               workers=1, progress=False)
 
@@ -83,6 +83,11 @@ def test_a_finished_run_can_be_extended_but_not_changed(tmp_path) -> None:
 def test_a_corrupt_checkpoint_is_one_clear_error(tmp_path) -> None:
     (tmp_path / "checkpoint.npz").write_bytes(b"not a checkpoint")
     with pytest.raises(InvalidArgumentError, match="checkpoint"):
+        train(tmp_path, TrainConfig(games=10, hidden=8, check_games=36), progress=False)
+    meta = json.dumps({"format": "fevga-train-checkpoint", "config": {"hidden": "eight"}}).encode()
+    np.savez(tmp_path / "checkpoint.npz", params=np.zeros(3, dtype=np.float32),
+             meta=np.frombuffer(meta, dtype=np.uint8))
+    with pytest.raises(InvalidArgumentError, match="damaged"):
         train(tmp_path, TrainConfig(games=10, hidden=8, check_games=36), progress=False)
 
 

@@ -7,8 +7,9 @@ core on every local thread (or Dask workers); game i of the run uses the dice of
 pure function of its configuration and seed: the same net comes out for any number of
 workers, and a resumed run continues exactly where the checkpoint stopped.
 
-Every `check_every` games the net plays `check_games` games against the "heuristic" policy
-(fevga.strength.duel); those points per game make the learning curve.
+Every `check_every` games the net plays `check_games` games against `check_against` (the
+"heuristic" policy by default, or a net file; fevga.strength.duel); those points per game
+make the learning curve. A check ends a batch early, so `check_every` is part of the recipe.
 
 >>> from tempfile import TemporaryDirectory
 >>> with TemporaryDirectory() as folder:
@@ -31,7 +32,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +67,7 @@ class TrainConfig:
     rate_final: float = 0.002   # ... decaying geometrically to this at the end
     batch: int = 512            # games played with frozen weights between updates
     seed: int = 1               # dice of the games and the initial weights
-    check_every: int = 20_000   # games between strength checks against "heuristic"
+    check_every: int = 20_000   # games between strength checks
     check_games: int = 2_592    # games per strength check
     check_against: str = "heuristic"  # the checks' opponent: a built-in policy or a net file
 
@@ -106,11 +107,7 @@ class TrainRun:
     games: int = 0
     samples: int = 0
     seconds: float = 0.0
-    history: list[dict[str, Any]] = None  # type: ignore[assignment]
-
-    def __post_init__(self) -> None:
-        if self.history is None:
-            self.history = []
+    history: list[dict[str, Any]] = field(default_factory=list)
 
     def net(self, command: str | None = None) -> Net:
         """The current weights as a Net with provenance."""
@@ -159,15 +156,19 @@ def _load(folder: Path, config: TrainConfig) -> TrainRun | None:
         raise InvalidArgumentError(f"{path}: not a readable training checkpoint ({exc})") from None
     if not isinstance(meta, dict) or meta.get("format") != "fevga-train-checkpoint":
         raise InvalidArgumentError(f"{path}: not a fevga training checkpoint")
-    saved = TrainConfig(**meta["config"])
+    try:
+        saved = TrainConfig(**meta["config"]).validate()
+        counts = [int(meta[k]) for k in ("games", "samples")]
+        seconds, history = float(meta["seconds"]), list(meta["history"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InvalidArgumentError(f"{path}: a damaged training checkpoint ({type(exc).__name__}: {exc})") from None
     if replace(saved, games=config.games) != config:
         raise InvalidArgumentError(
             f"{path} belongs to another run ({_default_command(saved)}); use another folder or the same options")
-    if meta["games"] > config.games:
-        raise InvalidArgumentError(f"{path} has already played {meta['games']} games, more than games={config.games}")
-    probe = Net(params, config.hidden)  # validates size and finiteness
-    del probe
-    return TrainRun(config, params, meta["games"], meta["samples"], meta["seconds"], meta["history"])
+    if not 0 <= counts[0] <= config.games:
+        raise InvalidArgumentError(f"{path} has played {counts[0]} games, not within games={config.games}")
+    Net(params, config.hidden)  # validates the parameters' size and finiteness
+    return TrainRun(config, params, counts[0], counts[1], seconds, history)
 
 
 def _batch_samples(net: Any, params: npt.NDArray[np.float32], master: int, first: int, count: int, lam: float,
