@@ -19,7 +19,7 @@ from fevga_core.types cimport (
     NUM_SLOTS, NUM_CHECKERS, POSITION_WIDTH, FEVGA_FLAGS, SideC, PositionC, uint8_t, uint32_t, uint64_t,
 )
 
-from fevga_core.errors import InvalidArgumentError, InvalidPositionError
+from fevga_core.errors import InvalidArgumentError, InvalidPositionError, InvalidRulesError
 
 
 ZOBRIST_SEED = 0x46455647415A4F42  # "FEVGAZOB", the splitmix64 seed of the table
@@ -182,9 +182,10 @@ cdef int rows_checked(const uint8_t[:, ::1] rows) except -1:
 
 
 cdef int fevga_flags_checked(int flags) except -1:
-    """InvalidArgumentError unless `flags` combines Fevga's rule bits (types.pxd FLAG_*)."""
+    """InvalidRulesError unless `flags` combines Fevga's rule bits (types.pxd FLAG_*): the one
+    flags check of every core entry point."""
     if flags < 0 or flags & ~FEVGA_FLAGS:
-        raise InvalidArgumentError(f"rule flags {flags} must be a combination of the Fevga bits of {FEVGA_FLAGS}")
+        raise InvalidRulesError(f"rule flags {flags} must be a combination of the Fevga bits of {FEVGA_FLAGS}")
     return 0
 
 

@@ -30,7 +30,7 @@ from fevga_core.types cimport (
 )
 from fevga_core.board cimport (
     zobrist_table, zobrist_turn, rotate12, highest_point, position_load, position_store,
-    row_problem, row_problem_text,
+    row_problem, row_problem_text, fevga_flags_checked,
     __builtin_ctz, __builtin_popcount,
 )
 
@@ -470,8 +470,7 @@ cdef int _check_batch_shapes(const uint8_t[:, ::1] positions, const uint8_t[:, :
                                    f"({positions.shape[0]}, {positions.shape[1]})")
     if dice.shape[0] != positions.shape[0] or dice.shape[1] != 2:
         raise InvalidDiceError(f"dice must have shape ({positions.shape[0]}, 2), not ({dice.shape[0]}, {dice.shape[1]})")
-    if flags < 0 or flags & ~31:
-        raise InvalidRulesError(f"rule flags {flags} must be a combination of the bits of 31")
+    fevga_flags_checked(flags)
     return 0
 
 

@@ -10,9 +10,11 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memcmp, memcpy
 
 from fevga_core.types cimport (
-    PositionC, MoveC, SideC, uint8_t, uint64_t, NUM_SLOTS, NUM_CHECKERS, MAX_MOVES, POSITION_WIDTH,
+    PositionC, MoveC, SideC, uint8_t, uint64_t, NUM_SLOTS, NUM_CHECKERS, MAX_MOVES, POSITION_WIDTH, FEVGA_FLAGS,
 )
-from fevga_core.board cimport position_update, position_load, position_load_checked, position_store, side_pips
+from fevga_core.board cimport (
+    position_update, position_load, position_load_checked, position_store, side_pips, fevga_flags_checked,
+)
 from fevga_core.movegen cimport (
     ScratchC, WorkspaceC, scratch_new, scratch_free, generate_moves, apply_move,
     player_can_move, position_is_dead, ROLL_D1, ROLL_D2,
@@ -23,7 +25,7 @@ from numpy import integer as np_integer
 from fevga_core.errors import InvalidArgumentError, InvalidDiceError, InvalidRulesError
 
 MAX_PERFT_DEPTH = 12        # far beyond any feasible run (depth 5 from the start: 1.5e8 leaves)
-ALL_FLAGS = 31              # every rule flag bit of types.pxd (fevga.rules.FLAG_*)
+ALL_FLAGS = FEVGA_FLAGS     # every Fevga rule flag bit of types.pxd (fevga.rules.FLAG_*)
 cdef enum:
     SIGNAL_INTERVAL = 1 << 14   # generator calls between two Ctrl-C checks (~ms apart)
     STACK_MOVES = 64            # _legal_moves copies up to this many moves on the stack
@@ -85,12 +87,6 @@ cdef int _color(object color) except -1:
 cdef int check_dice(int d1, int d2) except -1:
     if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
         raise InvalidDiceError(f"dice ({d1}, {d2}): values must be 1-6")
-    return 0
-
-
-cdef int check_flags(int flags) except -1:
-    if flags < 0 or flags & ~ALL_FLAGS:
-        raise InvalidRulesError(f"rule flags {flags} must be a combination of the bits of {ALL_FLAGS}")
     return 0
 
 
@@ -166,7 +162,7 @@ cdef class CorePosition:
         cdef MoveC stack[STACK_MOVES]
         cdef MoveC* moves = stack
         check_dice(d1, d2)
-        check_flags(flags)
+        fevga_flags_checked(flags)
         if self._winner() >= 0:
             return []
         n = generate_moves(&self.c, d1, d2, flags, _SCRATCH.moves, _SCRATCH.ws)
@@ -195,17 +191,17 @@ cdef class CorePosition:
     def _count_legal(self, int d1, int d2, int flags):
         """Number of distinct legal moves for dice (d1, d2)."""
         check_dice(d1, d2)
-        check_flags(flags)
+        fevga_flags_checked(flags)
         return generate_moves(&self.c, d1, d2, flags, _SCRATCH.moves, _SCRATCH.ws)
 
     def _can_move(self, color, int flags):
         """Whether `color` has a legal move for at least one of the 21 rolls."""
-        check_flags(flags)
+        fevga_flags_checked(flags)
         return player_can_move(&self.c, _color(color), flags)
 
     def _is_dead(self, int flags):
         """Neither side has a legal move for any roll (docs/rules.md §8)."""
-        check_flags(flags)
+        fevga_flags_checked(flags)
         return position_is_dead(&self.c, flags)
 
     def _perft(self, int depth, int flags):
@@ -216,7 +212,7 @@ cdef class CorePosition:
         cdef PositionC root = self.c
         if not 0 <= depth <= MAX_PERFT_DEPTH:
             raise InvalidArgumentError(f"perft depth {depth} must be from 0 to {MAX_PERFT_DEPTH}")
-        check_flags(flags)
+        fevga_flags_checked(flags)
         scratch_new(&scratch, max(depth, 1))     # one move list per level
         run.flags = flags
         run.ws = scratch.ws

@@ -23,7 +23,9 @@ from fevga_core.types cimport (
     PositionC, MoveC, SideC, uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t,
     NUM_CHECKERS, MAX_MOVES, POSITION_WIDTH, FLAG_OPENING_DICE,
 )
-from fevga_core.board cimport position_load, position_load_checked, position_store, zobrist_turn
+from fevga_core.board cimport (
+    position_load, position_load_checked, position_store, zobrist_turn, fevga_flags_checked,
+)
 from fevga_core.movegen cimport (
     WorkspaceC, ScratchC, scratch_new, scratch_free, generate_moves, apply_move, position_is_dead,
     ROLL_D1 as ROLL_A, ROLL_D2 as ROLL_B,
@@ -63,12 +65,6 @@ KNOWN_POLICIES = (POLICY_RANDOM, POLICY_HEURISTIC, POLICY_CALLBACK, POLICY_BEARO
 cdef int _check_color(int color) except -1:
     if color != 0 and color != 1:
         raise InvalidArgumentError(f"color {color} must be WHITE (0) or BLACK (1)")
-    return 0
-
-
-cdef int _check_flags(int flags) except -1:
-    if flags < 0 or flags & ~31:
-        raise InvalidArgumentError(f"rule flags {flags} must be a combination of the bits of 31")
     return 0
 
 
@@ -446,7 +442,7 @@ def run_block(bytes rows, int color, int flags, int white_policy, int black_poli
     if len(rows) == 0 or len(rows) % POSITION_WIDTH:
         raise InvalidArgumentError(f"rows must be K >= 1 rows of {POSITION_WIDTH} bytes, not {len(rows)} bytes")
     _check_color(color)
-    _check_flags(flags)
+    fevga_flags_checked(flags)
     _check_policy(white_policy, callback)
     _check_policy(black_policy, callback)
     if tables is None:
@@ -501,7 +497,7 @@ def play_recorded(bytes row, int flags, int white_policy, int black_policy, obje
     cdef int dice[2]
     cdef int fixed[1]
     cdef int nfixed = 0, status = 0, starter
-    _check_flags(flags)
+    fevga_flags_checked(flags)
     _check_policy(white_policy, callback)
     _check_policy(black_policy, callback)
     if max_plies < 0:
@@ -588,7 +584,7 @@ def expectimax_value(bytes row, int depth, int flags, Tables tables not None, do
     cdef uint64_t calls = 0
     if not 0 <= depth <= MAX_EXPECTIMAX_DEPTH:
         raise InvalidArgumentError(f"expectimax depth {depth} must be from 0 to {MAX_EXPECTIMAX_DEPTH}")
-    _check_flags(flags)
+    fevga_flags_checked(flags)
     position_load_checked(&pos, row)
     scratch_new(&scratch, depth + 1)       # one move list per level
     try:

@@ -424,9 +424,9 @@ def test_core_net_rejects_bad_rows_targets_and_rates() -> None:
         core_net.encode_row(b"\x00" * 10)
     with pytest.raises(InvalidArgumentError, match="plies"):
         search.evaluate_row(core, tables, Position.initial()._row(), 99, 0)
-    with pytest.raises(InvalidArgumentError, match="flags"):
+    with pytest.raises(fevga.InvalidRulesError, match="flags"):
         search.evaluate_row(core, tables, Position.initial()._row(), 0, -1)
-    with pytest.raises(InvalidArgumentError, match="flags"):
+    with pytest.raises(fevga.InvalidRulesError, match="flags"):
         search.evaluate_row(core, tables, Position.initial()._row(), 0, 32)  # Gioul's bit
     with pytest.raises(fevga.InvalidPositionError):
         search.evaluate_row(core, tables, b"\xff" * 51, 0, 0)
