@@ -17,11 +17,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Union
 
+from fevga.files import atomic_write
 from fevga.errors import FevgaError, RecordError
 from fevga.game import GameRecord, MatchRecord, Ply, _with_turn
 from fevga.notation import format_steps, parse_dice
@@ -662,13 +662,4 @@ def save_record(record: Record, path: str | os.PathLike[str]) -> None:
     """Write a record atomically: JSON if `path` ends in .json, else the text match format."""
     file = Path(path)
     text = record.to_json(indent=1) if file.suffix.lower() == ".json" else write_match(record)
-    directory = file.parent if str(file.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{file.name}.", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, file)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write(file, lambda handle: handle.write(text.encode("utf-8")), what="record")

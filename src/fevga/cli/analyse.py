@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 from fevga.analyser import Thresholds, analyse
+from fevga.files import atomic_write
 from fevga.errors import InvalidArgumentError
 from fevga.records import load_record
 
@@ -46,19 +45,6 @@ def _numbers(text: str, count: int, option: str) -> list[float]:
     return values
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def _run(args: argparse.Namespace) -> int:
     doubtful, bad, very_bad = _numbers(args.thresholds, 3, "--thresholds")
     lucky, very_lucky = _numbers(args.luck, 2, "--luck")
@@ -72,7 +58,7 @@ def _run(args: argparse.Namespace) -> int:
     report = analyse(record, plies=args.plies, evaluator=evaluator, thresholds=thresholds,
                      rollouts=args.rollouts, rollout_seed=args.seed, workers=args.workers)
     if args.html:
-        _write_atomic(Path(args.html), report.to_html())
+        atomic_write(Path(args.html), lambda handle: handle.write(report.to_html().encode("utf-8")), what="report")
         print(f"wrote {args.html}", file=sys.stderr)
     print(report.to_json(indent=1) if args.json else report.to_text(all_plies=args.all))
     return 0
