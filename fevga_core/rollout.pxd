@@ -45,6 +45,33 @@ ctypedef struct RecordC:
     int size
     int capacity
 
+cdef enum:
+    NUM_STRATA = 1296   # ordered pairs of the first two rolls: one rotation of the stratified schedule
+    LENGTH_BINS = 512   # game-length histogram bins; the last one counts longer games
+
+# The stratified schedule of a job's first two rolls (rollout.pyx, top comment): the
+# permutations of the rotation that game indices are currently in.
+ctypedef struct StrataC:
+    uint64_t master
+    int64_t rotation        # the rotation `perm` belongs to, -1 before the first game
+    uint8_t perm[NUM_STRATA]
+
+# Probability of each of movegen's 21 distinct rolls (doubles 1/36, others 2/36).
+cdef double ROLL_W[21]
+
+# The parts of a rollout block every game's core shares (Fevga here, Gioul in
+# gioul_rollout.pyx): the argument checks, one schedule of first rolls, one meaning of the
+# output fields, one accumulation of the sums (fields: SUM_FIELDS).
+cdef int check_block_args(int targets, int64_t first_index, int64_t games, object sums, object first,
+                          object cross, object lengths, object stop) except -1
+cdef void strata_init(StrataC* strata, uint64_t master) noexcept nogil
+cdef int strata_rolls(StrataC* strata, int64_t index, int* fixed) noexcept nogil
+cdef void score_final(GameOutC* out, const PositionC* pos, int color) noexcept nogil
+cdef bint score_race(GameOutC* out, const TablesC* tables, const PositionC* pos, int color) noexcept nogil
+cdef void score_draw(GameOutC* out) noexcept nogil
+cdef void add_game(const GameOutC* out, int stratum, double* sums, double* first, int64_t* lengths) noexcept nogil
+cdef void add_cross(double* cross, const double* values, int targets) noexcept nogil
+
 # A worker's scratch is movegen's ScratchC with two move lists: SPARE(scratch) holds the
 # luck and lookahead enumerations beside the moves of the roll being played.
 

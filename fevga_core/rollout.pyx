@@ -48,10 +48,6 @@ from fevga_core.errors import InvalidArgumentError
 # Fields of the per-target sums row (fevga.rollout mirrors these).
 SUM_FIELDS = ("games", "equity", "equity_sq", "win", "win_mars", "lose_mars", "draw",
               "luck", "luck_sq", "equity_luck", "truncated", "plies")
-cdef enum:
-    NUM_STRATA = 1296
-    LENGTH_BINS = 512   # game-length histogram bins; the last one counts longer games
-
 STRATA = NUM_STRATA
 MAX_LENGTH = LENGTH_BINS
 MAX_EXPECTIMAX_DEPTH = 6     # depth 3 from a mid-game position already takes minutes
@@ -81,9 +77,18 @@ cdef int _check_shape(str name, object array, tuple shape) except -1:
         raise InvalidArgumentError(f"{name} must have shape {shape}, not {tuple(array.shape[:len(shape)])}")
     return 0
 
-# Probability of each of movegen's 21 distinct rolls (doubles 1/36, others 2/36).
-cdef double ROLL_W[21]
-
+cdef int check_block_args(int targets, int64_t first_index, int64_t games, object sums, object first,
+                          object cross, object lengths, object stop) except -1:
+    """The game range and the shapes of the arrays a block of `targets` start positions adds into."""
+    if first_index < 0 or games < 0:
+        raise InvalidArgumentError(f"first_index {first_index} and games {games} must be >= 0")
+    _check_shape("sums", sums, (targets, len(SUM_FIELDS)))
+    _check_shape("first", first, (targets, 36, 3))
+    _check_shape("cross", cross, (targets, targets))
+    _check_shape("lengths", lengths, (targets, LENGTH_BINS))
+    if stop.shape[0] < 1:
+        raise InvalidArgumentError("stop must hold one flag")
+    return 0
 
 cdef void _fill_weights() noexcept nogil:
     cdef int i
@@ -103,6 +108,35 @@ cdef inline double _final_points(const PositionC* pos, int color) noexcept nogil
     cdef int winner = 0 if pos.side[0].counts[0] == NUM_CHECKERS else 1
     cdef double points = 2.0 if pos.side[1 - winner].counts[0] == 0 else 1.0
     return points if winner == color else -points
+
+
+cdef void score_final(GameOutC* out, const PositionC* pos, int color) noexcept nogil:
+    """The outcome of a finished game for `color`: its points and 0/1 probabilities."""
+    out.equity = _final_points(pos, color)
+    out.win = 1.0 if out.equity > 0 else 0.0
+    out.win_mars = 1.0 if out.equity > 1.5 else 0.0
+    out.lose_mars = 1.0 if out.equity < -1.5 else 0.0
+
+
+cdef bint score_race(GameOutC* out, const TablesC* tables, const PositionC* pos, int color) noexcept nogil:
+    """The outcome of a covered no-contact race for `color` from the tables (its side on roll
+    is pos.turn): marks the game truncated and returns True; False (out untouched) when the
+    tables do not cover it."""
+    cdef double equity, win, win_mars, lose_mars
+    if not race_value(tables, pos, &equity, &win, &win_mars, &lose_mars):
+        return False
+    out.truncated = True
+    if pos.turn == color:
+        out.equity, out.win, out.win_mars, out.lose_mars = equity, win, win_mars, lose_mars
+    else:
+        out.equity, out.win, out.win_mars, out.lose_mars = -equity, 1.0 - win, lose_mars, win_mars
+    return True
+
+
+cdef void score_draw(GameOutC* out) noexcept nogil:
+    """The outcome of a dead position: a draw, 0 points."""
+    out.equity = out.win = out.win_mars = out.lose_mars = 0.0
+    out.draw = 1.0
 
 
 cdef double position_value(const JobC* job, const PositionC* pos, int color) noexcept nogil:
@@ -254,7 +288,7 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
     fixed_rolls[i] (roll index (d1 - 1) * 6 + (d2 - 1)), later ones drawn from `rng`.
     With `rec`, every ply is recorded."""
     cdef int d1, d2, n, k, r, m, policy, mover
-    cdef double actual, mean, equity, win, win_mars, lose_mars
+    cdef double actual, mean
     out.plies = 0
     out.luck = 0.0
     out.truncated = False
@@ -262,17 +296,9 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
     out.draw = 0.0
     while True:
         if _is_over(pos):
-            out.equity = _final_points(pos, color)
-            out.win = 1.0 if out.equity > 0 else 0.0
-            out.win_mars = 1.0 if out.equity > 1.5 else 0.0
-            out.lose_mars = 1.0 if out.equity < -1.5 else 0.0
+            score_final(out, pos, color)
             return 0
-        if job.truncate and race_value(job.tables, pos, &equity, &win, &win_mars, &lose_mars):
-            out.truncated = True
-            if pos.turn == color:
-                out.equity, out.win, out.win_mars, out.lose_mars = equity, win, win_mars, lose_mars
-            else:
-                out.equity, out.win, out.win_mars, out.lose_mars = -equity, 1.0 - win, lose_mars, win_mars
+        if job.truncate and score_race(out, job.tables, pos, color):
             return 0
         if max_plies and out.plies >= max_plies:
             out.equity = out.win = out.win_mars = out.lose_mars = 0.0
@@ -290,8 +316,7 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
             with gil:
                 raise OverflowError("more legal moves than the generator buffer holds")
         if n == 1 and scratch.moves[0].nsteps == 0 and position_is_dead(pos, job.flags):
-            out.equity = out.win = out.win_mars = out.lose_mars = 0.0
-            out.draw = 1.0
+            score_draw(out)
             return 0
         if job.luck:
             # luck = value of the roll played minus the mean over all 36 rolls (mean zero)
@@ -351,20 +376,72 @@ cdef int _job_init(JobC* job, int flags, int white_policy, int black_policy, bin
     return 0
 
 
-cdef void _rotation_perms(uint64_t master, int64_t rotation, uint8_t* perm) noexcept nogil:
-    """perm[h * 36 + j]: the second roll of the j-th game with first roll h in a rotation."""
+cdef void strata_init(StrataC* strata, uint64_t master) noexcept nogil:
+    strata.master = master
+    strata.rotation = -1
+
+
+cdef int strata_rolls(StrataC* strata, int64_t index, int* fixed) noexcept nogil:
+    """The stratum of game `index` (first roll + 36 * second roll, roll index (d1 - 1) * 6 +
+    (d2 - 1)); fixed[0], fixed[1] = its first and second rolls. perm[h * 36 + j] is the second
+    roll of the j-th game with first roll h in the rotation, drawn once per rotation."""
     cdef RngC rng
     cdef int h, j, k
     cdef uint8_t swap
-    rng_seed(&rng, game_seed(master ^ 0x5354524154554D53ULL, <uint64_t> rotation))
-    for h in range(36):
-        for j in range(36):
-            perm[h * 36 + j] = j
-        for j in range(35, 0, -1):
-            k = rng_below(&rng, j + 1)
-            swap = perm[h * 36 + j]
-            perm[h * 36 + j] = perm[h * 36 + k]
-            perm[h * 36 + k] = swap
+    cdef uint8_t* perm = strata.perm
+    cdef int64_t rotation = index // NUM_STRATA
+    if rotation != strata.rotation:
+        strata.rotation = rotation
+        rng_seed(&rng, game_seed(strata.master ^ 0x5354524154554D53ULL, <uint64_t> rotation))
+        for h in range(36):
+            for j in range(36):
+                perm[h * 36 + j] = j
+            for j in range(35, 0, -1):
+                k = rng_below(&rng, j + 1)
+                swap = perm[h * 36 + j]
+                perm[h * 36 + j] = perm[h * 36 + k]
+                perm[h * 36 + k] = swap
+    j = <int> (index % NUM_STRATA)
+    h = perm[(j % 36) * 36 + j // 36] * 36 + j % 36
+    fixed[0] = h % 36
+    fixed[1] = h // 36
+    return h
+
+
+cdef void add_game(const GameOutC* out, int stratum, double* sums, double* first, int64_t* lengths) noexcept nogil:
+    """Add one game of one target into its rows: sums[12] (SUM_FIELDS), first[36 * 3] (games,
+    sum and sum of squares of the equity per first roll: the rolled one, else the stratum's,
+    else roll 0) and lengths[LENGTH_BINS]."""
+    cdef double value = out.equity
+    cdef int j, length
+    sums[0] += 1.0
+    sums[1] += value
+    sums[2] += value * value
+    sums[3] += out.win
+    sums[4] += out.win_mars
+    sums[5] += out.lose_mars
+    sums[6] += out.draw
+    sums[7] += out.luck
+    sums[8] += out.luck * out.luck
+    sums[9] += value * out.luck
+    sums[10] += out.truncated
+    sums[11] += out.plies
+    j = out.first_roll if out.first_roll >= 0 else (stratum % 36 if stratum >= 0 else 0)
+    first[j * 3] += 1.0
+    first[j * 3 + 1] += value
+    first[j * 3 + 2] += value * value
+    length = out.plies if out.plies < LENGTH_BINS else LENGTH_BINS - 1
+    lengths[length] += 1
+
+
+cdef void add_cross(double* cross, const double* values, int targets) noexcept nogil:
+    """cross[k * targets + j] += values[k] * values[j]: the common-random-number products of one
+    game index (nothing for a single target)."""
+    cdef int k, j
+    if targets > 1:
+        for k in range(targets):
+            for j in range(targets):
+                cross[k * targets + j] += values[k] * values[j]
 
 
 cdef int64_t _block(const JobC* job, const PositionC* starts, int targets, int color, object callback,
@@ -373,56 +450,26 @@ cdef int64_t _block(const JobC* job, const PositionC* starts, int targets, int c
                     int64_t[:, ::1] lengths, const int32_t[::1] stop, double* values,
                     ScratchC* scratch) except -1 nogil:
     cdef int64_t i, index
-    cdef int k, j, stratum, length
+    cdef int k, stratum
     cdef PositionC pos
     cdef RngC rng
     cdef GameOutC out
-    cdef double value
-    cdef uint8_t perm[NUM_STRATA]
+    cdef StrataC strata
     cdef int fixed[2]
-    cdef int64_t rotation = -1
+    strata_init(&strata, master)
     for i in range(games):
         if stop[0]:
             return i
         index = first_index + i
-        stratum = -1
-        if stratify:
-            if index // NUM_STRATA != rotation:
-                rotation = index // NUM_STRATA
-                _rotation_perms(master, rotation, perm)
-            j = <int> (index % NUM_STRATA)
-            stratum = perm[(j % 36) * 36 + j // 36] * 36 + j % 36
-            fixed[0] = stratum % 36
-            fixed[1] = stratum // 36
+        stratum = strata_rolls(&strata, index, fixed) if stratify else -1
         for k in range(targets):
             pos = starts[k]
             rng_seed(&rng, game_seed(master, <uint64_t> index))
             rollout_game(job, &pos, color, &rng, fixed, 2 if stratum >= 0 else 0, callback,
                          scratch, &out, NULL, 0)
-            value = out.equity
-            values[k] = value
-            sums[k, 0] += 1.0
-            sums[k, 1] += value
-            sums[k, 2] += value * value
-            sums[k, 3] += out.win
-            sums[k, 4] += out.win_mars
-            sums[k, 5] += out.lose_mars
-            sums[k, 6] += out.draw
-            sums[k, 7] += out.luck
-            sums[k, 8] += out.luck * out.luck
-            sums[k, 9] += value * out.luck
-            sums[k, 10] += out.truncated
-            sums[k, 11] += out.plies
-            j = out.first_roll if out.first_roll >= 0 else (stratum % 36 if stratum >= 0 else 0)
-            first[k, j, 0] += 1.0
-            first[k, j, 1] += value
-            first[k, j, 2] += value * value
-            length = out.plies if out.plies < LENGTH_BINS else LENGTH_BINS - 1
-            lengths[k, length] += 1
-        if targets > 1:
-            for k in range(targets):
-                for j in range(targets):
-                    cross[k, j] += values[k] * values[j]
+            values[k] = out.equity
+            add_game(&out, stratum, &sums[k, 0], &first[k, 0, 0], &lengths[k, 0])
+        add_cross(&cross[0, 0], values, targets)
     return games
 
 
@@ -447,14 +494,7 @@ def run_block(bytes rows, int color, int flags, int white_policy, int black_poli
     _check_policy(black_policy, callback)
     if tables is None:
         raise InvalidArgumentError("run_block needs a Tables object (Tables() for none)")
-    if first_index < 0 or games < 0:
-        raise InvalidArgumentError(f"first_index {first_index} and games {games} must be >= 0")
-    _check_shape("sums", sums, (targets, len(SUM_FIELDS)))
-    _check_shape("first", first, (targets, 36, 3))
-    _check_shape("cross", cross, (targets, targets))
-    _check_shape("lengths", lengths, (targets, LENGTH_BINS))
-    if stop.shape[0] < 1:
-        raise InvalidArgumentError("stop must hold one flag")
+    check_block_args(targets, first_index, games, sums, first, cross, lengths, stop)
     starts = <PositionC*> malloc(targets * sizeof(PositionC))
     values = <double*> malloc(targets * sizeof(double))
     scratch.ws = NULL
