@@ -1,8 +1,9 @@
 """Bear-off benchmarks: builds and batch lookups, each asserting a known answer before timing.
 
 Run: python -m pytest benchmarks/bench_bearoff.py --benchmark-enable
-(the N = 10 two-sided build is marked slow: add -m "not slow" to leave it out).
-Targets: one-sided 15x6 build <= 1 s, two-sided 6x6 <= 3 s, batch lookups >= 10 million/s.
+(the N = 10 two-sided builds are marked slow: add -m "not slow" to leave them out).
+Targets: one-sided 15x6 build <= 1 s, two-sided 6x6 <= 3 s (Fevga and Gioul alike), batch
+lookups >= 10 million/s.
 """
 
 from __future__ import annotations
@@ -44,6 +45,33 @@ def test_one_sided_build_15x9(benchmark: Any) -> None:
     assert db.mean_rolls(SIX) == 1.25
     assert len(db) == 1_307_504
     benchmark.extra_info["pool_values"] = int(db._a["dist_pool"].size)
+
+
+def test_gioul_one_sided_build_15x6(benchmark: Any) -> None:
+    """Gioul: every double a chain (the same builder, game="gioul")."""
+    built = benchmark.pedantic(OneSidedDB.build, args=(6, 15), kwargs={"game": "gioul"}, rounds=7, iterations=1,
+                               warmup_rounds=1)
+    assert built.mean_rolls(SIX) == pytest.approx(11 / 9, abs=1e-15)  # misses only 1-2, 1-3, 1-4, 2-3
+    assert built.distribution((0, 0, 0, 0, 0, 4))[1] == pytest.approx(6 / 36, abs=1e-15)  # any chain clears 4
+    median = _median(benchmark)
+    if median is not None:
+        benchmark.extra_info["pool_values"] = int(built._a["dist_pool"].size)
+        assert median <= 1.0
+
+
+def test_gioul_one_sided_build_15x9(benchmark: Any) -> None:
+    db = benchmark.pedantic(OneSidedDB.build, args=(9, 15), kwargs={"game": "gioul"}, rounds=1, iterations=1)
+    assert db.mean_rolls(SIX) == pytest.approx(11 / 9, abs=1e-15)
+    benchmark.extra_info["pool_values"] = int(db._a["dist_pool"].size)
+
+
+def test_gioul_two_sided_build_6(benchmark: Any) -> None:
+    built = benchmark.pedantic(TwoSidedDB.build, args=(6,), kwargs={"game": "gioul"}, rounds=5, iterations=1,
+                               warmup_rounds=1)
+    assert built.win_probability(SIX, SIX) == pytest.approx(67 / 81, abs=1e-15)
+    median = _median(benchmark)
+    if median is not None:
+        assert median <= 3.0
 
 
 def test_two_sided_build_6(benchmark: Any) -> None:
@@ -92,29 +120,33 @@ def test_two_sided_batch_lookups(benchmark: Any, lookup_data: Any) -> None:
 _N10 = r"""
 import json, resource, sys, time
 from fevga.bearoff import OneSidedDB, TwoSidedDB, estimate_error
+game = sys.argv[2]
 start = time.perf_counter()
-ts = TwoSidedDB.build(10)
+ts = TwoSidedDB.build(10, game=game)
 seconds = time.perf_counter() - start
-assert abs(ts.win_probability((0,0,0,0,0,1), (0,0,0,0,0,1)) - 0.8125) < 1e-15
+expected = 0.8125 if game == "fevga" else 67 / 81
+assert abs(ts.win_probability((0,0,0,0,0,1), (0,0,0,0,0,1)) - expected) < 1e-15
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 path64 = ts.save(sys.argv[1] + "/ts10-f64.fbo")
 path32 = ts.save(sys.argv[1] + "/ts10-f32.fbo", dtype="float32")
-error = estimate_error(OneSidedDB.build(6, 15), ts)
+error = estimate_error(OneSidedDB.build(6, 15, game=game), ts)
 print(json.dumps({"seconds": seconds, "peak_rss_bytes": peak, "disk_float64": path64.stat().st_size,
                   "disk_float32": path32.stat().st_size, **error}))
 """
 
 
 @pytest.mark.slow
-def test_two_sided_build_10(benchmark: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("game", ["fevga", "gioul"])
+def test_two_sided_build_10(benchmark: Any, tmp_path: Path, game: str) -> None:
     """N = 10 (64 million pairs) in a fresh process, so its peak memory is its own."""
 
     def run() -> dict[str, float]:
-        out = subprocess.run([sys.executable, "-c", _N10, str(tmp_path)], check=True, capture_output=True, text=True)
+        out = subprocess.run([sys.executable, "-c", _N10, str(tmp_path), game], check=True, capture_output=True,
+                             text=True)
         figures: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
         return figures
 
     figures = benchmark.pedantic(run, rounds=1, iterations=1)
     benchmark.extra_info.update(figures)
-    print("two-sided N=10:", figures)
+    print(f"{game} two-sided N=10:", figures)
     assert figures["max_abs_error"] < 0.05

@@ -64,6 +64,24 @@ _init_rolls()
 
 ROLLS = tuple((ROLL_D1[i], ROLL_D2[i]) for i in range(21))
 
+# The games a table can be built for. In a Gioul race (docs/rules.md 11.7) no die is ever
+# handed over and every double is a chain (the tables assume both sides are at their fourth
+# roll or later): d-d plays a block of four d, then four d+1, ... up to four 6s, each block
+# a decision of the same player. Non-doubles and Fevga doubles are the same in both games.
+GAMES = ("fevga", "gioul")
+cdef enum:
+    GAME_FEVGA = 0
+    GAME_GIOUL = 1
+
+
+cdef int _game_code(str game) except -1:
+    """0 for "fevga", 1 for "gioul"; InvalidArgumentError otherwise."""
+    if game == "fevga":
+        return GAME_FEVGA
+    if game == "gioul":
+        return GAME_GIOUL
+    raise InvalidArgumentError(f"game={game!r} must be 'fevga' or 'gioul'")
+
 
 cdef int64_t binomial(int n, int k) noexcept nogil:
     if n < 0 or k < 0 or k > n or n >= BINOM_SIZE:
@@ -164,11 +182,63 @@ cdef int _compare_rank(const void* a, const void* b) noexcept nogil:
     return (x > y) - (x < y)
 
 
-cdef int roll_successors(uint8_t* counts, int points, int d1, int d2,
-                         int64_t* out, int capacity) noexcept nogil:
-    """Distinct final positions (ranks) of one roll; -1 if `capacity` is too small."""
+cdef int _sort_unique(int64_t* values, int n) noexcept nogil:
+    """Sort values[:n] and drop repeats; returns the number kept."""
+    cdef int i, m
+    if n == 0:
+        return 0
+    qsort(values, n, sizeof(int64_t), _compare_rank)
+    m = 1
+    for i in range(1, n):
+        if values[i] != values[m - 1]:
+            values[m] = values[i]
+            m += 1
+    return m
+
+
+cdef int _chain_successors(uint8_t* counts, int points, int die, int64_t* out,
+                           int capacity) noexcept nogil:
+    """Distinct final positions (ranks) of a Gioul chain from `die`: blocks of four `die`,
+    four `die` + 1, ... four 6s, block by block (the set after a block is deduplicated before
+    the next block is played from each of its positions); -1 if `capacity` is too small or
+    memory runs out. `counts` is left unchanged."""
+    cdef int64_t* work = <int64_t*>malloc(capacity * sizeof(int64_t))
     cdef int dice[4]
-    cdef int n, i, j, m
+    cdef uint8_t board[MAX_POINTS]
+    cdef int n = 1, m, i, block
+    if work == NULL:
+        return -1
+    out[0] = position_rank(counts, points)
+    for block in range(die, 7):
+        dice[0] = block; dice[1] = block; dice[2] = block; dice[3] = block
+        m = 0
+        for i in range(n):
+            if out[i] == 0:  # every checker off: the game is over, the chain stops
+                if m < capacity:
+                    work[m] = 0
+                m += 1
+                continue
+            position_unrank(out[i], points, board)
+            m = _play_rest(board, points, dice, 4, 0, MAX_POINTS, work, m, capacity)
+            if m > capacity:
+                break
+        if m > capacity:
+            free(work)
+            return -1
+        n = _sort_unique(work, m)
+        memcpy(out, work, n * sizeof(int64_t))
+    free(work)
+    return n
+
+
+cdef int roll_successors(uint8_t* counts, int points, int d1, int d2,
+                         int64_t* out, int capacity, int game) noexcept nogil:
+    """Distinct final positions (ranks) of one roll (a Gioul double is a whole chain);
+    -1 if `capacity` is too small."""
+    cdef int dice[4]
+    cdef int n
+    if d1 == d2 and game == GAME_GIOUL:
+        return _chain_successors(counts, points, d1, out, capacity)
     if d1 == d2:
         dice[0] = d1; dice[1] = d1; dice[2] = d1; dice[3] = d1
         n = _play_rest(counts, points, dice, 4, 0, MAX_POINTS, out, 0, capacity)
@@ -179,15 +249,7 @@ cdef int roll_successors(uint8_t* counts, int points, int d1, int d2,
         n = _play_rest(counts, points, dice, 2, 0, MAX_POINTS, out, n, capacity)
     if n > capacity:
         return -1
-    if n == 0:
-        return 0
-    qsort(out, n, sizeof(int64_t), _compare_rank)
-    m = 1
-    for i in range(1, n):
-        if out[i] != out[m - 1]:
-            out[m] = out[i]
-            m += 1
-    return m
+    return _sort_unique(out, n)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -377,17 +439,40 @@ def count(int points, int checkers) -> int:
     return position_count(points, checkers)
 
 
-def successors(counts, int d1, int d2) -> list:
-    """Distinct final positions (ranks) of one roll, for tests and move choice."""
+cdef int64_t* _roll_successors_grow(uint8_t* counts, int points, int d1, int d2, int game,
+                                   int* found) noexcept nogil:
+    """roll_successors into a malloc'd buffer grown until it fits (the caller frees it);
+    NULL when memory runs out. found[0] = the number of ranks."""
+    cdef int capacity = 1024, n
+    cdef int64_t* out
+    while capacity <= (1 << 26):
+        out = <int64_t*>malloc(capacity * sizeof(int64_t))
+        if out == NULL:
+            return NULL
+        n = roll_successors(counts, points, d1, d2, out, capacity, game)
+        if n >= 0:
+            found[0] = n
+            return out
+        free(out)
+        capacity *= 4
+    return NULL
+
+
+def successors(counts, int d1, int d2, str game="fevga") -> list:
+    """Distinct final positions (ranks) of one roll in `game`, for tests and move choice."""
     cdef uint8_t buffer[MAX_POINTS]
-    cdef int64_t out[8192]
-    cdef int i, n, points = _side_buffer(counts, buffer, 0, MAX_CHECKERS)
+    cdef int64_t* out
+    cdef int i, n = 0, code = _game_code(game)
+    cdef int points = _side_buffer(counts, buffer, 0, MAX_CHECKERS)
     if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
         raise InvalidDiceError(f"dice ({d1}, {d2}): values must be 1-6")
-    n = roll_successors(buffer, points, d1, d2, out, 8192)
-    if n < 0:
-        raise OverflowError("more bear-off sequences than the successor buffer holds")
-    return [out[i] for i in range(n)]
+    out = _roll_successors_grow(buffer, points, d1, d2, code, &n)
+    if out == NULL:
+        raise MemoryError("out of memory listing the bear-off moves of one roll")
+    try:
+        return [out[i] for i in range(n)]
+    finally:
+        free(out)
 
 
 cdef int _check_counts_batch(const uint8_t[:, ::1] counts, int checkers, Py_ssize_t out_rows) except -1:
@@ -507,7 +592,14 @@ cdef struct ObjectiveC:
     int64_t* offset
     uint16_t* start
     uint16_t* length
-    int32_t* best               # [rank - base][die-1][k-1]: best rank after k moves of `die`
+    # best[(rank - base) * stride + (die-1) * 4 + k-1]: the best final rank of a double's
+    # rest with k moves of `die` left in the current block: Fevga, after those k moves; Gioul
+    # (chain), after them and the later blocks die+1 .. 6 of the chain, played best.
+    # Gioul also keeps best[... * stride + 24 + die-1]: the best rank after one move of `die`
+    # and nothing more (for a non-double; in Fevga that is the k = 1 entry).
+    int32_t* best
+    int stride                  # 24 (Fevga) or 30 (Gioul)
+    bint chain                  # doubles are Gioul chains
     DistPoolC pool
 
 
@@ -516,15 +608,17 @@ cdef void _objective_clear(ObjectiveC* o) noexcept nogil:
     memset(o, 0, sizeof(ObjectiveC))
 
 
-cdef int _objective_alloc(ObjectiveC* o, int64_t base, int64_t n, bint stdev) noexcept:
+cdef int _objective_alloc(ObjectiveC* o, int64_t base, int64_t n, bint stdev, bint chain) noexcept:
     """Allocate the arrays of n ranks from base on; -1 when any allocation failed."""
     o.base = base
+    o.chain = chain
+    o.stride = 30 if chain else 24
     o.mean = <double*>malloc(n * sizeof(double))
     o.stdev = <double*>malloc(n * sizeof(double)) if stdev else NULL
     o.offset = <int64_t*>malloc(n * sizeof(int64_t))
     o.start = <uint16_t*>malloc(n * sizeof(uint16_t))
     o.length = <uint16_t*>malloc(n * sizeof(uint16_t))
-    o.best = <int32_t*>malloc(n * 24 * sizeof(int32_t))
+    o.best = <int32_t*>malloc(n * o.stride * sizeof(int32_t))
     o.pool.values = NULL
     o.pool.used = 0
     o.pool.capacity = 0
@@ -556,22 +650,41 @@ cdef inline double _objective_value(const ObjectiveC* o, int64_t r) noexcept nog
 
 
 cdef inline int32_t _objective_best(const ObjectiveC* o, int64_t r, int die, int k) noexcept nogil:
+    """The best final rank from r with k (0-4) moves of `die` left in the current block (and,
+    for a chain, the blocks die+1 .. 6 after it)."""
     if r < o.base:
         return <int32_t>r
-    return o.best[(r - o.base) * 24 + (die - 1) * 4 + k - 1]
+    if k == 0:
+        if o.chain and die < 6:
+            return o.best[(r - o.base) * o.stride + die * 4 + 3]   # the next block, all four moves
+        return <int32_t>r
+    return o.best[(r - o.base) * o.stride + (die - 1) * 4 + k - 1]
+
+
+cdef inline int32_t _one_move_best(const ObjectiveC* o, int64_t r, int die) noexcept nogil:
+    """The best rank after exactly one move of `die` from r (the second die of a non-double)."""
+    if r < o.base:
+        return <int32_t>r
+    if o.chain:
+        return o.best[(r - o.base) * o.stride + 24 + die - 1]
+    return o.best[(r - o.base) * o.stride + (die - 1) * 4]
 
 
 cdef inline void _improve(const ObjectiveC* o, const int64_t* succ, int nsucc, int die, int moves,
-                          int32_t* best_rank, double* best_value) noexcept nogil:
-    """Fold into (best_rank, best_value) the best rank reached from each of succ[:nsucc] by
-    `moves` more moves of `die` (0: the successor itself); the first of equal values stays."""
+                          bint plain, int32_t* best_rank, double* best_value) noexcept nogil:
+    """Fold into (best_rank, best_value) the best final rank reached from each of succ[:nsucc]
+    by `moves` more moves of `die`, for a chain then its later blocks; `plain`: `moves` (0 or
+    1) moves of `die` and nothing more. The first of equal values stays."""
     cdef int i
     cdef int32_t candidate
     cdef double value
     for i in range(nsucc):
-        candidate = <int32_t>succ[i]
-        if moves > 0:
-            candidate = _objective_best(o, candidate, die, moves)
+        if not plain:
+            candidate = _objective_best(o, succ[i], die, moves)
+        elif moves == 0:
+            candidate = <int32_t>succ[i]
+        else:
+            candidate = _one_move_best(o, succ[i], die)
         value = _objective_value(o, candidate)
         if best_rank[0] < 0 or value < best_value[0]:
             best_rank[0] = candidate
@@ -581,8 +694,9 @@ cdef inline void _improve(const ObjectiveC* o, const int64_t* succ, int nsucc, i
 cdef void _choose(const ObjectiveC* o, int64_t p, const int64_t* succ, const int* nsucc,
                   int32_t* chosen) noexcept nogil:
     """Fill best[p] and chosen[r], the rank each of the 21 rolls plays to, minimising the
-    objective; succ[(d-1) * MAX_POINTS + i], i < nsucc[d-1], are the ranks one die d reaches."""
-    cdef int32_t* row = o.best + (p - o.base) * 24
+    objective; succ[(d-1) * MAX_POINTS + i], i < nsucc[d-1], are the ranks one die d reaches.
+    A double plays best[p][d][4]: four moves of d (a Gioul chain: then its later blocks)."""
+    cdef int32_t* row = o.best + (p - o.base) * o.stride
     cdef int d, k, r, a, b
     cdef int32_t best_rank
     cdef double best_value
@@ -590,9 +704,14 @@ cdef void _choose(const ObjectiveC* o, int64_t p, const int64_t* succ, const int
         for k in range(1, 5):
             best_rank = -1
             best_value = 0.0
-            _improve(o, succ + (d - 1) * MAX_POINTS, nsucc[d - 1], d, k - 1,
+            _improve(o, succ + (d - 1) * MAX_POINTS, nsucc[d - 1], d, k - 1, False,
                      &best_rank, &best_value)
             row[(d - 1) * 4 + k - 1] = best_rank
+        if o.chain:
+            best_rank = -1
+            best_value = 0.0
+            _improve(o, succ + (d - 1) * MAX_POINTS, nsucc[d - 1], d, 0, True, &best_rank, &best_value)
+            row[24 + d - 1] = best_rank
     for r in range(21):
         a = ROLL_D1[r]
         b = ROLL_D2[r]
@@ -601,8 +720,8 @@ cdef void _choose(const ObjectiveC* o, int64_t p, const int64_t* succ, const int
             continue
         best_rank = -1
         best_value = 0.0
-        _improve(o, succ + (a - 1) * MAX_POINTS, nsucc[a - 1], b, 1, &best_rank, &best_value)
-        _improve(o, succ + (b - 1) * MAX_POINTS, nsucc[b - 1], a, 1, &best_rank, &best_value)
+        _improve(o, succ + (a - 1) * MAX_POINTS, nsucc[a - 1], b, 1, True, &best_rank, &best_value)
+        _improve(o, succ + (b - 1) * MAX_POINTS, nsucc[b - 1], a, 1, True, &best_rank, &best_value)
         chosen[r] = best_rank
 
 
@@ -646,7 +765,7 @@ cdef int _objective_rank(ObjectiveC* o, int64_t p, const int64_t* succ, const in
     cdef int32_t chosen[21]
     cdef int i
     if p == 0:  # the empty side: nothing left to roll
-        for i in range(24):
+        for i in range(o.stride):
             o.best[i] = 0
         o.mean[0] = 0.0
         if o.stdev != NULL:
@@ -661,24 +780,29 @@ cdef int _objective_rank(ObjectiveC* o, int64_t p, const int64_t* succ, const in
 
 
 cdef class OneSidedBuilder:
-    """Owns the arrays of a one-sided build; `run(start, stop)` fills ranks start..stop-1."""
+    """Owns the arrays of a one-sided build; `run(stop)` fills ranks done..stop-1.
 
-    cdef readonly int points, checkers
+    `game` "gioul" plays every double as a chain (four of each number from the rolled one up
+    to 6, block by block, the best final position of the whole chain chosen).
+    """
+
+    cdef readonly int points, checkers, game
     cdef readonly int64_t entries, first_base, done
     cdef ObjectiveC all_off     # mean rolls to bear off all, every rank
     cdef ObjectiveC first_off   # rolls until the first checker is off, exactly `checkers` on
 
-    def __cinit__(self, int points, int checkers):
+    def __cinit__(self, int points, int checkers, str game="fevga"):
         _objective_clear(&self.all_off)
         _objective_clear(&self.first_off)
         _check_table_size(points, checkers)
+        self.game = _game_code(game)
         self.points = points
         self.checkers = checkers
         self.entries = position_count(points, checkers)
         self.first_base = position_count(points, checkers - 1)
-        if (_objective_alloc(&self.all_off, 0, self.entries, True)
+        if (_objective_alloc(&self.all_off, 0, self.entries, True, self.game == GAME_GIOUL)
                 or _objective_alloc(&self.first_off, self.first_base,
-                                    self.entries - self.first_base, False)):
+                                    self.entries - self.first_base, False, self.game == GAME_GIOUL)):
             raise MemoryError(f"one-sided table {points} points x {checkers} checkers")
         self.done = 0
 
@@ -735,6 +859,10 @@ cdef class OneSidedBuilder:
 cdef class TwoSidedBuilder:
     """Owns the arrays of a two-sided build; `run(stop)` fills the shells done..stop-1.
 
+    `game` "gioul" lists a double's successors as the final positions of its whole chain
+    (blocks d, d+1, ..., 6 played one after another by the same player), so the maximum over
+    them is the same player's optimal play of every block in turn; nothing else changes.
+
     Shell m holds the pairs whose larger rank is m. Its pairs depend only on earlier shells and
     on shell m's own "m on roll" row, so a shell is computed as: (A) row m against every
     opponent q < m, vectorised over q through the transposed table; (B) every p <= m on roll
@@ -742,7 +870,7 @@ cdef class TwoSidedBuilder:
     a shell) the same way: shell m needs shells < m only.
     """
 
-    cdef readonly int points, checkers, total
+    cdef readonly int points, checkers, total, game
     cdef readonly int64_t positions, done
     cdef readonly bint has_win
     cdef cnp.ndarray equity_array, transposed_array, win_array, win_t_array
@@ -755,7 +883,7 @@ cdef class TwoSidedBuilder:
     cdef double* scratch
     cdef uint8_t* sizes
 
-    def __cinit__(self, int points, int checkers, int total):
+    def __cinit__(self, int points, int checkers, int total, str game="fevga"):
         self.succ_offset = NULL
         self.succ = NULL
         self.scratch = NULL
@@ -764,6 +892,7 @@ cdef class TwoSidedBuilder:
         _check_table_size(points, checkers)
         if not checkers <= total <= MAX_CHECKERS:
             raise InvalidArgumentError(f"total={total} must be {checkers}-{MAX_CHECKERS}")
+        self.game = _game_code(game)
         self.points = points
         self.checkers = checkers
         self.total = total
@@ -805,11 +934,14 @@ cdef class TwoSidedBuilder:
     cdef int _successor_lists(self) noexcept nogil:
         cdef int64_t n = self.positions, p, used = 0, capacity = n * 64 + 1024
         cdef uint8_t counts[MAX_POINTS]
-        cdef int64_t out[8192]
+        cdef int64_t* out = NULL
+        cdef int out_capacity = 8192
         cdef int r, i, m, j, size
         cdef int32_t* grown
         self.succ = <int32_t*>malloc(capacity * sizeof(int32_t))
-        if self.succ == NULL:
+        out = <int64_t*>malloc(out_capacity * sizeof(int64_t))
+        if self.succ == NULL or out == NULL:
+            free(out)
             return -1
         for p in range(n):
             position_unrank(p, self.points, counts)
@@ -821,19 +953,31 @@ cdef class TwoSidedBuilder:
                 self.succ_offset[p * 21 + r] = used
                 if p == 0:
                     continue
-                m = roll_successors(counts, self.points, ROLL_D1[r], ROLL_D2[r], out, 8192)
+                m = roll_successors(counts, self.points, ROLL_D1[r], ROLL_D2[r], out, out_capacity,
+                                    self.game)
+                while m < 0 and out_capacity < (1 << 26):   # a long chain: more room, same roll
+                    free(out)
+                    out_capacity *= 4
+                    out = <int64_t*>malloc(out_capacity * sizeof(int64_t))
+                    if out == NULL:
+                        return -1
+                    m = roll_successors(counts, self.points, ROLL_D1[r], ROLL_D2[r], out, out_capacity,
+                                        self.game)
                 if m < 0:
+                    free(out)
                     return -1
                 if used + m > capacity:
                     capacity = capacity * 2 + m
                     grown = <int32_t*>realloc(self.succ, capacity * sizeof(int32_t))
                     if grown == NULL:
+                        free(out)
                         return -1
                     self.succ = grown
                 for i in range(m):
                     self.succ[used + i] = <int32_t>out[i]
                 used += m
         self.succ_offset[n * 21] = used
+        free(out)
         return 0
 
     cdef void _terminals(self) noexcept nogil:

@@ -1,4 +1,4 @@
-"""Exact bear-off databases for Fevga: one-sided and two-sided tables, race estimates, best moves.
+"""Exact bear-off databases for Fevga and Gioul: one-sided and two-sided tables, race estimates, best moves.
 
 >>> from fevga.bearoff import OneSidedDB
 >>> OneSidedDB.build(points=6, checkers=2).mean_rolls([0, 0, 0, 0, 0, 1])
@@ -20,17 +20,20 @@ from fevga.bearoff.race import (
     race_estimate,
 )
 from fevga.bearoff.tables import (
+    GAMES,
     Database,
     OneSidedDB,
     TwoSidedDB,
     cache_dir,
     default_one_sided,
     open_db,
+    require_game,
     side_counts,
 )
 
 __all__ = [
     "FORMAT_VERSION",
+    "GAMES",
     "MAGIC",
     "BearoffPolicy",
     "Database",
@@ -46,5 +49,6 @@ __all__ = [
     "evaluate",
     "open_db",
     "race_estimate",
+    "require_game",
     "side_counts",
 ]

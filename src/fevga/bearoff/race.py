@@ -16,15 +16,29 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from fevga.bearoff.tables import TOTAL_CHECKERS, OneSidedDB, Side, TwoSidedDB, default_one_sided, side_counts
+from fevga.bearoff.tables import (
+    TOTAL_CHECKERS,
+    OneSidedDB,
+    Side,
+    TwoSidedDB,
+    check_gioul_race,
+    check_position,
+    default_one_sided,
+    game_of,
+    require_game,
+    side_counts,
+)
 from fevga.errors import InvalidArgumentError, MissingBearoffError
 
+from fevga.gioul import GioulPosition
+
 if TYPE_CHECKING:
+    from fevga.gioul import GioulMove
     from fevga.position import Move, Position
 
 FloatArray = npt.NDArray[np.float64]
@@ -53,12 +67,14 @@ def _survival(distribution: FloatArray, length: int) -> FloatArray:
 
 
 def race_estimate(on_roll: Side, opponent: Side | None = None, db: OneSidedDB | None = None) -> RaceEstimate:
-    """Estimate a no-contact race from one-sided tables (default: the cached 6x15 table)."""
+    """Estimate a no-contact race from one-sided tables (default: the cached 6x15 table of the
+    position's game; bare counts are Fevga sides unless `db` is a Gioul table)."""
     if opponent is None:
         if not (hasattr(on_roll, "counts") and hasattr(on_roll, "turn")):
             raise InvalidArgumentError("give both sides, or a Position (its side on roll plays first)")
+        check_position(db if db is not None else default_one_sided(game=game_of(on_roll) or "fevga"), on_roll)
         opponent = tuple(on_roll.counts(1 - on_roll.turn))
-    table = db if db is not None else default_one_sided()
+    table = db if db is not None else default_one_sided(game=game_of(on_roll) or "fevga")
     a = table.counts(on_roll)
     b = table.counts(opponent)
     if not any(b):
@@ -97,6 +113,7 @@ def estimate_error(db: OneSidedDB, exact: TwoSidedDB) -> dict[str, float]:
     """Max and mean absolute error of the estimated win probability against an exact table."""
     if (db.points, exact.points) != (exact.points, db.points) or exact.checkers > db.checkers:
         raise InvalidArgumentError(f"{db!r} does not cover {exact!r}")
+    require_game(exact, db.game, f"compared with {db!r}")
     estimate = estimate_matrix(db, exact.checkers)[1:, 1:]
     truth = exact.win_matrix()[1:, 1:]
     error = np.abs(estimate - truth)
@@ -109,24 +126,62 @@ def estimate_error(db: OneSidedDB, exact: TwoSidedDB) -> dict[str, float]:
 
 
 def _covered_value(
-    on_roll: Sequence[int], opponent: Sequence[int], two_sided: TwoSidedDB | None, one_sided: OneSidedDB | None
+    on_roll: Sequence[int],
+    opponent: Sequence[int],
+    two_sided: TwoSidedDB | None,
+    one_sided: OneSidedDB | None,
+    game: str = "fevga",
 ) -> float:
     """Equity of the side on roll: exact from the two-sided table when it covers, else estimated."""
     if two_sided is not None:
         value = two_sided.get_equity(on_roll, opponent)
         if value is not None:
             return float(value)
-    return race_estimate(on_roll, opponent, one_sided if one_sided is not None else default_one_sided()).equity
+    table = one_sided if one_sided is not None else default_one_sided(game=game)
+    return race_estimate(on_roll, opponent, table).equity
 
 
-def evaluate(position: Position, *, two_sided: TwoSidedDB | None = None, one_sided: OneSidedDB | None = None) -> float:
-    """Equity of the side on roll of a no-contact bear-off position, from the tables."""
+def _game_tables(
+    position: Any, two_sided: TwoSidedDB | None, one_sided: OneSidedDB | None
+) -> str:
+    """The position's game, after checking that the tables given are of that game
+    (BearoffFileError) and, for Gioul, that the tables' assumptions hold (MissingBearoffError)."""
+    game = game_of(position) or "fevga"
+    require_game(two_sided, game, f"for the position {position.id}")
+    require_game(one_sided, game, f"for the position {position.id}")
+    if game == "gioul":
+        check_gioul_race(position)
+    return game
+
+
+def evaluate(
+    position: Position | GioulPosition, *, two_sided: TwoSidedDB | None = None, one_sided: OneSidedDB | None = None
+) -> float:
+    """Equity of the side on roll of a no-contact bear-off position, from the tables of its game.
+
+    A Gioul position in the middle of a chain (dice pending) is valued by playing the rest of
+    the chain best, block by block, through the engine's moves: the player holding the dice
+    maximises its equity over the later blocks.
+    """
+    game = _game_tables(position, two_sided, one_sided)
+    if isinstance(position, GioulPosition) and position.pending:
+        mover = position.turn
+        return max(_value(move.position, mover, two_sided, one_sided, game) for move in position.legal_moves())
     me = position.counts(position.turn)
     them = position.counts(1 - position.turn)
-    return _covered_value(me, them, two_sided, one_sided)
+    return _covered_value(me, them, two_sided, one_sided, game)
 
 
-def _no_contact(position: Position) -> bool:
+def _value(after: Any, me: int, two_sided: TwoSidedDB | None, one_sided: OneSidedDB | None, game: str) -> float:
+    """Equity for `me` of the state after a decision (a Gioul chain's later blocks played best)."""
+    winner = after.winner()
+    if winner is not None:
+        return float(after.points()) if winner == me else -float(after.points())
+    value = evaluate(after, two_sided=two_sided, one_sided=one_sided)
+    return value if after.turn == me else -value
+
+
+def _no_contact(position: Position | GioulPosition) -> bool:
     """Every checker of both sides on its own points 1..12 (or off): the armies never meet again."""
     return not any(any(position.counts(color)[13:]) for color in (0, 1))
 
@@ -140,60 +195,86 @@ def _judges(table: Any, side: Sequence[int]) -> bool:
 
 
 def _choice_tables(
-    position: Position, two_sided: TwoSidedDB | None, one_sided: OneSidedDB | None
+    position: Position | GioulPosition, two_sided: TwoSidedDB | None, one_sided: OneSidedDB | None
 ) -> tuple[TwoSidedDB | None, OneSidedDB | None]:
     """The table that judges the mover's choice, as the core's "bearoff" policy decides
     (fevga_core/rollout.pyx `_bearoff_choice`): the two-sided table when it covers both
     sides, else the one-sided table when it covers the mover; (None, None) when neither
-    does or the armies can still meet."""
+    does or the armies can still meet (or, in Gioul, a side has not reached its fourth roll).
+    Tables of another game than the position's raise BearoffFileError."""
+    game = game_of(position) or "fevga"
+    require_game(two_sided, game, f"for the position {position.id}")
+    require_game(one_sided, game, f"for the position {position.id}")
     if not _no_contact(position):
         return None, None
+    if game == "gioul":
+        try:
+            check_gioul_race(position)
+        except MissingBearoffError:
+            return None, None
     me, them = position.counts(position.turn), position.counts(1 - position.turn)
     if two_sided is not None and _judges(two_sided, me) and _judges(two_sided, them):
         return two_sided, None
-    one = one_sided if one_sided is not None else default_one_sided()
+    one = one_sided if one_sided is not None else default_one_sided(game=game)
     return (None, one) if _judges(one, me) else (None, None)
 
 
-def covers(position: Position, *, two_sided: TwoSidedDB | None = None, one_sided: OneSidedDB | None = None) -> bool:
+def covers(
+    position: Position | GioulPosition, *, two_sided: TwoSidedDB | None = None, one_sided: OneSidedDB | None = None
+) -> bool:
     """True when the tables judge the mover's choice in this position (see `best_move`)."""
     two, one = _choice_tables(position, two_sided, one_sided)
     return two is not None or one is not None
 
 
 def best_move(
-    position: Position,
+    position: Position | GioulPosition,
     dice: Any,
     *,
     two_sided: TwoSidedDB | None = None,
     one_sided: OneSidedDB | None = None,
     rules: Any = None,
-) -> Move:
+) -> Move | GioulMove:
     """The table-optimal move of a no-contact race, by the one measure the core's "bearoff"
     policy also uses: the mover's exact equity where the two-sided table covers both sides,
     else the fewest expected rolls of the mover's side (the strategy the one-sided table is
-    built for, under which the race estimate is exact). The first best move wins ties."""
+    built for, under which the race estimate is exact). The first best move wins ties.
+
+    For a Gioul position the move is the first decision of the roll (`dice`; None for the
+    pending decision of a chain), judged by playing the chain's later blocks best."""
     if not covers(position, two_sided=two_sided, one_sided=one_sided):
+        if game_of(position) == "gioul":
+            check_gioul_race(position)
         raise MissingBearoffError(f"position {position.id} is not a bear-off race the tables cover")
-    moves = position.legal_moves(dice, rules)
+    moves: Sequence[Move | GioulMove] = position.legal_moves(dice, rules)
     return _best_of(position, moves, two_sided, one_sided)
 
 
-def _best_of(position: Position, moves: Sequence[Move], two_sided: TwoSidedDB | None, one_sided: OneSidedDB | None) -> Move:
+def _measure(after: Any, mover: int, two: TwoSidedDB | None, one: OneSidedDB | None) -> float:
+    """How good `after` is for `mover` by the choosing table's measure; a Gioul state with the
+    mover's later chain blocks pending is worth its best continuation (a race never hands
+    dice over, docs/rules.md 11.7)."""
+    if two is not None and after.winner() is not None:
+        return float(after.points()) if after.winner() == mover else -float(after.points())
+    if getattr(after, "pending", ()) and after.turn == mover:
+        return max(_measure(move.position, mover, two, one) for move in after.legal_moves())
+    if two is not None:
+        value = two.equity(after.counts(after.turn), after.counts(1 - after.turn))
+        return value if after.turn == mover else -value
+    assert one is not None  # covers() held
+    return -one.mean_rolls(after.counts(mover))
+
+
+M = TypeVar("M")
+
+
+def _best_of(position: Any, moves: Sequence[M], two_sided: TwoSidedDB | None, one_sided: OneSidedDB | None) -> M:
     two, one = _choice_tables(position, two_sided, one_sided)
     mover = position.turn
-    best: Move | None = None
+    best: M | None = None
     best_value = -np.inf
     for move in moves:
-        after = move.position
-        if two is not None:
-            if after.winner() is not None:
-                value = float(after.points())
-            else:
-                value = -two.equity(after.counts(after.turn), after.counts(mover))
-        else:
-            assert one is not None  # covers() held
-            value = -one.mean_rolls(after.counts(mover))
+        value = _measure(move.position, mover, two, one)  # type: ignore[attr-defined]
         if value > best_value:
             best, best_value = move, value
     assert best is not None  # legal_moves always holds at least the pass

@@ -27,6 +27,8 @@ from fevga_core import bearoff as core
 
 TOTAL_CHECKERS = 15
 MAX_POINTS = 11
+GAMES = ("fevga", "gioul")
+CHAIN_FROM_ROLL = 4  # Gioul: a double is a chain from a player's fourth roll on
 FloatArray = npt.NDArray[np.float64]
 T = TypeVar("T")
 
@@ -55,6 +57,58 @@ def _check_size(points: int, checkers: int, max_checkers: int = TOTAL_CHECKERS) 
         raise InvalidArgumentError(f"points={points!r} must be an integer 1-{MAX_POINTS}")
     if not isinstance(checkers, int) or not 1 <= checkers <= max_checkers:
         raise InvalidArgumentError(f"checkers={checkers!r} must be an integer 1-{max_checkers}")
+
+
+def _check_game(game: object) -> str:
+    if game not in GAMES:
+        raise InvalidArgumentError(f"game={game!r} must be one of {', '.join(map(repr, GAMES))}")
+    return str(game)
+
+
+def game_of(position: object) -> str | None:
+    """The game of a position object ("gioul" for a GioulPosition, "fevga" for a Position);
+    None for anything else (bare counts carry no game)."""
+    from fevga.gioul import GioulPosition
+    from fevga.position import Position
+
+    if isinstance(position, GioulPosition):
+        return "gioul"
+    if isinstance(position, Position):
+        return "fevga"
+    return None
+
+
+def require_game(db: Any, game: str | None, what: str = "") -> None:
+    """Raise BearoffFileError unless table `db` was built for `game` (None: any game).
+
+    A Fevga table values Gioul races wrongly (its doubles are not chains) and the other way
+    round, so every use of a table with a position, or with another game's table, checks it.
+    """
+    if game is None or db is None:
+        return
+    found = getattr(db, "game", None)
+    if found != game:
+        where = f"{str(db.path)!r}" if getattr(db, "path", None) else repr(db)
+        suffix = f" ({what})" if what else ""
+        raise BearoffFileError(
+            f"bear-off table {where} is a {str(found).capitalize()} table; a {game.capitalize()} one is needed{suffix}"
+        )
+
+
+def check_gioul_race(position: Any) -> None:
+    """Raise MissingBearoffError unless the Gioul tables' assumptions hold for `position`:
+    both sides' next rolls are their fourth or later (every double is a chain).
+
+    A race cannot arise earlier in a game (docs/bearoff.md, "Gioul"), so this refuses only
+    hand-made positions.
+    """
+    for color in (0, 1):
+        if position.next_roll(color) < CHAIN_FROM_ROLL:
+            name = ("White", "Black")[color]
+            raise MissingBearoffError(
+                f"Gioul bear-off tables assume every double is a chain (both sides at their fourth roll or "
+                f"later); {name}'s next roll in {position.id} is its roll {position.next_roll(color)}"
+            )
 
 
 def side_counts(side: Side, points: int, checkers: int) -> tuple[int, ...]:
@@ -88,6 +142,23 @@ def side_counts(side: Side, points: int, checkers: int) -> tuple[int, ...]:
     if sum(on_board) > checkers:
         raise MissingBearoffError(f"side {side!r} has {sum(on_board)} checkers on the board; the table covers {checkers}")
     return tuple(int(v) for v in on_board[:points])
+
+
+def check_position(db: Any, side: object) -> None:
+    """If `side` is a position object: raise unless `db` is its game's table (BearoffFileError)
+    and, for Gioul, unless the tables' assumptions hold and a roll is due (MissingBearoffError)."""
+    game = game_of(side)
+    if game is None:
+        return
+    require_game(db, game, f"for the position {getattr(side, 'id', side)}")
+    if game == "gioul":
+        check_gioul_race(side)
+        pending = getattr(side, "pending", ())
+        if pending:
+            raise MissingBearoffError(
+                f"Gioul position {getattr(side, 'id', side)} has dice pending {pending}: a table values a position "
+                "where a roll is due (fevga.bearoff.evaluate plays the rest of the roll first)"
+            )
 
 
 def _counts_array(counts: npt.ArrayLike, points: int) -> npt.NDArray[np.uint8]:
@@ -196,12 +267,21 @@ class OneSidedDB:
     The strategy minimises the expected number of rolls; the first-off table (for positions with
     exactly `checkers` on the board) minimises the expected rolls until the first checker is off.
     Distributions are float64 and stored compactly (only the non-zero window of each).
+    `game` is "fevga" or "gioul" (every double a chain, docs/bearoff.md "Gioul").
     """
 
     kind = "one-sided"
 
-    def __init__(self, points: int, checkers: int, arrays: dict[str, npt.NDArray[Any]], path: Path | None = None):
+    def __init__(
+        self,
+        points: int,
+        checkers: int,
+        arrays: dict[str, npt.NDArray[Any]],
+        path: Path | None = None,
+        game: str = "fevga",
+    ):
         _check_size(points, checkers)
+        self.game = _check_game(game)
         _check_one_sided(arrays, points, checkers, _where(path))
         self.points = points
         self.checkers = checkers
@@ -212,18 +292,19 @@ class OneSidedDB:
         self._mean: FloatArray = arrays["mean"]
 
     @classmethod
-    def build(cls, points: int = 6, checkers: int = 15, *, progress: bool = False) -> OneSidedDB:
-        """Build the table for up to `checkers` checkers on points 1..`points`."""
+    def build(cls, points: int = 6, checkers: int = 15, *, game: str = "fevga", progress: bool = False) -> OneSidedDB:
+        """Build the table of `game` for up to `checkers` checkers on points 1..`points`."""
         _check_size(points, checkers)
-        builder = core.OneSidedBuilder(points, checkers)
+        _check_game(game)
+        builder = core.OneSidedBuilder(points, checkers, game)
         entries = builder.entries
         step = max(1, entries // 100)
-        with _progress(entries, f"one-sided {points}x{checkers}", progress) as bar:
+        with _progress(entries, f"{game} one-sided {points}x{checkers}", progress) as bar:
             while builder.done < entries:
                 before = builder.done
                 builder.run(before + step)
                 bar.update(builder.done - before)
-        return cls(points, checkers, builder.arrays())
+        return cls(points, checkers, builder.arrays(), game=game)
 
     def save(self, path: str | os.PathLike[str], dtype: str = "float64") -> Path:
         """Write the table to `path` atomically; `dtype="float32"` stores distributions in half the space."""
@@ -231,6 +312,7 @@ class OneSidedDB:
             raise InvalidArgumentError(f"dtype={dtype!r} must be 'float64' or 'float32'")
         meta = {
             "kind": self.kind,
+            "game": self.game,
             "points": self.points,
             "checkers": self.checkers,
             "total": TOTAL_CHECKERS,
@@ -248,10 +330,13 @@ class OneSidedDB:
 
     def __repr__(self) -> str:
         where = f", path={str(self.path)!r}" if self.path else ""
-        return f"<OneSidedDB points={self.points} checkers={self.checkers} entries={self.entries}{where}>"
+        return (f"<OneSidedDB game={self.game} points={self.points} checkers={self.checkers} "
+                f"entries={self.entries}{where}>")
 
     def counts(self, side: Side) -> tuple[int, ...]:
-        """The validated counts on points 1..P of a side (see `side_counts`)."""
+        """The validated counts on points 1..P of a side (see `side_counts`; a position must be
+        of this table's game, see `check_position`)."""
+        check_position(self, side)
         return side_counts(side, self.points, self.checkers)
 
     def rank(self, side: Side) -> int:
@@ -357,12 +442,22 @@ class TwoSidedDB:
 
     Optimal play maximises expected points (a mars counts 2 when the loser still has all
     `total` checkers on the board, which needs checkers == total). Equities are float64.
+    In a "gioul" table every double is a chain whose blocks the roller plays one by one.
     """
 
     kind = "two-sided"
 
-    def __init__(self, points: int, checkers: int, total: int, arrays: dict[str, npt.NDArray[Any]], path: Path | None = None):
+    def __init__(
+        self,
+        points: int,
+        checkers: int,
+        total: int,
+        arrays: dict[str, npt.NDArray[Any]],
+        path: Path | None = None,
+        game: str = "fevga",
+    ):
         _check_size(points, checkers)
+        self.game = _check_game(game)
         if not isinstance(total, int) or not checkers <= total <= TOTAL_CHECKERS:
             raise InvalidArgumentError(f"total={total!r} must be an integer {checkers}-{TOTAL_CHECKERS}")
         _check_two_sided(arrays, points, checkers, total, _where(path))
@@ -382,10 +477,11 @@ class TwoSidedDB:
         points: int = 6,
         *,
         total: int = TOTAL_CHECKERS,
+        game: str = "fevga",
         progress: bool = False,
         threads: int | None = None,
     ) -> TwoSidedDB:
-        """Build the table for up to `checkers` checkers a side on points 1..`points`.
+        """Build the table of `game` for up to `checkers` checkers a side on points 1..`points`.
 
         `threads` (default 1) split each large shell over threads; the result does not depend on it.
 
@@ -401,9 +497,10 @@ class TwoSidedDB:
             threads = 1
         if not isinstance(threads, int) or threads < 1:
             raise InvalidArgumentError(f"threads={threads!r} must be a positive integer")
-        builder = core.TwoSidedBuilder(points, checkers, total)
+        _check_game(game)
+        builder = core.TwoSidedBuilder(points, checkers, total, game)
         shells = builder.positions
-        with _progress(shells * shells, f"two-sided {points}x{checkers}", progress) as bar:
+        with _progress(shells * shells, f"{game} two-sided {points}x{checkers}", progress) as bar:
             # Shell m costs about m units: make ~100 chunks of equal work.
             serial = shells if threads == 1 else min(shells, _SERIAL_SHELLS)
             while builder.done < serial:
@@ -413,7 +510,7 @@ class TwoSidedDB:
                 bar.update(builder.done**2 - before**2)
             if builder.done < shells:
                 _run_threaded(builder, threads, bar)
-        return cls(points, checkers, total, builder.arrays())
+        return cls(points, checkers, total, builder.arrays(), game=game)
 
     def save(self, path: str | os.PathLike[str], dtype: str = "float64") -> Path:
         """Write the table to `path` atomically; `dtype="float32"` halves the file."""
@@ -422,6 +519,7 @@ class TwoSidedDB:
         arrays = {name: a.astype(dtype, copy=False) for name, a in self._a.items()}
         meta = {
             "kind": self.kind,
+            "game": self.game,
             "points": self.points,
             "checkers": self.checkers,
             "total": self.total,
@@ -436,9 +534,11 @@ class TwoSidedDB:
 
     def __repr__(self) -> str:
         where = f", path={str(self.path)!r}" if self.path else ""
-        return f"<TwoSidedDB points={self.points} checkers={self.checkers} total={self.total}{where}>"
+        return f"<TwoSidedDB game={self.game} points={self.points} checkers={self.checkers} total={self.total}{where}>"
 
     def _pair(self, on_roll: Side, opponent: Side | None) -> int:
+        check_position(self, on_roll)
+        check_position(self, opponent)
         if opponent is None:
             if not (hasattr(on_roll, "counts") and hasattr(on_roll, "turn")):
                 raise InvalidArgumentError("give both sides, or a Position (its side on roll plays first)")
@@ -561,34 +661,44 @@ def _run_threaded(builder: Any, threads: int, bar: Any) -> None:
     builder._finish_shells(shells)
 
 
-def open_db(path: str | os.PathLike[str], *, verify: bool = True, kind: str | None = None) -> Database:
+def open_db(
+    path: str | os.PathLike[str], *, verify: bool = True, kind: str | None = None, game: str | None = None
+) -> Database:
     """Read (copy-on-load, see fevga.bearoff.fileformat) and validate a saved table;
-    BearoffFileError says what is wrong with it.
+    BearoffFileError says what is wrong with it, or that it is not a `kind` table of `game`
+    (a file without a "game" field is a Fevga table, as written before Gioul tables existed).
 
     Beyond the checks of `TableFile` (checksums, section table), the sections must make a
     consistent table of the header's kind and size: each one present with its dtype and length,
     and every distribution window inside its pool (see `_check_one_sided`, `_check_two_sided`).
     """
+    if game is not None:
+        _check_game(game)
     table = TableFile(path, verify=verify)
     table.require(kind=kind)
     meta, arrays = table.meta, table.arrays
     try:
         found_kind, points, checkers = meta["kind"], int(meta["points"]), int(meta["checkers"])
         total = int(meta.get("total", TOTAL_CHECKERS))
+        found_game = _check_game(meta.get("game", "fevga"))
         _check_size(points, checkers)
         if not checkers <= total <= TOTAL_CHECKERS:
             raise InvalidArgumentError(f"total={total} must be {checkers}-{TOTAL_CHECKERS}")
     except (KeyError, TypeError, ValueError, InvalidArgumentError) as exc:
         raise BearoffFileError(f"bear-off file {str(path)!r} has a malformed header: {exc}") from None
+    if game is not None and found_game != game:
+        raise BearoffFileError(
+            f"bear-off file {str(path)!r} holds a {found_game.capitalize()} table, not a {game.capitalize()} one"
+        )
     where = _where(path)
     if found_kind == OneSidedDB.kind:
-        return OneSidedDB(points, checkers, dict(arrays), Path(path))
+        return OneSidedDB(points, checkers, dict(arrays), Path(path), game=found_game)
     if found_kind == TwoSidedDB.kind:
         loaded = dict(arrays)
         for name in ("equity", "win"):
             if name in loaded:  # float32 files are widened for the float64 kernels
                 loaded[name] = np.asarray(_section(loaded, name, where, _FLOAT_DTYPES), dtype=np.float64)
-        return TwoSidedDB(points, checkers, total, loaded, Path(path))
+        return TwoSidedDB(points, checkers, total, loaded, Path(path), game=found_game)
     raise BearoffFileError(f"{where} has unknown kind {found_kind!r}")
 
 
@@ -604,27 +714,28 @@ def cache_dir() -> Path:
 _DEFAULT: dict[Path, OneSidedDB] = {}
 
 
-def default_one_sided(*, progress: bool | None = None) -> OneSidedDB:
-    """The 6-point, 15-checker one-sided table, built into the cache directory on first use
-    (with a progress bar when `progress`, by default when stderr is a terminal)."""
+def default_one_sided(*, progress: bool | None = None, game: str = "fevga") -> OneSidedDB:
+    """The 6-point, 15-checker one-sided table of `game`, built into the cache directory on
+    first use (with a progress bar when `progress`, by default when stderr is a terminal)."""
+    _check_game(game)
     if progress is None:
         import sys
 
         progress = sys.stderr.isatty()
-    path = cache_dir() / "one-sided-6x15.fbo"
+    path = cache_dir() / ("one-sided-6x15.fbo" if game == "fevga" else f"one-sided-6x15-{game}.fbo")
     cached = _DEFAULT.get(path)
     if cached is not None:
         return cached
     try:
-        db = open_db(path, kind=OneSidedDB.kind)
-    except BearoffFileError:  # missing, or damaged: (re)build it
-        db = OneSidedDB.build(6, TOTAL_CHECKERS, progress=progress)
+        db = open_db(path, kind=OneSidedDB.kind, game=game)
+    except BearoffFileError:  # missing, damaged, or another game's: (re)build it
+        db = OneSidedDB.build(6, TOTAL_CHECKERS, game=game, progress=progress)
         try:
             db.save(path)
             db.path = path
         except (OSError, BearoffFileError) as exc:  # read-only cache: keep the table in memory for this process
             warnings.warn(f"could not cache the bear-off table at {str(path)!r}: {exc}", stacklevel=2)
-    if not isinstance(db, OneSidedDB) or (db.points, db.checkers) != (6, TOTAL_CHECKERS):
-        raise BearoffFileError(f"cached bear-off file {str(path)!r} is not the 6x15 one-sided table")
+    if not isinstance(db, OneSidedDB) or (db.points, db.checkers, db.game) != (6, TOTAL_CHECKERS, game):
+        raise BearoffFileError(f"cached bear-off file {str(path)!r} is not the {game} 6x15 one-sided table")
     _DEFAULT[path] = db
     return db

@@ -1,7 +1,8 @@
 """`fevga bearoff` sub-commands: build, query and plot bear-off tables.
 
 POSITION is a position ID, ``start``, position JSON, or bare counts: ``0,0,0,0,0,1`` (one side,
-points 1..P) or ``0,0,0,0,0,1/2,1`` (side on roll / opponent).
+points 1..P) or ``0,0,0,0,0,1/2,1`` (side on roll / opponent). ``--game gioul`` (or a Gioul ID or
+JSON as POSITION) uses Gioul tables, in which every double is a chain.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from fevga.cli.game import add_game_option, game_of, position_argument
 from fevga.errors import FevgaError, InvalidNotationError, MissingBearoffError
 
 Sides = tuple[tuple[int, ...], tuple[int, ...] | None, Any]
@@ -25,6 +27,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     build = commands.add_parser("build", help="build a table and write it atomically")
     build.add_argument("kind", choices=["one-sided", "two-sided"])
+    build.add_argument("--game", choices=["fevga", "gioul"], default="fevga",
+                       help="the game the table is for (default: %(default)s; gioul: doubles are chains)")
     build.add_argument("--points", type=int, default=6, help="points 1..P covered (default 6)")
     build.add_argument("--checkers", type=int, help="checkers per side (default 15 one-sided, 6 two-sided)")
     build.add_argument("--out", type=Path, help="output file (default: the cache directory)")
@@ -34,6 +38,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     query = commands.add_parser("query", help="look a position up")
     query.add_argument("position", metavar="POSITION")
+    add_game_option(query)
     query.add_argument("--db", type=Path, help="one-sided table file (default: the cached 6x15 table)")
     query.add_argument("--two-sided", type=Path, help="two-sided table file for exact equities")
     query.add_argument("--dice", help="also print the best move for these dice, e.g. 6-1 (needs a position)")
@@ -42,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     plot = commands.add_parser("plot", help="chart the roll distributions of a position (needs matplotlib)")
     plot.add_argument("position", metavar="POSITION")
+    add_game_option(plot)
     plot.add_argument("--out", type=Path, required=True, help="image file, e.g. race.png")
     plot.add_argument("--db", type=Path, help="one-sided table file (default: the cached 6x15 table)")
     plot.set_defaults(run=_plot)
@@ -57,8 +63,8 @@ def _parse_counts(text: str) -> tuple[int, ...]:
     return values
 
 
-def parse_sides(text: str) -> Sides:
-    """(on roll, opponent or None, Position or None) from a POSITION argument."""
+def parse_sides(text: str, game: str = "fevga") -> Sides:
+    """(on roll, opponent or None, Position, GioulPosition or None) from a POSITION argument."""
     stripped = text.strip()
     if "," in stripped or stripped.isdigit():
         parts = stripped.split("/")
@@ -67,18 +73,25 @@ def parse_sides(text: str) -> Sides:
         on_roll = _parse_counts(parts[0])
         opponent = _parse_counts(parts[1]) if len(parts) == 2 else None
         return on_roll, opponent, None
-    from fevga.position import Position
+    position = position_argument(stripped, game)
+    if game == "gioul":
+        from fevga.bearoff.tables import check_gioul_race
 
-    position = Position.parse(stripped)
+        check_gioul_race(position)
+        if position.pending:  # type: ignore[union-attr]
+            raise MissingBearoffError(
+                f"Gioul position {position.id} has dice pending {position.pending}: "  # type: ignore[union-attr]
+                "query a position where a roll is due"
+            )
     return tuple(position.counts(position.turn)), tuple(position.counts(1 - position.turn)), position
 
 
-def _one_sided(path: Path | None) -> Any:
+def _one_sided(path: Path | None, game: str = "fevga") -> Any:
     from fevga.bearoff import OneSidedDB, default_one_sided, open_db
 
     if path is None:
-        return default_one_sided()
-    db = open_db(path)
+        return default_one_sided(game=game)
+    db = open_db(path, game=game)
     if not isinstance(db, OneSidedDB):
         raise InvalidNotationError(f"--db {str(path)!r} is a {db.kind} table, not one-sided")
     return db
@@ -91,14 +104,16 @@ def _build(args: argparse.Namespace) -> int:
     progress = not args.quiet and sys.stderr.isatty()
     if args.kind == "one-sided":
         checkers = 15 if args.checkers is None else args.checkers  # 0 is refused by the build, not replaced
-        db: Any = OneSidedDB.build(points=args.points, checkers=checkers, progress=progress)
+        db: Any = OneSidedDB.build(points=args.points, checkers=checkers, game=args.game, progress=progress)
     else:
         checkers = 6 if args.checkers is None else args.checkers
-        db = TwoSidedDB.build(checkers=checkers, points=args.points, progress=progress)
+        db = TwoSidedDB.build(checkers=checkers, points=args.points, game=args.game, progress=progress)
     built = time.perf_counter() - start
-    out = args.out or cache_dir() / f"{args.kind}-{args.points}x{checkers}.fbo"
+    suffix = "" if args.game == "fevga" else f"-{args.game}"
+    out = args.out or cache_dir() / f"{args.kind}-{args.points}x{checkers}{suffix}.fbo"
     path = db.save(out, dtype=args.dtype)
-    print(f"{args.kind} {args.points}x{checkers}: {len(db)} entries, built in {built:.2f} s, "
+    game = "" if args.game == "fevga" else f"{args.game} "
+    print(f"{game}{args.kind} {args.points}x{checkers}: {len(db)} entries, built in {built:.2f} s, "
           f"{path.stat().st_size} bytes -> {path}")
     return 0
 
@@ -123,10 +138,11 @@ def _side_report(db: Any, side: tuple[int, ...]) -> dict[str, Any]:
 def _query(args: argparse.Namespace) -> int:
     from fevga.bearoff import best_move, open_db, race_estimate
 
-    on_roll, opponent, position = parse_sides(args.position)
-    db = _one_sided(args.db)
-    two_sided: Any = open_db(args.two_sided, kind="two-sided") if args.two_sided else None
-    result: dict[str, Any] = {"on_roll": _side_report(db, on_roll)}
+    game = game_of(args, args.position)
+    on_roll, opponent, position = parse_sides(args.position, game)
+    db = _one_sided(args.db, game)
+    two_sided: Any = open_db(args.two_sided, kind="two-sided", game=game) if args.two_sided else None
+    result: dict[str, Any] = {"game": game, "on_roll": _side_report(db, on_roll)}
     if opponent is not None:
         result["opponent"] = _side_report(db, opponent)
         if any(db.counts(opponent)) and any(db.counts(on_roll)):
@@ -144,9 +160,19 @@ def _query(args: argparse.Namespace) -> int:
             raise InvalidNotationError("--dice needs a full position (ID, start or JSON), not bare counts")
         move = best_move(position, args.dice, two_sided=two_sided, one_sided=db)
         result["best_move"] = move.notation
+        if game == "gioul":  # a chain: each later block is a decision of the same player
+            blocks = [move.notation]
+            after = move.position
+            while after.pending and after.winner() is None:  # type: ignore[union-attr]
+                move = best_move(after, None, two_sided=two_sided, one_sided=db)
+                blocks.append(move.notation)
+                after = move.position
+            result["best_decisions"] = blocks
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
+    if game == "gioul":
+        print("Gioul tables: every double is a chain (both sides at their fourth roll or later)")
     for name in ("on_roll", "opponent"):
         if name in result:
             side = result[name]
@@ -162,7 +188,9 @@ def _query(args: argparse.Namespace) -> int:
     if "exact" in result:
         x = result["exact"]
         print(f"exact     {x['missing']}" if "missing" in x else f"exact     win {x['win']:.6f}  equity {x['equity']:+.6f}")
-    if "best_move" in result:
+    if "best_decisions" in result and len(result["best_decisions"]) > 1:
+        print("best move " + " | ".join(result["best_decisions"]) + "  (one decision per block of the chain)")
+    elif "best_move" in result:
         print(f"best move {result['best_move']}")
     return 0
 
@@ -175,8 +203,9 @@ def _plot(args: argparse.Namespace) -> int:
         import matplotlib.pyplot as plt
     except ImportError:
         raise FevgaError("plotting needs matplotlib: pip install 'fevga[plot]'") from None
-    on_roll, opponent, _ = parse_sides(args.position)
-    db = _one_sided(args.db)
+    game = game_of(args, args.position)
+    on_roll, opponent, _ = parse_sides(args.position, game)
+    db = _one_sided(args.db, game)
     figure, axes = plt.subplots(figsize=(7, 4))
     formats = figure.canvas.get_supported_filetypes()
     suffix = args.out.suffix.lstrip(".").lower()
