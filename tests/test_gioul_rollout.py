@@ -3,13 +3,14 @@ its seeding, stratification, luck and truncation, and its hostile inputs."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 import pytest
 
 from fevga import BLACK, WHITE, GioulPosition, InvalidArgumentError, InvalidPositionError
-from fevga.bearoff import OneSidedDB
+from fevga.bearoff import OneSidedDB, TwoSidedDB
 from fevga.gioul import to_array
 from fevga_core import game as core_game
 from fevga_core import gioul_rollout as core
@@ -200,11 +201,31 @@ def test_luck_reduces_variance_in_a_race() -> None:
 # --------------------------------------------------------------------------- truncation
 
 
+@functools.cache
+def gioul_tables(two_sided: bool = True) -> Tables:
+    """Gioul bear-off tables (every double a chain) in the core's layout: 6x15 one-sided,
+    6x6 two-sided."""
+    one = OneSidedDB.build(6, 15, game="gioul")
+    two = TwoSidedDB.build(6, game="gioul") if two_sided else None
+    return Tables((one.points, one.checkers, {k: np.asarray(v) for k, v in one._a.items()}),
+                  None if two is None else (two.points, two.checkers, two.total, np.asarray(two._equity), two._win))
+
+
+def test_a_covered_race_is_scored_exactly_from_the_gioul_tables() -> None:
+    race = GioulPosition.from_counts(counts({6: 2, 5: 1, 1: 2}), counts({6: 1, 4: 2, 2: 1, 1: 1}), BLACK,
+                                     next_roll=(4, 4))
+    exact = TwoSidedDB.build(6, game="gioul").equity(race)
+    for color, sign in ((BLACK, 1.0), (WHITE, -1.0)):
+        s = run(rows(race), 0, 72, color=color, tables=gioul_tables(), truncate=True).sums[0]
+        assert s[F["truncated"]] == 72
+        assert s[F["equity"]] / 72 == pytest.approx(sign * exact, abs=1e-12)
+    assert OneSidedDB.build(6, 15, game="gioul").game == "gioul"
+
+
 def test_truncation_only_where_every_double_is_a_chain() -> None:
     """A covered race is scored from the tables when a roll is due and both sides are at
     their fourth roll or later (what Gioul tables assume); earlier the game plays on."""
-    one = OneSidedDB.build(6, 15)  # any table in the TablesC layout shows the mechanics
-    tables = Tables((one.points, one.checkers, {k: np.asarray(v) for k, v in one._a.items()}), None)
+    tables = gioul_tables(two_sided=False)
     white, black = counts({6: 2, 5: 2, 4: 2, 3: 1}), counts({6: 2, 5: 2, 4: 2, 2: 1})
     late = GioulPosition.from_counts(white, black, WHITE, next_roll=(4, 4))
     b = run(rows(late), 0, 36, tables=tables, truncate=True)
