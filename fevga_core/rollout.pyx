@@ -46,8 +46,12 @@ import numpy as np
 from fevga_core.errors import InvalidArgumentError
 
 # Fields of the per-target sums row (fevga.rollout mirrors these).
+# "match" is the game's value for the job's match score (weights over its outcome
+# probabilities, see run_block), or its equity when the job has no score; moves are compared
+# (the cross sums) by it.
 SUM_FIELDS = ("games", "equity", "equity_sq", "win", "win_mars", "lose_mars", "draw",
-              "luck", "luck_sq", "equity_luck", "truncated", "plies")
+              "luck", "luck_sq", "equity_luck", "truncated", "plies", "match", "match_sq", "match_luck")
+MATCH_WEIGHTS = 5  # constant, win, win_mars, lose_mars, draw
 cdef enum:
     NUM_STRATA = 1296
     LENGTH_BINS = 512   # game-length histogram bins; the last one counts longer games
@@ -370,14 +374,14 @@ cdef void _rotation_perms(uint64_t master, int64_t rotation, uint8_t* perm) noex
 cdef int64_t _block(const JobC* job, const PositionC* starts, int targets, int color, object callback,
                     bint stratify, uint64_t master, int64_t first_index, int64_t games,
                     double[:, ::1] sums, double[:, :, ::1] first, double[:, ::1] cross,
-                    int64_t[:, ::1] lengths, const int32_t[::1] stop, double* values,
-                    ScratchC* scratch) except -1 nogil:
+                    int64_t[:, ::1] lengths, const int32_t[::1] stop, const double* weights,
+                    double* values, ScratchC* scratch) except -1 nogil:
     cdef int64_t i, index
     cdef int k, j, stratum, length
     cdef PositionC pos
     cdef RngC rng
     cdef GameOutC out
-    cdef double value
+    cdef double value, match
     cdef uint8_t perm[NUM_STRATA]
     cdef int fixed[2]
     cdef int64_t rotation = -1
@@ -400,7 +404,11 @@ cdef int64_t _block(const JobC* job, const PositionC* starts, int targets, int c
             rollout_game(job, &pos, color, &rng, fixed, 2 if stratum >= 0 else 0, callback,
                          scratch, &out, NULL, 0)
             value = out.equity
-            values[k] = value
+            match = value
+            if weights != NULL:
+                match = (weights[0] + weights[1] * out.win + weights[2] * out.win_mars
+                         + weights[3] * out.lose_mars + weights[4] * out.draw)
+            values[k] = match
             sums[k, 0] += 1.0
             sums[k, 1] += value
             sums[k, 2] += value * value
@@ -413,6 +421,9 @@ cdef int64_t _block(const JobC* job, const PositionC* starts, int targets, int c
             sums[k, 9] += value * out.luck
             sums[k, 10] += out.truncated
             sums[k, 11] += out.plies
+            sums[k, 12] += match
+            sums[k, 13] += match * match
+            sums[k, 14] += match * out.luck
             j = out.first_roll if out.first_roll >= 0 else (stratum % 36 if stratum >= 0 else 0)
             first[k, j, 0] += 1.0
             first[k, j, 1] += value
@@ -429,9 +440,13 @@ cdef int64_t _block(const JobC* job, const PositionC* starts, int targets, int c
 def run_block(bytes rows, int color, int flags, int white_policy, int black_policy, object callback,
               Tables tables, CoreNet white_net, CoreNet black_net, bint truncate, bint luck, double scale, bint stratify, uint64_t master,
               int64_t first_index, int64_t games, double[:, ::1] sums, double[:, :, ::1] first,
-              double[:, ::1] cross, int64_t[:, ::1] lengths, const int32_t[::1] stop):
+              double[:, ::1] cross, int64_t[:, ::1] lengths, const int32_t[::1] stop,
+              const double[::1] match_weights=None):
     """Games first_index .. first_index + games - 1 of a job from each start row (K rows of
-    51 bytes), added into sums[K, 12], first[K, 36, 3], cross[K, K], lengths[K, 512].
+    51 bytes), added into sums[K, 15], first[K, 36, 3], cross[K, K], lengths[K, 512].
+    `match_weights` (constant, win, win_mars, lose_mars, draw) turn a game's outcome
+    probabilities into its "match" value (its match winning chance at the job's score); without
+    them that value is the game's equity. Cross sums are of the match values.
     Returns the games played (fewer when stop[0] became non-zero)."""
     cdef int targets = len(rows) // POSITION_WIDTH, k
     cdef PositionC* starts
@@ -439,6 +454,7 @@ def run_block(bytes rows, int color, int flags, int white_policy, int black_poli
     cdef ScratchC scratch
     cdef JobC job
     cdef int64_t done
+    cdef const double* weights = NULL
     if len(rows) == 0 or len(rows) % POSITION_WIDTH:
         raise InvalidArgumentError(f"rows must be K >= 1 rows of {POSITION_WIDTH} bytes, not {len(rows)} bytes")
     _check_color(color)
@@ -455,6 +471,10 @@ def run_block(bytes rows, int color, int flags, int white_policy, int black_poli
     _check_shape("lengths", lengths, (targets, LENGTH_BINS))
     if stop.shape[0] < 1:
         raise InvalidArgumentError("stop must hold one flag")
+    if match_weights is not None:
+        if match_weights.shape[0] != MATCH_WEIGHTS:
+            raise InvalidArgumentError(f"match_weights must hold {MATCH_WEIGHTS} numbers, not {match_weights.shape[0]}")
+        weights = &match_weights[0]
     starts = <PositionC*> malloc(targets * sizeof(PositionC))
     values = <double*> malloc(targets * sizeof(double))
     scratch.ws = NULL
@@ -469,10 +489,10 @@ def run_block(bytes rows, int color, int flags, int white_policy, int black_poli
         if callback is None:
             with nogil:
                 done = _block(&job, starts, targets, color, None, stratify, master, first_index, games,
-                              sums, first, cross, lengths, stop, values, &scratch)
+                              sums, first, cross, lengths, stop, weights, values, &scratch)
         else:
             done = _block(&job, starts, targets, color, callback, stratify, master, first_index, games,
-                          sums, first, cross, lengths, stop, values, &scratch)
+                          sums, first, cross, lengths, stop, weights, values, &scratch)
         return done
     finally:
         free(starts)
