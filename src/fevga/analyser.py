@@ -100,7 +100,8 @@ class HeuristicEvaluator:
             raise InvalidArgumentError(f"tables {tables!r} must be 'bearoff' or 'heuristic'")
         if not isinstance(window, (int, float)) or not window >= 0:
             raise InvalidArgumentError(f"window {window!r} must be a non-negative equity")
-        from fevga.rollout import LUCK_SCALE, tables_of
+        from fevga.bearoff.core_tables import tables_of
+        from fevga.search import HEURISTIC_SCALE
 
         self.plies = plies
         self.candidates = candidates
@@ -108,7 +109,7 @@ class HeuristicEvaluator:
         self.name = f"heuristic {plies}-ply" + (" + bear-off tables" if tables == "bearoff" else "")
         self._plain = tables_of(None)
         self._exact = tables_of("default") if tables == "bearoff" else None
-        self._scale = LUCK_SCALE
+        self._scale = HEURISTIC_SCALE
 
     def _tables(self, position: Position) -> Any:
         """The exact tables if `position` is a covered race already, else the plain heuristic."""

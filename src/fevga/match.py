@@ -222,6 +222,41 @@ def away_scores(score: tuple[int, int], length: int, side: int) -> tuple[int, in
     return (length - score[side], length - score[1 - side])
 
 
+class MatchScore:
+    """A running match score: the table and each side's points still needed."""
+
+    def __init__(self, score: object, length: object) -> None:
+        if not (isinstance(score, tuple) and len(score) == 2 and all(isinstance(v, int) for v in score)):
+            raise InvalidArgumentError(f"score {score!r} must be a (white, black) pair of integers")
+        if not isinstance(length, int) or isinstance(length, bool):
+            raise InvalidArgumentError(f"match length {length!r} must be an integer")
+        self.away = (away_scores(score, length, 0), away_scores(score, length, 1))
+        self.table = match_equity_table(length)
+
+    def chance(self, side: int, win: float, win_mars: float, lose_mars: float) -> float:
+        """P(`side` wins the match) from its outcome probabilities in this game."""
+        return match_winning_chance(self.table, self.away[side], win, win_mars, lose_mars)
+
+    def weights(self, side: int) -> tuple[float, float, float, float, float]:
+        """(constant, win, win_mars, lose_mars, draw): `side`'s match winning chance is this
+        linear function of its outcome probabilities in the game (what rollouts sum per game)."""
+        def chance(win: float, win_mars: float, lose_mars: float, draw: float) -> float:
+            return match_winning_chance(self.table, self.away[side], win, win_mars, lose_mars, draw)
+
+        base = chance(0.0, 0.0, 0.0, 0.0)
+        return (base, chance(1.0, 0.0, 0.0, 0.0) - base, chance(0.0, 1.0, 0.0, 0.0) - base,
+                chance(0.0, 0.0, 1.0, 0.0) - base, chance(0.0, 0.0, 0.0, 1.0) - base)
+
+
+def match_score(score: tuple[int, int] | None, length: int | None) -> MatchScore | None:
+    if score is None and length is None:
+        return None
+    if score is None or length is None:
+        raise InvalidArgumentError("a match score needs both score=(white, black) and length=N")
+    return MatchScore(score, length)
+
+
+
 class EvaluatorPolicy:
     """A move-choice policy from an evaluator (``rank(position, dice, rules)``, best first).
 
