@@ -19,7 +19,8 @@ from fevga.policy import Policy
 from fevga.position import Move, Position
 from fevga.rollout.checkpoints import checkpoint_exists, checkpoint_master
 from fevga.rollout.executors import execute
-from fevga.rollout.jobs import DEFAULT_GAMES, FIELDS, NetSpec, Sums, check_backend, check_games, check_workers, make_job
+from fevga.rollout.jobs import (DEFAULT_GAMES, FIELDS, ROW_WIDTH, NetSpec, Sums, check_backend, check_games,
+                                check_workers, make_job)
 from fevga.rollout.results import Z95, MoveRollout, RolloutResult, statistics
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike
@@ -148,7 +149,7 @@ def rollout_moves(
     rounds: list[tuple[list[int], Sums]] = []
     interrupted, resumed = False, 0
     for only in _rounds(job.blocks) if stop_early else [range(job.blocks)]:
-        round_job = replace(job, rows=b"".join(rows[k * 51 : (k + 1) * 51] for k in active))
+        round_job = replace(job, rows=b"".join(rows[k * ROW_WIDTH : (k + 1) * ROW_WIDTH] for k in active))
         blocks, interrupted, loaded = execute(round_job, count, backend, scheduler, path, checkpoint_every,
                                                _progress_default(progress), on_block, only)
         resumed += loaded
