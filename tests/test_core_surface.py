@@ -316,3 +316,18 @@ def test_truncating_an_open_bearoff_file_does_not_crash(tmp_path: Any) -> None:
     expected = fevga.bearoff.OneSidedDB.build(6, 8)
     assert float(done.stdout.split()[0]) == expected.mean_rolls([0, 0, 0, 0, 0, 8])
     assert float(done.stdout.split()[1]) == pytest.approx(len(expected))
+
+
+def test_the_core_never_imports_the_api_package() -> None:
+    """fevga_core stands alone: the API package imports it, never the reverse (issue: one direction)."""
+    import re
+    from pathlib import Path
+
+    import fevga_core
+
+    root = Path(fevga_core.__file__).parent
+    sources = [p for p in root.iterdir() if p.suffix in (".pyx", ".pxd", ".py")]
+    assert len(sources) > 20
+    pattern = re.compile(r"^\s*(from\s+fevga(\.|\s)|import\s+fevga(\.|\s|$))", re.MULTILINE)
+    offenders = [f"{p.name}: {m.group(0).strip()}" for p in sources for m in pattern.finditer(p.read_text())]
+    assert offenders == []
