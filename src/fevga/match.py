@@ -3,7 +3,7 @@
 A Fevga match is played to N points; a game is worth 1 point, or 2 for a mars, or 0 for a
 draw (a dead position); there is no cube (so no Crawford rule). The winner of a game
 starts the next one; the first game and a game after a draw start with the one-die draw,
-which each side wins half the time (RULES.md §2).
+which each side wins half the time (docs/rules.md §2).
 
 The table is computed **exactly** from the outcome probabilities of one game for the side
 that starts it (`GameOdds`): ``S(a, b)``, the probability that the side needing `a` more
