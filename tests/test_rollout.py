@@ -532,3 +532,21 @@ def test_rollout_moves_at_a_match_score_rank_by_match_chance() -> None:
                      "--policy", "heuristic", "--no-progress", "--score", "0-2", "--length", "3", "--json"]) == 0
     moves = json.loads(out.getvalue())["moves"]
     assert all(0.0 <= m["result"]["match_chance"] <= 1.0 for m in moves)
+
+
+def test_rollout_moves_of_chosen_moves() -> None:
+    common = dict(games=72, seed=8, workers=1, policy="heuristic", progress=False)
+    every = {m.move.notation: m for m in rollout_moves(MIDGAME, "5-4", **common)}  # type: ignore[arg-type]
+    legal = MIDGAME.legal_moves("5-4")
+    chosen = rollout_moves(MIDGAME, "5-4", **common, moves=[legal[3], legal[0].notation])  # type: ignore[arg-type]
+    assert {m.move for m in chosen} == {legal[0], legal[3]}
+    for m in chosen:  # a move's games do not depend on the other moves rolled out beside it
+        assert m.result == every[m.move.notation].result
+    with pytest.raises(IllegalMoveError, match="not a legal move"):
+        rollout_moves(MIDGAME, "5-4", **common, moves=[MIDGAME.legal_moves("6-6")[0]])  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="twice"):
+        rollout_moves(MIDGAME, "5-4", **common, moves=[legal[1], legal[1].notation])  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="not both"):
+        rollout_moves(MIDGAME, "5-4", **common, moves=[legal[1]], candidates=2)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="non-empty list"):
+        rollout_moves(MIDGAME, "5-4", **common, moves=legal[1].notation)  # type: ignore[arg-type]

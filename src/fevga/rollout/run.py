@@ -6,13 +6,13 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fevga.checks import check_int, check_position
-from fevga.errors import InvalidArgumentError
+from fevga.errors import IllegalMoveError, InvalidArgumentError
 from fevga.notation import parse_dice
 from fevga.match import match_score
 from fevga.policy import Policy
@@ -112,6 +112,7 @@ def rollout_moves(
     stop_early: bool = False,
     score: tuple[int, int] | None = None,
     length: int | None = None,
+    moves: Sequence[Move | str] | None = None,
 ) -> list[MoveRollout]:
     """Roll out every legal move of `position` with `dice`, best first.
 
@@ -125,27 +126,32 @@ def rollout_moves(
     `length`, moves are compared by the mover's match winning chance instead (`diff` in
     match chance): the money equity of each move is still reported.
     Move filter: `candidates=N` rolls out only the N moves the net ranks best at 1 ply (`net`,
-    default the shipped one). Stopping rule: with `stop_early`, blocks are played in rounds
-    (1, 1, 2, 4, ... blocks of 1,296 games) and a move whose 95% CI of its difference to the
+    default the shipped one); `moves=[...]` only the given moves of the roll (Move objects or
+    notations, each legal for the roll, duplicates refused). Stopping rule: with `stop_early`,
+    blocks are played in rounds (1, 1, 2, 4, ... blocks of 1,296 games) and a move whose 95% CI of its difference to the
     best lies wholly below zero is rolled out no further (`MoveRollout.stopped`; it keeps the
     games it played). Other arguments as in `rollout`.
     """
     start = check_position(position)
     games = check_games(games, stratify)
     rules = rules_of(rules)
-    moves = start.legal_moves(parse_dice(dice), rules)
+    legal = start.legal_moves(parse_dice(dice), rules)
+    if candidates is not None and moves is not None:
+        raise InvalidArgumentError("give candidates= or moves=, not both")
     if candidates is not None:
-        moves = _net_candidates(start, parse_dice(dice), rules, check_int("candidates", candidates, 1), net)
+        legal = _net_candidates(start, parse_dice(dice), rules, check_int("candidates", candidates, 1), net)
+    elif moves is not None:
+        legal = _chosen(start, dice, rules, moves)
     count = check_workers(workers)
     backend = check_backend(backend, scheduler)
     path = Path(checkpoint) if checkpoint is not None else None
     if stop_early and path is not None:
         raise InvalidArgumentError("stop_early plays rounds that a checkpoint cannot resume: use one or the other")
-    rows = b"".join(m.position._row() for m in moves)
+    rows = b"".join(m.position._row() for m in legal)
     job, name, seed_value = make_job(rows, start.turn, games, seed, policy, truncate, luck, stratify, rules,
                                      bearoff, one_sided, net, match_score(score, length), _resume(seed, path))
     began = time.perf_counter()
-    active = list(range(len(moves)))
+    active = list(range(len(legal)))
     rounds: list[tuple[list[int], Sums]] = []
     interrupted, resumed = False, 0
     for only in _rounds(job.blocks) if stop_early else [range(job.blocks)]:
@@ -160,7 +166,7 @@ def rollout_moves(
             best, diffs = _compare(rounds, active, active)
             active = [k for k in active if k == best or diffs[k][0] + Z95 * diffs[k][1] >= 0]
     elapsed = time.perf_counter() - began
-    totals = {k: Sums(1) for k in range(len(moves))}
+    totals = {k: Sums(1) for k in range(len(legal))}
     for members, sums in rounds:
         for i, k in enumerate(members):
             totals[k].add(sums.pick(i))
@@ -168,12 +174,27 @@ def rollout_moves(
     results = [statistics(job, totals[k], 0, start.id, name, seed_value, rules,
                           interrupted or totals[k].games < games and k in active, elapsed, count, backend, resumed,
                           score, length)
-               for k in range(len(moves))]
+               for k in range(len(legal))]
     # diff and diff_se are both raw common-random-number differences (the cross sums are of raw
     # game values); ranking the moves still rolled out by it keeps their diffs <= 0.
-    best, diffs = _compare(rounds, list(range(len(moves))), active)
-    order = sorted(range(len(moves)), key=lambda k: (k not in active, -diffs[k][0]))
-    return [MoveRollout(moves[k], results[k], diffs[k][0], diffs[k][1], k not in active) for k in order]
+    best, diffs = _compare(rounds, list(range(len(legal))), active)
+    order = sorted(range(len(legal)), key=lambda k: (k not in active, -diffs[k][0]))
+    return [MoveRollout(legal[k], results[k], diffs[k][0], diffs[k][1], k not in active) for k in order]
+
+
+def _chosen(start: Position, dice: object, rules: Rules, moves: Sequence[Move | str]) -> list[Move]:
+    """The legal moves of the roll named by `moves` (Move objects or notations), in that order."""
+    if isinstance(moves, (str, Move)) or not moves:
+        raise InvalidArgumentError(f"moves={moves!r} must be a non-empty list of moves of the roll")
+    chosen: list[Move] = []
+    for move in moves:
+        found = start.parse_move(move, dice, rules) if isinstance(move, str) else move
+        if not isinstance(found, Move) or found not in start.legal_moves(parse_dice(dice), rules):
+            raise IllegalMoveError(f"move {move!r} is not a legal move of {dice} in {start.id}")
+        if found in chosen:
+            raise InvalidArgumentError(f"move {move!r} is given twice (moves with the same result are one move)")
+        chosen.append(found)
+    return chosen
 
 
 def _resume(seed: SeedLike, path: Path | None) -> tuple[int, int | str] | None:
