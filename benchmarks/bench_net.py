@@ -13,7 +13,8 @@ import numpy as np
 from corpus import ROLLS, midgame_positions, position_roll_pairs
 
 from fevga import Net, Position, batch, hint
-from fevga.rollout import RolloutResult, rollout, tables_of
+from fevga.bearoff.core_tables import tables_of
+from fevga.rollout import RolloutResult, rollout
 from fevga.rules import Rules
 from fevga_core import search
 

@@ -424,7 +424,7 @@ cdef class CoreGioul:
     def counts(self, color):
         """25 counts in `color`'s own numbering; index 0 = borne off."""
         if isinstance(color, bool) or not (color == 0 or color == 1):
-            from fevga.errors import InvalidArgumentError
+            from fevga_core.errors import InvalidArgumentError
             raise InvalidArgumentError(f"color {color!r} must be WHITE (0) or BLACK (1)")
         cdef const uint8_t* c = self.c.pos.side[color].counts
         return tuple([c[i] for i in range(NUM_SLOTS)])

@@ -11,6 +11,7 @@ def run_block(
     rows: bytes, color: int, white_policy: int, black_policy: int, tables: Tables, truncate: bool, luck: bool,
     scale: float, stratify: bool, master: int, first_index: int, games: int, sums: NDArray[np.float64],
     first: NDArray[np.float64], cross: NDArray[np.float64], lengths: NDArray[np.int64], stop: NDArray[np.int32],
+    match_weights: NDArray[np.float64] | None = None,
 ) -> int:
     """Games first_index .. first_index + games - 1 of a Gioul job, added into the sums."""
 

@@ -146,7 +146,8 @@ cdef int gioul_rollout_game(const JobC* job, GioulC* s, int color, RngC* rng, co
 cdef int64_t _block(const JobC* job, const GioulC* starts, int targets, int color, bint stratify,
                     uint64_t master, int64_t first_index, int64_t games, double[:, ::1] sums,
                     double[:, :, ::1] first, double[:, ::1] cross, int64_t[:, ::1] lengths,
-                    const int32_t[::1] stop, double* values, ScratchC* scratch) except -1 nogil:
+                    const int32_t[::1] stop, const double* weights, double* values,
+                    ScratchC* scratch) except -1 nogil:
     cdef int64_t i, index
     cdef int k, stratum
     cdef GioulC s
@@ -164,8 +165,7 @@ cdef int64_t _block(const JobC* job, const GioulC* starts, int targets, int colo
             s = starts[k]
             rng_seed(&rng, game_seed(master, <uint64_t> index))
             gioul_rollout_game(job, &s, color, &rng, fixed, 2 if stratum >= 0 else 0, scratch, &out)
-            values[k] = out.equity
-            add_game(&out, stratum, &sums[k, 0], &first[k, 0, 0], &lengths[k, 0])
+            values[k] = add_game(&out, stratum, weights, &sums[k, 0], &first[k, 0, 0], &lengths[k, 0])
         add_cross(&cross[0, 0], values, targets)
     return games
 
@@ -239,23 +239,26 @@ cdef int _job_init(JobC* job, int white_policy, int black_policy, bint truncate,
 def run_block(bytes rows, int color, int white_policy, int black_policy, Tables tables, bint truncate,
               bint luck, double scale, bint stratify, uint64_t master, int64_t first_index, int64_t games,
               double[:, ::1] sums, double[:, :, ::1] first, double[:, ::1] cross, int64_t[:, ::1] lengths,
-              const int32_t[::1] stop):
+              const int32_t[::1] stop, const double[::1] match_weights=None):
     """Games first_index .. first_index + games - 1 of a Gioul job from each start row (K rows
-    of 58 bytes), added into sums[K, 12], first[K, 36, 3], cross[K, K], lengths[K, 512] like
-    fevga_core.rollout.run_block; GIL released. Returns the games played (fewer when stop[0]
-    became non-zero)."""
+    of 58 bytes), added into sums[K, 15], first[K, 36, 3], cross[K, K], lengths[K, 512], with
+    the optional match weights, exactly as fevga_core.rollout.run_block; GIL released. Returns
+    the games played (fewer when stop[0] became non-zero)."""
     cdef int targets = len(rows) // GIOUL_ROW, k
     cdef GioulC* starts
     cdef double* values
     cdef ScratchC scratch
     cdef JobC job
     cdef int64_t done
+    cdef const double* weights = NULL
     if len(rows) == 0 or len(rows) % GIOUL_ROW:
         raise InvalidArgumentError(f"rows must be K >= 1 Gioul rows of {GIOUL_ROW} bytes, not {len(rows)} bytes")
     if color != 0 and color != 1:
         raise InvalidArgumentError(f"color {color} must be WHITE (0) or BLACK (1)")
     _job_init(&job, white_policy, black_policy, truncate, luck, scale, tables)
-    check_block_args(targets, first_index, games, sums, first, cross, lengths, stop)
+    check_block_args(targets, first_index, games, sums, first, cross, lengths, stop, match_weights)
+    if match_weights is not None:
+        weights = &match_weights[0]
     starts = <GioulC*> malloc(targets * sizeof(GioulC))
     values = <double*> malloc(targets * sizeof(double))
     scratch.ws = NULL
@@ -268,7 +271,7 @@ def run_block(bytes rows, int color, int white_policy, int black_policy, Tables 
         scratch_new(&scratch, 2)
         with nogil:
             done = _block(&job, starts, targets, color, stratify, master, first_index, games,
-                          sums, first, cross, lengths, stop, values, &scratch)
+                          sums, first, cross, lengths, stop, weights, values, &scratch)
         return done
     finally:
         free(starts)

@@ -48,6 +48,7 @@ ctypedef struct RecordC:
 cdef enum:
     NUM_STRATA = 1296   # ordered pairs of the first two rolls: one rotation of the stratified schedule
     LENGTH_BINS = 512   # game-length histogram bins; the last one counts longer games
+    NUM_MATCH_WEIGHTS = 5   # match value = w0 + w1 win + w2 win_mars + w3 lose_mars + w4 draw
 
 # The stratified schedule of a job's first two rolls (rollout.pyx, top comment): the
 # permutations of the rotation that game indices are currently in.
@@ -63,13 +64,14 @@ cdef double ROLL_W[21]
 # gioul_rollout.pyx): the argument checks, one schedule of first rolls, one meaning of the
 # output fields, one accumulation of the sums (fields: SUM_FIELDS).
 cdef int check_block_args(int targets, int64_t first_index, int64_t games, object sums, object first,
-                          object cross, object lengths, object stop) except -1
+                          object cross, object lengths, object stop, object match_weights) except -1
 cdef void strata_init(StrataC* strata, uint64_t master) noexcept nogil
 cdef int strata_rolls(StrataC* strata, int64_t index, int* fixed) noexcept nogil
 cdef void score_final(GameOutC* out, const PositionC* pos, int color) noexcept nogil
 cdef bint score_race(GameOutC* out, const TablesC* tables, const PositionC* pos, int color) noexcept nogil
 cdef void score_draw(GameOutC* out) noexcept nogil
-cdef void add_game(const GameOutC* out, int stratum, double* sums, double* first, int64_t* lengths) noexcept nogil
+cdef double add_game(const GameOutC* out, int stratum, const double* weights, double* sums, double* first,
+                     int64_t* lengths) noexcept nogil
 cdef void add_cross(double* cross, const double* values, int targets) noexcept nogil
 
 # A worker's scratch is movegen's ScratchC with two move lists: SPARE(scratch) holds the

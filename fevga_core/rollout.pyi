@@ -9,6 +9,7 @@ from fevga_core.race import Tables
 from numpy.typing import NDArray
 
 SUM_FIELDS: tuple[str, ...]
+MATCH_WEIGHTS: int
 STRATA: int
 MAX_LENGTH: int
 MAX_EXPECTIMAX_DEPTH: int
@@ -20,6 +21,7 @@ def run_block(
     black_net: CoreNet | None, truncate: bool, luck: bool, scale: float,
     stratify: bool, master: int, first_index: int, games: int, sums: NDArray[np.float64],
     first: NDArray[np.float64], cross: NDArray[np.float64], lengths: NDArray[np.int64], stop: NDArray[np.int32],
+    match_weights: NDArray[np.float64] | None = None,
 ) -> int:
     """Games first_index .. first_index + games - 1 of a job, added into the sums."""
 

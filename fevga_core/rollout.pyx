@@ -46,8 +46,12 @@ import numpy as np
 from fevga_core.errors import InvalidArgumentError
 
 # Fields of the per-target sums row (fevga.rollout mirrors these).
+# "match" is the game's value for the job's match score (weights over its outcome
+# probabilities, see run_block), or its equity when the job has no score; moves are compared
+# (the cross sums) by it.
 SUM_FIELDS = ("games", "equity", "equity_sq", "win", "win_mars", "lose_mars", "draw",
-              "luck", "luck_sq", "equity_luck", "truncated", "plies")
+              "luck", "luck_sq", "equity_luck", "truncated", "plies", "match", "match_sq", "match_luck")
+MATCH_WEIGHTS = NUM_MATCH_WEIGHTS  # constant, win, win_mars, lose_mars, draw
 STRATA = NUM_STRATA
 MAX_LENGTH = LENGTH_BINS
 MAX_EXPECTIMAX_DEPTH = 6     # depth 3 from a mid-game position already takes minutes
@@ -78,8 +82,9 @@ cdef int _check_shape(str name, object array, tuple shape) except -1:
     return 0
 
 cdef int check_block_args(int targets, int64_t first_index, int64_t games, object sums, object first,
-                          object cross, object lengths, object stop) except -1:
-    """The game range and the shapes of the arrays a block of `targets` start positions adds into."""
+                          object cross, object lengths, object stop, object match_weights) except -1:
+    """The game range, the shapes of the arrays a block of `targets` start positions adds into,
+    and the match weights (None, or MATCH_WEIGHTS numbers)."""
     if first_index < 0 or games < 0:
         raise InvalidArgumentError(f"first_index {first_index} and games {games} must be >= 0")
     _check_shape("sums", sums, (targets, len(SUM_FIELDS)))
@@ -88,6 +93,8 @@ cdef int check_block_args(int targets, int64_t first_index, int64_t games, objec
     _check_shape("lengths", lengths, (targets, LENGTH_BINS))
     if stop.shape[0] < 1:
         raise InvalidArgumentError("stop must hold one flag")
+    if match_weights is not None and match_weights.shape[0] != NUM_MATCH_WEIGHTS:
+        raise InvalidArgumentError(f"match_weights must hold {NUM_MATCH_WEIGHTS} numbers, not {match_weights.shape[0]}")
     return 0
 
 cdef void _fill_weights() noexcept nogil:
@@ -408,12 +415,19 @@ cdef int strata_rolls(StrataC* strata, int64_t index, int* fixed) noexcept nogil
     return h
 
 
-cdef void add_game(const GameOutC* out, int stratum, double* sums, double* first, int64_t* lengths) noexcept nogil:
-    """Add one game of one target into its rows: sums[12] (SUM_FIELDS), first[36 * 3] (games,
+cdef double add_game(const GameOutC* out, int stratum, const double* weights, double* sums, double* first,
+                     int64_t* lengths) noexcept nogil:
+    """Add one game of one target into its rows: sums[15] (SUM_FIELDS), first[36 * 3] (games,
     sum and sum of squares of the equity per first roll: the rolled one, else the stratum's,
-    else roll 0) and lengths[LENGTH_BINS]."""
+    else roll 0) and lengths[LENGTH_BINS]. Returns the game's match value (weights[5] =
+    constant, win, win_mars, lose_mars, draw over its outcome; its equity when NULL), which
+    the cross sums take."""
     cdef double value = out.equity
+    cdef double match = value
     cdef int j, length
+    if weights != NULL:
+        match = (weights[0] + weights[1] * out.win + weights[2] * out.win_mars
+                 + weights[3] * out.lose_mars + weights[4] * out.draw)
     sums[0] += 1.0
     sums[1] += value
     sums[2] += value * value
@@ -426,12 +440,16 @@ cdef void add_game(const GameOutC* out, int stratum, double* sums, double* first
     sums[9] += value * out.luck
     sums[10] += out.truncated
     sums[11] += out.plies
+    sums[12] += match
+    sums[13] += match * match
+    sums[14] += match * out.luck
     j = out.first_roll if out.first_roll >= 0 else (stratum % 36 if stratum >= 0 else 0)
     first[j * 3] += 1.0
     first[j * 3 + 1] += value
     first[j * 3 + 2] += value * value
     length = out.plies if out.plies < LENGTH_BINS else LENGTH_BINS - 1
     lengths[length] += 1
+    return match
 
 
 cdef void add_cross(double* cross, const double* values, int targets) noexcept nogil:
@@ -447,8 +465,8 @@ cdef void add_cross(double* cross, const double* values, int targets) noexcept n
 cdef int64_t _block(const JobC* job, const PositionC* starts, int targets, int color, object callback,
                     bint stratify, uint64_t master, int64_t first_index, int64_t games,
                     double[:, ::1] sums, double[:, :, ::1] first, double[:, ::1] cross,
-                    int64_t[:, ::1] lengths, const int32_t[::1] stop, double* values,
-                    ScratchC* scratch) except -1 nogil:
+                    int64_t[:, ::1] lengths, const int32_t[::1] stop, const double* weights,
+                    double* values, ScratchC* scratch) except -1 nogil:
     cdef int64_t i, index
     cdef int k, stratum
     cdef PositionC pos
@@ -467,8 +485,7 @@ cdef int64_t _block(const JobC* job, const PositionC* starts, int targets, int c
             rng_seed(&rng, game_seed(master, <uint64_t> index))
             rollout_game(job, &pos, color, &rng, fixed, 2 if stratum >= 0 else 0, callback,
                          scratch, &out, NULL, 0)
-            values[k] = out.equity
-            add_game(&out, stratum, &sums[k, 0], &first[k, 0, 0], &lengths[k, 0])
+            values[k] = add_game(&out, stratum, weights, &sums[k, 0], &first[k, 0, 0], &lengths[k, 0])
         add_cross(&cross[0, 0], values, targets)
     return games
 
@@ -476,9 +493,13 @@ cdef int64_t _block(const JobC* job, const PositionC* starts, int targets, int c
 def run_block(bytes rows, int color, int flags, int white_policy, int black_policy, object callback,
               Tables tables, CoreNet white_net, CoreNet black_net, bint truncate, bint luck, double scale, bint stratify, uint64_t master,
               int64_t first_index, int64_t games, double[:, ::1] sums, double[:, :, ::1] first,
-              double[:, ::1] cross, int64_t[:, ::1] lengths, const int32_t[::1] stop):
+              double[:, ::1] cross, int64_t[:, ::1] lengths, const int32_t[::1] stop,
+              const double[::1] match_weights=None):
     """Games first_index .. first_index + games - 1 of a job from each start row (K rows of
-    51 bytes), added into sums[K, 12], first[K, 36, 3], cross[K, K], lengths[K, 512].
+    51 bytes), added into sums[K, 15], first[K, 36, 3], cross[K, K], lengths[K, 512].
+    `match_weights` (constant, win, win_mars, lose_mars, draw) turn a game's outcome
+    probabilities into its "match" value (its match winning chance at the job's score); without
+    them that value is the game's equity. Cross sums are of the match values.
     Returns the games played (fewer when stop[0] became non-zero)."""
     cdef int targets = len(rows) // POSITION_WIDTH, k
     cdef PositionC* starts
@@ -486,6 +507,7 @@ def run_block(bytes rows, int color, int flags, int white_policy, int black_poli
     cdef ScratchC scratch
     cdef JobC job
     cdef int64_t done
+    cdef const double* weights = NULL
     if len(rows) == 0 or len(rows) % POSITION_WIDTH:
         raise InvalidArgumentError(f"rows must be K >= 1 rows of {POSITION_WIDTH} bytes, not {len(rows)} bytes")
     _check_color(color)
@@ -494,7 +516,9 @@ def run_block(bytes rows, int color, int flags, int white_policy, int black_poli
     _check_policy(black_policy, callback)
     if tables is None:
         raise InvalidArgumentError("run_block needs a Tables object (Tables() for none)")
-    check_block_args(targets, first_index, games, sums, first, cross, lengths, stop)
+    check_block_args(targets, first_index, games, sums, first, cross, lengths, stop, match_weights)
+    if match_weights is not None:
+        weights = &match_weights[0]
     starts = <PositionC*> malloc(targets * sizeof(PositionC))
     values = <double*> malloc(targets * sizeof(double))
     scratch.ws = NULL
@@ -509,10 +533,10 @@ def run_block(bytes rows, int color, int flags, int white_policy, int black_poli
         if callback is None:
             with nogil:
                 done = _block(&job, starts, targets, color, None, stratify, master, first_index, games,
-                              sums, first, cross, lengths, stop, values, &scratch)
+                              sums, first, cross, lengths, stop, weights, values, &scratch)
         else:
             done = _block(&job, starts, targets, color, callback, stratify, master, first_index, games,
-                          sums, first, cross, lengths, stop, values, &scratch)
+                          sums, first, cross, lengths, stop, weights, values, &scratch)
         return done
     finally:
         free(starts)

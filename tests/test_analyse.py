@@ -237,8 +237,39 @@ def test_flagged_decisions_rechecked_by_rollouts() -> None:
             assert json.loads(checked.to_json())["games"][0]["plies"][after.number - 1]["rollout"]["games"] == 72
         else:
             assert after.rollout_games == 0 and after.loss == before.loss
+    # The loss is the paired (same dice) rollout difference of the played and the best move.
+    from fevga.rollout import rollout_moves
+
+    ply = next(p for p in plain.plies() if p.number in flagged)
+    moves = [m for m in ply.position.legal_moves(ply.dice) if m.position in (ply.played.position, ply.best.position)]
+    pair = rollout_moves(ply.position, ply.dice, games=72, seed=5, policy="heuristic", progress=False, moves=moves)
+    played = next(m for m in pair if m.move.position == ply.played.position)
+    after = next(p for p in checked.plies() if p.number == ply.number)
+    assert after.loss == pytest.approx(-played.diff, abs=1e-12) and after.rollout_se == pytest.approx(played.diff_se)
     with pytest.raises(InvalidArgumentError):
         analyse(record, rollouts=-1)
+
+
+def test_rollout_checks_in_a_match_compare_match_chances() -> None:
+    from fevga.match import away_scores, match_equity_table
+    from fevga.rollout import rollout_moves
+
+    match = play_match(3, seed=5, policy="random")
+    report = analyse(match, plies=1, rollouts=36, rollout_seed=2)
+    assert report.match_aware
+    checked = [(g, p) for g in report.games for p in g.plies if p.rollout_games]
+    assert checked
+    game, ply = checked[0]
+    moves = [m for m in ply.position.legal_moves(ply.dice) if m.position in (ply.played.position, ply.best.position)]
+    pair = rollout_moves(ply.position, ply.dice, games=36, seed=2, policy="heuristic", progress=False, moves=moves,
+                         score=game.score, length=3)
+    played = next(m for m in pair if m.move.position == ply.played.position)
+    table = match_equity_table(3)
+    a, b = away_scores(game.score, 3, ply.turn)
+    spread = table.starter(a - 1, b) - table.receiver(a, b - 1)
+    # the loss is in normalised match equity: match-chance differences times 2 / (W - L)
+    assert ply.loss == pytest.approx(-2.0 * played.diff / spread, abs=1e-12)
+    assert played.result.match_chance is not None
 
 
 class _Outcome:

@@ -120,15 +120,19 @@ def test_run_block_checks_its_arrays() -> None:
     tables = core_race.Tables()
     flag = np.zeros(1, dtype=np.int32)
 
-    def run(rows: bytes, sums: Any, first: Any, cross: Any, lengths: Any) -> int:
+    def run(rows: bytes, sums: Any, first: Any, cross: Any, lengths: Any, weights: Any = None) -> int:
         return int(core_rollout.run_block(rows, 0, 0, 0, 0, None, tables, None, None, False, False, 100.0, True, 1, 0, 36,
-                                          sums, first, cross, lengths, flag))
+                                          sums, first, cross, lengths, flag, weights))
 
     two = START_ROW * 2
-    good = (np.zeros((2, 12)), np.zeros((2, 36, 3)), np.zeros((2, 2)), np.zeros((2, 512), dtype=np.int64))
+    fields = len(core_rollout.SUM_FIELDS)
+    good = (np.zeros((2, fields)), np.zeros((2, 36, 3)), np.zeros((2, 2)), np.zeros((2, 512), dtype=np.int64))
     assert run(two, *good) == 36
+    assert run(two, *good, np.array([0.5, 0.1, 0.0, 0.0, 0.0])) == 36
+    with pytest.raises(InvalidArgumentError, match="match_weights must hold 5 numbers, not 4"):
+        run(two, *good, np.zeros(4))
     with pytest.raises(InvalidArgumentError, match="sums"):
-        run(two, np.zeros((1, 12)), *good[1:])
+        run(two, np.zeros((1, fields)), *good[1:])
     with pytest.raises(InvalidArgumentError, match="cross"):
         run(two, good[0], good[1], np.zeros((1, 1)), good[3])
     with pytest.raises(InvalidArgumentError, match="lengths"):
@@ -282,11 +286,13 @@ def test_fuzz_bearoff_entry_points(counts: list[int], points: int, checkers: int
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 3), st.integers(-2, 8), st.integers(-5, 5), st.integers(-3, 8))
-def test_fuzz_run_block(targets: int, games: int, shape_error: int, policy: int) -> None:
+@given(st.integers(0, 3), st.integers(-2, 8), st.integers(-5, 5), st.integers(-3, 8), st.integers(-1, 7))
+def test_fuzz_run_block(targets: int, games: int, shape_error: int, policy: int, weights: int) -> None:
     k = max(targets, 1) + (1 if shape_error == 1 else 0)
-    arrays = (np.zeros((k, 12)), np.zeros((k, 36, 3)), np.zeros((k, k + (shape_error == 2))),
-              np.zeros((k, 512 - (shape_error == 3)), dtype=np.int64), np.zeros(1 - (shape_error == 4), np.int32))
+    fields = len(core_rollout.SUM_FIELDS) - (shape_error == 5)
+    arrays = (np.zeros((k, fields)), np.zeros((k, 36, 3)), np.zeros((k, k + (shape_error == 2))),
+              np.zeros((k, 512 - (shape_error == 3)), dtype=np.int64), np.zeros(1 - (shape_error == 4), np.int32),
+              None if weights < 0 else np.full(weights, 0.25))
     _refused_or_ok(lambda: core_rollout.run_block(START_ROW * targets, 0, 0, policy, 1, None, core_race.Tables(),
                                                   None, None, False, bool(games & 1), 100.0, True, 3, 0, games,
                                                   *arrays))
@@ -310,3 +316,18 @@ def test_truncating_an_open_bearoff_file_does_not_crash(tmp_path: Any) -> None:
     expected = fevga.bearoff.OneSidedDB.build(6, 8)
     assert float(done.stdout.split()[0]) == expected.mean_rolls([0, 0, 0, 0, 0, 8])
     assert float(done.stdout.split()[1]) == pytest.approx(len(expected))
+
+
+def test_the_core_never_imports_the_api_package() -> None:
+    """fevga_core stands alone: the API package imports it, never the reverse (issue: one direction)."""
+    import re
+    from pathlib import Path
+
+    import fevga_core
+
+    root = Path(fevga_core.__file__).parent
+    sources = [p for p in root.iterdir() if p.suffix in (".pyx", ".pxd", ".py")]
+    assert len(sources) > 20
+    pattern = re.compile(r"^\s*(from\s+fevga(\.|\s)|import\s+fevga(\.|\s|$))", re.MULTILINE)
+    offenders = [f"{p.name}: {m.group(0).strip()}" for p in sources for m in pattern.finditer(p.read_text())]
+    assert offenders == []

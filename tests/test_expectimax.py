@@ -8,7 +8,7 @@ from boards import race
 from fevga.bearoff import TwoSidedDB
 from fevga.errors import InvalidArgumentError, InvalidPositionError
 from fevga.position import BLACK, WHITE, Position
-from fevga.rollout import evaluate, expectimax
+from fevga.search import expectimax, static_value
 
 MIDGAME = Position.from_id("fytUAAj8tbAACAAA")
 
@@ -36,10 +36,10 @@ def test_bellman_consistency_with_the_exact_table(two3: TwoSidedDB) -> None:
 
 
 def test_python_evaluator_path_matches_the_core() -> None:
-    assert expectimax(MIDGAME, 0) == pytest.approx(evaluate(MIDGAME), abs=1e-15)
-    assert expectimax(MIDGAME, 1, lambda p: evaluate(p)) == pytest.approx(expectimax(MIDGAME, 1), abs=1e-12)
+    assert expectimax(MIDGAME, 0) == pytest.approx(static_value(MIDGAME), abs=1e-15)
+    assert expectimax(MIDGAME, 1, lambda p: static_value(p)) == pytest.approx(expectimax(MIDGAME, 1), abs=1e-12)
     small = race([1, 0, 2, 0, 0, 1], [0, 1, 1, 0, 2, 0], BLACK)
-    assert expectimax(small, 2, lambda p: evaluate(p)) == pytest.approx(expectimax(small, 2), abs=1e-12)
+    assert expectimax(small, 2, lambda p: static_value(p)) == pytest.approx(expectimax(small, 2), abs=1e-12)
 
 
 def test_deeper_search_sees_more() -> None:
@@ -66,10 +66,10 @@ def test_finished_games_score_their_points_for_the_right_side() -> None:
 
 def test_positions_are_checked_once_for_type_and_finished_games() -> None:
     finished = race([0, 0, 0, 0, 0, 15], [], WHITE)
-    assert -1.0 <= evaluate(MIDGAME) <= 1.0
-    assert evaluate(finished) == pytest.approx(-2.0)  # the evaluator scores a finished game
+    assert -1.0 <= static_value(MIDGAME) <= 1.0
+    assert static_value(finished) == pytest.approx(-2.0)  # the evaluator scores a finished game
     with pytest.raises(InvalidArgumentError, match="must be a fevga.Position"):
-        evaluate("start")  # type: ignore[arg-type]
+        static_value("start")  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match="must be a fevga.Position"):
         expectimax("start")  # type: ignore[arg-type]
     with pytest.raises(InvalidPositionError, match="already finished"):

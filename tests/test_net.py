@@ -16,7 +16,8 @@ from fevga import BLACK, WHITE, Net, NetFileError, Position, evaluate, hint
 from fevga.errors import InvalidArgumentError
 from fevga.game import play_game
 from fevga.net import FORMAT_VERSION
-from fevga.rollout import rollout, tables_of
+from fevga.bearoff.core_tables import tables_of
+from fevga.rollout import rollout
 from fevga_core import net as core_net
 from fevga_core import rollout as core_rollout
 
@@ -376,8 +377,8 @@ def test_expectimax_over_the_net_is_the_one_ply_evaluation(corpus: list[Position
 
 def test_lookahead_policy_looks_ahead_over_the_heuristic_even_beside_a_net() -> None:
     """A job with a net (the other side plays "net") must not change what "lookahead" means."""
-    from fevga.rollout import evaluate as heuristic_value
-    from fevga.rollout import lookahead
+    from fevga.search import static_value as heuristic_value
+    from fevga.search import lookahead
 
     reference = lookahead(heuristic_value)
     record = play_game(seed=3, policy=("lookahead", "net"), max_plies=14)

@@ -14,7 +14,9 @@ from fevga.bearoff import OneSidedDB, TwoSidedDB
 from fevga.cli import main
 from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidPositionError, InvalidRulesError
 from fevga.position import BLACK, WHITE, Move, Position
-from fevga.rollout import STRATA, evaluate, moves_to_csv, moves_to_frame, rollout, rollout_moves
+from fevga.rollout import STRATA, moves_to_csv, moves_to_frame, rollout, rollout_moves
+from fevga.rules import Rules
+from fevga.search import static_value
 
 START = Position.initial()
 MIDGAME = Position.from_id("fytUAAj8tbAACAAA")  # ply 16 of a heuristic self-play game: 27 moves for 5-4
@@ -179,11 +181,48 @@ def test_tampered_checkpoint_is_refused(tmp_path) -> None:  # type: ignore[no-un
     rollout(START, games=STRATA, seed=2, workers=1, policy="random", checkpoint=path, progress=False)
     with np.load(path) as data:
         arrays = {key: data[key] for key in data.files}
-    arrays["blocks"] = np.asarray([5])  # a block this job does not have
-    np.savez(tmp_path / "moved.npz", **arrays)
-    with pytest.raises(InvalidArgumentError, match="corrupted: block 5"):
-        rollout(START, games=STRATA, seed=2, workers=1, policy="random", checkpoint=tmp_path / "moved.npz",
-                progress=False)
+    assert int(arrays["prefix"][0]) == 1 and len(arrays["blocks"]) == 0  # the one block is in the running sum
+    claims_more = dict(arrays, prefix=np.asarray([5]))  # the running sum claims blocks it does not hold
+    np.savez(tmp_path / "more.npz", **claims_more)
+    moved = dict(arrays, prefix=np.asarray([0]), blocks=np.asarray([5]))  # a block this job does not have
+    for name in ("sums", "first", "cross", "lengths"):
+        moved[name] = arrays[f"prefix_{name}"][None]
+        moved[f"prefix_{name}"] = np.zeros_like(arrays[f"prefix_{name}"])
+    np.savez(tmp_path / "moved.npz", **moved)
+    for name, reason in (("more.npz", "running sum does not hold blocks 0..4"), ("moved.npz", "corrupted: block 5")):
+        with pytest.raises(InvalidArgumentError, match=reason):
+            rollout(START, games=STRATA, seed=2, workers=1, policy="random", checkpoint=tmp_path / name,
+                    progress=False)
+
+
+def test_checkpoint_of_separate_blocks_resumes(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Checkpoints written before the running sum list every finished block apart: one holding
+    # blocks 0 and 1 of a job resumes to the same floats as an uninterrupted run.
+    from fevga.rollout.jobs import Sums, Tally, make_job, run_block
+
+    games = 3 * STRATA
+    whole = rollout(START, games=games, seed=4, workers=1, policy="random", progress=False)
+    full = tmp_path / "full.ckpt"
+    rollout(START, games=games, seed=4, workers=1, policy="random", checkpoint=full, progress=False)
+    with np.load(full) as data:
+        arrays = {key: data[key] for key in data.files if not key.startswith("prefix")}
+    job, _, _ = make_job(START._row(), START.turn, games, 4, "random", False, False, True, Rules(), None, None,
+                         None, None)
+    parts = [run_block(job, b)[1] for b in (0, 1)]
+    for i, name in enumerate(("sums", "first", "cross", "lengths")):
+        arrays[name] = np.stack([p.arrays()[i] for p in parts])
+    arrays["blocks"] = np.asarray([0, 1])
+    path = tmp_path / "blocks.ckpt"
+    with open(path, "wb") as handle:
+        np.savez(handle, **arrays)
+    resumed = rollout(START, games=games, seed=4, workers=1, policy="random", checkpoint=path, progress=False)
+    assert resumed.resumed_games == 2 * STRATA
+    assert resumed.equity == whole.equity and resumed.length_counts == whole.length_counts
+    tally = Tally(1)
+    for block in (2, 0, 1):  # out of order: folded as soon as the run from block 0 is complete
+        tally.add(block, Sums(1))
+        assert len(tally.ahead) == (0 if block == 1 else 1)
+    assert tally.next == 3 and tally.has(2) and not tally.has(3)
 
 
 def test_cli_bad_checkpoint_is_one_line_exit_2(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -200,7 +239,7 @@ def test_unreachable_dask_scheduler_is_a_clear_error(monkeypatch, capsys) -> Non
     pytest.importorskip("distributed")
     import importlib
 
-    module = importlib.import_module("fevga.rollout")  # the attribute fevga.rollout is the function
+    module = importlib.import_module("fevga.rollout.executors")
 
     assert module.DASK_CONNECT_TIMEOUT == 10.0  # the documented default
     monkeypatch.setattr(module, "DASK_CONNECT_TIMEOUT", 0.5)  # port 1 refuses; distributed retries until then
@@ -384,10 +423,10 @@ def test_rollout_moves_ranks_with_common_random_numbers(two3: TwoSidedDB) -> Non
 def test_evaluate_is_antisymmetric_and_uses_tables(two3: TwoSidedDB) -> None:
     pos = START.play("24/13", "6-5")
     flipped = Position.from_counts(pos.counts(WHITE), pos.counts(BLACK), WHITE)
-    assert -1 < evaluate(pos) < 1 and evaluate(pos) != 0.0
-    assert evaluate(flipped) == -evaluate(pos)  # the same board judged by the other side
+    assert -1 < static_value(pos) < 1 and static_value(pos) != 0.0
+    assert static_value(flipped) == -static_value(pos)  # the same board judged by the other side
     home = race([0, 1, 0, 1, 0, 0], [0, 0, 1, 0, 1, 0])
-    assert evaluate(home, "bearoff", bearoff=two3) == pytest.approx(two3.equity(home))
+    assert static_value(home, "bearoff", bearoff=two3) == pytest.approx(two3.equity(home))
 
 
 def test_cli_rollout_json_and_ranking(capsys) -> None:  # type: ignore[no-untyped-def]
@@ -408,7 +447,7 @@ def test_cli_rollout_json_and_ranking(capsys) -> None:  # type: ignore[no-untype
 
 
 def test_lookahead_over_any_evaluator_plays_the_table_strategy(two3: TwoSidedDB) -> None:
-    from fevga.rollout import lookahead
+    from fevga.search import lookahead
 
     pos = race([0, 1, 1, 0, 1, 0], [1, 0, 1, 1, 0, 0])
     exact = two3.equity(pos)
@@ -447,3 +486,67 @@ def test_progress_bar_shows_rate_and_interval(capsys) -> None:  # type: ignore[n
 def test_rules_must_be_a_rules_value() -> None:
     with pytest.raises(InvalidRulesError, match="'strict'"):
         rollout(Position.initial(), games=36, seed=1, rules="strict", progress=False)  # type: ignore[arg-type]
+
+
+def test_rollout_at_a_match_score_values_each_game_by_match_chance() -> None:
+    from fevga.match import match_score
+
+    common = dict(games=360, seed=3, workers=1, policy="heuristic", progress=False)
+    money = rollout(MIDGAME, **common)  # type: ignore[arg-type]
+    at = rollout(MIDGAME, **common, score=(3, 1), length=5)  # type: ignore[arg-type]
+    # The same games: the money statistics do not change, and the match chance is the linear
+    # function of the outcome probabilities that the match equity table gives.
+    assert (at.equity, at.win, at.win_mars, at.lose_mars) == (money.equity, money.win, money.win_mars, money.lose_mars)
+    c, w, wm, lm, d = match_score((3, 1), 5).weights(MIDGAME.turn)  # type: ignore[union-attr]
+    expected = c + w * at.win + wm * at.win_mars + lm * at.lose_mars + d * at.draw
+    assert at.match_chance == pytest.approx(expected, abs=1e-12)
+    assert at.match_chance_se is not None and 0.0 < at.match_chance_se < 0.05
+    assert money.match_chance is None and "match_chance" not in money.to_dict()
+    assert at.to_dict()["score"] == [3, 1] and "match winning chance" in at.summary()
+    # At double match point a mars is worth nothing: the weights of mars are zero.
+    dmp = match_score((4, 4), 5).weights(MIDGAME.turn)  # type: ignore[union-attr]
+    assert dmp[2] == pytest.approx(0.0, abs=1e-12) and dmp[3] == pytest.approx(0.0, abs=1e-12)
+    # Luck adjustment applies to the match chance too and narrows it.
+    lucky = rollout(MIDGAME, **common, score=(3, 1), length=5, luck=True)  # type: ignore[arg-type]
+    assert lucky.match_chance_se is not None and lucky.match_chance_se < at.match_chance_se
+    assert abs(lucky.match_chance - at.match_chance) < 3 * at.match_chance_se  # type: ignore[operator]
+    with pytest.raises(InvalidArgumentError, match="both score"):
+        rollout(MIDGAME, **common, score=(3, 1))  # type: ignore[arg-type]
+
+
+def test_rollout_moves_at_a_match_score_rank_by_match_chance() -> None:
+    common = dict(games=216, seed=5, workers=1, policy="heuristic", progress=False)
+    money = {m.move.notation: m for m in rollout_moves(MIDGAME, "5-4", **common)}  # type: ignore[arg-type]
+    ranking = rollout_moves(MIDGAME, "5-4", **common, score=(0, 2), length=3)  # type: ignore[arg-type]
+    best = ranking[0].result.match_chance
+    assert best is not None
+    for m in ranking:
+        assert m.result.equity == money[m.move.notation].result.equity  # the same games
+        assert m.diff == pytest.approx(m.result.match_chance - best, abs=1e-12)  # type: ignore[operator]
+    assert [m.diff for m in ranking] == sorted((m.diff for m in ranking), reverse=True)
+    out = io.StringIO()
+    import contextlib
+
+    with contextlib.redirect_stdout(out):
+        assert main(["rollout", MIDGAME.id, "--dice", "5-4", "--games", "36", "--seed", "1", "--workers", "1",
+                     "--policy", "heuristic", "--no-progress", "--score", "0-2", "--length", "3", "--json"]) == 0
+    moves = json.loads(out.getvalue())["moves"]
+    assert all(0.0 <= m["result"]["match_chance"] <= 1.0 for m in moves)
+
+
+def test_rollout_moves_of_chosen_moves() -> None:
+    common = dict(games=72, seed=8, workers=1, policy="heuristic", progress=False)
+    every = {m.move.notation: m for m in rollout_moves(MIDGAME, "5-4", **common)}  # type: ignore[arg-type]
+    legal = MIDGAME.legal_moves("5-4")
+    chosen = rollout_moves(MIDGAME, "5-4", **common, moves=[legal[3], legal[0].notation])  # type: ignore[arg-type]
+    assert {m.move for m in chosen} == {legal[0], legal[3]}
+    for m in chosen:  # a move's games do not depend on the other moves rolled out beside it
+        assert m.result == every[m.move.notation].result
+    with pytest.raises(IllegalMoveError, match="not a legal move"):
+        rollout_moves(MIDGAME, "5-4", **common, moves=[MIDGAME.legal_moves("6-6")[0]])  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="twice"):
+        rollout_moves(MIDGAME, "5-4", **common, moves=[legal[1], legal[1].notation])  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="not both"):
+        rollout_moves(MIDGAME, "5-4", **common, moves=[legal[1]], candidates=2)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="non-empty list"):
+        rollout_moves(MIDGAME, "5-4", **common, moves=legal[1].notation)  # type: ignore[arg-type]

@@ -76,3 +76,13 @@ def test_gioul_vector_6_ids() -> None:
                                     "ban_prime_before_opponent_mother", "must_open", "game"])
 def test_every_option_has_a_section(option: str) -> None:
     assert f"### `{option}`" in DOC
+
+
+def test_the_project_points_at_its_own_rules_page() -> None:
+    """Users cannot read the brief's RULES.md: every reference goes to docs/rules.md."""
+    root = Path(__file__).resolve().parent.parent
+    files = [root / "README.md", *(root / "docs").glob("*.md"), *(root / "src").rglob("*.py"),
+             *(root / "fevga_core").glob("*.py*")]
+    assert len(files) > 40
+    offenders = [str(p.relative_to(root)) for p in files if "RULES.md" in p.read_text(encoding="utf-8")]
+    assert offenders == []

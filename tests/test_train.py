@@ -15,7 +15,7 @@ from fevga.errors import InvalidArgumentError
 from fevga.strength import duel
 from fevga.train import TrainConfig, train
 from fevga_core import train as core_train
-from fevga.rollout import tables_of
+from fevga.bearoff.core_tables import tables_of
 
 TINY = TrainConfig(games=1536, hidden=16, batch=256, rate=0.05, rate_final=0.01, seed=7, check_every=768, check_games=72)
 

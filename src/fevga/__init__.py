@@ -26,7 +26,8 @@ from fevga.errors import (
 from fevga.gioul import GioulMove, GioulPosition, gioul_perft
 from fevga.net import Net
 from fevga.position import BLACK, WHITE, Color, Move, Position, perft
-from fevga.rollout import MoveRollout, RolloutResult, expectimax, rollout, rollout_moves
+from fevga.rollout import MoveRollout, RolloutResult, rollout, rollout_moves
+from fevga.search import expectimax
 from fevga.rules import Rules
 from fevga.analyser import analyse  # after the modules it builds on
 

@@ -46,6 +46,7 @@ from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike
 
 if TYPE_CHECKING:
+    from fevga.rollout import MoveRollout
     from fevga.match import MatchEquityTable
 
 MARKS = ("doubtful", "bad", "very bad")
@@ -100,7 +101,8 @@ class HeuristicEvaluator:
             raise InvalidArgumentError(f"tables {tables!r} must be 'bearoff' or 'heuristic'")
         if not isinstance(window, (int, float)) or not window >= 0:
             raise InvalidArgumentError(f"window {window!r} must be a non-negative equity")
-        from fevga.rollout import LUCK_SCALE, tables_of
+        from fevga.bearoff.core_tables import tables_of
+        from fevga.search import HEURISTIC_SCALE
 
         self.plies = plies
         self.candidates = candidates
@@ -108,7 +110,7 @@ class HeuristicEvaluator:
         self.name = f"heuristic {plies}-ply" + (" + bear-off tables" if tables == "bearoff" else "")
         self._plain = tables_of(None)
         self._exact = tables_of("default") if tables == "bearoff" else None
-        self._scale = LUCK_SCALE
+        self._scale = HEURISTIC_SCALE
 
     def _tables(self, position: Position) -> Any:
         """The exact tables if `position` is a covered race already, else the plain heuristic."""
@@ -598,7 +600,8 @@ def analyse(
             analysed = _analyse_ply(game_decide, game_luck, marks, rules, index, number, ply.turn, before,
                                     ply.dice, after, keep)
             if rollouts and analysed.mark:
-                analysed = _rollout_check(analysed, marks, rules, rollouts, rollout_seed, rollout_policy, workers)
+                at = ((score[0], score[1]), match.length) if game_decide is not decide else None
+                analysed = _rollout_check(analysed, marks, rules, rollouts, rollout_seed, rollout_policy, workers, at)
             plies_out.append(analysed)
         games.append(GameAnalysis(number=index, score=(score[0], score[1]), result=game.result,
                                   points=game.points, plies=tuple(plies_out)))
@@ -664,32 +667,43 @@ def _analyse_ply(decide: Evaluator, luck_eval: Evaluator, marks: Thresholds, rul
 
 
 def _rollout_check(ply: PlyAnalysis, marks: Thresholds, rules: Rules, games: int, seed: SeedLike,
-                   policy: Policy, workers: int | None) -> PlyAnalysis:
-    """The decision re-checked by rolling out the results of its played and best moves.
+                   policy: Policy, workers: int | None, at: tuple[tuple[int, int], int] | None) -> PlyAnalysis:
+    """The decision re-checked by rolling out its played and best moves together
+    (`fevga.rollout_moves`: the same dice in game i for both, so the standard error is that of
+    their paired difference). In a match (`at` = (score, length)) the moves are compared by
+    match winning chance, expressed as normalised equity like the match-aware evaluators."""
+    from fevga.match import away_scores, match_equity_table
+    from fevga.rollout import rollout_moves
 
-    Both rollouts use the same seed, hence the same dice in game i (common random numbers);
-    the standard error of the difference is taken as sqrt(se1^2 + se2^2), which ignores
-    their positive correlation and so overstates it.
-    """
-    from fevga.rollout import rollout
+    score, length = at if at is not None else (None, None)
+    chosen = [ply.played.position] if ply.best.position == ply.played.position else \
+        [ply.played.position, ply.best.position]
+    moves = [m for m in ply.position.legal_moves(ply.dice, rules) if m.position in chosen]
+    ranking = rollout_moves(ply.position, ply.dice, games=games, seed=seed, workers=workers, policy=policy,
+                            rules=rules, progress=False, moves=moves, score=score, length=length)
+    # Normalised match equity 2 (MWC - L) / (W - L) - 1 (W, L: the mover's match chance after a
+    # single win or loss): `scale` converts the rollouts' match-chance differences into it.
+    scale, lost = 1.0, 0.0
+    if at is not None:
+        table = match_equity_table(max(at[1], 1))
+        a, b = away_scores(at[0], at[1], ply.turn)
+        lost = table.receiver(a, b - 1)
+        spread = table.starter(a - 1, b) - lost
+        scale = 2.0 / spread if spread > 1e-12 else 2.0
 
-    def result(after: Position) -> tuple[float, float]:
-        final = _finished_equity(after)
-        if final is not None:
-            return final, 0.0
-        r = rollout(after, games=games, seed=seed, workers=workers, policy=policy, rules=rules, progress=False)
-        return -r.equity, r.equity_se  # the rollout is for the opponent, on roll after the move
+    def value(m: MoveRollout) -> float:
+        if m.result.match_chance is None:
+            return m.result.raw_equity
+        return scale * (m.result.match_chance - lost) - 1.0
 
-    played, played_se = result(ply.played.position)
-    best, best_se = result(ply.best.position) if ply.best.position != ply.played.position else (played, 0.0)
-    top = max(best, played)
-    loss = top - played
-    se = math.sqrt(played_se ** 2 + best_se ** 2)
-    best_entry = MoveEquity(ply.best.notation, ply.best.position, best) if best >= played else \
-        MoveEquity(ply.played.notation, ply.played.position, played)
+    top, played_roll = ranking[0], next(m for m in ranking if m.move.position == ply.played.position)
+    loss = -scale * played_roll.diff
+    se = scale * played_roll.diff_se
+    played = MoveEquity(ply.played.notation, ply.played.position, value(played_roll))
+    best_entry = MoveEquity(top.move.notation if top is not played_roll else ply.played.notation,
+                            top.move.position, value(top))
     return replace(ply, loss=loss, mark=marks.mark(loss), evaluator_loss=ply.loss, rollout_se=se,
-                   rollout_games=games, played=MoveEquity(ply.played.notation, ply.played.position, played),
-                   best=best_entry)
+                   rollout_games=games, played=played, best=best_entry)
 
 
 def _summary(color: int, name: str, games: list[GameAnalysis]) -> PlayerSummary:

@@ -21,11 +21,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 
+from fevga.bearoff.core_tables import tables_of
+from fevga.checks import check_position
 from fevga.errors import InvalidArgumentError
+from fevga.match import match_score
 from fevga.net import Net, net_of
 from fevga.notation import parse_dice
 from fevga.position import Move, Position
-from fevga.rollout import tables_of
 from fevga.rules import Rules, rules_of
 from fevga_core import search as core
 
@@ -90,40 +92,6 @@ def _plies(plies: object, high: int) -> int:
     return plies
 
 
-def _position(position: object) -> Position:
-    if not isinstance(position, Position):
-        raise InvalidArgumentError(f"position {position!r} must be a fevga.Position")
-    return position
-
-
-class _MatchScore:
-    """A running match score: the table and each side's points still needed."""
-
-    def __init__(self, score: object, length: object) -> None:
-        from fevga.match import away_scores, match_equity_table
-
-        if not (isinstance(score, tuple) and len(score) == 2 and all(isinstance(v, int) for v in score)):
-            raise InvalidArgumentError(f"score {score!r} must be a (white, black) pair of integers")
-        if not isinstance(length, int) or isinstance(length, bool):
-            raise InvalidArgumentError(f"match length {length!r} must be an integer")
-        self.away = (away_scores(score, length, 0), away_scores(score, length, 1))
-        self.table = match_equity_table(length)
-
-    def chance(self, side: int, win: float, win_mars: float, lose_mars: float) -> float:
-        """P(`side` wins the match) from its outcome probabilities in this game."""
-        from fevga.match import match_winning_chance
-
-        return match_winning_chance(self.table, self.away[side], win, win_mars, lose_mars)
-
-
-def _match(score: tuple[int, int] | None, length: int | None) -> _MatchScore | None:
-    if score is None and length is None:
-        return None
-    if score is None or length is None:
-        raise InvalidArgumentError("a match score needs both score=(white, black) and length=N")
-    return _MatchScore(score, length)
-
-
 def evaluate(position: Position, plies: int = 0, rules: Rules | None = None, *,
              net: Net | str | os.PathLike[str] | None = None, score: tuple[int, int] | None = None,
              length: int | None = None) -> Evaluation:
@@ -134,10 +102,10 @@ def evaluate(position: Position, plies: int = 0, rules: Rules | None = None, *,
     `score` (White's, Black's points) and `length`, the evaluation also carries the side on
     roll's chance of winning the match (fevga.match, docs/match.md).
     """
-    position = _position(position)
+    position = check_position(position, finished=True)
     depth = _plies(plies, MAX_PLIES)
     rules = rules_of(rules)
-    match = _match(score, length)
+    match = match_score(score, length)
     win, win_mars, lose_mars = core.evaluate_row(net_of(net)._core, tables_of("default"), position._row(), depth,
                                                  rules.flags)
     chance = None if match is None else match.chance(position.turn, win, win_mars, lose_mars)
@@ -156,14 +124,14 @@ def hint(position: Position, dice: object, plies: int = 1, rules: Rules | None =
     >>> [h.move.notation for h in hint(Position.initial(), "1-1")]
     ['24/20']
     """
-    position = _position(position)
+    position = check_position(position, finished=True)
     depth = _plies(plies, MAX_PLIES + 1)
     if depth == 0:
         raise InvalidArgumentError("plies=0 must be at least 1: a move is rated by its result (1 ply) or deeper")
     if position.winner() is not None:
         raise InvalidArgumentError(f"position {position.id} is already finished")
     rules = rules_of(rules)
-    match = _match(score, length)
+    match = match_score(score, length)
     d1, d2 = parse_dice(dice)
     moves = position.legal_moves((d1, d2), rules)
     _, values, used = core.rank_row(net_of(net)._core, tables_of("default"), position._row(), d1, d2, depth,

@@ -138,7 +138,7 @@ def evaluate(positions: object, net: Net | str | None = None, threads: int = 1) 
     (1, 3)
     """
     from fevga.net import net_of
-    from fevga.rollout import tables_of
+    from fevga.bearoff.core_tables import tables_of
     from fevga_core import search
 
     rows = validate_positions(positions)

@@ -137,12 +137,13 @@ def _play_one(begin: Position, opening: bool, pair: tuple[Policy, Policy], rules
     """Play one game in the core from `begin` and wrap its record (`net` serves the net policies)."""
     tables = None
     if any(p in TABLE_POLICIES for p in pair):
-        from fevga.rollout import LUCK_SCALE, tables_of
+        from fevga.bearoff.core_tables import tables_of
+        from fevga.search import HEURISTIC_SCALE
 
         tables = tables_of("default")
     winner, points, _, truncated, opening_dice, plies, final = play_recorded(
         begin._row(), rules.flags, policy_id(pair[0]), policy_id(pair[1]), chooser(pair, rules), key,
-        opening, max_plies, tables, LUCK_SCALE if tables is not None else 1.0,
+        opening, max_plies, tables, HEURISTIC_SCALE if tables is not None else 1.0,
         net._core if net is not None and uses_net(pair) else None,
     )
     return GameRecord(

@@ -3,7 +3,7 @@
 A Fevga match is played to N points; a game is worth 1 point, or 2 for a mars, or 0 for a
 draw (a dead position); there is no cube (so no Crawford rule). The winner of a game
 starts the next one; the first game and a game after a draw start with the one-die draw,
-which each side wins half the time (RULES.md §2).
+which each side wins half the time (docs/rules.md §2).
 
 The table is computed **exactly** from the outcome probabilities of one game for the side
 that starts it (`GameOdds`): ``S(a, b)``, the probability that the side needing `a` more
@@ -220,6 +220,41 @@ def away_scores(score: tuple[int, int], length: int, side: int) -> tuple[int, in
     if length < 1 or any(not 0 <= s < length for s in score):
         raise InvalidArgumentError(f"score {score!r} is not a running score of a match to {length}")
     return (length - score[side], length - score[1 - side])
+
+
+class MatchScore:
+    """A running match score: the table and each side's points still needed."""
+
+    def __init__(self, score: object, length: object) -> None:
+        if not (isinstance(score, tuple) and len(score) == 2 and all(isinstance(v, int) for v in score)):
+            raise InvalidArgumentError(f"score {score!r} must be a (white, black) pair of integers")
+        if not isinstance(length, int) or isinstance(length, bool):
+            raise InvalidArgumentError(f"match length {length!r} must be an integer")
+        self.away = (away_scores(score, length, 0), away_scores(score, length, 1))
+        self.table = match_equity_table(length)
+
+    def chance(self, side: int, win: float, win_mars: float, lose_mars: float) -> float:
+        """P(`side` wins the match) from its outcome probabilities in this game."""
+        return match_winning_chance(self.table, self.away[side], win, win_mars, lose_mars)
+
+    def weights(self, side: int) -> tuple[float, float, float, float, float]:
+        """(constant, win, win_mars, lose_mars, draw): `side`'s match winning chance is this
+        linear function of its outcome probabilities in the game (what rollouts sum per game)."""
+        def chance(win: float, win_mars: float, lose_mars: float, draw: float) -> float:
+            return match_winning_chance(self.table, self.away[side], win, win_mars, lose_mars, draw)
+
+        base = chance(0.0, 0.0, 0.0, 0.0)
+        return (base, chance(1.0, 0.0, 0.0, 0.0) - base, chance(0.0, 1.0, 0.0, 0.0) - base,
+                chance(0.0, 0.0, 1.0, 0.0) - base, chance(0.0, 0.0, 0.0, 1.0) - base)
+
+
+def match_score(score: tuple[int, int] | None, length: int | None) -> MatchScore | None:
+    if score is None and length is None:
+        return None
+    if score is None or length is None:
+        raise InvalidArgumentError("a match score needs both score=(white, black) and length=N")
+    return MatchScore(score, length)
+
 
 
 class EvaluatorPolicy:

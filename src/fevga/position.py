@@ -224,7 +224,7 @@ class Move(NamedTuple):
     """One legal move (a full turn): a representative step sequence and the resulting position.
 
     An immutable, hashable value (a named tuple, cheap to create in bulk). Equality follows
-    the rules (RULES.md §6: a move is its resulting position): two moves are equal when they
+    the rules (docs/rules.md §6: a move is its resulting position): two moves are equal when they
     reach the same position, whatever steps represent them (``24/18 18/13`` == ``24/13``).
     """
 

@@ -43,7 +43,7 @@ from fevga.errors import InvalidArgumentError
 from fevga.files import atomic_write
 from fevga.net import Net
 from fevga.policy import POLICY_IDS
-from fevga.rollout import tables_of
+from fevga.bearoff.core_tables import tables_of
 from fevga.rules import Rules
 from fevga.seeding import master_key
 from fevga.strength import duel
@@ -291,7 +291,7 @@ def _dask_client(backend: str, scheduler: Any, workers: int) -> tuple[Any, list[
         raise InvalidArgumentError(f"backend={backend!r} must be 'local' or 'dask'")
     if backend == "local" and scheduler is None:
         return None, []
-    from fevga.rollout import _connect
+    from fevga.rollout.executors import connect
 
     try:
         distributed: Any = importlib.import_module("distributed")
@@ -304,7 +304,7 @@ def _dask_client(backend: str, scheduler: Any, workers: int) -> tuple[Any, list[
                                            dashboard_address=None)
         client = distributed.Client(cluster)
         return client, [client, cluster]
-    client = _connect(distributed.Client, scheduler)
+    client = connect(distributed.Client, scheduler)
     return client, [client]
 
 

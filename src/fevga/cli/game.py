@@ -29,6 +29,24 @@ def add_game_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_match_options(parser: argparse.ArgumentParser, effect: str) -> None:
+    """Add --score W-B and --length N (a running match score; `effect` says what it changes)."""
+    parser.add_argument("--score", default=None, metavar="W-B",
+                        help=f"match score (White-Black points), with --length: {effect}")
+    parser.add_argument("--length", type=int, default=None, help="match length in points (with --score)")
+
+
+def score_of(args: argparse.Namespace) -> tuple[int, int] | None:
+    """The (white, black) score of --score, or None."""
+    if args.score is None:
+        return None
+    try:
+        white, black = (int(v) for v in args.score.split("-"))
+    except ValueError:
+        raise InvalidArgumentError(f"--score {args.score!r} must be two numbers like 3-1") from None
+    return (white, black)
+
+
 def game_of(args: argparse.Namespace, text: str | None) -> str:
     """The game of a command: --game, else what POSITION looks like."""
     if args.game:

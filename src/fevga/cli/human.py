@@ -198,9 +198,9 @@ def explain_illegal(position: Position, text: str, dice: tuple[int, int], rules:
         return position.pips(mover) - p.pips(mover)
     if not bears_off and moves and moved < min(pips(m.position) for m in moves):
         return (f"{text} moves {moved} pips, but every legal move plays more of the roll (play both dice, or "
-                f"as many as possible: RULES.md §6); {legal}")
+                f"as many as possible: docs/rules.md §6); {legal}")
     return (f"{text} is not legal with {dice[0]}-{dice[1]} here (a landing point is held by the opponent, the "
-            f"mother rule or a six-prime rule forbids it: RULES.md §3-5); {legal}")
+            f"mother rule or a six-prime rule forbids it: docs/rules.md §3-5); {legal}")
 
 
 def make_session(human: str, seed: SeedLike, rules: Rules, console: Console | None = None,

@@ -9,7 +9,7 @@ import sys
 
 from fevga.analysis import MAX_PLIES, evaluate, hint
 from fevga.errors import InvalidArgumentError
-from fevga.cli.game import add_rules_option
+from fevga.cli.game import add_match_options, add_rules_option, score_of
 from fevga.net import Net, net_of
 from fevga.position import COLOR_NAMES, Position
 from fevga.rules import Rules
@@ -36,9 +36,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     hi.add_argument("--plies", type=int, default=1, help=f"1 = rate each result, 2..{MAX_PLIES + 1} = search deeper (default: %(default)s)")
     hi.add_argument("--top", type=int, default=10, help="show the best N moves (default: %(default)s, 0 = all)")
     hi.add_argument("--json", action="store_true", help="print JSON")
-    hi.add_argument("--score", default=None, metavar="W-B",
-                    help="match score (White-Black points), with --length: rank by match winning chance")
-    hi.add_argument("--length", type=int, default=None, help="match length in points (with --score)")
+    add_match_options(hi, "rank by match winning chance")
     add_net_option(hi)
     add_rules_option(hi)
     hi.set_defaults(run=_hint)
@@ -85,13 +83,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _hint(args: argparse.Namespace) -> int:
     position = Position.parse(args.position)
     net = net_of(args.net)
-    score = None
-    if args.score is not None:
-        try:
-            white, black = (int(v) for v in args.score.split("-"))
-        except ValueError:
-            raise InvalidArgumentError(f"--score {args.score!r} must be two numbers like 3-1") from None
-        score = (white, black)
+    score = score_of(args)
     hints = hint(position, args.dice, args.plies, Rules.named(args.rules), net=net, score=score, length=args.length)
     shown = hints if args.top <= 0 else hints[: args.top]
     if args.json:

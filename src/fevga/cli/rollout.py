@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from fevga.cli.game import add_game_option, add_rules_option, game_of
+from fevga.cli.game import add_game_option, add_match_options, add_rules_option, game_of, score_of
 from fevga.errors import InvalidArgumentError
 from fevga.position import COLOR_NAMES, Position
 from fevga.policy import POLICY_IDS
@@ -47,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--checkpoint", default=None,
                         help="checkpoint file: saved as blocks finish, resumed if present (refused if it is not "
                         "a checkpoint of this same job)")
+    add_match_options(parser, "value games by match winning chance (and rank moves by it)")
     add_rules_option(parser)
     add_game_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -63,7 +64,7 @@ def _run_gioul(args: argparse.Namespace) -> int:
     unsupported = [name for name, on in (
         ("--dice", args.dice), ("--truncate", args.truncate), ("--luck", args.luck), ("--no-stratify", args.no_stratify),
         ("--scheduler", args.scheduler), ("--dask", args.dask), ("--checkpoint", args.checkpoint), ("--csv", args.csv),
-        ("--rules", args.rules != "default"),
+        ("--rules", args.rules != "default"), ("--score", args.score), ("--length", args.length is not None),
     ) if on]
     if unsupported:
         raise InvalidArgumentError(f"{', '.join(unsupported)} not supported for Gioul rollouts yet")
@@ -99,6 +100,8 @@ def _run(args: argparse.Namespace) -> int:
         "checkpoint": args.checkpoint,
         "progress": None if not args.no_progress else False,
         "net": args.net,
+        "score": score_of(args),
+        "length": args.length,
     }
     if args.dice:
         ranking = rollout_moves(position, args.dice, candidates=args.candidates, stop_early=args.stop_early, **options)
@@ -111,12 +114,17 @@ def _run(args: argparse.Namespace) -> int:
             print(f"{COLOR_NAMES[position.turn]} to play {args.dice} in {position.id}: {len(ranking)} move(s), "
                   f"{first.games} games each, policy {first.policy}, seed {first.seed}"
                   + (" (interrupted)" if first.interrupted else ""))
-            print(f"  {'#':>2} {'move':<28} {'equity':>8} {'+-':>7} {'diff':>8} {'+-':>7}  win     mars")
+            match = first.match_chance is not None
+            print(f"  {'#':>2} {'move':<28} {'equity':>8} {'+-':>7} {'diff':>8} {'+-':>7}  win     mars"
+                  + ("    match" if match else ""))
             for rank, m in enumerate(ranking, 1):
                 r = m.result
                 print(f"  {rank:>2} {m.move.notation:<28} {r.equity:+8.4f} {r.equity_se:7.4f} {m.diff:+8.4f} "
                       f"{m.diff_se:7.4f}  {r.win:6.2%} {r.win_mars:6.2%}"
+                      + (f"  {r.match_chance:6.2%}" if r.match_chance is not None else "")
                       + (f"  stopped after {r.games} games" if m.stopped else ""))
+            if match:
+                print(f"  diff is in match winning chance at {args.score} in a match to {args.length}")
         return INTERRUPTED if ranking[0].result.interrupted else 0
     if args.candidates is not None or args.stop_early:
         raise InvalidArgumentError("--candidates and --stop-early rank the moves of a roll: give --dice")

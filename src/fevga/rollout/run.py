@@ -1,0 +1,261 @@
+"""The rollout entry points: `rollout` (one position) and `rollout_moves` (every move of a roll,
+with common random numbers, a move filter and a stopping rule)."""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fevga.checks import check_int, check_position
+from fevga.errors import IllegalMoveError, InvalidArgumentError
+from fevga.notation import parse_dice
+from fevga.match import match_score
+from fevga.policy import Policy
+from fevga.position import Move, Position
+from fevga.rollout.checkpoints import checkpoint_exists, checkpoint_master
+from fevga.rollout.executors import execute
+from fevga.rollout.jobs import (DEFAULT_GAMES, FIELDS, ROW_WIDTH, NetSpec, Sums, check_backend, check_games,
+                                check_workers, make_job)
+from fevga.rollout.results import Z95, MoveRollout, RolloutResult, statistics
+from fevga.rules import Rules, rules_of
+from fevga.seeding import SeedLike
+
+if TYPE_CHECKING:
+    from fevga.bearoff import OneSidedDB, TwoSidedDB
+
+__all__ = ["rollout", "rollout_moves"]
+
+
+def rollout(
+    position: Position,
+    games: int = DEFAULT_GAMES,
+    seed: SeedLike = None,
+    workers: int | None = None,
+    policy: Policy | tuple[Policy, Policy] = "heuristic",
+    truncate: bool = False,
+    backend: str = "local",
+    scheduler: Any = None,
+    *,
+    rules: Rules | None = None,
+    stratify: bool = True,
+    luck: bool = False,
+    bearoff: TwoSidedDB | None = None,
+    one_sided: OneSidedDB | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    checkpoint_every: float = 10.0,
+    progress: bool | None = None,
+    on_block: Callable[[int, int], None] | None = None,
+    net: NetSpec = None,
+    score: tuple[int, int] | None = None,
+    length: int | None = None,
+) -> RolloutResult:
+    """Play `position` out `games` times and return the statistics of its side on roll.
+
+    `policy` is "random", "heuristic", "bearoff" (table-optimal in covered races, heuristic
+    elsewhere), "lookahead" (1-ply over the evaluator) or a callable
+    ``policy(position, dice, moves) -> Move`` (slow: runs in Python). `truncate` scores a game
+    from the bear-off tables once no contact is possible and the tables cover it. `luck`
+    subtracts the luck of every roll (control variate). `workers` threads (default: every
+    core) or a Dask cluster (`backend="dask"`, `scheduler` = address, Client or None for a
+    local cluster; an address not reached within DASK_CONNECT_TIMEOUT seconds raises
+    InvalidArgumentError) play fixed blocks of 1,296 games: the result does not depend on either.
+    `checkpoint` saves finished blocks atomically and resumes from them; a file that is not a
+    checkpoint of this same job (a callable policy is identified by its module and qualified
+    name) raises InvalidArgumentError. Ctrl-C (or a KeyboardInterrupt raised by
+    `on_block(done, total)`) returns the partial result. With a match `score=(white, black)`
+    and `length`, each game is also valued by the side's match winning chance after it, and the
+    result carries `match_chance` (luck-adjusted like the equity when `luck` is on).
+    """
+    start = check_position(position)
+    games = check_games(games, stratify)
+    rules = rules_of(rules)
+    count = check_workers(workers)
+    backend = check_backend(backend, scheduler)
+    path = Path(checkpoint) if checkpoint is not None else None
+    job, name, seed_value = make_job(start._row(), start.turn, games, seed, policy, truncate, luck, stratify,
+                                     rules, bearoff, one_sided, net, match_score(score, length), _resume(seed, path))
+    began = time.perf_counter()
+    blocks, interrupted, resumed = execute(job, count, backend, scheduler, path, checkpoint_every,
+                                           _progress_default(progress), on_block)
+    total = blocks.total()
+    return statistics(job, total, 0, start.id, name, seed_value, rules, interrupted or total.games < games,
+                      time.perf_counter() - began, count, backend, resumed, score, length)
+
+
+def rollout_moves(
+    position: Position,
+    dice: object,
+    games: int = DEFAULT_GAMES,
+    seed: SeedLike = None,
+    workers: int | None = None,
+    policy: Policy | tuple[Policy, Policy] = "heuristic",
+    truncate: bool = False,
+    backend: str = "local",
+    scheduler: Any = None,
+    *,
+    rules: Rules | None = None,
+    stratify: bool = True,
+    luck: bool = False,
+    bearoff: TwoSidedDB | None = None,
+    one_sided: OneSidedDB | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    checkpoint_every: float = 10.0,
+    progress: bool | None = None,
+    on_block: Callable[[int, int], None] | None = None,
+    net: NetSpec = None,
+    candidates: int | None = None,
+    stop_early: bool = False,
+    score: tuple[int, int] | None = None,
+    length: int | None = None,
+    moves: Sequence[Move | str] | None = None,
+) -> list[MoveRollout]:
+    """Roll out every legal move of `position` with `dice`, best first.
+
+    Every move is played out with the same dice streams (common random numbers), so the
+    standard error of each move's difference to the best (`diff_se`) is far smaller than the
+    moves' own errors. Results are for the mover (each result's `position` is the start
+    position, where the mover is on roll). Moves are ranked by `diff`, the raw
+    common-random-number difference to the best over the games both played, and `diff_se` is
+    its standard error (with `luck=True` each move's `equity` is luck-adjusted, while `diff`
+    and `diff_se` stay raw: one consistent pair). With a match `score=(white, black)` and
+    `length`, moves are compared by the mover's match winning chance instead (`diff` in
+    match chance): the money equity of each move is still reported.
+    Move filter: `candidates=N` rolls out only the N moves the net ranks best at 1 ply (`net`,
+    default the shipped one); `moves=[...]` only the given moves of the roll (Move objects or
+    notations, each legal for the roll, duplicates refused). Stopping rule: with `stop_early`,
+    blocks are played in rounds (1, 1, 2, 4, ... blocks of 1,296 games) and a move whose 95% CI of its difference to the
+    best lies wholly below zero is rolled out no further (`MoveRollout.stopped`; it keeps the
+    games it played). Other arguments as in `rollout`.
+    """
+    start = check_position(position)
+    games = check_games(games, stratify)
+    rules = rules_of(rules)
+    legal = start.legal_moves(parse_dice(dice), rules)
+    if candidates is not None and moves is not None:
+        raise InvalidArgumentError("give candidates= or moves=, not both")
+    if candidates is not None:
+        legal = _net_candidates(start, parse_dice(dice), rules, check_int("candidates", candidates, 1), net)
+    elif moves is not None:
+        legal = _chosen(start, dice, rules, moves)
+    count = check_workers(workers)
+    backend = check_backend(backend, scheduler)
+    path = Path(checkpoint) if checkpoint is not None else None
+    if stop_early and path is not None:
+        raise InvalidArgumentError("stop_early plays rounds that a checkpoint cannot resume: use one or the other")
+    rows = b"".join(m.position._row() for m in legal)
+    job, name, seed_value = make_job(rows, start.turn, games, seed, policy, truncate, luck, stratify, rules,
+                                     bearoff, one_sided, net, match_score(score, length), _resume(seed, path))
+    began = time.perf_counter()
+    active = list(range(len(legal)))
+    rounds: list[tuple[list[int], Sums]] = []
+    interrupted, resumed = False, 0
+    for only in _rounds(job.blocks) if stop_early else [range(job.blocks)]:
+        round_job = replace(job, rows=b"".join(rows[k * ROW_WIDTH : (k + 1) * ROW_WIDTH] for k in active))
+        blocks, interrupted, loaded = execute(round_job, count, backend, scheduler, path, checkpoint_every,
+                                               _progress_default(progress), on_block, only)
+        resumed += loaded
+        rounds.append((list(active), blocks.total()))
+        if interrupted:
+            break
+        if stop_early and len(active) > 1:
+            best, diffs = _compare(rounds, active, active)
+            active = [k for k in active if k == best or diffs[k][0] + Z95 * diffs[k][1] >= 0]
+    elapsed = time.perf_counter() - began
+    totals = {k: Sums(1) for k in range(len(legal))}
+    for members, sums in rounds:
+        for i, k in enumerate(members):
+            totals[k].add(sums.pick(i))
+    # Every move's result is for the mover, who is on roll in the start position (its label).
+    results = [statistics(job, totals[k], 0, start.id, name, seed_value, rules,
+                          interrupted or totals[k].games < games and k in active, elapsed, count, backend, resumed,
+                          score, length)
+               for k in range(len(legal))]
+    # diff and diff_se are both raw common-random-number differences (the cross sums are of raw
+    # game values); ranking the moves still rolled out by it keeps their diffs <= 0.
+    best, diffs = _compare(rounds, list(range(len(legal))), active)
+    order = sorted(range(len(legal)), key=lambda k: (k not in active, -diffs[k][0]))
+    return [MoveRollout(legal[k], results[k], diffs[k][0], diffs[k][1], k not in active) for k in order]
+
+
+def _chosen(start: Position, dice: object, rules: Rules, moves: Sequence[Move | str]) -> list[Move]:
+    """The legal moves of the roll named by `moves` (Move objects or notations), in that order."""
+    if isinstance(moves, (str, Move)) or not moves:
+        raise InvalidArgumentError(f"moves={moves!r} must be a non-empty list of moves of the roll")
+    chosen: list[Move] = []
+    for move in moves:
+        found = start.parse_move(move, dice, rules) if isinstance(move, str) else move
+        if not isinstance(found, Move) or found not in start.legal_moves(parse_dice(dice), rules):
+            raise IllegalMoveError(f"move {move!r} is not a legal move of {dice} in {start.id}")
+        if found in chosen:
+            raise InvalidArgumentError(f"move {move!r} is given twice (moves with the same result are one move)")
+        chosen.append(found)
+    return chosen
+
+
+def _resume(seed: SeedLike, path: Path | None) -> tuple[int, int | str] | None:
+    """The master key and seed of the checkpoint to resume when no seed is given."""
+    if seed is None and path is not None and checkpoint_exists(path):
+        return checkpoint_master(path)
+    return None
+
+
+def _net_candidates(start: Position, dice: tuple[int, int], rules: Rules, count: int, net: NetSpec) -> list[Move]:
+    """The `count` moves the net rates best at 1 ply (fevga.hint), best first."""
+    from fevga.analysis import hint
+
+    return [h.move for h in hint(start, dice, 1, rules, net=None if isinstance(net, tuple) else net)[:count]]
+
+
+def _rounds(blocks: int) -> list[range]:
+    """Block ranges of the stopping rule's rounds: 1, 1, 2, 4, ... blocks."""
+    out, done, size = [], 0, 1
+    while done < blocks:
+        out.append(range(done, min(blocks, done + size)))
+        done += size
+        size = max(size, done)
+    return out
+
+
+def _compare(rounds: list[tuple[list[int], Sums]], moves: list[int],
+             among: list[int]) -> tuple[int, dict[int, tuple[float, float]]]:
+    """The move of `among` (all rolled out in every round) with the best raw mean and, for each
+    of `moves`, (diff, diff_se) of raw means against it over the games both played. Games are
+    valued by their "match" field: the match winning chance at a score, else the equity."""
+    value, square = FIELDS["match"], FIELDS["match_sq"]
+    means = {}
+    for k in among:
+        n = sum(s.sums[m.index(k), 0] for m, s in rounds)
+        means[k] = sum(s.sums[m.index(k), value] for m, s in rounds) / n if n else float("nan")
+    best = max(among, key=lambda k: means[k])
+    diffs: dict[int, tuple[float, float]] = {}
+    for k in moves:
+        n = sk = sb = skk = sbb = skb = 0.0
+        for members, sums in rounds:
+            if k in members and best in members:
+                i, j = members.index(k), members.index(best)
+                n += sums.sums[i, 0]
+                sk += sums.sums[i, value]
+                sb += sums.sums[j, value]
+                skk += sums.sums[i, square]
+                sbb += sums.sums[j, square]
+                skb += sums.cross[i, j]
+        if k == best or n < 2:
+            diffs[k] = (0.0 if k == best or n == 0 else (sk - sb) / n, 0.0)
+            continue
+        mk, mb = sk / n, sb / n
+        var = (skk / n - mk * mk) + (sbb / n - mb * mb) - 2.0 * (skb / n - mk * mb)
+        diffs[k] = (float(mk - mb), float(math.sqrt(max(var, 0.0) / (n - 1.0))))
+    return best, diffs
+
+
+def _progress_default(progress: bool | None) -> bool:
+    if progress is not None:
+        return bool(progress)
+    import sys
+
+    return sys.stderr.isatty()

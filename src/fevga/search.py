@@ -1,0 +1,155 @@
+"""Exhaustive search: expectimax over the 21 rolls, lookahead policies over any evaluator, and
+the static evaluator that rollouts use for luck.
+
+>>> from fevga import Position
+>>> round(expectimax(Position.initial(), depth=1), 4)  # White's equity over its 21 first rolls
+0.0563
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Union
+
+from fevga.bearoff.core_tables import tables_of, tables_spec
+from fevga.checks import check_int, check_position
+from fevga.errors import InvalidArgumentError
+from fevga.net import Net, net_of
+from fevga.policy import Policy, PolicyFn
+from fevga.position import Move, Position
+from fevga.rules import Rules, rules_of
+from fevga.seeding import SeedLike
+from fevga_core import rollout as core
+from fevga_core.race import Tables
+
+if TYPE_CHECKING:
+    from fevga.bearoff import OneSidedDB, TwoSidedDB
+
+__all__ = ["HEURISTIC_SCALE", "expectimax", "lookahead", "static_value"]
+
+Evaluator = Union[str, Callable[[Position], float]]
+
+HEURISTIC_SCALE = 100.0  # heuristic units per tanh unit of the static evaluator (docs/rollout.md)
+_ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
+
+
+def static_value(position: Position, evaluator: str = "heuristic", *, bearoff: TwoSidedDB | None = None,
+             one_sided: OneSidedDB | None = None) -> float:
+    """The static evaluator's equity for the side on roll: tanh(heuristic / 100), or the
+    bear-off tables' value of a covered race with ``evaluator="bearoff"``."""
+    tables = _evaluator_tables(evaluator, bearoff, one_sided)
+    return float(core.value(check_position(position, finished=True)._row(), position.turn, tables, HEURISTIC_SCALE))
+
+
+def _evaluator_tables(evaluator: str, bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None) -> Tables:
+    if evaluator == "heuristic":
+        return tables_of(None)
+    if evaluator == "bearoff":
+        spec = tables_spec(bearoff, one_sided)
+        return tables_of(spec)
+    raise InvalidArgumentError(f"evaluator {evaluator!r} must be 'heuristic', 'bearoff', 'net', 'rollout' or a callable")
+
+
+def _final_points(position: Position, side: int) -> float | None:
+    """The points of a finished game for `side` (positive if it won), or None while the game
+    is in play (or drawn: no winner)."""
+    winner = position.winner()
+    if winner is None:
+        return None
+    return float(position.points()) * (1.0 if winner == side else -1.0)
+
+
+def lookahead(evaluator: Callable[[Position], float], rules: Rules | None = None) -> PolicyFn:
+    """A 1-ply lookahead policy over any evaluator (equity of a position's side on roll):
+    each move is worth the average over the opponent's 21 rolls of its best reply by
+    `evaluator`. A Python policy (slow path); ``policy="lookahead"`` is the built-in one."""
+    rules = rules_of(rules)
+
+    def value_for_mover(after: Position) -> float:
+        final = _final_points(after, 1 - after.turn)
+        if final is not None:
+            return final
+        total = 0.0
+        for a, b in _ROLLS:
+            replies = after.legal_moves((a, b), rules)
+            best_reply = max(_value_after(r.position, evaluator) for r in replies)
+            total += (1.0 if a == b else 2.0) / 36.0 * -best_reply
+        return total
+
+    def policy(position: Position, dice: tuple[int, int], moves: list[Move]) -> Move:
+        return max(moves, key=lambda m: value_for_mover(m.position))
+
+    policy.__name__ = f"lookahead({getattr(evaluator, '__name__', 'evaluator')})"
+    return policy
+
+
+def _value_after(position: Position, evaluator: Callable[[Position], float]) -> float:
+    """Value of a move's result for the player who just moved."""
+    final = _final_points(position, 1 - position.turn)
+    if final is not None:
+        return final
+    return -float(evaluator(position))
+
+
+def expectimax(
+    position: Position,
+    depth: int = 1,
+    evaluator: Evaluator = "heuristic",
+    *,
+    rules: Rules | None = None,
+    bearoff: TwoSidedDB | None = None,
+    one_sided: OneSidedDB | None = None,
+    games: int = 1296,
+    seed: SeedLike = 0,
+    workers: int | None = None,
+    policy: Policy = "heuristic",
+    net: Net | str | os.PathLike[str] | None = None,
+) -> float:
+    """Exact expected equity of the side on roll over all 21 rolls, `depth` plies deep.
+
+    Each ply takes the mover's best move (by the value below it); leaves are scored by
+    `evaluator`: "heuristic" (tanh of the heuristic), "bearoff" (exact tables in covered
+    races, heuristic elsewhere), "net" (the net's equity, `net` or the shipped one, exact
+    tables in covered races), a callable ``evaluator(position) -> equity of its side on
+    roll``, or "rollout": exhaustive first plies, Monte Carlo after (each leaf rolled out
+    `games` times with `policy` and the same seed). Finished games score their points and
+    dead positions 0 at any depth.
+    """
+    start = check_position(position)
+    depth = check_int("depth", depth, 0)
+    rules = rules_of(rules)
+    if evaluator == "net":
+        tables = tables_of(tables_spec(bearoff, one_sided))
+        return float(core.expectimax_value(start._row(), depth, rules.flags, tables, HEURISTIC_SCALE, net_of(net)._core))
+    if isinstance(evaluator, str) and evaluator != "rollout":
+        tables = _evaluator_tables(evaluator, bearoff, one_sided)
+        return float(core.expectimax_value(start._row(), depth, rules.flags, tables, HEURISTIC_SCALE))
+    leaf: Callable[[Position], float]
+    if evaluator == "rollout":
+        from fevga.rollout import rollout
+
+        def leaf(p: Position) -> float:
+            return rollout(p, games=games, seed=seed, workers=workers, policy=policy, rules=rules,
+                           bearoff=bearoff, one_sided=one_sided, progress=False).equity
+    elif callable(evaluator):
+        leaf = evaluator
+    else:
+        raise InvalidArgumentError(f"evaluator {evaluator!r} must be 'heuristic', 'bearoff', 'net', 'rollout' or a callable")
+    return _expectimax_py(start, depth, leaf, rules)
+
+
+def _expectimax_py(position: Position, depth: int, leaf: Callable[[Position], float], rules: Rules) -> float:
+    final = _final_points(position, position.turn)
+    if final is not None:
+        return final
+    if depth == 0:
+        return float(leaf(position))
+    total = 0.0
+    for a, b in _ROLLS:
+        moves = position.legal_moves((a, b), rules)
+        if len(moves) == 1 and moves[0].is_pass and position.is_dead(rules):
+            return 0.0
+        best = max(-_expectimax_py(m.position, depth - 1, leaf, rules) for m in moves)
+        total += (1.0 if a == b else 2.0) / 36.0 * best
+    return total
