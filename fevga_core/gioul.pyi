@@ -13,9 +13,14 @@ def random_games(
     """Play games first .. first+n-1 of a seeded job; (White's points per game, decisions)."""
 
 def record_game(
-    master: int, index: int, opening_dice: bool, white_policy: int = 0, black_policy: int = 0
+    master: int,
+    index: int,
+    opening_dice: bool,
+    white_policy: int = 0,
+    black_policy: int = 0,
+    start: CoreGioul | None = None,
 ) -> tuple[int, list[tuple[int, int, int, int, int, int, int, tuple[tuple[int, int], ...], int]]]:
-    """Game `index` of random_games, recorded decision by decision."""
+    """Game `index` of random_games, recorded decision by decision (from `start` if given)."""
 
 GIOUL_WIDTH: int
 

@@ -18,6 +18,8 @@ from libc.string cimport memcmp, memcpy, memset
 import numpy as np
 cimport numpy as cnp
 
+from fevga_core.errors import InvalidArgumentError
+
 from fevga_core.types cimport (
     PositionC, MoveC, SideC, uint8_t, uint32_t, uint64_t, int32_t, int64_t,
     NUM_SLOTS, NUM_CHECKERS, MAX_MOVES, MAX_STEPS, POSITION_WIDTH, FLAG_GIOUL,
@@ -311,11 +313,13 @@ def random_games(uint64_t master, long long first, long long n, bint opening_dic
 
 
 def record_game(uint64_t master, long long index, bint opening_dice,
-                int white_policy=POLICY_RANDOM, int black_policy=POLICY_RANDOM):
+                int white_policy=POLICY_RANDOM, int black_policy=POLICY_RANDOM, CoreGioul start=None):
     """Game `index` of random_games, recorded: (White's points, [decision tuples]) where a
-    decision is (mover, roller, d1, d2, die, count, pair, steps, choices)."""
+    decision is (mover, roller, d1, d2, die, count, pair, steps, choices). With `start` (not
+    finished) the game is played on from that state, without the one-die draw."""
     cdef int count = 0, j, points
     cdef int policy[2]
+    cdef bint from_start = start is not None
     cdef GioulC s
     cdef RngC rng
     cdef ScratchC scratch
@@ -327,8 +331,16 @@ def record_game(uint64_t master, long long index, bint opening_dice,
     rec = <DecisionC*> &raw[0]
     scratch_new(&scratch, 1)
     rng_seed(&rng, game_seed(master, <uint64_t> index))
+    if from_start:
+        if gioul_over(&start.c):
+            scratch_free(&scratch)
+            raise InvalidArgumentError("record_game: the start state is a finished game")
+        s = start.c
     with nogil:
-        points = _play_game(&s, &rng, opening_dice, policy, scratch.moves, scratch.ws, rec, &count)
+        if from_start:
+            points = _play_on(&s, &rng, 0, 0, policy, scratch.moves, scratch.ws, rec, &count)
+        else:
+            points = _play_game(&s, &rng, opening_dice, policy, scratch.moves, scratch.ws, rec, &count)
         scratch_free(&scratch)
     if points == 100:
         raise OverflowError(f"a Gioul game longer than {MAX_RECORDED} decisions")

@@ -46,12 +46,14 @@ from fevga_core.gioul import GIOUL_WIDTH, CoreGioul, count_moves, random_games, 
 __all__ = [
     "Decision",
     "GioulGameRecord",
+    "GioulMatchRecord",
     "GioulMove",
     "GioulPosition",
     "GioulRolloutResult",
     "gioul_perft",
     "gioul_rollout",
     "play_gioul_game",
+    "play_gioul_match",
     "self_play",
 ]
 
@@ -516,7 +518,9 @@ class Decision:
 
 @dataclass(frozen=True)
 class GioulGameRecord:
-    """A complete seeded Gioul game: opening draw, every decision, the result."""
+    """A complete seeded Gioul game: every decision and the result. `start` is None for a
+    game begun with the one-die draw, else the state it was played on from (in a match, the
+    winner of the previous game starts the next one with two fresh dice)."""
 
     seed: int | str
     rules: Rules
@@ -525,6 +529,7 @@ class GioulGameRecord:
     final: GioulPosition
     winner: Color | None
     points: int
+    start: GioulPosition | None = None
 
     @property
     def result(self) -> str:
@@ -552,6 +557,7 @@ class GioulGameRecord:
             "seed": self.seed,
             "rules": self.rules.to_dict(),
             "policies": list(self.policies),
+            "start": None if self.start is None else self.start.id,
             "decisions": [
                 {
                     "player": COLOR_NAMES[d.mover],
@@ -574,13 +580,24 @@ class GioulGameRecord:
         """The JSON text of to_dict()."""
         return json.dumps(self.to_dict(), indent=indent)
 
+    @classmethod
+    def from_dict(cls, data: Any) -> GioulGameRecord:
+        """The record of a to_dict() form, every decision replayed and checked (RecordError)."""
+        return _gioul_game_from_dict(data)
+
+    @classmethod
+    def from_json(cls, text: str) -> GioulGameRecord:
+        """The record of a to_json() text: ``GioulGameRecord.from_json(r.to_json()) == r``."""
+        return _gioul_game_from_dict(_loads(text))
+
     def positions(self) -> list[GioulPosition]:
         """The state before each decision, then the final one, replayed through the rules
-        (the first is the start with the starter to roll)."""
-        first = self.decisions[0].mover if self.decisions else WHITE
-        start = GioulPosition.initial()
-        if first == BLACK:
-            start = GioulPosition.from_counts(start.counts(WHITE), start.counts(BLACK), BLACK)
+        (the first is `start`, or the initial position with the starter to roll)."""
+        if self.start is not None:
+            start = self.start
+        else:
+            first = self.decisions[0].mover if self.decisions else WHITE
+            start = _initial_with_turn(first)
         out = [start]
         for d in self.decisions:
             for move in out[-1].legal_moves(d.roll):
@@ -599,9 +616,16 @@ def _policy_id(policy: str) -> int:
 
 
 def play_gioul_game(
-    seed: SeedLike = None, policy: str | tuple[str, str] = "random", rules: Rules | None = None
+    seed: SeedLike = None,
+    policy: str | tuple[str, str] = "random",
+    rules: Rules | None = None,
+    start: GioulPosition | None = None,
 ) -> GioulGameRecord:
-    """Play one seeded Gioul game in the core (one-die draw first) and return its record.
+    """Play one seeded Gioul game in the core and return its record.
+
+    Without `start` the game begins with the one-die draw; with `start` (a Gioul state that
+    is not finished) it is played on from there: its side on turn rolls (or plays its
+    pending dice) first.
 
     >>> record = play_gioul_game(seed=7)
     >>> record.final.is_game_over()
@@ -612,8 +636,13 @@ def play_gioul_game(
     if len(pair) != 2:
         raise InvalidArgumentError(f"policy pair {policy!r} must be (white_policy, black_policy)")
     ids = (_policy_id(pair[0]), _policy_id(pair[1]))
+    if start is not None:
+        if not isinstance(start, GioulPosition):
+            raise InvalidArgumentError(f"start must be a GioulPosition, not {type(start).__name__}")
+        if start.is_game_over():
+            raise InvalidArgumentError(f"start state {start.id} is already finished")
     sequence = seed_sequence(seed)
-    points, raw = record_game(master_key(sequence), 0, rules.first_roll == "opening_dice", ids[0], ids[1])
+    points, raw = record_game(master_key(sequence), 0, rules.first_roll == "opening_dice", ids[0], ids[1], start)
     decisions = []
     previous: int | None = None  # the mover of the previous decision
     for mover, roller, d1, d2, die, count, pair_die, steps, choices in raw:
@@ -634,11 +663,234 @@ def play_gioul_game(
         final=GioulPosition.initial(),
         winner=None if points == 0 else (WHITE if points > 0 else BLACK),
         points=abs(points),
+        start=start,
     )
     final = record.positions()[-1]
     return GioulGameRecord(
-        record.seed, record.rules, record.policies, record.decisions, final, record.winner, record.points
+        record.seed, record.rules, record.policies, record.decisions, final, record.winner, record.points, start
     )
+
+
+def _initial_with_turn(turn: int) -> GioulPosition:
+    """The start of a game with `turn` to roll its first roll."""
+    start = GioulPosition.initial()
+    if turn == WHITE:
+        return start
+    return GioulPosition.from_counts(start.counts(WHITE), start.counts(BLACK), BLACK)
+
+
+def _loads(text: str) -> Any:
+    from fevga.records import _loads as loads
+
+    return loads(text)
+
+
+def _gioul_game_from_dict(data: Any, where: str = "game") -> GioulGameRecord:
+    """A GioulGameRecord from its to_dict() form: every decision replayed through the rules
+    and every recorded field checked against the replay (RecordError names the first that
+    differs)."""
+    from fevga.errors import FevgaError, RecordError
+    from fevga.records import _need, _rules_from
+
+    if not isinstance(data, dict):
+        raise RecordError(f"{where}: a Gioul game record must be an object, not {type(data).__name__}")
+    if data.get("game") != "gioul":
+        raise RecordError(f"{where}: not a Gioul game record (game {data.get('game')!r})")
+    seed = data.get("seed")
+    if isinstance(seed, bool) or not isinstance(seed, (int, str)):
+        raise RecordError(f"{where}: seed {seed!r} must be an integer or a string")
+    raw_rules = data.get("rules")
+    if not isinstance(raw_rules, dict) or raw_rules.get("game") != "gioul":
+        raise RecordError(f"{where}: rules {raw_rules!r} are not Gioul's")
+    rules = _rules_from(raw_rules, where)
+    policies = _need(data, "policies", list, where)
+    if len(policies) != 2 or not all(isinstance(p, str) for p in policies):
+        raise RecordError(f"{where}: policies {policies!r} must be two strings")
+    raw_start = data.get("start")
+    start: GioulPosition | None = None
+    if raw_start is not None:
+        try:
+            start = GioulPosition.from_id(raw_start)
+        except FevgaError as exc:
+            raise RecordError(f"{where}: start {raw_start!r}: {exc}") from exc
+    raw_decisions = _need(data, "decisions", list, where)
+    if not raw_decisions and start is None:
+        raise RecordError(f"{where}: a game begun with the one-die draw has at least one decision")
+    decisions: list[Decision] = []
+    state = start
+    previous: int | None = None
+    for number, raw in enumerate(raw_decisions, 1):
+        at = f"{where}, decision {number}"
+        if not isinstance(raw, dict):
+            raise RecordError(f"{at}: must be an object")
+        try:
+            mover = COLOR_NAMES.index(raw["player"])
+            roller = COLOR_NAMES.index(raw["roller"])
+            roll = None if raw["roll"] is None else (int(raw["roll"][0]), int(raw["roll"][1]))
+            steps = tuple((int(a), int(b)) for a, b in raw["steps"])
+            dice = tuple(int(d) for d in raw["dice"])
+            kind = str(raw["kind"])
+        except (KeyError, ValueError, TypeError, IndexError) as exc:
+            raise RecordError(f"{at}: malformed decision ({exc})") from None
+        if state is None:
+            state = _initial_with_turn(mover)
+        if state.is_game_over():
+            raise RecordError(f"{at}: the game was already over")
+        try:
+            moves = state.legal_moves(roll)
+            holding = state.rolled(roll) if roll is not None else state
+        except FevgaError as exc:
+            raise RecordError(f"{at}: {exc}") from exc
+        expected_kind = "roll" if roll is not None else ("block" if previous == mover else "hand-over")
+        checks = (("player", state.turn, mover), ("roller", holding.roller, roller),
+                  ("dice", holding.decision_dice, dice), ("kind", expected_kind, kind))
+        for name, replayed, recorded in checks:
+            if replayed != recorded:
+                raise RecordError(f"{at}: {name} {recorded!r} does not match the replay ({replayed!r})")
+        chosen = next((m for m in moves if m.steps == steps), None)
+        if chosen is None:
+            raise RecordError(f"{at}: move {format_steps(steps)!r} is illegal in {state.id}")
+        decisions.append(Decision(mover, roller, roll, dice, kind, steps, len(moves)))
+        previous = mover
+        state = chosen.position
+    assert state is not None
+    if not state.is_game_over():
+        raise RecordError(f"{where}: the game is not finished after its decisions ({state.id})")
+    winner, points = state.winner(), state.points()
+    outcome = (data.get("final"), data.get("winner"), data.get("points"))
+    replay = (state.id, None if winner is None else COLOR_NAMES[winner], points)
+    if outcome != replay:
+        raise RecordError(f"{where}: final, winner, points {outcome!r} do not match the replay {replay!r}")
+    return GioulGameRecord(seed, rules, (policies[0], policies[1]), tuple(decisions), state, winner, points, start)
+
+
+@dataclass(frozen=True)
+class GioulMatchRecord:
+    """A Gioul match to `length` points: its games in order and the final score (the
+    fields and methods of fevga.game.MatchRecord, with GioulGameRecord games)."""
+
+    length: int
+    games: tuple[GioulGameRecord, ...]
+    score: tuple[int, int] = (0, 0)
+    players: tuple[str, str] = ("White", "Black")
+    seed: int | str | None = None  # the match seed; each game records its own seed
+
+    @property
+    def winner(self) -> Color | None:
+        """The side that reached `length` points (None if `max_games` ran out first)."""
+        if self.score[0] >= self.length:
+            return WHITE
+        return BLACK if self.score[1] >= self.length else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        winner = self.winner
+        return {"game": "gioul", "length": self.length, "seed": self.seed, "score": list(self.score),
+                "winner": None if winner is None else COLOR_NAMES[winner], "players": list(self.players),
+                "games": [g.to_dict() for g in self.games]}
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The JSON text of to_dict()."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> GioulMatchRecord:
+        """The record of a to_dict() form, every game replayed and the score checked (RecordError)."""
+        from fevga.errors import RecordError
+        from fevga.records import _need
+
+        if not isinstance(data, dict) or data.get("game") != "gioul":
+            raise RecordError("not a Gioul match record (its \"game\" field must be \"gioul\")")
+        length = _need(data, "length", int, "match")
+        if length < 1:
+            raise RecordError(f"match: length {length} must be a positive integer")
+        raw_games = _need(data, "games", list, "match")
+        games = tuple(_gioul_game_from_dict(g, f"game {i}") for i, g in enumerate(raw_games, 1))
+        score = [0, 0]
+        for number, game in enumerate(games, 1):
+            if max(score) >= length:
+                raise RecordError(f"match: game {number} is played after the match was won")
+            if game.winner is not None:
+                score[game.winner] += game.points
+        if data.get("score", score) != score:
+            raise RecordError(f"match: score {data['score']!r} does not match the games ({score})")
+        players = data.get("players", ["White", "Black"])
+        if not (isinstance(players, list) and len(players) == 2 and all(isinstance(p, str) for p in players)):
+            raise RecordError(f"match: players {players!r} must be two strings")
+        seed = data.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
+            raise RecordError(f"match: seed {seed!r} must be an integer, a string or null")
+        return cls(length, games, (score[0], score[1]), (players[0], players[1]), seed)
+
+    @classmethod
+    def from_json(cls, text: str) -> GioulMatchRecord:
+        """The record of a to_json() text: ``GioulMatchRecord.from_json(m.to_json()) == m``."""
+        return cls.from_dict(_loads(text))
+
+    def log(self) -> str:
+        """One line per game and the final score."""
+        lines = [f"{self.length} point Gioul match, seed {self.seed}"]
+        score = [0, 0]
+        for number, game in enumerate(self.games, 1):
+            if game.winner is not None:
+                score[game.winner] += game.points
+            begun = "one-die draw" if game.start is None else f"{COLOR_NAMES[game.start.turn]} starts"
+            lines.append(f"  game {number} ({begun}): {game.result}" + (f" {game.points} point(s)" if game.points else "")
+                         + f", {len(game.decisions)} decisions; score {score[0]}-{score[1]}")
+        lines.append(f"final score {self.score[0]}-{self.score[1]}")
+        return "\n".join(lines)
+
+
+def play_gioul_match(
+    length: int,
+    seed: SeedLike = None,
+    policy: str | tuple[str, str] = "random",
+    rules: Rules | None = None,
+    max_games: int = 10_000,
+) -> GioulMatchRecord:
+    """Play a Gioul match to `length` points (1 a game, 2 for a mars; no doubling cube), as
+    fevga.game.play_match does for Fevga: the winner of a game starts the next one with two
+    fresh dice; the first game and any game after a draw start with the one-die draw.
+
+    Game i is played with its own seed ``game_seed_of(match master key, i)``, recorded in
+    its GioulGameRecord: ``play_gioul_game(seed=g.seed, policy=g.policies, rules=g.rules,
+    start=g.start)`` replays it exactly. The policies ("random", "heuristic") do not look
+    at the score.
+
+    >>> match = play_gioul_match(3, seed=1)
+    >>> max(match.score) >= 3
+    True
+    """
+    from fevga_core import game as core_game
+
+    if not isinstance(length, int) or isinstance(length, bool) or length < 1:
+        raise InvalidArgumentError(f"match length {length!r} must be a positive integer")
+    if not isinstance(max_games, int) or isinstance(max_games, bool) or max_games < 1:
+        raise InvalidArgumentError(f"max_games {max_games!r} must be a positive integer")
+    rules = rules_of(rules, "gioul")
+    pair = policy if isinstance(policy, tuple) else (policy, policy)
+    if len(pair) != 2:
+        raise InvalidArgumentError(f"policy pair {policy!r} must be (white_policy, black_policy)")
+    for name in pair:
+        _policy_id(name)
+    sequence = seed_sequence(seed)
+    master, seed_value = master_key(sequence), seed_repr(sequence)
+    score = [0, 0]
+    games: list[GioulGameRecord] = []
+    starter: int | None = None
+    for index in range(max_games):
+        start = None if starter is None else _initial_with_turn(starter)
+        game_seed = int(core_game.game_seed_of(master, index))
+        record = play_gioul_game(seed=game_seed, policy=(pair[0], pair[1]), rules=rules, start=start)
+        games.append(record)
+        if record.winner is None:
+            starter = None
+            continue
+        score[record.winner] += record.points
+        starter = record.winner
+        if score[record.winner] >= length:
+            break
+    return GioulMatchRecord(length=length, games=tuple(games), score=(score[0], score[1]), seed=seed_value)
 
 
 def self_play(games: int, seed: SeedLike = None, rules: Rules | None = None) -> np.ndarray:

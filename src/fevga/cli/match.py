@@ -1,4 +1,5 @@
-"""`fevga met` and `fevga play-match`: the match equity table and matches (engine or human)."""
+"""`fevga met` and `fevga play-match`: the match equity table and matches (engine or human;
+``--game gioul``: Gioul matches, engine against engine)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     match.add_argument("--human", choices=["white", "black", "both"], help="play a side yourself in the terminal")
     match.add_argument("--save", metavar="FILE", help="save the record (.json: JSON, else the text match format)")
     match.add_argument("--rules", default="default", choices=["default", "strict"], help="rule preset")
+    match.add_argument("--game", choices=["fevga", "gioul"], default="fevga",
+                       help="the game (default: %(default)s; Gioul: policies random or heuristic, JSON records)")
     match.set_defaults(run=_play_match)
 
 
@@ -59,7 +62,30 @@ def _met(args: argparse.Namespace) -> int:
     return 0
 
 
+def _play_gioul_match(args: argparse.Namespace) -> int:
+    from fevga.cli.game import rules_argument
+    from fevga.files import atomic_write
+    from fevga.gioul import play_gioul_match
+
+    if args.human:
+        raise InvalidArgumentError("--human plays Fevga matches only; Gioul matches are engine against engine")
+    rules = rules_argument(args, "gioul")
+    if args.save and not args.save.lower().endswith(".json"):
+        raise InvalidArgumentError(f"--save {args.save!r}: Gioul match records are saved as JSON (a .json file)")
+    policy = (args.white or args.policy, args.black or args.policy)
+    record = play_gioul_match(args.length, seed=args.seed, policy=policy, rules=rules)
+    print(f"{args.length} point Gioul match, seed {record.seed}, policies white={policy[0]} black={policy[1]}")
+    print("\n".join(record.log().splitlines()[1:]))
+    if args.save:
+        text = record.to_json(indent=1)
+        atomic_write(args.save, lambda handle: handle.write(text.encode("utf-8")), what="record")
+        print(f"saved {args.save}")
+    return 0
+
+
 def _play_match(args: argparse.Namespace) -> int:
+    if args.game == "gioul":
+        return _play_gioul_match(args)
     rules = Rules.named(args.rules)
     if args.human:
         from fevga.cli.human import play_human_match

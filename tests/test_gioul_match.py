@@ -1,0 +1,134 @@
+"""Gioul matches (fevga.gioul.play_gioul_match, `fevga play-match --game gioul`): the match
+flow, seeds that replay every game, records that replay and refuse tampering."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fevga import BLACK, WHITE, GioulPosition, Rules
+from fevga.errors import InvalidArgumentError, InvalidRulesError, RecordError
+from fevga.gioul import GioulGameRecord, GioulMatchRecord, play_gioul_game, play_gioul_match
+
+
+def test_match_flow_and_scores() -> None:
+    for seed in range(6):
+        match = play_gioul_match(5, seed=seed, policy=("heuristic", "random"))
+        score = [0, 0]
+        for number, game in enumerate(match.games):
+            assert max(score) < 5  # no game after the match is won
+            assert game.final.is_game_over()
+            if game.winner is not None:
+                loser_off = game.final.counts(1 - game.winner)[0]
+                assert game.points == (2 if loser_off == 0 else 1)  # a mars is 2 points, no cube
+                score[game.winner] += game.points
+            previous = match.games[number - 1] if number else None
+            if previous is None or previous.winner is None:
+                assert game.start is None  # the one-die draw
+            else:  # the winner starts with two fresh dice from the initial position
+                assert game.start is not None and game.start.turn == previous.winner
+                assert game.start.counts(WHITE) == GioulPosition.initial().counts(WHITE)
+                assert game.start.next_roll(WHITE) == game.start.next_roll(BLACK) == 1
+                assert game.decisions[0].mover == previous.winner and game.decisions[0].kind == "roll"
+            assert game.policies == ("heuristic", "random")
+        assert match.score == (score[0], score[1]) and max(score) >= 5
+        assert match.winner == (WHITE if score[0] >= 5 else BLACK)
+
+
+def test_games_replay_from_their_seeds() -> None:
+    match = play_gioul_match(4, seed=11)
+    assert play_gioul_match(4, seed=11) == match
+    assert len(match.games) > 1
+    for game in match.games:
+        again = play_gioul_game(seed=game.seed, policy=game.policies, rules=game.rules, start=game.start)
+        assert again == game
+        assert game.positions()[-1] == game.final
+    fresh = play_gioul_match(2, seed=None)
+    assert play_gioul_match(2, seed=fresh.seed) == fresh
+    assert play_gioul_match(3, seed=12) != play_gioul_match(3, seed=13)
+
+
+def test_opening_dice_rule_and_max_games() -> None:
+    match = play_gioul_match(3, seed=2, rules=Rules.gioul(first_roll="opening_dice"))
+    first = match.games[0].decisions[0]
+    assert first.roll is not None and first.roll[0] != first.roll[1]  # the two dice of the draw
+    one = play_gioul_match(100, seed=1, max_games=1)
+    assert len(one.games) == 1 and one.winner is None
+
+
+def test_match_records_round_trip_and_replay(tmp_path: Path) -> None:
+    match = play_gioul_match(3, seed=5, policy="heuristic")
+    data = json.loads(match.to_json())
+    assert data["game"] == "gioul" and data["score"] == list(match.score)
+    assert GioulMatchRecord.from_json(match.to_json()) == match
+    assert GioulMatchRecord.from_dict(data) == match
+    game = match.games[-1]
+    assert GioulGameRecord.from_json(game.to_json()) == game
+
+
+def _tampered(data: dict[str, Any], change: Any) -> dict[str, Any]:
+    copied = copy.deepcopy(data)
+    change(copied)
+    return copied
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d["games"][0]["decisions"][3].update(steps=[[24, 1]]), "illegal"),
+        (lambda d: d["games"][0]["decisions"][2].update(player="white" if d["games"][0]["decisions"][2]["player"] == "black" else "black"), "player"),
+        (lambda d: d["games"][0]["decisions"][0].update(kind="hand-over"), "kind"),
+        (lambda d: d["games"][0]["decisions"][1].update(dice=[9]), "dice"),
+        (lambda d: d["games"][0].update(points=3), "do not match the replay"),
+        (lambda d: d["games"][0]["decisions"].pop(), "not finished"),
+        (lambda d: d.update(score=[9, 9]), "score"),
+        (lambda d: d.update(game="fevga"), "not a Gioul match"),
+        (lambda d: d["games"][1].update(start="bogus"), "start"),
+        (lambda d: d["games"][0]["rules"].update(game="fevga"), "rules"),
+        (lambda d: d["games"].append(d["games"][-1]), "after the match was won"),
+    ],
+)
+def test_tampered_records_are_refused(change: Any, message: str) -> None:
+    data = json.loads(play_gioul_match(3, seed=5, policy="heuristic").to_json())
+    assert len(data["games"]) >= 2
+    with pytest.raises(RecordError, match=message):
+        GioulMatchRecord.from_dict(_tampered(data, change))
+
+
+def test_bad_arguments() -> None:
+    for call in (
+        lambda: play_gioul_match(0),
+        lambda: play_gioul_match(3, max_games=0),
+        lambda: play_gioul_match(3, policy="net"),
+        lambda: play_gioul_match(3, policy=("random",)),  # type: ignore[arg-type]
+        lambda: play_gioul_game(seed=1, start=GioulPosition.from_counts([15] + [0] * 24, [0] * 24 + [15])),
+    ):
+        with pytest.raises(InvalidArgumentError):
+            call()
+    with pytest.raises(InvalidRulesError):
+        play_gioul_match(3, rules=Rules())
+    with pytest.raises(RecordError):
+        GioulMatchRecord.from_json("{not json")
+
+
+def test_cli_play_match_gioul(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from fevga.cli import main
+
+    out = tmp_path / "m.json"
+    assert main(["play-match", "3", "--game", "gioul", "--seed", "9", "--policy", "random", "--save", str(out)]) == 0
+    text = capsys.readouterr().out
+    record = GioulMatchRecord.from_json(out.read_text())
+    assert record == play_gioul_match(3, seed=9, policy="random")
+    assert f"final score {record.score[0]}-{record.score[1]}" in text and "game 1 (one-die draw)" in text
+    for argv, error in (
+        (["play-match", "3", "--game", "gioul", "--policy", "lookahead"], "Gioul policy 'lookahead'"),
+        (["play-match", "3", "--game", "gioul", "--human", "white"], "--human"),
+        (["play-match", "3", "--game", "gioul", "--rules", "strict"], "Fevga preset"),
+        (["play-match", "3", "--game", "gioul", "--save", str(tmp_path / "m.txt")], "JSON"),
+    ):
+        assert main(argv) == 2
+        assert error in capsys.readouterr().err
