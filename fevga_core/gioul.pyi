@@ -27,11 +27,6 @@ GIOUL_WIDTH: int
 def count_moves(states: NDArray[np.uint8], dice: NDArray[np.uint8], out_counts: NDArray[np.int32]) -> None:
     """Legal moves of the next decision of each (state row, dice row) pair, GIL released."""
 
-def rollout_block(
-    start: CoreGioul, master: int, first: int, n: int, white_policy: int = 0, black_policy: int = 0
-) -> NDArray[np.int8]:
-    """Games first .. first+n-1 of a seeded rollout of `start`: White's points per game."""
-
 class CoreGioul:
     """A Gioul game state: board, roll counts, pending dice."""
 

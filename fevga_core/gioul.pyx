@@ -262,31 +262,6 @@ cdef int _play_game(GioulC* s, RngC* rng, bint opening_dice, const int* policy, 
     return _play_on(s, rng, 0, 0, policy, moves, ws, rec, ndecisions)
 
 
-def rollout_block(CoreGioul start, uint64_t master, long long first, long long n,
-                  int white_policy=POLICY_RANDOM, int black_policy=POLICY_RANDOM):
-    """Play games first .. first+n-1 of a rollout of `start` (game i draws its dice from
-    game_seed(master, i)); returns White's points per game (int8). GIL released."""
-    cdef long long i
-    cdef int count = 0
-    cdef int policy[2]
-    cdef GioulC s
-    cdef GioulC root = start.c
-    cdef RngC rng
-    cdef ScratchC scratch
-    policy[0] = white_policy
-    policy[1] = black_policy
-    out = np.zeros(n, dtype=np.int8)
-    cdef int8_t[::1] points = out
-    scratch_new(&scratch, 1)
-    with nogil:
-        for i in range(n):
-            rng_seed(&rng, game_seed(master, <uint64_t> (first + i)))
-            s = root
-            points[i] = _play_on(&s, &rng, 0, 0, policy, scratch.moves, scratch.ws, NULL, &count)
-        scratch_free(&scratch)
-    return out
-
-
 def random_games(uint64_t master, long long first, long long n, bint opening_dice,
                  int white_policy=POLICY_RANDOM, int black_policy=POLICY_RANDOM):
     """Play games first .. first+n-1 of a seeded job (game i draws its dice from

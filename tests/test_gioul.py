@@ -339,48 +339,49 @@ def test_decision_is_a_value() -> None:
 
 
 # --------------------------------------------------------------------------- rollouts
+# (the Gioul rollout itself: tests/test_gioul_rollout.py)
 
 
 def test_rollout_is_seeded_and_independent_of_workers() -> None:
-    from fevga.gioul import gioul_rollout
+    from fevga import rollout
 
     start = GioulPosition.initial()
-    one = gioul_rollout(start, games=3_000, seed=4, policy="random", workers=1)
-    two = gioul_rollout(start, games=3_000, seed=4, policy="random", workers=2)
+    one = rollout(start, games=2_592, seed=4, policy="random", workers=1, progress=False)
+    two = rollout(start, games=2_592, seed=4, policy="random", workers=2, progress=False)
     assert one == two
-    assert one.games == 3_000 and one.side == WHITE and one.position == start.id
+    assert one.games == 2_592 and one.position == start.id and dict(one.rules)["game"] == "gioul"
     assert abs(one.win + one.lose + one.draw - 1.0) < 1e-12
     assert one.ci95[0] < one.equity < one.ci95[1] and 0 < one.equity_se < 0.05
-    assert gioul_rollout(start, games=3_000, seed=5, policy="random") != one
-    assert json.loads(json.dumps(one.to_dict()))["game"] == "gioul"
+    assert rollout(start, games=2_592, seed=5, policy="random", progress=False) != one
+    assert json.loads(one.to_json())["rules"]["game"] == "gioul"
 
 
 def test_rollout_of_a_pending_state_and_a_sure_win() -> None:
-    from fevga.gioul import gioul_rollout
+    from fevga import rollout
 
     # Black holds White's chain: the rollout starts with Black's pending decision.
     mid = GioulPosition.from_id("__4AAAj__AABAAAA5VhH")
-    r = gioul_rollout(mid, games=500, seed=1)
-    assert r.side == BLACK and r.games == 500
+    r = rollout(mid, games=504, seed=1, progress=False)
+    assert r.games == 504 and r.position == mid.id and r.mean_length > 1
     # White has one checker left on its 1 and rolls: any roll bears it off, Black has none off.
     sure = GioulPosition.from_counts(counts({1: 1}), counts({24: 15}), WHITE)
-    won = gioul_rollout(sure, games=200, seed=2)
-    assert (won.equity, won.win, won.win_mars, won.equity_se) == (2.0, 1.0, 1.0, 0.0)
-    lost = gioul_rollout(GioulPosition.from_counts(counts({1: 1}), counts({24: 15}), BLACK), games=200, seed=2)
+    won = rollout(sure, games=216, seed=2, progress=False)
+    assert (won.equity, won.win, won.win_mars, won.equity_se, won.mean_length) == (2.0, 1.0, 1.0, 0.0, 1.0)
+    lost = rollout(GioulPosition.from_counts(counts({1: 1}), counts({24: 15}), BLACK), games=216, seed=2, progress=False)
     assert lost.win == 0.0 and lost.lose_mars > 0
 
 
 def test_rollout_arguments() -> None:
-    from fevga.gioul import gioul_rollout
+    from fevga import rollout
 
     with pytest.raises(InvalidArgumentError):
-        gioul_rollout(GioulPosition.initial(), games=0)
+        rollout(GioulPosition.initial(), games=0)
     with pytest.raises(InvalidArgumentError):
-        gioul_rollout(GioulPosition.initial(), workers=0)
-    with pytest.raises(InvalidArgumentError):
-        gioul_rollout(Position.initial(), games=10)  # type: ignore[arg-type]
-    with pytest.raises(InvalidArgumentError, match="finished"):
-        gioul_rollout(GioulPosition.from_counts([15] + [0] * 24, START, BLACK), games=10)
+        rollout(GioulPosition.initial(), workers=0)
+    with pytest.raises(InvalidArgumentError, match="GioulPosition"):
+        rollout("start", games=10)  # type: ignore[arg-type]
+    with pytest.raises(InvalidPositionError, match="finished"):
+        rollout(GioulPosition.from_counts([15] + [0] * 24, START, BLACK), games=10)
 
 
 def test_races_never_pass_dice_on() -> None:

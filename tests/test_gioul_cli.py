@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -52,12 +53,47 @@ def test_gioul_errors_are_one_line() -> None:
         assert result.stderr.count("\n") == 1 and result.stderr.startswith("fevga: error:"), result.stderr
 
 
-def test_rollout_of_a_gioul_position() -> None:
-    result = run("rollout", "start", "--game", "gioul", "--games", "2000", "--seed", "3", "--workers", "2", "--json")
+def test_rollout_of_a_gioul_position(tmp_path: Path) -> None:
+    result = run("rollout", "start", "--game", "gioul", "--games", "2016", "--seed", "3", "--workers", "2", "--json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["game"] == "gioul" and data["games"] == 2000 and data["side"] == "white"
-    text = run("rollout", "__4AAAj__AABAAAA5VhH", "--games", "500", "--seed", "1")
-    assert text.returncode == 0 and "Gioul rollout of __4AAAj__AABAAAA5VhH for black" in text.stdout
-    refused = run("rollout", "start", "--game", "gioul", "--dice", "6-5")
-    assert refused.returncode == 2 and "not supported for Gioul" in refused.stderr
+    assert data["rules"]["game"] == "gioul" and data["games"] == 2016 and data["stratified"]
+    text = run("rollout", "__4AAAj__AABAAAA5VhH", "--games", "504", "--seed", "1", "--luck")
+    assert text.returncode == 0, text.stderr
+    assert "position __4AAAj__AABAAAA5VhH: 504 games, policy heuristic, seed 1" in text.stdout
+    assert "rolls" in text.stdout
+    checkpoint = str(tmp_path / "gioul.npz")
+    common = ("rollout", "start", "--game", "gioul", "--games", "36", "--seed", "1", "--policy", "random",
+              "--workers", "1")
+    first = run(*common, "--checkpoint", checkpoint)
+    again = run(*common, "--checkpoint", checkpoint)
+    assert first.returncode == again.returncode == 0, (first.stderr, again.stderr)
+    assert "36 games resumed from the checkpoint" in again.stdout
+    assert first.stdout.splitlines()[1] == again.stdout.splitlines()[1]  # the same equity line
+    csv = run(*common, "--csv", "--truncate", "--no-stratify")
+    assert csv.returncode == 0 and csv.stdout.startswith("position,games,"), csv.stderr
+
+
+def test_rank_the_moves_of_a_gioul_roll_and_of_a_pending_decision() -> None:
+    roll = run("rollout", "start", "--game", "gioul", "--dice", "6-5", "--games", "72", "--seed", "2", "--json")
+    assert roll.returncode == 0, roll.stderr
+    moves = json.loads(roll.stdout)["moves"]
+    assert sorted(m["move"] for m in moves) == ["24/13", "24/18 24/19"]
+    pending = run("rollout", "__4AAAj__AABAAAA5VhH", "--pending", "--games", "72", "--seed", "2")
+    assert pending.returncode == 0, pending.stderr
+    assert pending.stdout.startswith("black to play 5 5 6 6 6 6 (pending) in __4AAAj__AABAAAA5VhH")
+
+
+def test_gioul_rollout_refusals_are_one_line() -> None:
+    for args, message in (
+        (("start", "--game", "gioul", "--net", "x.npz"), "--net not supported for Gioul"),
+        (("start", "--game", "gioul", "--dice", "6-5", "--candidates", "2"), "--candidates not supported for Gioul"),
+        (("start", "--game", "gioul", "--score", "1-0", "--length", "3"), "--score, --length not supported"),
+        (("start", "--game", "gioul", "--pending"), "no dice pending"),
+        (("__4AAAj__AABAAAA5VhH", "--dice", "6-5"), "rank them with --pending"),
+        (("start", "--pending"), "--pending ranks the pending decision of a Gioul state"),
+        (("start", "--game", "gioul", "--policy", "net"), "cannot play Gioul"),
+    ):
+        result = run("rollout", *args, "--games", "36")
+        assert result.returncode == 2, args
+        assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr

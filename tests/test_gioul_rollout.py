@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from fevga import BLACK, WHITE, GioulPosition, InvalidArgumentError, InvalidPositionError
+from fevga import BLACK, WHITE, GioulPosition, InvalidArgumentError, InvalidDiceError, InvalidPositionError
 from fevga.bearoff import OneSidedDB, TwoSidedDB
 from fevga.gioul import to_array
 from fevga_core import game as core_game
@@ -329,3 +329,157 @@ def test_hostile_arguments() -> None:
     finished = GioulPosition.from_counts([15] + [0] * 24, counts({24: 15}), BLACK)
     b = run(rows(finished), 0, 36)  # a finished start is scored at once
     assert b.sums[0, F["equity"]] == 72 and b.sums[0, F["plies"]] == 0
+
+
+def test_match_weights_value_gioul_games_like_fevga_ones() -> None:
+    """The Gioul runner takes the Fevga runner's match weights: weights (0, 1, 0, 0, 0) value a
+    game by its win, and the cross sums take those values."""
+    start = GioulPosition.initial()
+    b = Block(2)
+    core.run_block(rows(start, start), WHITE, 0, 0, Tables(), False, False, SCALE, True, 3, 0, 72, *b.arrays(),
+                   np.array([0.0, 1.0, 0.0, 0.0, 0.0]))
+    assert np.array_equal(b.sums[:, F["match"]], b.sums[:, F["win"]])
+    assert np.all(b.cross == b.sums[0, F["win"]])  # win is 0 or 1: its square is itself
+    with pytest.raises(InvalidArgumentError, match="match_weights"):
+        core.run_block(rows(start), WHITE, 0, 0, Tables(), False, False, SCALE, True, 3, 0, 72, *Block(1).arrays(),
+                       np.zeros(4))
+
+
+# --------------------------------------------------------------------------- the public API
+
+
+from fevga import Position, Rules, rollout, rollout_moves  # noqa: E402
+from fevga.errors import BearoffFileError, IllegalMoveError, InvalidRulesError  # noqa: E402
+from fevga.rollout import STRATA  # noqa: E402
+
+
+def test_workers_and_dask_give_the_same_result() -> None:
+    distributed = pytest.importorskip("distributed")
+    start = GioulPosition.from_id(HANDED_OVER)
+    games = STRATA + 72
+    one = rollout(start, games=games, seed=11, workers=1, policy="random", progress=False)
+    two = rollout(start, games=games, seed=11, workers=2, policy="random", progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            dask = rollout(start, games=games, seed=11, policy="random", backend="dask", scheduler=client,
+                           progress=False)
+            ranked_dask = rollout_moves(start, None, games=72, seed=2, policy="heuristic", backend="dask",
+                                        scheduler=client, progress=False)
+    assert one == two == dask and dask.backend == "dask"
+    ranked = rollout_moves(start, None, games=72, seed=2, workers=2, policy="heuristic", progress=False)
+    assert [(m.move, m.result, m.diff, m.diff_se) for m in ranked_dask] == [
+        (m.move, m.result, m.diff, m.diff_se) for m in ranked]
+
+
+def test_checkpoint_resume_equals_the_uninterrupted_run(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    start = GioulPosition.initial()
+    path = tmp_path / "gioul.ckpt"
+    whole = rollout(start, games=3 * STRATA, seed=8, workers=2, policy="random", progress=False)
+
+    def stop_after_first(done: int, total: int) -> None:
+        raise KeyboardInterrupt
+
+    partial = rollout(start, games=3 * STRATA, seed=8, workers=1, policy="random", checkpoint=path, progress=False,
+                      on_block=stop_after_first)
+    assert partial.interrupted and partial.games == STRATA
+    resumed = rollout(start, games=3 * STRATA, seed=8, workers=2, policy="random", checkpoint=path, progress=False)
+    assert resumed == whole and resumed.resumed_games == STRATA
+    # The same numbers on a Fevga position are another job: its checkpoint is refused.
+    with pytest.raises(InvalidArgumentError, match="another job"):
+        rollout(Position.initial(), games=3 * STRATA, seed=8, policy="random", checkpoint=path, progress=False)
+
+
+def test_result_statistics_of_a_gioul_rollout() -> None:
+    start = GioulPosition.initial()
+    r = rollout(start, games=STRATA, seed=4, workers=2, policy="random", progress=False)
+    assert r.stratified and r.games == STRATA and dict(r.rules) == {"game": "gioul", "first_roll": "fresh"}
+    assert {roll: n for roll, n, _ in r.first_rolls} == {
+        f"{b}-{a}": 36 if a == b else 72 for a in range(1, 7) for b in range(a, 7)}
+    assert sum(r.length_counts) == r.games and r.mean_length == pytest.approx(
+        sum(i * c for i, c in enumerate(r.length_counts)) / r.games)
+    assert r.equity == pytest.approx(r.win + r.win_mars - r.lose - r.lose_mars)
+    assert "rolls" in r.summary() and r.to_csv().startswith("position,games,")
+    free = rollout(start, games=1000, seed=4, workers=2, policy="random", stratify=False, progress=False)
+    assert free.games == 1000 and not free.stratified
+
+
+def test_luck_adjusted_rollout_is_unbiased_and_tighter() -> None:
+    start = GioulPosition.from_id(HANDED_OVER)
+    plain = rollout(start, games=216, seed=6, workers=2, progress=False)
+    lucky = rollout(start, games=216, seed=6, workers=2, luck=True, progress=False)
+    assert (lucky.raw_equity, lucky.win, lucky.mean_length) == (plain.equity, plain.win, plain.mean_length)
+    assert lucky.raw_equity_se == plain.equity_se
+    assert abs(lucky.equity - plain.equity) < Z95 * plain.equity_se
+    assert lucky.equity_se < plain.equity_se
+
+
+Z95 = 1.959963984540054
+
+
+def test_truncated_rollout_with_the_gioul_tables() -> None:
+    race = GioulPosition.from_counts(counts({6: 2, 5: 1, 1: 2}), counts({6: 1, 4: 2, 2: 1, 1: 1}), BLACK,
+                                     next_roll=(4, 4))
+    exact = TwoSidedDB.build(6, game="gioul").equity(race)
+    r = rollout(race, games=72, seed=1, truncate=True, progress=False)
+    assert r.truncated_games == 72 and r.equity == pytest.approx(exact, abs=1e-12) and r.mean_length == 0
+    # Played out instead: in a two-checker race the heuristic plays (nearly) the tables' optimal
+    # play, so the engine's games agree with the table (in the race above it loses ~0.1 to it).
+    small = GioulPosition.from_counts(counts({6: 1, 5: 1}), counts({4: 1, 3: 1}), BLACK, next_roll=(4, 4))
+    played = rollout(small, games=3 * STRATA, seed=1, workers=2, progress=False)
+    assert abs(played.equity - TwoSidedDB.build(6, game="gioul").equity(small)) < 3 * played.equity_se
+    with pytest.raises(BearoffFileError, match="Fevga table"):
+        rollout(race, games=36, truncate=True, bearoff=TwoSidedDB.build(2), progress=False)
+    custom = rollout(race, games=36, seed=1, truncate=True, one_sided=OneSidedDB.build(6, 15, game="gioul"),
+                     bearoff=TwoSidedDB.build(6, game="gioul"), progress=False)
+    assert custom.equity == pytest.approx(exact, abs=1e-12)
+
+
+def test_rank_the_moves_of_a_roll_and_of_a_pending_decision() -> None:
+    start = GioulPosition.initial()
+    ranked = rollout_moves(start, "5-5", games=144, seed=3, workers=2, policy="random", progress=False)
+    assert sorted(m.move.notation for m in ranked) == sorted(m.notation for m in start.legal_moves("5-5"))
+    assert ranked[0].diff == 0.0 and all(m.diff <= 0 for m in ranked)
+    assert all(m.result.position == start.id and m.result.games == 144 for m in ranked)
+    for m in ranked:  # each move's result is a rollout of its position for the mover (same seed, same games)
+        alone = rollout(m.move.position, games=144, seed=3, workers=1, policy="random", progress=False)
+        assert m.result.equity == pytest.approx(-alone.equity if m.move.position.turn != start.turn else alone.equity)
+    chosen = rollout_moves(start, "5-5", games=72, seed=3, policy="random", moves=["24/4", "24/19(4)"], progress=False)
+    assert sorted(m.move.notation for m in chosen) == ["24/19(4)", "24/4"]
+    handed = GioulPosition.from_id(HANDED_OVER)
+    pending = rollout_moves(handed, games=72, seed=3, policy="heuristic", progress=False)
+    assert {m.move.notation for m in pending} == {m.notation for m in handed.legal_moves()}
+    stopped = rollout_moves(start, "5-5", games=4 * STRATA, seed=3, policy="random", stop_early=True, progress=False)
+    assert any(m.stopped for m in stopped) and not stopped[0].stopped
+
+
+def test_a_move_that_wins_at_once_ranks_first() -> None:
+    """White's last checker on its 1 and its chain pending: bearing it off wins 2 points now."""
+    state = GioulPosition.from_counts(counts({1: 1, 6: 1}), counts({24: 15}), WHITE, next_roll=(4, 4), dice="6 6 6 6",
+                                      roller=WHITE)
+    ranked = rollout_moves(state, games=36, seed=1, policy="random", progress=False)
+    assert ranked[0].result.equity == 2.0 and ranked[0].move.position.winner() == WHITE
+
+
+def test_api_refusals() -> None:
+    start = GioulPosition.initial()
+    for policy in ("lookahead", "net", "bearoff", lambda position, dice, moves: moves[0]):
+        with pytest.raises(InvalidArgumentError, match="cannot play Gioul"):
+            rollout(start, games=36, policy=policy, progress=False)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="no Gioul net"):
+        rollout(start, games=36, net="x.npz", progress=False)
+    with pytest.raises(InvalidArgumentError, match="match score"):
+        rollout(start, games=36, score=(0, 0), length=3, progress=False)
+    with pytest.raises(InvalidRulesError):
+        rollout(start, games=36, rules=Rules(), progress=False)
+    with pytest.raises(InvalidArgumentError, match="no Gioul net"):
+        rollout_moves(start, "6-5", games=36, candidates=1, progress=False)
+    with pytest.raises(IllegalMoveError):
+        rollout_moves(start, "6-5", games=36, moves=["24/18 18/13 13/7"], progress=False)
+    with pytest.raises(InvalidArgumentError, match="twice"):
+        rollout_moves(start, "6-5", games=36, moves=["24/13", "24/18/13"], progress=False)
+    with pytest.raises(InvalidDiceError):
+        rollout_moves(GioulPosition.from_id(HANDED_OVER), "6-5", games=36, progress=False)
+    with pytest.raises(InvalidDiceError):
+        rollout_moves(start, None, games=36, progress=False)
+    with pytest.raises(InvalidArgumentError, match="GioulPosition"):
+        rollout(start.id, games=36)  # type: ignore[arg-type]

@@ -700,8 +700,10 @@ def _rollout_check(ply: PlyAnalysis, marks: Thresholds, rules: Rules, games: int
     loss = -scale * played_roll.diff
     se = scale * played_roll.diff_se
     played = MoveEquity(ply.played.notation, ply.played.position, value(played_roll))
+    best_position = top.move.position
+    assert isinstance(best_position, Position)  # a Fevga ranking
     best_entry = MoveEquity(top.move.notation if top is not played_roll else ply.played.notation,
-                            top.move.position, value(top))
+                            best_position, value(top))
     return replace(ply, loss=loss, mark=marks.mark(loss), evaluator_loss=ply.loss, rollout_se=se,
                    rollout_games=games, played=played, best=best_entry)
 

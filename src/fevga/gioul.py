@@ -41,7 +41,7 @@ from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, Color, Posit
 from fevga_core.position import MAX_PERFT_DEPTH
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
-from fevga_core.gioul import GIOUL_WIDTH, CoreGioul, count_moves, random_games, record_game, rollout_block
+from fevga_core.gioul import GIOUL_WIDTH, CoreGioul, count_moves, random_games, record_game
 
 __all__ = [
     "Decision",
@@ -49,9 +49,7 @@ __all__ = [
     "GioulMatchRecord",
     "GioulMove",
     "GioulPosition",
-    "GioulRolloutResult",
     "gioul_perft",
-    "gioul_rollout",
     "play_gioul_game",
     "play_gioul_match",
     "self_play",
@@ -901,124 +899,3 @@ def self_play(games: int, seed: SeedLike = None, rules: Rules | None = None) -> 
         raise InvalidArgumentError(f"games {games!r} must be a non-negative integer")
     points, _ = random_games(master_key(seed_sequence(seed)), 0, games, rules.first_roll == "opening_dice")
     return points
-
-
-# ---------------------------------------------------------------------- rollouts
-
-ROLLOUT_BLOCK = 1024  # games per work unit; results do not depend on how blocks are shared
-
-
-@dataclass(frozen=True)
-class GioulRolloutResult:
-    """Statistics of a Gioul rollout, from the view of the side on turn at the start
-    (`side`): points per game are +-1, +-2 (mars) or 0 (a dead position, a draw)."""
-
-    position: str
-    side: Color
-    games: int
-    seed: int | str
-    policy: tuple[str, str]
-    equity: float
-    equity_se: float
-    win: float
-    win_mars: float
-    lose_mars: float
-    draw: float
-
-    @property
-    def ci95(self) -> tuple[float, float]:
-        """The 95% normal confidence interval of the equity."""
-        return (self.equity - 1.96 * self.equity_se, self.equity + 1.96 * self.equity_se)
-
-    @property
-    def lose(self) -> float:
-        """Share of games lost."""
-        return 1.0 - self.win - self.draw
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            "game": "gioul",
-            "position": self.position,
-            "side": COLOR_NAMES[self.side],
-            "games": self.games,
-            "seed": self.seed,
-            "policy": list(self.policy),
-            "equity": self.equity,
-            "equity_se": self.equity_se,
-            "ci95": list(self.ci95),
-            "win": self.win,
-            "win_mars": self.win_mars,
-            "lose_mars": self.lose_mars,
-            "draw": self.draw,
-        }
-
-    def summary(self) -> str:
-        """A few readable lines."""
-        low, high = self.ci95
-        return (
-            f"Gioul rollout of {self.position} for {COLOR_NAMES[self.side]} ({self.games:,} games, seed {self.seed}, "
-            f"policies {self.policy[0]}/{self.policy[1]})\n"
-            f"equity {self.equity:+.4f} +- {self.equity_se:.4f} (95% CI {low:+.4f} .. {high:+.4f})\n"
-            f"win {self.win:.4f} (mars {self.win_mars:.4f})   lose {self.lose:.4f} (mars {self.lose_mars:.4f})"
-            f"   draw {self.draw:.4f}"
-        )
-
-
-def gioul_rollout(
-    position: GioulPosition,
-    games: int = 10_368,
-    seed: SeedLike = None,
-    policy: str | tuple[str, str] = "heuristic",
-    workers: int = 1,
-) -> GioulRolloutResult:
-    """Play `position` out `games` times with seeded dice and return the statistics for
-    the side on turn. Game i draws its dice from its own stream (seed, i), so the result
-    is the same for any number of worker threads (each runs the core without the GIL).
-
-    >>> r = gioul_rollout(GioulPosition.initial(), games=2_000, seed=1, policy="random")
-    >>> r.games, -1.0 <= r.equity <= 1.0
-    (2000, True)
-    """
-    if not isinstance(position, GioulPosition):
-        raise InvalidArgumentError(f"gioul_rollout needs a GioulPosition, not {type(position).__name__}")
-    if position.is_game_over():
-        raise InvalidArgumentError(f"position {position.id} is already finished")
-    if not isinstance(games, int) or isinstance(games, bool) or games < 1:
-        raise InvalidArgumentError(f"games {games!r} must be a positive integer")
-    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-        raise InvalidArgumentError(f"workers {workers!r} must be a positive integer")
-    pair = policy if isinstance(policy, tuple) else (policy, policy)
-    if len(pair) != 2:
-        raise InvalidArgumentError(f"policy pair {policy!r} must be (white_policy, black_policy)")
-    ids = (_policy_id(pair[0]), _policy_id(pair[1]))
-    sequence = seed_sequence(seed)
-    master = master_key(sequence)
-    starts = list(range(0, games, ROLLOUT_BLOCK))
-
-    def block(first: int) -> np.ndarray:
-        return rollout_block(position, master, first, min(ROLLOUT_BLOCK, games - first), ids[0], ids[1])
-
-    if workers == 1 or len(starts) == 1:
-        parts = [block(first) for first in starts]
-    else:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(block, starts))
-    white = np.concatenate(parts).astype(np.float64)
-    points = white if position.turn == WHITE else -white
-    se = float(points.std(ddof=1) / np.sqrt(games)) if games > 1 else 0.0
-    return GioulRolloutResult(
-        position=position.id,
-        side=position.turn,
-        games=games,
-        seed=seed_repr(sequence),
-        policy=(pair[0], pair[1]),
-        equity=float(points.mean()),
-        equity_se=se,
-        win=float(np.mean(points > 0)),
-        win_mars=float(np.mean(points == 2)),
-        lose_mars=float(np.mean(points == -2)),
-        draw=float(np.mean(points == 0)),
-    )

@@ -3,8 +3,9 @@ and net policies, expectimax), converted once per process.
 
 A job names its tables by a *spec*: ``None`` (no tables), ``"default"`` (the one-sided
 6-point table for 15 checkers and the two-sided table for 6 checkers a side, built on first
-use) or a tuple ``(token, one, two)`` of custom tables whose content hash ``token`` is the
-per-process cache key and the identity that checkpoints compare. Specs pickle (Dask ships them);
+use), ``"gioul-default"`` (the same two tables of Gioul, every double a chain) or a tuple
+``(token, one, two)`` of custom tables whose content hash ``token`` is the per-process cache
+key and the identity that checkpoints compare. Specs pickle (Dask ships them);
 `tables_of` turns one into the core's `Tables`.
 """
 
@@ -27,11 +28,14 @@ __all__ = ["tables_of", "tables_spec"]
 
 
 
-@lru_cache(maxsize=1)
-def _default_table_arrays() -> tuple[Any, Any]:
+DEFAULT_SPECS = {"fevga": "default", "gioul": "gioul-default"}
+
+
+@lru_cache(maxsize=2)
+def _default_table_arrays(game: str = "fevga") -> tuple[Any, Any]:
     from fevga.bearoff.tables import OneSidedDB, TwoSidedDB
 
-    return _table_arrays(OneSidedDB.build(6, 15), TwoSidedDB.build(checkers=6))
+    return _table_arrays(OneSidedDB.build(6, 15, game=game), TwoSidedDB.build(checkers=6, game=game))
 
 
 def _table_arrays(one: OneSidedDB | None, two: TwoSidedDB | None) -> tuple[Any, Any]:
@@ -70,8 +74,8 @@ def tables_of(spec: Any) -> Tables:
         if tables is None:
             if spec is None:
                 tables = Tables()
-            elif spec == "default":
-                tables = Tables(*_default_table_arrays())
+            elif spec in ("default", "gioul-default"):
+                tables = Tables(*_default_table_arrays("fevga" if spec == "default" else "gioul"))
             else:
                 tables = Tables(*spec[1:])
             if len(_TABLES) > 8:
@@ -80,25 +84,30 @@ def tables_of(spec: Any) -> Tables:
     return tables
 
 
-_SPECS: dict[tuple[int, int], tuple[Any, Any, Any]] = {}
+_SPECS: dict[tuple[int, int, str], tuple[Any, Any, Any]] = {}
 
 
-def tables_spec(bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None) -> Any:
-    """The spec of a job's tables: "default" unless custom tables are given (a missing
-    one-sided table is the default one); two-sided tables must be built for 15 checkers a side."""
+def tables_spec(bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None, game: str = "fevga") -> Any:
+    """The spec of a job's tables: the game's default unless custom tables are given (a missing
+    one-sided table is the game's default one); given tables must be the game's
+    (BearoffFileError otherwise), two-sided ones built for 15 checkers a side."""
+    from fevga.bearoff.tables import require_game
+
     if bearoff is None and one_sided is None:
-        return "default"
+        return DEFAULT_SPECS[game]
+    for db in (bearoff, one_sided):
+        require_game(db, game, "for a rollout")
     if bearoff is not None and bearoff.total != 15:
         # Its terminal values (and mars) assume `total` checkers a side: wrong for a Fevga game.
         raise InvalidArgumentError(f"bearoff={bearoff!r} was built for total={bearoff.total} checkers a side; "
                                    "rollouts of Fevga positions need total=15")
-    key = (id(bearoff), id(one_sided))
+    key = (id(bearoff), id(one_sided), game)
     cached = _SPECS.get(key)
     if cached is not None and cached[0] is bearoff and cached[1] is one_sided:
         return cached[2]
     one, two = _table_arrays(one_sided, bearoff)
     if one_sided is None:
-        one = _default_table_arrays()[0]
+        one = _default_table_arrays(game)[0]
     spec = (_token(one, two), one, two)
     if len(_SPECS) > 8:
         _SPECS.clear()

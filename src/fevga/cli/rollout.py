@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from fevga.cli.game import add_game_option, add_match_options, add_rules_option, game_of, score_of
 from fevga.errors import InvalidArgumentError
+from fevga.gioul import GioulPosition
 from fevga.position import COLOR_NAMES, Position
 from fevga.policy import POLICY_IDS
 from fevga.rollout import DASK_CONNECT_TIMEOUT, DEFAULT_GAMES, moves_to_csv, rollout, rollout_moves
@@ -26,6 +28,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("position", nargs="?", default="start", help="position ID, 'start' or JSON (default: start)")
     parser.add_argument("--dice", help="rank the legal moves of this roll, e.g. 6-5")
+    parser.add_argument("--pending", action="store_true",
+                        help="Gioul: rank the legal moves of the state's pending decision (a chain block, "
+                        "handed-over dice)")
     parser.add_argument("--games", type=int, default=None,
                         help=f"games per position (default: {DEFAULT_GAMES:,}; with --dice {MOVE_GAMES:,} per move)")
     parser.add_argument("--workers", type=int, default=None, help="local worker threads or Dask workers (default: all cores)")
@@ -57,44 +62,43 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=_run)
 
 
-def _run_gioul(args: argparse.Namespace) -> int:
-    """A Gioul rollout: seeded games on local threads (the Fevga-only options are refused)."""
-    from fevga.gioul import GioulPosition, gioul_rollout
-
-    unsupported = [name for name, on in (
-        ("--dice", args.dice), ("--truncate", args.truncate), ("--luck", args.luck), ("--no-stratify", args.no_stratify),
-        ("--scheduler", args.scheduler), ("--dask", args.dask), ("--checkpoint", args.checkpoint), ("--csv", args.csv),
-        ("--rules", args.rules != "default"), ("--score", args.score), ("--length", args.length is not None),
+def _gioul_refusals(args: argparse.Namespace) -> None:
+    """The options a Gioul rollout cannot take: one line naming them."""
+    refused = [name for name, on in (
+        ("--rules", args.rules != "default"), ("--net", args.net), ("--candidates", args.candidates is not None),
+        ("--score", args.score), ("--length", args.length is not None),
     ) if on]
-    if unsupported:
-        raise InvalidArgumentError(f"{', '.join(unsupported)} not supported for Gioul rollouts yet")
-    import os
-
-    result = gioul_rollout(
-        GioulPosition.parse(args.position),
-        games=args.games if args.games is not None else DEFAULT_GAMES,
-        seed=args.seed,
-        policy=args.policy or "heuristic",
-        workers=args.workers if args.workers is not None else (os.cpu_count() or 1),
-    )
-    print(json.dumps(result.to_dict(), indent=2) if args.json else result.summary())
-    return 0
+    if refused:
+        raise InvalidArgumentError(f"{', '.join(refused)} not supported for Gioul rollouts (Gioul has no rule "
+                                   "presets, no net and no match equity table)")
 
 
 def _run(args: argparse.Namespace) -> int:
-    if game_of(args, args.position) == "gioul":
-        return _run_gioul(args)
-    position = Position.parse(args.position)
-    games = args.games if args.games is not None else (MOVE_GAMES if args.dice else DEFAULT_GAMES)
+    position: Position | GioulPosition
+    gioul = game_of(args, args.position) == "gioul"
+    if gioul:
+        _gioul_refusals(args)
+        position = GioulPosition.parse(args.position)
+        if args.dice and position.pending:
+            raise InvalidArgumentError(f"{position.id} has dice pending ({' '.join(map(str, position.pending))}): "
+                                       "rank them with --pending, not --dice")
+        if args.pending and not position.pending:
+            raise InvalidArgumentError(f"{position.id} has no dice pending: give the roll with --dice")
+    else:
+        if args.pending:
+            raise InvalidArgumentError("--pending ranks the pending decision of a Gioul state: give --dice for Fevga")
+        position = Position.parse(args.position)
+    rank = bool(args.dice) or args.pending
+    games = args.games if args.games is not None else (MOVE_GAMES if rank else DEFAULT_GAMES)
     options = {
         "games": games,
         "seed": args.seed,
         "workers": args.workers,
-        "policy": args.policy or "net",
+        "policy": args.policy or ("heuristic" if gioul else "net"),
         "truncate": args.truncate,
         "backend": "dask" if (args.dask or args.scheduler) else "local",
         "scheduler": args.scheduler,
-        "rules": Rules.named(args.rules),
+        "rules": Rules.gioul() if gioul else Rules.named(args.rules),
         "stratify": not args.no_stratify,
         "luck": args.luck,
         "checkpoint": args.checkpoint,
@@ -103,29 +107,8 @@ def _run(args: argparse.Namespace) -> int:
         "score": score_of(args),
         "length": args.length,
     }
-    if args.dice:
-        ranking = rollout_moves(position, args.dice, candidates=args.candidates, stop_early=args.stop_early, **options)
-        if args.json:
-            print(json.dumps({"position": position.id, "dice": args.dice, "moves": [m.to_dict() for m in ranking]}, indent=2))
-        elif args.csv:
-            print(moves_to_csv(ranking), end="")
-        else:
-            first = ranking[0].result
-            print(f"{COLOR_NAMES[position.turn]} to play {args.dice} in {position.id}: {len(ranking)} move(s), "
-                  f"{first.games} games each, policy {first.policy}, seed {first.seed}"
-                  + (" (interrupted)" if first.interrupted else ""))
-            match = first.match_chance is not None
-            print(f"  {'#':>2} {'move':<28} {'equity':>8} {'+-':>7} {'diff':>8} {'+-':>7}  win     mars"
-                  + ("    match" if match else ""))
-            for rank, m in enumerate(ranking, 1):
-                r = m.result
-                print(f"  {rank:>2} {m.move.notation:<28} {r.equity:+8.4f} {r.equity_se:7.4f} {m.diff:+8.4f} "
-                      f"{m.diff_se:7.4f}  {r.win:6.2%} {r.win_mars:6.2%}"
-                      + (f"  {r.match_chance:6.2%}" if r.match_chance is not None else "")
-                      + (f"  stopped after {r.games} games" if m.stopped else ""))
-            if match:
-                print(f"  diff is in match winning chance at {args.score} in a match to {args.length}")
-        return INTERRUPTED if ranking[0].result.interrupted else 0
+    if rank:
+        return _rank(args, position, options)
     if args.candidates is not None or args.stop_early:
         raise InvalidArgumentError("--candidates and --stop-early rank the moves of a roll: give --dice")
     result = rollout(position, **options)
@@ -136,3 +119,32 @@ def _run(args: argparse.Namespace) -> int:
     else:
         print(result.summary())
     return INTERRUPTED if result.interrupted else 0
+
+
+def _rank(args: argparse.Namespace, position: Position | GioulPosition, options: dict[str, Any]) -> int:
+    """Roll out every move of the roll (or of a Gioul state's pending decision) and rank them."""
+    ranking = rollout_moves(position, args.dice, candidates=args.candidates, stop_early=args.stop_early, **options)
+    pending = list(position.pending) if isinstance(position, GioulPosition) else []
+    what = args.dice or f"{' '.join(map(str, pending))} (pending)"
+    if args.json:
+        print(json.dumps({"position": position.id, "dice": args.dice or pending, "moves": [m.to_dict() for m in ranking]},
+                         indent=2))
+    elif args.csv:
+        print(moves_to_csv(ranking), end="")
+    else:
+        first = ranking[0].result
+        print(f"{COLOR_NAMES[position.turn]} to play {what} in {position.id}: {len(ranking)} move(s), "
+              f"{first.games} games each, policy {first.policy}, seed {first.seed}"
+              + (" (interrupted)" if first.interrupted else ""))
+        match = first.match_chance is not None
+        print(f"  {'#':>2} {'move':<28} {'equity':>8} {'+-':>7} {'diff':>8} {'+-':>7}  win     mars"
+              + ("    match" if match else ""))
+        for rank, m in enumerate(ranking, 1):
+            r = m.result
+            print(f"  {rank:>2} {m.move.notation:<28} {r.equity:+8.4f} {r.equity_se:7.4f} {m.diff:+8.4f} "
+                  f"{m.diff_se:7.4f}  {r.win:6.2%} {r.win_mars:6.2%}"
+                  + (f"  {r.match_chance:6.2%}" if r.match_chance is not None else "")
+                  + (f"  stopped after {r.games} games" if m.stopped else ""))
+        if match:
+            print(f"  diff is in match winning chance at {args.score} in a match to {args.length}")
+    return INTERRUPTED if ranking[0].result.interrupted else 0

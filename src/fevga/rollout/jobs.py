@@ -20,6 +20,7 @@ from fevga.policy import Policy, chooser, policy_id, policy_name, policy_pair, u
 from fevga.rules import Rules
 from fevga.search import HEURISTIC_SCALE
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
+from fevga_core import gioul_rollout as gioul_core
 from fevga_core import rollout as core
 
 if TYPE_CHECKING:
@@ -34,6 +35,8 @@ MAX_GAMES = 2**53  # game counts are summed in float64: exact up to here
 FIELDS = {name: i for i, name in enumerate(core.SUM_FIELDS)}
 LENGTH_BINS = int(core.MAX_LENGTH)
 ROW_WIDTH = 51  # bytes of a position row (fevga_core.position)
+GIOUL_ROW_WIDTH = int(gioul_core.GIOUL_ROW)  # bytes of a Gioul state row (fevga_core.gioul)
+GIOUL_POLICIES = ("random", "heuristic")  # the policies the Gioul core plays
 
 
 @dataclass(frozen=True)
@@ -57,11 +60,17 @@ class Job:
     net: Net | None = None  # the evaluator of the net policies and of luck (None: heuristic)
     black_net: Net | None = None  # Black's net when it differs (net-against-net matches)
     match_weights: tuple[float, ...] | None = None  # a game's match value from its outcome (MatchScore.weights)
+    game: str = "fevga"  # the core that plays the games: fevga_core.rollout, or gioul_rollout for "gioul"
+
+    @property
+    def row_width(self) -> int:
+        """Bytes of one start row: a Fevga position row or a Gioul state row."""
+        return GIOUL_ROW_WIDTH if self.game == "gioul" else ROW_WIDTH
 
     @property
     def targets(self) -> int:
         """Start positions played with the same dice (the moves of rollout_moves)."""
-        return len(self.rows) // ROW_WIDTH
+        return len(self.rows) // self.row_width
 
     @property
     def blocks(self) -> int:
@@ -87,6 +96,8 @@ class Job:
             meta["black_net"] = self.black_net.checksum
         if self.match_weights is not None:
             meta["match_weights"] = list(self.match_weights)
+        if self.game != "fevga":  # only then: Fevga checkpoints keep their old identity
+            meta["game"] = self.game
         return meta
 
 
@@ -171,11 +182,16 @@ def run_block(job: Job, block: int, stop: npt.NDArray[np.int32] | None = None) -
     first, games = job.block_range(block)
     sums = Sums(job.targets)
     flag = stop if stop is not None else np.zeros(1, dtype=np.int32)
-    done = core.run_block(job.rows, job.color, job.flags, job.policies[0], job.policies[1], job.callback,
-                          tables_of(job.tables), job.net._core if job.net is not None else None,
-                          job.black_net._core if job.black_net is not None else None, job.truncate, job.luck, job.scale, job.stratify, job.master,
-                          first, games, *sums.arrays(), flag,
-                          None if job.match_weights is None else np.asarray(job.match_weights))
+    weights = None if job.match_weights is None else np.asarray(job.match_weights)
+    if job.game == "gioul":
+        done = gioul_core.run_block(job.rows, job.color, job.policies[0], job.policies[1], tables_of(job.tables),
+                                    job.truncate, job.luck, job.scale, job.stratify, job.master, first, games,
+                                    *sums.arrays(), flag, weights)
+    else:
+        done = core.run_block(job.rows, job.color, job.flags, job.policies[0], job.policies[1], job.callback,
+                              tables_of(job.tables), job.net._core if job.net is not None else None,
+                              job.black_net._core if job.black_net is not None else None, job.truncate, job.luck,
+                              job.scale, job.stratify, job.master, first, games, *sums.arrays(), flag, weights)
     return block, sums, int(done)
 
 
@@ -231,9 +247,16 @@ def make_job(rows: bytes, color: int, games: int, seed: SeedLike, policy: Policy
              one_sided: OneSidedDB | None, net: NetSpec, match: MatchScore | None,
              resume: tuple[int, int | str] | None = None) -> tuple[Job, str, int | str]:
     """A validated job, its policy name and its seed's printable form. `resume` is the (master
-    key, seed) stored in a checkpoint, used when no seed is given."""
+    key, seed) stored in a checkpoint, used when no seed is given. The rules' game chooses the
+    core that plays it."""
     pair = policy_pair(policy)
     ids, name = _policy_ids(pair)
+    if rules.game == "gioul":
+        _check_gioul_job(pair, net, match)
+        # Gioul's policies consult no tables: only luck and truncation need the Gioul tables.
+        tables, callback = (tables_spec(bearoff, one_sided, "gioul") if luck or truncate else None), None
+    else:
+        tables, callback = tables_spec(bearoff, one_sided), chooser(pair, rules)
     if isinstance(net, tuple):
         if len(net) != 2:
             raise InvalidArgumentError(f"net pair {net!r} must be (white_net, black_net)")
@@ -249,8 +272,22 @@ def make_job(rows: bytes, color: int, games: int, seed: SeedLike, policy: Policy
         master, seed_value = master_key(sequence), seed_repr(sequence)
     job = Job(rows=rows, color=color, flags=rules.flags, policies=ids, truncate=bool(truncate), luck=bool(luck),
               scale=HEURISTIC_SCALE, stratify=bool(stratify), master=master, games=games,
-              tables=tables_spec(bearoff, one_sided), callback=chooser(pair, rules),
+              tables=tables, callback=callback,
               callable_policy=",".join(filter(None, map(_callable_identity, dict.fromkeys(pair)))), net=evaluator,
               black_net=black_net, seed=seed_value,
-              match_weights=None if match is None else match.weights(color))
+              match_weights=None if match is None else match.weights(color), game=rules.game)
     return job, name, seed_value
+
+
+def _check_gioul_job(pair: tuple[Policy, Policy], net: NetSpec, match: MatchScore | None) -> None:
+    """InvalidArgumentError for what the Gioul core does not play: policies other than random
+    and heuristic, nets, match scores."""
+    for policy in pair:
+        if not isinstance(policy, str) or policy not in GIOUL_POLICIES:
+            raise InvalidArgumentError(f"policy {policy!r} cannot play Gioul: Gioul rollouts play "
+                                       f"{' or '.join(map(repr, GIOUL_POLICIES))}")
+    if net is not None:
+        raise InvalidArgumentError("net= has no use in a Gioul rollout: there is no Gioul net (luck is valued "
+                                   "by the heuristic and the Gioul bear-off tables)")
+    if match is not None:
+        raise InvalidArgumentError("Gioul rollouts have no match score: the match equity table is Fevga's")

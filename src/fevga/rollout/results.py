@@ -17,6 +17,9 @@ import numpy.typing as npt
 
 from fevga.errors import InvalidArgumentError
 from fevga.position import Move
+
+if TYPE_CHECKING:
+    from fevga.gioul import GioulMove
 from fevga.rules import Rules
 from fevga.rollout.jobs import FIELDS, Job, Sums
 
@@ -145,7 +148,7 @@ class RolloutResult:
             *([] if self.match_chance is None or self.match_chance_se is None or self.score is None else [
                 f"  match winning chance {self.match_chance:.2%} +- {self.match_chance_se:.2%} at "
                 f"{self.score[0]}-{self.score[1]} (White-Black) in a match to {self.length}"]),
-            f"  mean length {self.mean_length:.1f} plies"
+            f"  mean length {self.mean_length:.1f} {'rolls' if dict(self.rules).get('game') == 'gioul' else 'plies'}"
             + (f", {self.truncated_games} truncated" if self.truncate else ""),
         ]
         if self.elapsed > 0:
@@ -170,7 +173,7 @@ class MoveRollout:
     equity, or in match winning chance for a rollout at a match score.
     """
 
-    move: Move
+    move: Move | GioulMove
     result: RolloutResult
     diff: float
     diff_se: float

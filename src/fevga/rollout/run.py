@@ -12,15 +12,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fevga.checks import check_int, check_position
-from fevga.errors import IllegalMoveError, InvalidArgumentError
+from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidPositionError
+from fevga.gioul import GioulMove, GioulPosition, to_array
 from fevga.notation import parse_dice
 from fevga.match import match_score
 from fevga.policy import Policy
 from fevga.position import Move, Position
 from fevga.rollout.checkpoints import checkpoint_exists, checkpoint_master
 from fevga.rollout.executors import execute
-from fevga.rollout.jobs import (DEFAULT_GAMES, FIELDS, ROW_WIDTH, NetSpec, Sums, check_backend, check_games,
-                                check_workers, make_job)
+from fevga.rollout.jobs import (DEFAULT_GAMES, FIELDS, NetSpec, Sums, check_backend, check_games, check_workers,
+                                make_job)
 from fevga.rollout.results import Z95, MoveRollout, RolloutResult, statistics
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike
@@ -32,7 +33,7 @@ __all__ = ["rollout", "rollout_moves"]
 
 
 def rollout(
-    position: Position,
+    position: Position | GioulPosition,
     games: int = DEFAULT_GAMES,
     seed: SeedLike = None,
     workers: int | None = None,
@@ -70,14 +71,18 @@ def rollout(
     `on_block(done, total)`) returns the partial result. With a match `score=(white, black)`
     and `length`, each game is also valued by the side's match winning chance after it, and the
     result carries `match_chance` (luck-adjusted like the equity when `luck` is on).
+
+    A `GioulPosition` (waiting for a roll, or in the middle of one) is played out by the Gioul
+    core with the same statistics, seeding, stratification, luck, truncation (Gioul bear-off
+    tables), checkpoints and backends; its policies are "random" and "heuristic", with no net
+    and no match score (docs/rollout.md, "Gioul").
     """
-    start = check_position(position)
+    start, rules = _start(position, rules)
     games = check_games(games, stratify)
-    rules = rules_of(rules)
     count = check_workers(workers)
     backend = check_backend(backend, scheduler)
     path = Path(checkpoint) if checkpoint is not None else None
-    job, name, seed_value = make_job(start._row(), start.turn, games, seed, policy, truncate, luck, stratify,
+    job, name, seed_value = make_job(_rows([start]), start.turn, games, seed, policy, truncate, luck, stratify,
                                      rules, bearoff, one_sided, net, match_score(score, length), _resume(seed, path))
     began = time.perf_counter()
     blocks, interrupted, resumed = execute(job, count, backend, scheduler, path, checkpoint_every,
@@ -88,8 +93,8 @@ def rollout(
 
 
 def rollout_moves(
-    position: Position,
-    dice: object,
+    position: Position | GioulPosition,
+    dice: object = None,
     games: int = DEFAULT_GAMES,
     seed: SeedLike = None,
     workers: int | None = None,
@@ -112,7 +117,7 @@ def rollout_moves(
     stop_early: bool = False,
     score: tuple[int, int] | None = None,
     length: int | None = None,
-    moves: Sequence[Move | str] | None = None,
+    moves: Sequence[Move | GioulMove | str] | None = None,
 ) -> list[MoveRollout]:
     """Roll out every legal move of `position` with `dice`, best first.
 
@@ -131,14 +136,23 @@ def rollout_moves(
     blocks are played in rounds (1, 1, 2, 4, ... blocks of 1,296 games) and a move whose 95% CI of its difference to the
     best lies wholly below zero is rolled out no further (`MoveRollout.stopped`; it keeps the
     games it played). Other arguments as in `rollout`.
+
+    For a `GioulPosition` the moves are those of its next decision: of the roll `dice` when a
+    roll is due, else (`dice=None`) of the pending decision (the next block of a chain, or dice
+    handed over); results are for its mover. `candidates` needs a net: not for Gioul.
     """
-    start = check_position(position)
+    start, rules = _start(position, rules)
     games = check_games(games, stratify)
-    rules = rules_of(rules)
-    legal = start.legal_moves(parse_dice(dice), rules)
+    legal: list[Any]
+    if isinstance(start, GioulPosition):
+        legal = start.legal_moves(dice, rules)
+    else:
+        legal = start.legal_moves(parse_dice(dice), rules)
     if candidates is not None and moves is not None:
         raise InvalidArgumentError("give candidates= or moves=, not both")
     if candidates is not None:
+        if isinstance(start, GioulPosition):
+            raise InvalidArgumentError("candidates= ranks moves with the net: there is no Gioul net (use moves=)")
         legal = _net_candidates(start, parse_dice(dice), rules, check_int("candidates", candidates, 1), net)
     elif moves is not None:
         legal = _chosen(start, dice, rules, moves)
@@ -147,7 +161,7 @@ def rollout_moves(
     path = Path(checkpoint) if checkpoint is not None else None
     if stop_early and path is not None:
         raise InvalidArgumentError("stop_early plays rounds that a checkpoint cannot resume: use one or the other")
-    rows = b"".join(m.position._row() for m in legal)
+    rows = _rows([m.position for m in legal])
     job, name, seed_value = make_job(rows, start.turn, games, seed, policy, truncate, luck, stratify, rules,
                                      bearoff, one_sided, net, match_score(score, length), _resume(seed, path))
     began = time.perf_counter()
@@ -155,7 +169,8 @@ def rollout_moves(
     rounds: list[tuple[list[int], Sums]] = []
     interrupted, resumed = False, 0
     for only in _rounds(job.blocks) if stop_early else [range(job.blocks)]:
-        round_job = replace(job, rows=b"".join(rows[k * ROW_WIDTH : (k + 1) * ROW_WIDTH] for k in active))
+        width = job.row_width
+        round_job = replace(job, rows=b"".join(rows[k * width : (k + 1) * width] for k in active))
         blocks, interrupted, loaded = execute(round_job, count, backend, scheduler, path, checkpoint_every,
                                                _progress_default(progress), on_block, only)
         resumed += loaded
@@ -182,19 +197,47 @@ def rollout_moves(
     return [MoveRollout(legal[k], results[k], diffs[k][0], diffs[k][1], k not in active) for k in order]
 
 
-def _chosen(start: Position, dice: object, rules: Rules, moves: Sequence[Move | str]) -> list[Move]:
-    """The legal moves of the roll named by `moves` (Move objects or notations), in that order."""
-    if isinstance(moves, (str, Move)) or not moves:
+def _chosen(start: Position | GioulPosition, dice: object, rules: Rules,
+            moves: Sequence[Move | GioulMove | str]) -> list[Any]:
+    """The legal moves of the roll (of a Gioul decision) named by `moves` (Move / GioulMove
+    objects or notations), in that order."""
+    if isinstance(moves, (str, Move, GioulMove)) or not moves:
         raise InvalidArgumentError(f"moves={moves!r} must be a non-empty list of moves of the roll")
-    chosen: list[Move] = []
+    gioul = isinstance(start, GioulPosition)
+    legal: list[Any] = start.legal_moves(dice, rules) if gioul else start.legal_moves(parse_dice(dice), rules)
+    results = [m.position for m in legal]  # moves with the same result are one move
+    chosen: list[Any] = []
     for move in moves:
-        found = start.parse_move(move, dice, rules) if isinstance(move, str) else move
-        if not isinstance(found, Move) or found not in start.legal_moves(parse_dice(dice), rules):
-            raise IllegalMoveError(f"move {move!r} is not a legal move of {dice} in {start.id}")
+        found: Any = move
+        if isinstance(move, str):
+            found = start.parse_move(move, dice) if isinstance(start, GioulPosition) else start.parse_move(move, dice, rules)
+        if not isinstance(found, GioulMove if gioul else Move) or found.position not in results:
+            raise IllegalMoveError(f"move {move!r} is not a legal move of {'the decision' if dice is None else dice} "
+                                   f"in {start.id}")
+        found = legal[results.index(found.position)]
         if found in chosen:
             raise InvalidArgumentError(f"move {move!r} is given twice (moves with the same result are one move)")
         chosen.append(found)
     return chosen
+
+
+def _start(position: object, rules: Rules | None) -> tuple[Position | GioulPosition, Rules]:
+    """The start of a rollout, a game in play, and its game's rules."""
+    if isinstance(position, GioulPosition):
+        if position.winner() is not None:
+            raise InvalidPositionError(f"position {position.id} is already finished")
+        return position, rules_of(rules, "gioul")
+    if not isinstance(position, Position):
+        raise InvalidArgumentError(f"position {position!r} must be a fevga.Position or a fevga.GioulPosition")
+    return check_position(position), rules_of(rules)
+
+
+def _rows(positions: Sequence[Position | GioulPosition]) -> bytes:
+    """The core's start rows: 51-byte Fevga position rows or 58-byte Gioul state rows."""
+    states = [p for p in positions if isinstance(p, GioulPosition)]
+    if states:
+        return bytes(to_array(states).tobytes())
+    return b"".join(p._row() for p in positions if isinstance(p, Position))
 
 
 def _resume(seed: SeedLike, path: Path | None) -> tuple[int, int | str] | None:
