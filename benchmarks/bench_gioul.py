@@ -1,6 +1,7 @@
-"""Gioul benchmarks: move generation over a mid-game corpus, perft, random self-play.
+"""Gioul benchmarks: move generation over a mid-game corpus, perft, random self-play, rollouts.
 
-Run: python -m pytest benchmarks/bench_gioul.py --benchmark-enable
+Run: python -m pytest benchmarks/bench_gioul.py --benchmark-enable, or
+``python benchmarks/bench_gioul.py`` for the rollout table of docs/rollout.md ("Gioul").
 Every benchmark asserts a known answer before it times anything.
 
 The corpus: Gioul states waiting for a roll, the first such state at or after decisions
@@ -16,8 +17,10 @@ from functools import cache
 from typing import Any
 
 import numpy as np
+import pytest
 
-from fevga import batch
+from fevga import batch, rollout
+from fevga.rollout import STRATA, RolloutResult
 from fevga.gioul import GioulPosition, count_legal_moves, gioul_perft, play_gioul_game, self_play, to_array
 from fevga_core import gioul as core_gioul
 
@@ -101,3 +104,102 @@ def test_gioul_random_selfplay_games_per_second(benchmark: Any) -> None:
     assert (int((points > 0).sum()), int((abs(points) == 2).sum()), int((points == 0).sum())) == SELFPLAY_POINTS
     benchmark.pedantic(_selfplay, rounds=5, iterations=1, warmup_rounds=1)
     _rate(benchmark, SELFPLAY_GAMES, "games_per_second")
+
+
+# ---------------------------------------------------------------------- rollouts
+
+ROLLOUT_SEED = 20261201
+# policy -> (games, options, known answer: games won, points won in all (raw), luck-adjusted equity)
+ROLLOUTS: dict[str, tuple[int, dict[str, Any], tuple[int, int, float]]] = {
+    "random": (2 * STRATA, {}, (1412, 438, 0.16898148148148148)),
+    "heuristic": (STRATA, {}, (683, 149, 0.11496913580246913)),
+    "heuristic+luck": (72, {"luck": True}, (36, 1, 0.17334933445710485)),
+}
+
+
+def gioul_rollout(name: str, workers: int) -> RolloutResult:
+    """The rollout `name` of ROLLOUTS from the Gioul start (no progress bar)."""
+    games, options, _ = ROLLOUTS[name]
+    return rollout(GioulPosition.initial(), games=games, seed=ROLLOUT_SEED, workers=workers,
+                   policy=name.split("+")[0], progress=False, **options)
+
+
+def check_rollout(name: str, result: RolloutResult) -> None:
+    """The known answer: wins, raw points, equity, and exact stratification of the first rolls."""
+    games, _, (won, points, equity) = ROLLOUTS[name]
+    assert result.games == games and not result.interrupted
+    assert (round(result.win * games), round(result.raw_equity * games)) == (won, points)
+    assert abs(result.equity - equity) < 1e-9
+    for roll, count, _ in result.first_rolls:
+        assert count == (games // 36 if roll[0] == roll[2] else 2 * games // 36), roll
+
+
+@pytest.mark.parametrize("name", list(ROLLOUTS))
+def test_gioul_rollout_games_per_second(benchmark: Any, name: str) -> None:
+    check_rollout(name, gioul_rollout(name, 1))
+    benchmark.pedantic(gioul_rollout, args=(name, 1), rounds=3, iterations=1, warmup_rounds=0)
+    _rate(benchmark, ROLLOUTS[name][0], "games_per_second")
+
+
+def main() -> None:
+    """Median games/s of each Gioul rollout on 1 and 2 workers (5 runs each)."""
+    import statistics
+    import time
+
+    print(f"{'rollout':<16} {'games':>6} {'1 worker':>12} {'2 workers':>12}")
+    for name, (games, _, _) in ROLLOUTS.items():
+        rates = []
+        for workers in (1, 2):
+            times = []
+            for _ in range(5):
+                began = time.perf_counter()
+                result = gioul_rollout(name, workers)
+                times.append(time.perf_counter() - began)
+                check_rollout(name, result)
+            rates.append(games / statistics.median(times))
+        print(f"{name:<16} {games:>6} {rates[0]:>12,.0f} {rates[1]:>12,.0f}")
+
+
+def variance() -> None:
+    """Standard errors at equal games behind docs/rollout.md's Gioul "measured gains" table."""
+    import math
+
+    from fevga.rollout import rollout_moves
+
+    def show(tag: str, r: RolloutResult) -> None:
+        print(f"{tag:<44} games {r.games:6d} equity {r.equity:+.4f} se {r.equity_se:.5f} "
+              f"(raw {r.raw_equity:+.4f} se {r.raw_equity_se:.5f}) rolls {r.mean_length:5.1f} "
+              f"truncated {r.truncated_games}")
+
+    start, handed = GioulPosition.initial(), GioulPosition.from_id("__4AAAj__AABAAAA5VhH")
+    race = GioulPosition.from_counts([8, 1, 1, 1, 1, 1, 2] + [0] * 18, [7, 1, 1, 1, 2, 2, 1] + [0] * 18, next_roll=(4, 4))
+    # both armies crossing the middle, 6 checkers each: a race the 6x6 tables cover within a few rolls
+    white = [9] + [0] * 24
+    black = [9] + [0] * 24
+    for point in (14, 10, 5):
+        white[point] = 2
+    for point in (14, 9, 4):
+        black[point] = 2
+    late = GioulPosition.from_counts(white, black, next_roll=(4, 4))
+    for policy in ("heuristic", "random"):
+        for stratify in (True, False):
+            show(f"start, {policy}, stratify={stratify}", rollout(start, games=4 * STRATA, seed=7, policy=policy,
+                                                                  stratify=stratify, progress=False))
+    for policy in ("heuristic", "random"):
+        for truncate in (False, True):
+            show(f"late position, {policy}, truncate={truncate}", rollout(late, games=4 * STRATA, seed=7,
+                                                                            policy=policy, truncate=truncate,
+                                                                            progress=False))
+    for name, state in (("start", start), ("handed-over chain", handed), ("7-checker race", race)):
+        show(f"{name}, heuristic, luck", rollout(state, games=STRATA, seed=7, luck=True, progress=False))
+    ranked = rollout_moves(start, "5-5", games=STRATA, seed=3, progress=False)
+    best = ranked[0].result
+    for m in ranked[1:]:
+        print(f"move {m.move.notation:<16} diff {m.diff:+.4f} paired se {m.diff_se:.4f} "
+              f"independent se {math.hypot(m.result.equity_se, best.equity_se):.4f}")
+
+
+if __name__ == "__main__":
+    import sys
+
+    variance() if sys.argv[1:] == ["variance"] else main()

@@ -17,11 +17,11 @@ import numpy.typing as npt
 
 from fevga.errors import InvalidArgumentError
 from fevga.position import Move
+from fevga.rules import Rules
+from fevga.rollout.jobs import FIELDS, Job, Sums
 
 if TYPE_CHECKING:
     from fevga.gioul import GioulMove
-from fevga.rules import Rules
-from fevga.rollout.jobs import FIELDS, Job, Sums
 
 __all__ = ["MoveRollout", "RolloutResult", "moves_to_csv", "moves_to_frame", "statistics"]
 
