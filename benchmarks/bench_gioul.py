@@ -20,8 +20,17 @@ import numpy as np
 import pytest
 
 from fevga import batch, rollout
+from fevga.gioul import (
+    GioulPosition,
+    batch_legal_moves,
+    count_legal_moves,
+    gioul_perft,
+    play_gioul_game,
+    self_play,
+    to_array,
+    validate_states,
+)
 from fevga.rollout import STRATA, RolloutResult
-from fevga.gioul import GioulPosition, count_legal_moves, gioul_perft, play_gioul_game, self_play, to_array
 from fevga_core import gioul as core_gioul
 
 CORPUS_SIZE = 1000
@@ -86,6 +95,25 @@ def test_fevga_movegen_on_the_same_boards(benchmark: Any) -> None:
 
     benchmark(movegen.count_moves, frows, dice, 0, out)
     _rate(benchmark, PAIRS, "pairs_per_second")
+
+
+def test_gioul_batch_legal_moves_pairs_per_second(benchmark: Any) -> None:
+    """fevga.gioul.batch_legal_moves: validation, every move and its next state as arrays."""
+    grows, _, dice = pairs()
+    moves = batch_legal_moves(grows, dice)
+    assert int(moves.counts().sum()) == TOTAL_GIOUL_MOVES
+    first = gioul_corpus()[0]
+    assert moves.positions(0) == [m.position for m in first.legal_moves(ROLLS[0])]
+    benchmark(batch_legal_moves, grows, dice)
+    _rate(benchmark, PAIRS, "pairs_per_second")
+    _rate(benchmark, TOTAL_GIOUL_MOVES, "moves_per_second")
+
+
+def test_gioul_validate_states_rows_per_second(benchmark: Any) -> None:
+    grows, _, _ = pairs()
+    assert validate_states(grows).shape == grows.shape
+    benchmark(validate_states, grows)
+    _rate(benchmark, len(grows), "rows_per_second")
 
 
 def test_gioul_perft_3(benchmark: Any) -> None:

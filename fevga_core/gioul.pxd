@@ -24,6 +24,9 @@ cdef int gioul_moves(const GioulC* s, int d1, int d2, MoveC* out, WorkspaceC* ws
 cdef void gioul_apply(GioulC* s, const MoveC* move) noexcept nogil
 cdef bint gioul_over(const GioulC* s) noexcept nogil
 cdef uint64_t gioul_key(const GioulC* s) noexcept nogil
+# A 58-byte Gioul row (layout in gioul.pyx) into a state: trusted, so check it first
+# (first_invalid_row, gioul_row_problem).
+cdef void _load(GioulC* s, const uint8_t* row) noexcept nogil
 
 cdef class CoreGioul:
     cdef GioulC c

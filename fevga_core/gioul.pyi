@@ -27,6 +27,14 @@ GIOUL_WIDTH: int
 def count_moves(states: NDArray[np.uint8], dice: NDArray[np.uint8], out_counts: NDArray[np.int32]) -> None:
     """Legal moves of the next decision of each (state row, dice row) pair, GIL released."""
 
+def first_invalid_row(states: NDArray[np.uint8]) -> tuple[int, str]:
+    """(index, problem) of the first invalid (n, 58) Gioul state row, or (-1, "")."""
+
+def generate_batch(
+    states: NDArray[np.uint8], dice: NDArray[np.uint8]
+) -> tuple[NDArray[np.int64], NDArray[np.uint8], NDArray[np.uint8], NDArray[np.uint8]]:
+    """All legal moves of the next decision of each pair: (offsets, results, steps, nsteps)."""
+
 class CoreGioul:
     """A Gioul game state: board, roll counts, pending dice."""
 

@@ -18,13 +18,15 @@ from libc.string cimport memcmp, memcpy, memset
 import numpy as np
 cimport numpy as cnp
 
-from fevga_core.errors import InvalidArgumentError
+from fevga_core.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError
 
 from fevga_core.types cimport (
     PositionC, MoveC, SideC, uint8_t, uint32_t, uint64_t, int32_t, int64_t,
     NUM_SLOTS, NUM_CHECKERS, MAX_MOVES, MAX_STEPS, POSITION_WIDTH, FLAG_GIOUL,
 )
-from fevga_core.board cimport zobrist_turn, position_load, position_store, side_pips
+from fevga_core.board cimport (
+    zobrist_turn, position_load, position_store, side_pips, row_problem, row_problem_text,
+)
 from fevga_core.movegen cimport (
     ScratchC, WorkspaceC, scratch_new, scratch_free, generate_moves, generate_block, can_play_die,
     apply_move, position_is_dead, player_can_move, ROLL_D1, ROLL_D2,
@@ -346,19 +348,207 @@ cdef void _load(GioulC* s, const uint8_t* row) noexcept nogil:
     s.pair = row[POSITION_WIDTH + 6]
 
 
+# Problems of a Gioul row beyond its board (codes 1-4 are board.row_problem's).
+cdef enum:
+    GIOUL_BAD_ROLLS = 5         # a roll count field above 3
+    GIOUL_STRAY_FIELDS = 6      # roller / die / last / pair set without pending dice
+    GIOUL_BAD_ROLLER = 7
+    GIOUL_BAD_DICE = 8          # die, count, last, pair are not the rest of a roll
+    GIOUL_NO_ROLL = 9           # the roller has made no roll
+    GIOUL_EARLY_CHAIN = 10      # a chain pending before the roller's fourth roll
+    GIOUL_FINISHED = 11         # pending dice in a finished game
+    GIOUL_UNPLAYABLE = 12       # the side on turn cannot start the pending dice
+
+_GIOUL_PROBLEMS = {
+    GIOUL_BAD_ROLLS: "has a roll count (columns 51-52) above 3",
+    GIOUL_STRAY_FIELDS: "has roller, die, last or pair set (columns 53, 54, 56, 57) but no pending dice (count 0)",
+    GIOUL_BAD_ROLLER: "has a roller (column 53) other than 0 or 1",
+    GIOUL_BAD_DICE: "has pending dice (columns 54-57: die, count, last, pair) that are not the rest of a roll",
+    GIOUL_NO_ROLL: "has pending dice rolled by a side that has made no roll",
+    GIOUL_EARLY_CHAIN: "has a chain pending before its roller's fourth roll",
+    GIOUL_FINISHED: "has pending dice in a finished game",
+    GIOUL_UNPLAYABLE: "has pending dice that the side on turn cannot start (they would have passed on)",
+}
+
+
+cdef int gioul_row_problem(const uint8_t* row) noexcept nogil:
+    """0 for a valid Gioul row (the invariants GioulPosition.from_counts enforces), else a code."""
+    cdef int code = row_problem(row)
+    cdef int roller = row[POSITION_WIDTH + 2], die = row[POSITION_WIDTH + 3]
+    cdef int count = row[POSITION_WIDTH + 4], last = row[POSITION_WIDTH + 5], pair = row[POSITION_WIDTH + 6]
+    cdef GioulC s
+    if code:
+        return code
+    if row[POSITION_WIDTH] > 3 or row[POSITION_WIDTH + 1] > 3:
+        return GIOUL_BAD_ROLLS
+    if count == 0:
+        return GIOUL_STRAY_FIELDS if (roller or die or last or pair) else 0
+    if roller > 1:
+        return GIOUL_BAD_ROLLER
+    if pair:
+        if not (count == 1 and 1 <= pair < die <= 6 and last == die):
+            return GIOUL_BAD_DICE
+    elif not (1 <= die <= 6 and count <= 4 and (last == die or (last == 6 and die < 6))):
+        return GIOUL_BAD_DICE
+    if row[POSITION_WIDTH + roller] == 0:
+        return GIOUL_NO_ROLL
+    if last > die and row[POSITION_WIDTH + roller] < 3:
+        return GIOUL_EARLY_CHAIN
+    if row[0] == NUM_CHECKERS or row[NUM_SLOTS] == NUM_CHECKERS:
+        return GIOUL_FINISHED
+    _load(&s, row)
+    if not _can_start(&s, s.pos.turn):
+        return GIOUL_UNPLAYABLE
+    return 0
+
+
+cdef int _gioul_batch_error(const uint8_t[:, ::1] states, const uint8_t[:, ::1] dice, Py_ssize_t i) except -1:
+    """Raise the error of pair i (a bad state row or bad dice)."""
+    cdef int code = gioul_row_problem(&states[i, 0])
+    if 1 <= code <= 4:
+        raise InvalidPositionError(f"Gioul state row {i} {list(states[i])}: {row_problem_text(&states[i, 0], code)}")
+    if code:
+        raise InvalidPositionError(f"Gioul state row {i} {_GIOUL_PROBLEMS[code]}: {list(states[i])}")
+    raise InvalidDiceError(f"dice row {i} is {list(dice[i])}: values must be 1-6")
+
+
+cdef int _check_gioul_shapes(const uint8_t[:, ::1] states, const uint8_t[:, ::1] dice) except -1:
+    if states.shape[1] != GIOUL_WIDTH:
+        raise InvalidPositionError(f"Gioul states must have shape (n, {GIOUL_WIDTH}), not "
+                                   f"({states.shape[0]}, {states.shape[1]})")
+    if dice.shape[0] != states.shape[0] or dice.shape[1] != 2:
+        raise InvalidDiceError(f"dice must have shape ({states.shape[0]}, 2), not ({dice.shape[0]}, {dice.shape[1]})")
+    return 0
+
+
+cdef inline bint _bad_dice(const uint8_t[:, ::1] dice, Py_ssize_t i) noexcept nogil:
+    return dice[i, 0] < 1 or dice[i, 0] > 6 or dice[i, 1] < 1 or dice[i, 1] > 6
+
+
+def first_invalid_row(const uint8_t[:, ::1] states):
+    """(index, message) of the first invalid row of an (n, 58) Gioul state array, or (-1, "");
+    GIL released for the scan."""
+    cdef Py_ssize_t i, n = states.shape[0]
+    cdef int code = 0
+    if states.shape[1] != GIOUL_WIDTH:
+        raise InvalidPositionError(f"Gioul state rows must have {GIOUL_WIDTH} columns, not {states.shape[1]}")
+    with nogil:
+        for i in range(n):
+            code = gioul_row_problem(&states[i, 0])
+            if code:
+                break
+    if not code:
+        return (-1, "")
+    if code <= 4:
+        return (i, row_problem_text(&states[i, 0], code))
+    return (i, _GIOUL_PROBLEMS[code])
+
+
 def count_moves(const uint8_t[:, ::1] states, const uint8_t[:, ::1] dice, int32_t[::1] out_counts):
     """Legal moves of the next decision of each (state row, dice row) pair (the dice are
-    ignored for a state with dice pending), GIL released. Rows are trusted."""
-    cdef Py_ssize_t i, n = states.shape[0]
+    ignored for a state with dice pending; 0 for a finished game), GIL released. Every row
+    and dice pair is validated (InvalidPositionError / InvalidDiceError name the first bad one)."""
+    cdef Py_ssize_t i, n = states.shape[0], bad = -1
     cdef GioulC s
     cdef ScratchC scratch
+    _check_gioul_shapes(states, dice)
+    if out_counts.shape[0] != n:
+        raise InvalidArgumentError(f"out_counts must hold {n} values, not {out_counts.shape[0]}")
     scratch_new(&scratch, 1)
     with nogil:
         for i in range(n):
             if i == 0 or memcmp(&states[i, 0], &states[i - 1, 0], POSITION_WIDTH + 7) != 0:
+                if gioul_row_problem(&states[i, 0]):
+                    bad = i
+                    break
                 _load(&s, &states[i, 0])
+            if _bad_dice(dice, i):
+                bad = i
+                break
             out_counts[i] = 0 if gioul_over(&s) else gioul_moves(&s, dice[i, 0], dice[i, 1], scratch.moves, scratch.ws)
         scratch_free(&scratch)
+    if bad >= 0:
+        _gioul_batch_error(states, dice, bad)
+
+
+cdef void _store(const GioulC* s, uint8_t* row) noexcept nogil:
+    position_store(&s.pos, row)
+    row[POSITION_WIDTH] = s.rolls[0]
+    row[POSITION_WIDTH + 1] = s.rolls[1]
+    row[POSITION_WIDTH + 2] = s.roller
+    row[POSITION_WIDTH + 3] = s.die
+    row[POSITION_WIDTH + 4] = s.count
+    row[POSITION_WIDTH + 5] = s.last
+    row[POSITION_WIDTH + 6] = s.pair
+
+
+def generate_batch(const uint8_t[:, ::1] states, const uint8_t[:, ::1] dice):
+    """All legal moves of the next decision of each pair: (offsets int64[n+1], results
+    uint8[m, 58] (the states after each move), steps uint8[m, 4, 2], nsteps uint8[m]); pair i
+    owns rows offsets[i]:offsets[i+1]; none for a finished game. Validated like count_moves."""
+    cdef Py_ssize_t i, n = states.shape[0], total = 0, cap
+    cdef int k, j, count = 0
+    cdef bint bad
+    cdef GioulC s, child
+    cdef ScratchC scratch
+    cdef MoveC* buf
+    _check_gioul_shapes(states, dice)
+    cap = max(16, 8 * n)
+    scratch_new(&scratch, 1)
+    buf = scratch.moves
+    offsets_arr = np.zeros(n + 1, dtype=np.int64)
+    results_arr = np.zeros((cap, GIOUL_WIDTH), dtype=np.uint8)
+    steps_arr = np.zeros((cap, MAX_STEPS, 2), dtype=np.uint8)
+    nsteps_arr = np.zeros(cap, dtype=np.uint8)
+    cdef int64_t[::1] offsets = offsets_arr
+    cdef uint8_t[:, ::1] results = results_arr
+    cdef uint8_t[:, :, ::1] steps = steps_arr
+    cdef uint8_t[::1] nsteps = nsteps_arr
+    try:
+        for i in range(n):
+            with nogil:
+                bad = _bad_dice(dice, i)
+                if i == 0 or memcmp(&states[i, 0], &states[i - 1, 0], POSITION_WIDTH + 7) != 0:
+                    bad = bad or gioul_row_problem(&states[i, 0]) != 0
+                    if not bad:
+                        _load(&s, &states[i, 0])
+                if not bad:
+                    count = 0 if gioul_over(&s) else gioul_moves(&s, dice[i, 0], dice[i, 1], buf, scratch.ws)
+            if bad:
+                _gioul_batch_error(states, dice, i)
+            if count < 0:
+                raise OverflowError("more legal moves than the generator buffer holds")
+            if total + count > cap:
+                cap = max(2 * cap, total + count)
+                results_arr = np.resize(results_arr, (cap, GIOUL_WIDTH))
+                steps_arr = np.resize(steps_arr, (cap, MAX_STEPS, 2))
+                nsteps_arr = np.resize(nsteps_arr, cap)
+                results = results_arr
+                steps = steps_arr
+                nsteps = nsteps_arr
+            with nogil:
+                if count and not s.count:
+                    child = s
+                    gioul_begin_roll(&child, dice[i, 0], dice[i, 1])
+                else:
+                    child = s
+                for k in range(count):
+                    _apply_store(&child, &buf[k], &results[total + k, 0])
+                    nsteps[total + k] = buf[k].nsteps
+                    for j in range(MAX_STEPS):
+                        steps[total + k, j, 0] = buf[k].steps[j][0] if j < buf[k].nsteps else 0
+                        steps[total + k, j, 1] = buf[k].steps[j][1] if j < buf[k].nsteps else 0
+                total += count
+                offsets[i + 1] = total
+    finally:
+        scratch_free(&scratch)
+    return offsets_arr, results_arr[:total].copy(), steps_arr[:total].copy(), nsteps_arr[:total].copy()
+
+
+cdef void _apply_store(const GioulC* before, const MoveC* move, uint8_t* row) noexcept nogil:
+    cdef GioulC after = before[0]
+    gioul_apply(&after, move)
+    _store(&after, row)
 
 
 # Scratch buffers for calls made with the GIL held (one call at a time).

@@ -26,21 +26,21 @@ from libc.stdlib cimport malloc, free
 from libc.math cimport tanh
 
 from fevga_core.types cimport (
-    PositionC, MoveC, uint8_t, uint64_t, int32_t, int64_t, NUM_CHECKERS, MAX_MOVES, POSITION_WIDTH, FLAG_GIOUL,
+    PositionC, MoveC, uint8_t, uint64_t, int32_t, int64_t, MAX_MOVES, POSITION_WIDTH, FLAG_GIOUL,
 )
-from fevga_core.board cimport position_load_checked
-from fevga_core.movegen cimport ScratchC, scratch_new, scratch_free, position_is_dead, can_play_die, ROLL_D1, ROLL_D2
+from fevga_core.movegen cimport ScratchC, scratch_new, scratch_free, position_is_dead, ROLL_D1, ROLL_D2
 from fevga_core.game cimport RngC, rng_seed, game_seed, roll_dice, heuristic_eval, choose_move, POLICY_RANDOM, POLICY_HEURISTIC
 from fevga_core.race cimport Tables
 from fevga_core.rollout cimport (
     JobC, GameOutC, StrataC, ROLL_W, position_value, check_block_args, strata_init, strata_rolls,
     score_final, score_race, score_draw, add_game, add_cross,
 )
-from fevga_core.gioul cimport GioulC, gioul_begin_roll, gioul_pending_moves, gioul_apply, gioul_over
+from fevga_core.gioul cimport GioulC, gioul_begin_roll, gioul_pending_moves, gioul_apply, gioul_over, _load
 
 import numpy as np
 
 from fevga_core.errors import InvalidArgumentError, InvalidPositionError
+from fevga_core.gioul import first_invalid_row
 
 GIOUL_ROW = POSITION_WIDTH + 7      # gioul.GIOUL_WIDTH: board row, rolls[2], roller, die, count, last, pair
 POLICIES = (POLICY_RANDOM, POLICY_HEURISTIC)
@@ -173,46 +173,17 @@ cdef int64_t _block(const JobC* job, const GioulC* starts, int targets, int colo
 # ---------------------------------------------------------------------------------------
 # Python entry points: every row is validated here (the kernels trust GioulC).
 
-cdef int _state_checked(GioulC* s, object row, int index) except -1:
-    """Fill `s` from a 58-byte Gioul row, or raise InvalidPositionError naming its problem:
-    the board (board.position_load_checked), then the roll counts and pending dice exactly as
-    fevga.gioul.GioulPosition.from_counts accepts them."""
-    cdef int rolls_w, rolls_b, roller, die, count, last, pair
-    position_load_checked(&s.pos, row[:POSITION_WIDTH])
-    fields = tuple(row[POSITION_WIDTH:POSITION_WIDTH + 7])
-    rolls_w, rolls_b, roller, die, count, last, pair = fields
-    problem = ""
-    over = s.pos.side[0].counts[0] == NUM_CHECKERS or s.pos.side[1].counts[0] == NUM_CHECKERS
-    if rolls_w > 3 or rolls_b > 3:
-        problem = f"roll counts {rolls_w}, {rolls_b} must be 0-3 (3: the fourth roll or later is next)"
-    elif count == 0:
-        if roller or die or last or pair:
-            problem = "dice fields without pending dice"
-    elif over:
-        problem = "a finished game has no pending dice"
-    elif roller > 1 or (rolls_b if roller else rolls_w) == 0:
-        problem = f"roller {roller} must be a side (0, 1) that has rolled"
-    elif pair:
-        if count != 1 or not 1 <= pair < die <= 6 or last != die:
-            problem = f"a pending pair needs count 1, 1 <= pair < die <= 6 and last == die (die {die}, pair {pair}, count {count}, last {last})"
-    elif not (1 <= die <= 6 and 1 <= count <= 4 and die <= last <= 6):
-        problem = f"pending dice need die 1-6, count 1-4 and die <= last <= 6 (die {die}, count {count}, last {last})"
-    elif last > die and last != 6:
-        problem = f"pending chain blocks must run up to 6, not {last}"
-    elif last > die and (rolls_b if roller else rolls_w) < 3:
-        problem = "pending chain blocks, but the roller has not reached its fourth roll"
-    if not problem and count and not (can_play_die(&s.pos, s.pos.turn, die, FLAG_GIOUL)
-                                      or (pair and can_play_die(&s.pos, s.pos.turn, pair, FLAG_GIOUL))):
-        problem = "the side on turn cannot play any pending die (they would have passed on)"
-    if problem:
-        raise InvalidPositionError(f"Gioul row {index}: {problem}")
-    s.rolls[0] = rolls_w
-    s.rolls[1] = rolls_b
-    s.roller = roller
-    s.die = die
-    s.count = count
-    s.last = last
-    s.pair = pair
+cdef int _states_checked(GioulC* states, bytes rows) except -1:
+    """Fill states[] from K 58-byte Gioul rows, or raise InvalidPositionError naming the first
+    bad row and its problem (gioul.first_invalid_row: the board, then the roll counts and
+    pending dice exactly as fevga.gioul.GioulPosition.from_counts accepts them)."""
+    cdef int k, width = POSITION_WIDTH + 7, targets = len(rows) // width
+    cdef const uint8_t* raw = rows
+    bad, problem = first_invalid_row(np.frombuffer(rows, dtype=np.uint8).reshape(targets, width))
+    if bad >= 0:
+        raise InvalidPositionError(f"Gioul row {bad}: {problem}")
+    for k in range(targets):
+        _load(&states[k], raw + k * width)
     return 0
 
 
@@ -266,8 +237,7 @@ def run_block(bytes rows, int color, int white_policy, int black_policy, Tables 
     try:
         if starts == NULL or values == NULL:
             raise MemoryError("no memory for the rollout loop")
-        for k in range(targets):
-            _state_checked(&starts[k], rows[k * GIOUL_ROW:(k + 1) * GIOUL_ROW], k)
+        _states_checked(starts, rows)
         scratch_new(&scratch, 2)
         with nogil:
             done = _block(&job, starts, targets, color, stratify, master, first_index, games,
@@ -289,7 +259,7 @@ def roll_values(bytes row, Tables tables not None, double scale):
     cdef double mean
     if len(row) != GIOUL_ROW:
         raise InvalidArgumentError(f"row must be one Gioul row of {GIOUL_ROW} bytes, not {len(row)} bytes")
-    _state_checked(&s, row, 0)
+    _states_checked(&s, row)
     if s.count or gioul_over(&s):
         raise InvalidArgumentError("roll values need a state whose roll is due (no dice pending, game not over)")
     _job_init(&job, POLICY_HEURISTIC, POLICY_HEURISTIC, False, True, scale, tables)
@@ -312,6 +282,6 @@ def value(bytes row, int color, Tables tables not None, double scale):
         raise InvalidArgumentError(f"row must be one Gioul row of {GIOUL_ROW} bytes, not {len(row)} bytes")
     if color != 0 and color != 1:
         raise InvalidArgumentError(f"color {color} must be WHITE (0) or BLACK (1)")
-    _state_checked(&s, row, 0)
+    _states_checked(&s, row)
     _job_init(&job, POLICY_HEURISTIC, POLICY_HEURISTIC, False, False, scale, tables)
     return gioul_value(&job, &s, color)

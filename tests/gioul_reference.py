@@ -267,3 +267,36 @@ def play_roll(state: State, roll: tuple[int, int], choose: int = 0) -> list[Stat
         if not state.dice or game_over(state):
             return states
         nxt = successors(state)
+
+
+def perft_levels(state: State, depth: int) -> int:
+    """The same count as `perft`, expanded level by level with equal states merged (each
+    distinct state of a level is expanded once, weighted by the paths reaching it); the
+    last level is only counted."""
+    level: dict[State, int] = {state: 1}
+    leaves = 0
+    for remaining in range(depth, 0, -1):
+        following: dict[State, int] = {}
+        for current, paths in level.items():
+            if game_over(current):
+                leaves += paths  # a finished game is a leaf at any depth
+                continue
+            rolls: Sequence[tuple[int, int] | None] = (None,) if current.dice else ROLLS
+            for roll in rolls:
+                children = successors(current, roll)
+                if remaining == 1:
+                    leaves += paths * len(children)
+                    continue
+                for child in children.values():
+                    following[child] = following.get(child, 0) + paths
+        level = following
+    return leaves + sum(level.values())
+
+
+if __name__ == "__main__":
+    import sys
+    import time
+
+    started = time.perf_counter()
+    depth = int(sys.argv[1])
+    print(f"perft {depth} from the start: {perft_levels(initial(), depth)} ({time.perf_counter() - started:.0f} s)")

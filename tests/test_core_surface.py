@@ -331,3 +331,71 @@ def test_the_core_never_imports_the_api_package() -> None:
     pattern = re.compile(r"^\s*(from\s+fevga(\.|\s)|import\s+fevga(\.|\s|$))", re.MULTILINE)
     offenders = [f"{p.name}: {m.group(0).strip()}" for p in sources for m in pattern.finditer(p.read_text())]
     assert offenders == []
+
+
+# --- Gioul batch kernels (fevga_core.gioul): every row and dice pair validated in the core ----
+
+
+def _gioul_rows(n: int) -> np.ndarray:
+    from fevga.gioul import GioulPosition, to_array
+
+    return to_array([GioulPosition.initial()] * n)
+
+
+def test_gioul_batch_kernels_refuse_bad_input() -> None:
+    from fevga_core import gioul as core_gioul
+
+    rows = _gioul_rows(3)
+    out = np.zeros(3, dtype=np.int32)
+    with pytest.raises(InvalidPositionError, match=r"\(n, 58\)"):
+        core_gioul.count_moves(rows[:, :51].copy(), DICE, out)
+    with pytest.raises(InvalidPositionError, match="58 columns"):
+        core_gioul.first_invalid_row(np.zeros((2, 10), dtype=np.uint8))
+    with pytest.raises(InvalidArgumentError, match="out_counts must hold 3"):
+        core_gioul.count_moves(rows, DICE, np.zeros(1, dtype=np.int32))
+    with pytest.raises(InvalidDiceError, match=r"shape \(3, 2\)"):
+        core_gioul.generate_batch(rows, DICE[:1])
+    for column, value in ((3, 255), (50, 7), (51, 9), (53, 1), (55, 3), (57, 200)):
+        bad = rows.copy()
+        bad[2, column] = value
+        with pytest.raises(InvalidPositionError, match="row 2"):
+            core_gioul.count_moves(bad, DICE, out)
+        with pytest.raises(InvalidPositionError, match="row 2"):
+            core_gioul.generate_batch(bad, DICE)
+        assert core_gioul.first_invalid_row(bad)[0] == 2
+    dice = DICE.copy()
+    dice[1, 0] = 0
+    with pytest.raises(InvalidDiceError, match="dice row 1"):
+        core_gioul.count_moves(rows, dice, out)
+    with pytest.raises(InvalidDiceError, match="dice row 1"):
+        core_gioul.generate_batch(rows, dice)
+
+
+@FUZZ
+@given(st.integers(0, 4), st.integers(0, 70), st.integers(0, 57), st.integers(0, 255), st.integers(0, 255))
+def test_fuzz_gioul_batch_kernels(n: int, width: int, column: int, value: int, die: int) -> None:
+    from fevga_core import gioul as core_gioul
+
+    rows = _gioul_rows(n)
+    if n:
+        rows[n - 1, column] = value
+    dice = np.full((n, 2), die, dtype=np.uint8)
+    narrow = np.zeros((n, width), dtype=np.uint8)
+    _refused_or_ok(lambda: core_gioul.count_moves(rows, dice, np.zeros(n, dtype=np.int32)))
+    _refused_or_ok(lambda: core_gioul.count_moves(narrow, dice, np.zeros(n, dtype=np.int32)))
+    _refused_or_ok(lambda: core_gioul.generate_batch(rows, dice[: width % 5]))
+    _refused_or_ok(lambda: core_gioul.generate_batch(narrow, dice))
+    _refused_or_ok(lambda: core_gioul.first_invalid_row(narrow))
+    _refused_or_ok(lambda: core_gioul.first_invalid_row(rows))
+
+
+@FUZZ
+@given(st.binary(min_size=58, max_size=58))
+def test_fuzz_gioul_rows(raw: bytes) -> None:
+    """Random bytes as one Gioul row: refused, or a state whose moves the batch generates."""
+    from fevga.gioul import batch_legal_moves, validate_states
+
+    row = np.frombuffer(raw, dtype=np.uint8)[None].copy()
+    row[0, :51] = np.frombuffer(START_ROW, dtype=np.uint8)  # a valid board, random state fields
+    row[0, 50] = raw[50] & 1
+    _refused_or_ok(lambda: batch_legal_moves(validate_states(row), [[3, 1]]))

@@ -281,16 +281,16 @@ def _field_row(**fields: int) -> bytes:
 
 
 @pytest.mark.parametrize("fields, message", [
-    ({"rolls_white": 4}, "roll counts"),
-    ({"die": 3}, "without pending dice"),
-    ({"rolls_white": 1, "count": 1, "die": 9, "last": 9}, "die 1-6"),
-    ({"rolls_white": 1, "count": 5, "die": 3, "last": 3}, "count 1-4"),
-    ({"rolls_white": 1, "count": 1, "die": 3, "last": 3, "pair": 5}, "pair"),
+    ({"rolls_white": 4}, "roll count"),
+    ({"die": 3}, "no pending dice"),
+    ({"rolls_white": 1, "count": 1, "die": 9, "last": 9}, "not the rest of a roll"),
+    ({"rolls_white": 1, "count": 5, "die": 3, "last": 3}, "not the rest of a roll"),
+    ({"rolls_white": 1, "count": 1, "die": 3, "last": 3, "pair": 5}, "not the rest of a roll"),
     ({"rolls_white": 1, "count": 4, "die": 3, "last": 6}, "fourth roll"),
-    ({"rolls_white": 3, "count": 4, "die": 3, "last": 5}, "up to 6"),
-    ({"rolls_white": 0, "count": 4, "die": 3, "last": 3}, "roller"),
+    ({"rolls_white": 3, "count": 4, "die": 3, "last": 5}, "not the rest of a roll"),
+    ({"rolls_white": 0, "count": 4, "die": 3, "last": 3}, "made no roll"),
     ({"rolls_black": 1, "roller": 2, "count": 4, "die": 3, "last": 3}, "roller"),
-    ({"rolls_white": 1, "count": 4, "die": 6, "last": 6}, "cannot play"),
+    ({"rolls_white": 1, "count": 4, "die": 6, "last": 6}, "cannot start"),
 ])
 def test_bad_state_rows_are_refused(fields: dict[str, int], message: str) -> None:
     if fields.get("die") == 6 and fields.get("count") == 4:  # White cannot play 6s here: 18 is open, so block it

@@ -41,18 +41,32 @@ from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, Color, Posit
 from fevga_core.position import MAX_PERFT_DEPTH
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
-from fevga_core.gioul import GIOUL_WIDTH, CoreGioul, count_moves, random_games, record_game
+from fevga_core.gioul import (
+    GIOUL_WIDTH,
+    CoreGioul,
+    count_moves,
+    first_invalid_row,
+    generate_batch,
+    random_games,
+    record_game,
+)
 
 __all__ = [
     "Decision",
+    "GioulBatchMoves",
     "GioulGameRecord",
     "GioulMatchRecord",
     "GioulMove",
     "GioulPosition",
+    "batch_legal_moves",
+    "count_legal_moves",
+    "from_array",
     "gioul_perft",
     "play_gioul_game",
     "play_gioul_match",
     "self_play",
+    "to_array",
+    "validate_states",
 ]
 
 CHAIN_FROM_ROLL = 4  # a double is a chain from the roller's fourth roll on
@@ -454,8 +468,9 @@ class GioulMove(NamedTuple):
 
 
 def to_array(states: Sequence[GioulPosition]) -> np.ndarray:
-    """Gioul rows (uint8, GIOUL_WIDTH = 58 columns: the 51-byte board row, then the roll
-    counts made, roller, die, count, last, pair) for the batch kernel."""
+    """Gioul rows (uint8, GIOUL_WIDTH = 58 columns: the 51-byte board row of fevga.batch, then
+    the roll counts made by White and Black (0-3, 3 = three or more), roller, die, count,
+    last, pair: the pending dice, all 0 when a roll is due) for the batch kernels."""
     out = np.zeros((len(states), GIOUL_WIDTH), dtype=np.uint8)
     for i, state in enumerate(states):
         if not isinstance(state, GioulPosition):
@@ -466,16 +481,100 @@ def to_array(states: Sequence[GioulPosition]) -> np.ndarray:
     return out
 
 
-def count_legal_moves(states: Sequence[GioulPosition], dice: np.ndarray) -> np.ndarray:
+def validate_states(rows: object) -> np.ndarray:
+    """The (n, 58) C-contiguous uint8 array of Gioul state rows, every row checked for the
+    invariants of a GioulPosition (InvalidPositionError names the first bad row and why)."""
+    array = np.asarray(rows)
+    if array.ndim != 2 or array.shape[1] != GIOUL_WIDTH:
+        raise InvalidPositionError(f"Gioul states must have shape (n, {GIOUL_WIDTH}), not {array.shape}")
+    if array.dtype.kind not in "iu" and array.size:
+        raise InvalidPositionError(f"Gioul states must be an integer array, not {array.dtype}")
+    if array.size and (array.min() < 0 or array.max() > 255):
+        raise InvalidPositionError("Gioul state rows hold small non-negative integers (0-15 counts, fields 0-6)")
+    array = np.ascontiguousarray(array, dtype=np.uint8)
+    index, problem = first_invalid_row(array)
+    if index >= 0:
+        raise InvalidPositionError(f"Gioul state row {index} {problem}: {array[index].tolist()}")
+    return array
+
+
+def from_array(rows: object) -> list[GioulPosition]:
+    """The GioulPositions of an (n, 58) array of state rows (validated)."""
+    checked = validate_states(rows)
+    width = GIOUL_WIDTH - 7
+    return [GioulPosition._from_fields(bytes(row[:width]), *(int(v) for v in row[width:])) for row in checked]
+
+
+def _state_rows(states: object) -> np.ndarray:
+    """Rows of a sequence of GioulPositions, or a validated (n, 58) array."""
+    if isinstance(states, np.ndarray):
+        return validate_states(states)
+    if not isinstance(states, Sequence):
+        raise InvalidArgumentError(f"states must be an (n, {GIOUL_WIDTH}) array or a sequence of GioulPositions")
+    return to_array(states)
+
+
+def count_legal_moves(states: object, dice: object, threads: int = 1) -> np.ndarray:
     """Legal moves of the next decision for each (state, dice row) pair (int32; the dice of
-    a state with dice pending are ignored), computed without the GIL."""
-    rows = to_array(states)
-    rolls = np.ascontiguousarray(dice, dtype=np.uint8)
-    if rolls.shape != (len(rows), 2) or rolls.size and (rolls.min() < 1 or rolls.max() > 6):
-        raise InvalidDiceError(f"dice must be an ({len(rows)}, 2) array of numbers 1-6")
+    a state with dice pending are ignored; 0 for a finished game), computed without the GIL.
+
+    `states` is a sequence of GioulPositions or an (n, 58) array of state rows (`to_array`);
+    `threads` > 1 splits the rows across threads.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from fevga.batch import validate_dice
+
+    rows = _state_rows(states)
+    rolls = validate_dice(dice, len(rows))
+    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
+        raise InvalidArgumentError(f"threads {threads!r} must be a positive integer")
     out = np.zeros(len(rows), dtype=np.int32)
-    count_moves(rows, rolls, out)
+    bounds = np.linspace(0, len(rows), threads + 1).astype(int)
+    chunks = [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    if len(chunks) <= 1:
+        count_moves(rows, rolls, out)
+    else:
+        with ThreadPoolExecutor(len(chunks)) as pool:
+            list(pool.map(lambda ab: count_moves(rows[ab[0] : ab[1]], rolls[ab[0] : ab[1]], out[ab[0] : ab[1]]), chunks))
     return out
+
+
+@dataclass(frozen=True)
+class GioulBatchMoves:
+    """All legal moves of the next decision of many (state, dice) pairs; pair i owns rows
+    offsets[i]:offsets[i+1]. ``results``: (m, 58) the states after each move (the next
+    decision's holder on turn); ``steps``: (m, 4, 2) the (from, to) steps, unused entries 0;
+    ``nsteps``: (m,) steps used (0 = pass)."""
+
+    offsets: np.ndarray
+    results: np.ndarray
+    steps: np.ndarray
+    nsteps: np.ndarray
+
+    def counts(self) -> np.ndarray:
+        """Number of legal moves of each pair."""
+        return np.diff(self.offsets)
+
+    def positions(self, pair: int) -> list[GioulPosition]:
+        """The states after each legal move of pair `pair`."""
+        return from_array(self.results[self.offsets[pair] : self.offsets[pair + 1]])
+
+
+def batch_legal_moves(states: object, dice: object) -> GioulBatchMoves:
+    """Every legal move of the next decision of each (state, dice row) pair as flat arrays,
+    like fevga.batch.legal_moves: rows validated once, then generated without the GIL.
+
+    >>> moves = batch_legal_moves(to_array([GioulPosition.initial()] * 2), [[6, 5], [5, 5]])
+    >>> moves.counts().tolist()
+    [2, 5]
+    """
+    from fevga.batch import validate_dice
+
+    rows = _state_rows(states)
+    rolls = validate_dice(dice, len(rows))
+    offsets, results, steps, nsteps = generate_batch(rows, rolls)
+    return GioulBatchMoves(offsets, results, steps, nsteps)
 
 
 def gioul_perft(position: GioulPosition, depth: int) -> int:

@@ -1,0 +1,170 @@
+"""Batch Gioul move generation on NumPy state rows (fevga.gioul.batch_legal_moves,
+count_legal_moves, validate_states): agreement with the one-state API, and hostile rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fevga import BLACK, WHITE, GioulPosition
+from fevga.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError
+from fevga.gioul import (
+    GIOUL_WIDTH,
+    batch_legal_moves,
+    count_legal_moves,
+    from_array,
+    play_gioul_game,
+    to_array,
+    validate_states,
+)
+
+START = [0] * 24 + [15]
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list[GioulPosition]:
+    """Every state of seeded games: fresh rolls, chain blocks, hand-overs, finished games."""
+    states = [s for seed in range(12) for s in play_gioul_game(seed=seed, policy=("heuristic", "random")).positions()]
+    assert any(s.pending and s.roller != s.turn for s in states)  # dice handed over
+    assert any(len(s.pending) > 4 for s in states)  # inside a chain
+    return states
+
+
+def test_batch_agrees_with_the_one_state_api(corpus: list[GioulPosition]) -> None:
+    rng = np.random.default_rng(4)
+    dice = rng.integers(1, 7, size=(len(corpus), 2))
+    rows = to_array(corpus)
+    assert from_array(rows) == corpus
+    moves = batch_legal_moves(rows, dice)
+    counts = count_legal_moves(rows, dice)
+    assert moves.counts().tolist() == counts.tolist()
+    assert count_legal_moves(corpus, dice, threads=3).tolist() == counts.tolist()
+    for i, state in enumerate(corpus):
+        expected = [] if state.is_game_over() else state.legal_moves(None if state.pending else tuple(dice[i]))
+        assert state.count_legal_moves(None if state.pending else tuple(dice[i])) == counts[i]
+        assert moves.positions(i) == [m.position for m in expected], state.id
+        for k, move in enumerate(expected):
+            row = moves.offsets[i] + k
+            assert moves.nsteps[row] == len(move.steps)
+            assert [tuple(int(v) for v in s) for s in moves.steps[row][: moves.nsteps[row]]] == list(move.steps)
+    assert counts.sum() > 2000
+
+
+def test_every_roll_of_a_state() -> None:
+    state = GioulPosition.from_id("f_4AIAD__AABAAAA4ABH")  # White's roll 4 (docs/rules.md 11.6.6)
+    rolls = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)])
+    moves = batch_legal_moves(to_array([state] * 21), rolls)
+    for i, (a, b) in enumerate(rolls):
+        assert moves.positions(i) == [m.position for m in state.legal_moves((int(a), int(b)))]
+    five = moves.positions(int(np.flatnonzero((rolls == [5, 5]).all(axis=1))[0]))
+    assert [s.pending for s in five] == [(5, 5, 6, 6, 6, 6)] and five[0].turn == BLACK  # handed over
+
+
+def _row(**fields: int) -> np.ndarray:
+    """The start row with some columns changed (names as in to_array's layout)."""
+    row = to_array([GioulPosition.initial()])[0].copy()
+    names = {"turn": 50, "rolls_white": 51, "rolls_black": 52, "roller": 53, "die": 54, "count": 55, "last": 56,
+             "pair": 57}
+    for name, value in fields.items():
+        row[names[name]] = value
+    return row
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        (_row(rolls_white=4), "roll count"),
+        (_row(roller=1), "no pending dice"),
+        (_row(die=3), "no pending dice"),
+        (_row(rolls_white=1, die=5, count=5, last=5), "not the rest of a roll"),
+        (_row(rolls_white=1, die=0, count=1, last=0), "not the rest of a roll"),
+        (_row(rolls_white=1, die=3, count=2, last=5), "not the rest of a roll"),
+        (_row(rolls_white=1, die=4, count=2, last=4, pair=5), "not the rest of a roll"),
+        (_row(rolls_white=1, die=4, count=1, last=4, pair=4), "not the rest of a roll"),
+        (_row(rolls_white=1, roller=2, die=4, count=2, last=4), "roller"),
+        (_row(die=4, count=2, last=4), "made no roll"),
+        (_row(rolls_white=2, die=3, count=4, last=6), "fourth roll"),
+        (_row(rolls_white=1, die=6, count=4, last=6, turn=2), "turn"),
+    ],
+)
+def test_hostile_rows_are_refused(row: np.ndarray, message: str) -> None:
+    rows = np.stack([to_array([GioulPosition.initial()])[0], row])
+    for call in (
+        lambda: validate_states(rows),
+        lambda: count_legal_moves(rows, [[6, 5], [6, 5]]),
+        lambda: batch_legal_moves(rows, [[6, 5], [6, 5]]),
+        lambda: from_array(rows),
+    ):
+        with pytest.raises(InvalidPositionError, match=f"row 1 .*{message}|{message}.*row 1|row 1"):
+            call()
+    with pytest.raises(InvalidPositionError, match=message):
+        validate_states(rows)
+
+
+def test_board_and_game_state_problems() -> None:
+    finished = GioulPosition.from_counts([15] + [0] * 24, START)
+    row = to_array([finished])[0]
+    row[51:58] = [3, 3, 0, 6, 4, 6, 0]  # pending dice in a finished game
+    with pytest.raises(InvalidPositionError, match="finished game"):
+        validate_states(row[None])
+    black = [0] * 25
+    black[7] = 3
+    for point in range(1, 7):
+        black[point] = 2  # Black's 1-6 are White's 13-18: a prime in front of White's 24
+    trapped = GioulPosition.from_counts(START, black, WHITE, next_roll=(2, 2))
+    assert not trapped._can_play(WHITE, 6) and trapped._can_play(WHITE, 1)
+    row = to_array([trapped])[0]
+    row[51:58] = [1, 1, 0, 6, 4, 6, 0]  # White holds four 6s it cannot start
+    with pytest.raises(InvalidPositionError, match="cannot start"):
+        validate_states(row[None])
+    row[51:58] = [1, 1, 0, 6, 1, 6, 1]  # the pair 6-1: the 1 can be played
+    assert from_array(row[None])[0].decision_dice == (6, 1)
+    bad_board = to_array([GioulPosition.initial()])
+    bad_board[0, 3] = 1  # 16 White checkers
+    with pytest.raises(InvalidPositionError, match="row 0"):
+        validate_states(bad_board)
+
+
+def test_validator_matches_the_constructor(corpus: list[GioulPosition]) -> None:
+    """Random changes to the state fields of real rows: every row the validator accepts is
+    the state GioulPosition.from_counts builds from the same fields, and no row it refuses
+    is one from_counts accepts in that encoding."""
+    rng = np.random.default_rng(7)
+    rows = to_array(corpus)
+    accepted = refused = 0
+    for _ in range(3000):
+        row = rows[rng.integers(len(rows))].copy()
+        for column in rng.choice(np.arange(51, 58), size=rng.integers(1, 3), replace=False):
+            row[column] = rng.integers(0, 8)
+        rolls, roller, die, count, last, pair = (row[51], row[52]), row[53], row[54], row[55], row[56], row[57]
+        try:
+            state = from_array(row[None])[0]
+        except InvalidPositionError:
+            refused += 1
+            continue
+        accepted += 1
+        pending = () if not count else ((die, pair) if pair else (die,) * count + tuple(
+            d for d in range(die + 1, last + 1) for _ in range(4)))
+        rebuilt = GioulPosition.from_counts(
+            list(row[:25]), list(row[25:50]), int(row[50]), next_roll=(int(rolls[0]) + 1, int(rolls[1]) + 1),
+            dice=tuple(int(d) for d in pending), roller=int(roller) if count else None)
+        assert rebuilt == state
+    assert accepted > 200 and refused > 200
+
+
+def test_shapes_dtypes_and_dice() -> None:
+    rows = to_array([GioulPosition.initial()] * 2)
+    for bad in (rows[:, :50], rows.astype(np.float64), rows[0], rows.astype(np.int64) - 1, rows.astype(np.int64) + 300):
+        with pytest.raises(InvalidPositionError):
+            validate_states(bad)
+    for dice in ([[6, 5]], [[0, 5], [6, 5]], [[6, 7], [6, 5]], [[6.0, 5.0], [6, 5]]):
+        with pytest.raises(InvalidDiceError):
+            batch_legal_moves(rows, dice)
+        with pytest.raises(InvalidDiceError):
+            count_legal_moves(rows, dice)
+    with pytest.raises(InvalidArgumentError):
+        count_legal_moves(rows, [[6, 5], [6, 5]], threads=0)
+    with pytest.raises(InvalidArgumentError):
+        count_legal_moves(42, [[6, 5]])
+    empty = batch_legal_moves(np.zeros((0, GIOUL_WIDTH), dtype=np.uint8), np.zeros((0, 2), dtype=np.uint8))
+    assert empty.counts().tolist() == [] and empty.results.shape == (0, GIOUL_WIDTH)
