@@ -122,7 +122,8 @@ cdef int gioul_rollout_game(const JobC* job, GioulC* s, int color, RngC* rng, co
                 roll_dice(rng, &d1, &d2)
             if out.plies == 0:
                 out.first_roll = (d1 - 1) * 6 + (d2 - 1)
-            before = s[0]
+            if job.luck:
+                before = s[0]       # the luck is measured once the roll is known not to be a dead pass
             gioul_begin_roll(s, d1, d2)
             out.plies += 1
         n = gioul_pending_moves(s, scratch.moves, scratch.ws)
