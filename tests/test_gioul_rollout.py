@@ -1,5 +1,6 @@
 """Gioul rollouts (docs/rollout.md, "Gioul"): the core block runner (fevga_core.gioul_rollout),
-its seeding, stratification, luck and truncation, and its hostile inputs."""
+its seeding, stratification, luck and truncation, and its hostile inputs; then fevga.rollout and
+rollout_moves on Gioul states (workers, Dask, checkpoints, rankings). The CLI: test_gioul_cli.py."""
 
 from __future__ import annotations
 
@@ -9,9 +10,22 @@ import math
 import numpy as np
 import pytest
 
-from fevga import BLACK, WHITE, GioulPosition, InvalidArgumentError, InvalidDiceError, InvalidPositionError
+from fevga import (
+    BLACK,
+    WHITE,
+    GioulPosition,
+    InvalidArgumentError,
+    InvalidDiceError,
+    InvalidPositionError,
+    Position,
+    Rules,
+    rollout,
+    rollout_moves,
+)
 from fevga.bearoff import OneSidedDB, TwoSidedDB
+from fevga.errors import BearoffFileError, IllegalMoveError, InvalidRulesError
 from fevga.gioul import to_array
+from fevga.rollout import STRATA
 from fevga_core import game as core_game
 from fevga_core import gioul_rollout as core
 from fevga_core.race import Tables
@@ -21,6 +35,7 @@ F = {name: i for i, name in enumerate(SUM_FIELDS)}
 SCALE = 100.0
 RANDOM, HEURISTIC = 0, 1
 HANDED_OVER = "__4AAAj__AABAAAA5VhH"  # Black plays the rest of White's chain
+Z95 = 1.959963984540054
 
 
 def counts(points: dict[int, int]) -> list[int]:
@@ -348,11 +363,6 @@ def test_match_weights_value_gioul_games_like_fevga_ones() -> None:
 # --------------------------------------------------------------------------- the public API
 
 
-from fevga import Position, Rules, rollout, rollout_moves  # noqa: E402
-from fevga.errors import BearoffFileError, IllegalMoveError, InvalidRulesError  # noqa: E402
-from fevga.rollout import STRATA  # noqa: E402
-
-
 def test_workers_and_dask_give_the_same_result() -> None:
     distributed = pytest.importorskip("distributed")
     start = GioulPosition.from_id(HANDED_OVER)
@@ -411,9 +421,6 @@ def test_luck_adjusted_rollout_is_unbiased_and_tighter() -> None:
     assert lucky.raw_equity_se == plain.equity_se
     assert abs(lucky.equity - plain.equity) < Z95 * plain.equity_se
     assert lucky.equity_se < plain.equity_se
-
-
-Z95 = 1.959963984540054
 
 
 def test_truncated_rollout_with_the_gioul_tables() -> None:
