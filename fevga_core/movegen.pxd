@@ -47,7 +47,3 @@ cdef bint can_play_die(const PositionC* pos, int color, int d, int flags) noexce
 cdef bint player_can_move(const PositionC* pos, int color, int flags) noexcept nogil
 cdef bint position_is_dead(const PositionC* pos, int flags) noexcept nogil
 cdef void apply_move(PositionC* pos, const MoveC* move) noexcept nogil
-
-# The 21 distinct rolls, ordered 1-1, 1-2, ..., 6-6 (d1 <= d2); weight 1 for doubles, 2 else.
-cdef int ROLL_D1[21]
-cdef int ROLL_D2[21]

@@ -21,14 +21,14 @@ from libc.math cimport tanh
 
 from fevga_core.types cimport (
     PositionC, MoveC, SideC, uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t,
-    NUM_CHECKERS, MAX_MOVES, POSITION_WIDTH, FLAG_OPENING_DICE,
+    NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FLAG_OPENING_DICE,
 )
 from fevga_core.board cimport (
     position_load, position_load_checked, position_store, zobrist_turn, fevga_flags_checked,
+    ROLL_D1, ROLL_D2, ROLL_WEIGHT,
 )
 from fevga_core.movegen cimport (
     WorkspaceC, ScratchC, scratch_new, scratch_free, generate_moves, apply_move, position_is_dead,
-    ROLL_D1 as ROLL_A, ROLL_D2 as ROLL_B,
 )
 from fevga_core.game cimport (
     RngC, rng_seed, rng_below, game_seed, roll_dice, heuristic_eval, choose_move, opening_draw,
@@ -80,18 +80,6 @@ cdef int _check_shape(str name, object array, tuple shape) except -1:
     if tuple(array.shape[:len(shape)]) != shape:
         raise InvalidArgumentError(f"{name} must have shape {shape}, not {tuple(array.shape[:len(shape)])}")
     return 0
-
-# Probability of each of movegen's 21 distinct rolls (doubles 1/36, others 2/36).
-cdef double ROLL_W[21]
-
-
-cdef void _fill_weights() noexcept nogil:
-    cdef int i
-    for i in range(21):
-        ROLL_W[i] = (1.0 if ROLL_A[i] == ROLL_B[i] else 2.0) / 36.0
-
-
-_fill_weights()
 
 
 cdef inline bint _is_over(const PositionC* pos) noexcept nogil:
@@ -175,8 +163,8 @@ cdef int _lookahead_choice(const JobC* job, const PositionC* pos, const MoveC* m
             value = _heuristic_value(job, &child, mover)
         else:
             value = 0.0
-            for r in range(21):
-                m = generate_moves(&child, ROLL_A[r], ROLL_B[r], job.flags, (scratch.moves + MAX_MOVES), scratch.ws)
+            for r in range(NUM_ROLLS):
+                m = generate_moves(&child, ROLL_D1[r], ROLL_D2[r], job.flags, (scratch.moves + MAX_MOVES), scratch.ws)
                 if m < 0:
                     with gil:
                         raise OverflowError("more legal moves than the generator buffer holds")
@@ -187,7 +175,7 @@ cdef int _lookahead_choice(const JobC* job, const PositionC* pos, const MoveC* m
                     e = _heuristic_value(job, &grandchild, mover)
                     if e < worst:
                         worst = e
-                value += ROLL_W[r] * worst
+                value += ROLL_WEIGHT[r] * worst
         if value > best_value:
             best_value = value
             best = k
@@ -297,12 +285,12 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
             # luck = value of the roll played minus the mean over all 36 rolls (mean zero)
             actual = _best_value(job, pos, scratch.moves, n)
             mean = 0.0
-            for r in range(21):
-                m = generate_moves(pos, ROLL_A[r], ROLL_B[r], job.flags, (scratch.moves + MAX_MOVES), scratch.ws)
+            for r in range(NUM_ROLLS):
+                m = generate_moves(pos, ROLL_D1[r], ROLL_D2[r], job.flags, (scratch.moves + MAX_MOVES), scratch.ws)
                 if m < 0:
                     with gil:
                         raise OverflowError("more legal moves than the generator buffer holds")
-                mean += ROLL_W[r] * _best_value(job, pos, (scratch.moves + MAX_MOVES), m)
+                mean += ROLL_WEIGHT[r] * _best_value(job, pos, (scratch.moves + MAX_MOVES), m)
             out.luck += (actual - mean) if mover == color else (mean - actual)
         policy = job.policy[mover]
         k = 0
@@ -550,12 +538,12 @@ cdef double _expectimax(const JobC* job, const PositionC* pos, int depth, MoveC*
         return _final_points(pos, pos.turn)
     if depth == 0:
         return position_value(job, pos, pos.turn)
-    for r in range(21):
+    for r in range(NUM_ROLLS):
         calls[0] += 1
         if calls[0] % 16384 == 0:
             with gil:
                 PyErr_CheckSignals()
-        n = generate_moves(pos, ROLL_A[r], ROLL_B[r], job.flags, buffers, ws)
+        n = generate_moves(pos, ROLL_D1[r], ROLL_D2[r], job.flags, buffers, ws)
         if n < 0:
             with gil:
                 raise OverflowError("more legal moves than the generator buffer holds")
@@ -571,7 +559,7 @@ cdef double _expectimax(const JobC* job, const PositionC* pos, int depth, MoveC*
             value = -_expectimax(job, &child, depth - 1, buffers + MAX_MOVES, ws, calls)
             if value > best:
                 best = value
-        total += ROLL_W[r] * best
+        total += ROLL_WEIGHT[r] * best
     return total
 
 

@@ -13,13 +13,13 @@ import numpy as np
 
 from libc.stdint cimport int8_t, int32_t, int64_t
 
-from fevga_core.types cimport PositionC, MoveC, SideC, uint8_t, NUM_CHECKERS, MAX_MOVES, POSITION_WIDTH
+from fevga_core.types cimport PositionC, MoveC, SideC, uint8_t, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH
 from fevga_core.board cimport (
     position_load, position_load_checked, position_store, rows_checked, fevga_flags_checked, check_interrupt,
+    ROLL_D1, ROLL_D2, ROLL_WEIGHT,
 )
 from fevga_core.movegen cimport (
     WorkspaceC, scratch_new, scratch_free, generate_moves, apply_move, position_is_dead,
-    ROLL_D1, ROLL_D2,
 )
 from fevga_core.net cimport NetC, NET_MAX_HIDDEN, net_base, net_finish, net_evaluate, outputs_equity
 from fevga_core.net cimport CoreNet
@@ -73,10 +73,6 @@ cdef void _result_value(const EvaluatorC* ev, const PositionC* pos, const MoveC*
             shared.have_base = True
         net_finish(ev.net, &child, shared.base, theirs)
     flip(theirs, mine)
-
-
-cdef inline double _weight(int roll) noexcept nogil:
-    return (1.0 if ROLL_D1[roll] == ROLL_D2[roll] else 2.0) / 36.0
 
 
 cdef int _filter(const double* equities, int n, int* keep) noexcept nogil:
@@ -148,7 +144,7 @@ cdef int ply_value(const EvaluatorC* ev, const PositionC* pos, int plies, Scratc
     if static_value(ev, pos, out) or plies == 0:
         return 0
     out[0] = out[1] = out[2] = 0.0
-    for r in range(21):
+    for r in range(NUM_ROLLS):
         if level == 0 and plies >= 2:
             check_interrupt()
         n = generate_moves(pos, ROLL_D1[r], ROLL_D2[r], ev.flags, moves, scratch.ws)
@@ -162,9 +158,9 @@ cdef int ply_value(const EvaluatorC* ev, const PositionC* pos, int plies, Scratc
                 out[0], out[1], out[2] = 0.5, 0.0, 0.0
                 return 0
         choose_move_net(ev, pos, moves, n, plies, scratch, level, best)
-        out[0] += _weight(r) * best[0]
-        out[1] += _weight(r) * best[1]
-        out[2] += _weight(r) * best[2]
+        out[0] += ROLL_WEIGHT[r] * best[0]
+        out[1] += ROLL_WEIGHT[r] * best[1]
+        out[2] += ROLL_WEIGHT[r] * best[2]
     return 0
 
 

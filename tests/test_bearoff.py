@@ -26,6 +26,7 @@ from fevga.bearoff import (
 from fevga.bearoff import tables as tables_module
 from fevga.errors import BearoffFileError, InvalidArgumentError, InvalidPositionError, MissingBearoffError
 from fevga_core import bearoff as core
+from fevga_core.board import ROLLS
 
 SIX = (0, 0, 0, 0, 0, 1)
 
@@ -364,7 +365,7 @@ def test_core_bearoff_moves_match_the_engine() -> None:
     for _ in range(120):
         me, them = _random_home_side(rng, 15), _random_home_side(rng, 15)
         pos = fevga.Position.from_counts(side25(me), side25(them), fevga.WHITE)
-        for d1, d2 in core.ROLLS:
+        for d1, d2 in ROLLS:
             engine = {m.position.counts(fevga.WHITE)[1:7] for m in pos.legal_moves((d1, d2))}
             ours = {core.unrank(r, 6) for r in core.successors(me, d1, d2)}
             assert engine == ours, (me, d1, d2)
@@ -399,7 +400,7 @@ def test_best_move_maximises_exact_equity(ts: TwoSidedDB) -> None:
     # The table equity is the average over rolls of the best move's value.
     pos = fevga.Position.from_counts(side25((2, 1, 0, 1)), side25((0, 3)), fevga.WHITE)
     total = 0.0
-    for d1, d2 in core.ROLLS:
+    for d1, d2 in ROLLS:
         m = best_move(pos, (d1, d2), two_sided=ts)
         after = m.position
         v = 1.0 if after.is_game_over() else -ts.equity(after.counts(after.turn), after.counts(fevga.WHITE))
