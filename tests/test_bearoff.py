@@ -154,6 +154,69 @@ def test_race_estimate_with_mars(db: OneSidedDB) -> None:
     assert done.win == 0.0
 
 
+def _reference_estimate(db: OneSidedDB, a: tuple[int, ...], b: tuple[int, ...]) -> tuple[float, float, float]:
+    """The race estimate of docs/bearoff.md written out again with NumPy (no core code)."""
+    if not any(b):
+        return 0.0, 0.0, 1.0 if sum(a) == 15 else 0.0
+    if not any(a):
+        return 1.0, 1.0 if sum(b) == 15 else 0.0, 0.0
+
+    def padded(p: np.ndarray, n: int) -> np.ndarray:
+        out = np.zeros(n)
+        out[: len(p)] = p
+        return out
+
+    def survival(p: np.ndarray, n: int) -> np.ndarray:  # P(X >= k), k = 0..n-1
+        return np.cumsum(padded(p, n)[::-1])[::-1]
+
+    pa, pb = db.distribution(a), db.distribution(b)
+    n = max(len(pa), len(pb)) + 2
+    win = float(padded(pa, n) @ survival(pb, n))
+    win_mars = float(padded(pa, n) @ survival(db.first_off_distribution(b), n)) if sum(b) == 15 else 0.0
+    lose_mars = float(padded(pb, n) @ survival(db.first_off_distribution(a), n + 1)[1:]) if sum(a) == 15 else 0.0
+    return win, win_mars, lose_mars
+
+
+def test_race_estimate_is_the_core_formula(db: OneSidedDB) -> None:
+    from fevga.rollout import _table_arrays
+    from fevga_core import race as core_race
+    from fevga_core import rollout as core_rollout
+
+    tables = core_race.Tables(*_table_arrays(db, None))  # one-sided only: race_value estimates
+    rng = np.random.default_rng(9)
+    sides = [(15,), (0, 0, 0, 0, 0, 15), (1,), (0, 0, 0, 0, 0, 0)]
+    sides += [_random_home_side(rng, 15) for _ in range(60)]
+    for a, b in zip(sides, sides[1:] + sides[:1]):
+        pos = fevga.Position.from_counts(side25(a), side25(b), fevga.WHITE)
+        estimate = race_estimate(a, b, db)
+        equity, win, win_mars, lose_mars = core_rollout.race(pos._row(), tables)  # what evaluators use
+        assert (estimate.equity, estimate.win, estimate.win_mars, estimate.lose_mars) == (equity, win, win_mars, lose_mars)
+        assert race_estimate(pos, db=db) == estimate
+        assert (estimate.win, estimate.win_mars, estimate.lose_mars) == pytest.approx(
+            _reference_estimate(db, db.counts(a), db.counts(b)), abs=1e-13
+        ), (a, b)
+    small = OneSidedDB.build(points=6, checkers=3)  # no mars possible: fewer than 15 checkers
+    expected = _reference_estimate(small, (0, 1, 2, 0, 0, 0), (3, 0, 0, 0, 0, 0))
+    estimate = race_estimate((0, 1, 2), (3,), small)
+    assert (estimate.win, estimate.win_mars, estimate.lose_mars) == pytest.approx(expected, abs=1e-13)
+    assert 0.0 < estimate.win < 1.0 and estimate.win_mars == estimate.lose_mars == 0.0
+
+
+def test_core_race_estimate_checks_its_input(db: OneSidedDB) -> None:
+    from fevga.rollout import _table_arrays
+    from fevga_core import race as core_race
+
+    tables = core_race.Tables(*_table_arrays(db, None))
+    for on_roll, message in (((1, 2), "6 points"), ((16, 0, 0, 0, 0, 0), "0-15"), ((1.5, 0, 0, 0, 0, 0), "integer"),
+                             (7, "sequence"), ((-1, 0, 0, 0, 0, 0), "0-15")):
+        with pytest.raises(InvalidArgumentError, match=message):
+            core_race.estimate(tables, on_roll, SIX)
+    with pytest.raises(InvalidArgumentError, match="no one-sided table"):
+        core_race.estimate(core_race.Tables(), SIX, SIX)
+    with pytest.raises(InvalidArgumentError, match="covers 3"):
+        core_race.estimate(core_race.Tables(*_table_arrays(OneSidedDB.build(6, 3), None)), (4, 0, 0, 0, 0, 0), SIX)
+
+
 # --- lookups ------------------------------------------------------------------------------
 
 def test_lookup_forms_and_errors(db: OneSidedDB, ts: TwoSidedDB) -> None:
