@@ -24,8 +24,9 @@ import numpy.typing as npt
 from fevga.bearoff.fileformat import TableFile, write_table
 from fevga.errors import BearoffFileError, InvalidArgumentError, InvalidPositionError, MissingBearoffError
 from fevga_core import bearoff as core
+from fevga_core import constants
 
-TOTAL_CHECKERS = 15
+TOTAL_CHECKERS = constants.NUM_CHECKERS
 MAX_POINTS = 11
 FloatArray = npt.NDArray[np.float64]
 T = TypeVar("T")
@@ -212,7 +213,7 @@ class OneSidedDB:
         self._mean: FloatArray = arrays["mean"]
 
     @classmethod
-    def build(cls, points: int = 6, checkers: int = 15, *, progress: bool = False) -> OneSidedDB:
+    def build(cls, points: int = 6, checkers: int = TOTAL_CHECKERS, *, progress: bool = False) -> OneSidedDB:
         """Build the table for up to `checkers` checkers on points 1..`points`."""
         _check_size(points, checkers)
         builder = core.OneSidedBuilder(points, checkers)

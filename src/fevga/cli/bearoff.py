@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fevga.errors import FevgaError, InvalidNotationError, MissingBearoffError
+from fevga_core.constants import NUM_CHECKERS
 
 Sides = tuple[tuple[int, ...], tuple[int, ...] | None, Any]
 
@@ -90,7 +91,7 @@ def _build(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     progress = not args.quiet and sys.stderr.isatty()
     if args.kind == "one-sided":
-        checkers = 15 if args.checkers is None else args.checkers  # 0 is refused by the build, not replaced
+        checkers = NUM_CHECKERS if args.checkers is None else args.checkers  # 0 is refused by the build, not replaced
         db: Any = OneSidedDB.build(points=args.points, checkers=checkers, progress=progress)
     else:
         checkers = 6 if args.checkers is None else args.checkers
@@ -112,7 +113,7 @@ def _side_report(db: Any, side: tuple[int, ...]) -> dict[str, Any]:
         "stdev_rolls": db.stdev_rolls(counts),
         "distribution": {str(i): float(p) for i, p in enumerate(distribution) if p > 0},
     }
-    if sum(counts) == db.checkers == 15:
+    if sum(counts) == db.checkers == NUM_CHECKERS:
         report["first_off_mean"] = db.first_off_mean(counts)
         report["first_off_distribution"] = {
             str(i): float(p) for i, p in enumerate(db.first_off_distribution(counts)) if p > 0

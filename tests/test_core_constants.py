@@ -1,4 +1,6 @@
-"""The core's one roll table (fevga_core.board.ROLLS, ROLL_WEIGHTS) and its users.
+"""One home for each constant shared by the core and Python: the roll table
+(fevga_core.board.ROLLS, ROLL_WEIGHTS), the sizes, rule flags and policy ids
+(fevga_core.constants), which the Python package imports instead of copying.
 
 Every loop of the core over the 21 rolls takes them in this one order; a floating-point sum
 over the rolls depends on that order, so the tests below redo such sums in Python in the
@@ -11,7 +13,13 @@ from fractions import Fraction
 
 import pytest
 
-from fevga import BLACK, WHITE, Position, perft
+import fevga.batch
+import fevga.bearoff.tables
+import fevga.policy
+import fevga.position
+import fevga.rules
+from fevga import BLACK, WHITE, InvalidRulesError, Position, Rules, perft
+from fevga_core import constants
 from fevga.bearoff import OneSidedDB, TwoSidedDB
 from fevga_core import bearoff as core_bearoff
 from fevga_core import rollout as core_rollout
@@ -73,3 +81,34 @@ def test_two_sided_equities_sum_the_rolls_in_table_order() -> None:
 def test_perft_one_is_the_sum_over_the_table() -> None:
     for position in (Position.initial(), *MIDGAMES):
         assert perft(position, 1) == sum(len(position.legal_moves(dice)) for dice in ROLLS)
+
+
+def test_python_uses_the_core_constants() -> None:
+    start = Position.initial()
+    assert fevga.batch.POSITION_WIDTH == constants.POSITION_WIDTH == len(start._row())
+    assert fevga.position.NUM_CHECKERS == fevga.bearoff.tables.TOTAL_CHECKERS == constants.NUM_CHECKERS
+    assert constants.NUM_CHECKERS == sum(start.counts(WHITE)) == start.counts(BLACK)[constants.NUM_POINTS]
+    assert len(start.counts(WHITE)) == constants.NUM_POINTS + 1 and len(ROLLS) == constants.NUM_ROLLS
+    assert fevga.policy.POLICY_IDS == constants.POLICY_IDS and fevga.policy.CALLBACK_ID == constants.POLICY_CALLBACK
+    assert set(constants.POLICY_IDS.values()) | {constants.POLICY_CALLBACK} == set(core_rollout.KNOWN_POLICIES)
+
+
+def test_rule_flags_are_the_core_bits() -> None:
+    bits = {
+        "release": constants.FLAG_RELEASE_REACH,
+        "start_quarter_check": constants.FLAG_QUARTER_END_OF_TURN,
+        "ban_prime_before_opponent_mother": constants.FLAG_BAN_PRIME,
+        "must_open": constants.FLAG_MUST_OPEN_NO_PLAYABLE,
+        "first_roll": constants.FLAG_OPENING_DICE,
+    }
+    strict = Rules.strict()
+    assert strict.flags == bits["release"] | bits["ban_prime_before_opponent_mother"] | bits["must_open"]
+    assert Rules(first_roll="opening_dice", start_quarter_check="end_of_turn").flags == (
+        bits["first_roll"] | bits["start_quarter_check"]
+    )
+    assert sum(bits.values()) == constants.FEVGA_FLAGS and fevga.rules.FLAG_GIOUL == constants.FLAG_GIOUL
+    assert Rules(game="gioul").flags & constants.FLAG_GIOUL
+    row = Position.initial()._row()
+    assert core_rollout.expectimax_value(row, 0, constants.FEVGA_FLAGS, Tables(), 100.0) is not None
+    with pytest.raises(InvalidRulesError, match=str(constants.FEVGA_FLAGS)):
+        core_rollout.expectimax_value(row, 0, constants.FLAG_GIOUL, Tables(), 100.0)
