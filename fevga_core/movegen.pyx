@@ -51,6 +51,7 @@ cdef int scratch_new(ScratchC* scratch, size_t lists) except -1:
     scratch.lists = lists
     scratch.ws = NULL
     scratch.moves = NULL
+    scratch.calls = 0
     if lists == 0 or lists > SIZE_MAX // (MAX_MOVES * sizeof(MoveC)):
         raise MemoryError(f"{lists} move lists of {MAX_MOVES} moves do not fit in memory")
     scratch.ws = <WorkspaceC*> malloc(sizeof(WorkspaceC))

@@ -36,10 +36,9 @@ from fevga_core.game cimport (
     POLICY_NET, POLICY_NET2,
 )
 from fevga_core.net cimport CoreNet, NetC, net_evaluate, outputs_equity
-from fevga_core.search cimport EvaluatorC, choose_move_net
+from fevga_core.search cimport EvaluatorC, choose_move_net, roll_expectation
 from fevga_core.bearoff cimport one_sided_mean, two_sided_equity
 from fevga_core.race cimport TablesC, Tables, no_contact, race_value, side_covered, side_rank
-from cpython.exc cimport PyErr_CheckSignals
 
 import numpy as np
 
@@ -527,40 +526,45 @@ def play_recorded(bytes row, int flags, int white_policy, int black_policy, obje
         free(rec.plies)
 
 
-cdef double _expectimax(const JobC* job, const PositionC* pos, int depth, MoveC* buffers,
-                        WorkspaceC* ws, uint64_t* calls) except? -1e300 nogil:
-    """Exact expectation over the 21 rolls, `depth` plies deep, for the side on roll.
-    `calls` counts generator calls: every 2^14 of them, Ctrl-C is checked."""
-    cdef int r, k, n, dead = -1
-    cdef double total = 0.0, best, value
+# What expectimax passes search.roll_expectation: the mover's best result of a roll is the
+# best expectimax value, `depth` - 1 plies deep, of the roll's moves (full width).
+ctypedef struct ExpectimaxC:
+    const JobC* job
+    int depth
+
+
+cdef int _expectimax_roll_value(const void* ctx, const PositionC* pos, const MoveC* moves, int n,
+                                ScratchC* scratch, int level, double* value) except -1 nogil:
+    cdef const ExpectimaxC* e = <const ExpectimaxC*> ctx
+    cdef int k
+    cdef double below, best = -1e300
     cdef PositionC child
+    for k in range(n):
+        child = pos[0]
+        apply_move(&child, &moves[k])
+        _expectimax(e.job, &child, e.depth - 1, scratch, level + 1, &below)
+        if -below > best:
+            best = -below
+    value[0] = best
+    return 0
+
+
+cdef int _expectimax(const JobC* job, const PositionC* pos, int depth, ScratchC* scratch, int level,
+                     double* out) except -1 nogil:
+    """Exact expectation over the 21 rolls, `depth` plies deep, for the side on roll (move
+    lists level .. level + depth - 1 of `scratch`); dead positions are draws (0)."""
+    cdef ExpectimaxC e
     if _is_over(pos):
-        return _final_points(pos, pos.turn)
+        out[0] = _final_points(pos, pos.turn)
+        return 0
     if depth == 0:
-        return position_value(job, pos, pos.turn)
-    for r in range(NUM_ROLLS):
-        calls[0] += 1
-        if calls[0] % 16384 == 0:
-            with gil:
-                PyErr_CheckSignals()
-        n = generate_moves(pos, ROLL_D1[r], ROLL_D2[r], job.flags, buffers, ws)
-        if n < 0:
-            with gil:
-                raise OverflowError("more legal moves than the generator buffer holds")
-        if n == 1 and buffers[0].nsteps == 0:
-            if dead < 0:
-                dead = position_is_dead(pos, job.flags)
-            if dead:
-                return 0.0
-        best = -1e300
-        for k in range(n):
-            child = pos[0]
-            apply_move(&child, &buffers[k])
-            value = -_expectimax(job, &child, depth - 1, buffers + MAX_MOVES, ws, calls)
-            if value > best:
-                best = value
-        total += ROLL_WEIGHT[r] * best
-    return total
+        out[0] = position_value(job, pos, pos.turn)
+        return 0
+    e.job = job
+    e.depth = depth
+    if roll_expectation(pos, job.flags, scratch, level, 1, _expectimax_roll_value, &e, out):
+        out[0] = 0.0
+    return 0
 
 
 def expectimax_value(bytes row, int depth, int flags, Tables tables not None, double scale, CoreNet net=None):
@@ -569,7 +573,6 @@ def expectimax_value(bytes row, int depth, int flags, Tables tables not None, do
     cdef JobC job
     cdef double value
     cdef ScratchC scratch
-    cdef uint64_t calls = 0
     if not 0 <= depth <= MAX_EXPECTIMAX_DEPTH:
         raise InvalidArgumentError(f"expectimax depth {depth} must be from 0 to {MAX_EXPECTIMAX_DEPTH}")
     fevga_flags_checked(flags)
@@ -578,7 +581,7 @@ def expectimax_value(bytes row, int depth, int flags, Tables tables not None, do
     try:
         _job_init(&job, flags, POLICY_HEURISTIC, POLICY_HEURISTIC, False, False, scale, tables, net)
         with nogil:
-            value = _expectimax(&job, &pos, depth, scratch.moves, scratch.ws, &calls)
+            _expectimax(&job, &pos, depth, &scratch, 0, &value)
         return value
     finally:
         scratch_free(&scratch)
