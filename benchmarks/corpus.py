@@ -14,10 +14,11 @@ from numpy.typing import NDArray
 
 from fevga import Position, batch
 from fevga.game import play_game
+from fevga_core import board
 
 CORPUS_SIZE = 1000
 PLIES = (20, 30, 40, 50, 60)
-ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
+ROLLS = list(board.ROLLS)  # the core's one roll order: 1-1, 1-2, ..., 6-6
 
 
 @cache

@@ -6,7 +6,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-ROLLS: tuple[tuple[int, int], ...]
 GAMES: tuple[str, ...]
 
 def rank(counts: Sequence[int]) -> int: ...

@@ -14,6 +14,9 @@ from cpython.exc cimport PyErr_CheckSignals
 import numpy as np
 cimport numpy as cnp
 
+from fevga_core.types cimport NUM_ROLLS
+from fevga_core.board cimport ROLL_D1, ROLL_D2, ROLL_COUNT
+
 from fevga_core.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError
 
 cnp.import_array()
@@ -35,34 +38,6 @@ cdef void _init_binomials() noexcept nogil:
 
 
 _init_binomials()
-
-# Roll order used everywhere a per-roll array appears: the 6 doubles, then the 15 non-doubles.
-cdef int ROLL_D1[21]
-cdef int ROLL_D2[21]
-cdef double ROLL_WEIGHT[21]
-cdef double ROLL_COUNT[21]   # 1 for a double, 2 otherwise: sums are divided by 36 once, exactly
-
-
-cdef void _init_rolls() noexcept nogil:
-    cdef int i = 0, a, b
-    for a in range(1, 7):
-        ROLL_D1[i] = a
-        ROLL_D2[i] = a
-        ROLL_WEIGHT[i] = 1.0 / 36.0
-        ROLL_COUNT[i] = 1.0
-        i += 1
-    for a in range(1, 7):
-        for b in range(a + 1, 7):
-            ROLL_D1[i] = a
-            ROLL_D2[i] = b
-            ROLL_WEIGHT[i] = 2.0 / 36.0
-            ROLL_COUNT[i] = 2.0
-            i += 1
-
-
-_init_rolls()
-
-ROLLS = tuple((ROLL_D1[i], ROLL_D2[i]) for i in range(21))
 
 # The games a table can be built for. In a Gioul race (docs/rules.md 11.7) no die is ever
 # handed over and every double is a chain (the tables assume both sides are at their fourth
@@ -712,7 +687,7 @@ cdef void _choose(const ObjectiveC* o, int64_t p, const int64_t* succ, const int
             best_value = 0.0
             _improve(o, succ + (d - 1) * MAX_POINTS, nsucc[d - 1], d, 0, True, &best_rank, &best_value)
             row[24 + d - 1] = best_rank
-    for r in range(21):
+    for r in range(NUM_ROLLS):
         a = ROLL_D1[r]
         b = ROLL_D2[r]
         if a == b:
@@ -732,7 +707,7 @@ cdef int _accumulate(ObjectiveC* o, int64_t slot, const int32_t* chosen,
     cdef int64_t c
     cdef double w, mean = 0.0, square = 0.0
     memset(acc, 0, MAX_ROLLS * sizeof(double))
-    for r in range(21):
+    for r in range(NUM_ROLLS):
         c = chosen[r]
         w = ROLL_COUNT[r]
         if c < o.base:
@@ -762,7 +737,7 @@ cdef int _accumulate(ObjectiveC* o, int64_t slot, const int32_t* chosen,
 cdef int _objective_rank(ObjectiveC* o, int64_t p, const int64_t* succ, const int* nsucc,
                          double* acc) noexcept nogil:
     """Solve rank p (>= base) of the objective; -1 when out of memory."""
-    cdef int32_t chosen[21]
+    cdef int32_t chosen[NUM_ROLLS]
     cdef int i
     if p == 0:  # the empty side: nothing left to roll
         for i in range(o.stride):
@@ -914,7 +889,7 @@ cdef class TwoSidedBuilder:
             self.win_t_array = np.empty(n * n, dtype=np.float64)
             self.win = <double*>cnp.PyArray_DATA(self.win_array)
             self.win_t = <double*>cnp.PyArray_DATA(self.win_t_array)
-        self.succ_offset = <int64_t*>malloc((n * 21 + 1) * sizeof(int64_t))
+        self.succ_offset = <int64_t*>malloc((n * NUM_ROLLS + 1) * sizeof(int64_t))
         self.scratch = <double*>malloc(4 * n * sizeof(double))
         self.sizes = <uint8_t*>malloc(n)
         self.succ = NULL
@@ -949,8 +924,8 @@ cdef class TwoSidedBuilder:
             for j in range(self.points):
                 size += counts[j]
             self.sizes[p] = <uint8_t>size
-            for r in range(21):
-                self.succ_offset[p * 21 + r] = used
+            for r in range(NUM_ROLLS):
+                self.succ_offset[p * NUM_ROLLS + r] = used
                 if p == 0:
                     continue
                 m = roll_successors(counts, self.points, ROLL_D1[r], ROLL_D2[r], out, out_capacity,
@@ -976,7 +951,7 @@ cdef class TwoSidedBuilder:
                 for i in range(m):
                     self.succ[used + i] = <int32_t>out[i]
                 used += m
-        self.succ_offset[n * 21] = used
+        self.succ_offset[n * NUM_ROLLS] = used
         free(out)
         return 0
 
@@ -1016,9 +991,9 @@ cdef class TwoSidedBuilder:
         for q in range(q_lo, q_hi):
             acc[q] = 0.0
             acc_win[q] = 0.0
-        for r in range(21):
-            lo = self.succ_offset[m * 21 + r]
-            hi = self.succ_offset[m * 21 + r + 1]
+        for r in range(NUM_ROLLS):
+            lo = self.succ_offset[m * NUM_ROLLS + r]
+            hi = self.succ_offset[m * NUM_ROLLS + r + 1]
             w = ROLL_COUNT[r]
             row = self.transposed + <int64_t>self.succ[lo] * n
             if has_win:
@@ -1066,9 +1041,9 @@ cdef class TwoSidedBuilder:
         for p in range(p_lo, p_hi):
             total_value = 0.0
             total_win = 0.0
-            for r in range(21):
-                lo = self.succ_offset[p * 21 + r]
-                hi = self.succ_offset[p * 21 + r + 1]
+            for r in range(NUM_ROLLS):
+                lo = self.succ_offset[p * NUM_ROLLS + r]
+                hi = self.succ_offset[p * NUM_ROLLS + r + 1]
                 best = hot[self.succ[lo]]
                 s = lo
                 for q in range(lo + 1, hi):
@@ -1150,4 +1125,4 @@ cdef class TwoSidedBuilder:
 
     def successor_count(self) -> int:
         """Entries in the per-roll successor lists (a size figure for the docs)."""
-        return self.succ_offset[self.positions * 21]
+        return self.succ_offset[self.positions * NUM_ROLLS]

@@ -3,12 +3,22 @@
 
 from cpython.exc cimport PyErr_CheckSignals
 
-from fevga_core.types cimport SideC, PositionC, uint8_t, uint32_t, uint64_t
+from fevga_core.types cimport SideC, PositionC, NUM_ROLLS, uint8_t, uint32_t, uint64_t
 
 cdef extern from *:
     int __builtin_clz(unsigned int) nogil
     int __builtin_ctz(unsigned int) nogil
     int __builtin_popcount(unsigned int) nogil
+
+# THE roll table of the core (every loop over the 21 rolls uses it; Python sees it as
+# fevga_core.board.ROLLS and ROLL_WEIGHTS): roll r is (ROLL_D1[r], ROLL_D2[r]) in the order
+# 1-1, 1-2, ..., 1-6, 2-2, 2-3, ..., 6-6 (d1 <= d2). ROLL_COUNT[r] is how many of the 36
+# ordered rolls give it (1 for a double, 2 otherwise: sums weighted by it are divided by 36
+# once, exactly) and ROLL_WEIGHT[r] = ROLL_COUNT[r] / 36 its probability.
+cdef int ROLL_D1[NUM_ROLLS]
+cdef int ROLL_D2[NUM_ROLLS]
+cdef double ROLL_COUNT[NUM_ROLLS]
+cdef double ROLL_WEIGHT[NUM_ROLLS]
 
 # ZOBRIST[(color * 25 + slot) * 16 + count]; ZOBRIST[...count 0] == 0.
 cdef const uint64_t* zobrist_table() noexcept nogil

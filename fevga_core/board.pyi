@@ -1,6 +1,10 @@
 """Zobrist hashing and the flat 51-byte row layout of positions."""
 
 ZOBRIST_SEED: int
+ROLLS: tuple[tuple[int, int], ...]
+"""The 21 distinct rolls (d1, d2), d1 <= d2, in the core's one order: 1-1, 1-2, ..., 6-6."""
+ROLL_WEIGHTS: tuple[float, ...]
+"""The probability of each roll of ROLLS: 1/36 for a double, 2/36 otherwise."""
 
 def zobrist_entry(color: int, slot: int, count: int) -> int:
     """One entry of the Zobrist table (for tests and documentation)."""

@@ -16,7 +16,7 @@
 from libc.string cimport memset
 
 from fevga_core.types cimport (
-    NUM_SLOTS, NUM_CHECKERS, POSITION_WIDTH, FEVGA_FLAGS, SideC, PositionC, uint8_t, uint32_t, uint64_t,
+    NUM_SLOTS, NUM_CHECKERS, POSITION_WIDTH, NUM_ROLLS, FEVGA_FLAGS, SideC, PositionC, uint8_t, uint32_t, uint64_t,
 )
 
 from fevga_core.errors import InvalidArgumentError, InvalidPositionError, InvalidRulesError
@@ -46,6 +46,23 @@ cdef void _fill_zobrist() noexcept nogil:
 
 
 _fill_zobrist()
+
+
+cdef void _fill_rolls() noexcept nogil:
+    cdef int a, b, i = 0
+    for a in range(1, 7):
+        for b in range(a, 7):
+            ROLL_D1[i] = a
+            ROLL_D2[i] = b
+            ROLL_COUNT[i] = 1.0 if a == b else 2.0
+            ROLL_WEIGHT[i] = ROLL_COUNT[i] / 36.0
+            i += 1
+
+
+_fill_rolls()
+
+ROLLS = tuple((ROLL_D1[i], ROLL_D2[i]) for i in range(NUM_ROLLS))
+ROLL_WEIGHTS = tuple(ROLL_WEIGHT[i] for i in range(NUM_ROLLS))
 
 
 cdef const uint64_t* zobrist_table() noexcept nogil:

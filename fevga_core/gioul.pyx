@@ -22,14 +22,14 @@ from fevga_core.errors import InvalidArgumentError, InvalidDiceError, InvalidPos
 
 from fevga_core.types cimport (
     PositionC, MoveC, SideC, uint8_t, uint32_t, uint64_t, int32_t, int64_t,
-    NUM_SLOTS, NUM_CHECKERS, MAX_MOVES, MAX_STEPS, POSITION_WIDTH, FLAG_GIOUL,
+    NUM_SLOTS, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, MAX_STEPS, POSITION_WIDTH, FLAG_GIOUL,
 )
 from fevga_core.board cimport (
-    zobrist_turn, position_load, position_store, side_pips, row_problem, row_problem_text,
+    zobrist_turn, position_load, position_store, side_pips, row_problem, row_problem_text, ROLL_D1, ROLL_D2,
 )
 from fevga_core.movegen cimport (
     ScratchC, WorkspaceC, scratch_new, scratch_free, generate_moves, generate_block, can_play_die,
-    apply_move, position_is_dead, player_can_move, ROLL_D1, ROLL_D2,
+    apply_move, position_is_dead, player_can_move,
 )
 from fevga_core.game cimport (
     RngC, rng_seed, rng_below, game_seed, roll_dice, opening_draw, choose_move,
@@ -171,7 +171,7 @@ cdef long long _perft(const GioulC* s, int depth, MoveC* buffers, WorkspaceC* ws
     if depth == 0 or gioul_over(s):
         return 1
     if not s.count:
-        rolls = 21
+        rolls = NUM_ROLLS
     for r in range(rolls):
         rolled = s[0]
         if not s.count:

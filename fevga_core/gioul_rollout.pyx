@@ -26,13 +26,14 @@ from libc.stdlib cimport malloc, free
 from libc.math cimport tanh
 
 from fevga_core.types cimport (
-    PositionC, MoveC, uint8_t, uint64_t, int32_t, int64_t, MAX_MOVES, POSITION_WIDTH, FLAG_GIOUL,
+    PositionC, MoveC, uint8_t, uint64_t, int32_t, int64_t, MAX_MOVES, POSITION_WIDTH, FLAG_GIOUL, NUM_ROLLS,
 )
-from fevga_core.movegen cimport ScratchC, scratch_new, scratch_free, position_is_dead, ROLL_D1, ROLL_D2
+from fevga_core.movegen cimport ScratchC, scratch_new, scratch_free, position_is_dead
+from fevga_core.board cimport ROLL_D1, ROLL_D2, ROLL_WEIGHT
 from fevga_core.game cimport RngC, rng_seed, game_seed, roll_dice, heuristic_eval, choose_move, POLICY_RANDOM, POLICY_HEURISTIC
 from fevga_core.race cimport Tables
 from fevga_core.rollout cimport (
-    JobC, GameOutC, StrataC, ROLL_W, position_value, check_block_args, strata_init, strata_rolls,
+    JobC, GameOutC, StrataC, position_value, check_block_args, strata_init, strata_rolls,
     score_final, score_race, score_draw, add_game, add_cross,
 )
 from fevga_core.gioul cimport GioulC, gioul_begin_roll, gioul_pending_moves, gioul_apply, gioul_over, _load
@@ -59,9 +60,9 @@ cdef double gioul_value(const JobC* job, const GioulC* s, int color) noexcept no
 
 
 cdef inline int _roll_index(int d1, int d2) noexcept nogil:
-    """Index of the roll d1-d2 among movegen's 21 (ROLL_D1 <= ROLL_D2)."""
+    """Index of the roll d1-d2 in the core's roll table (ROLL_D1 <= ROLL_D2)."""
     cdef int r, low = d1 if d1 < d2 else d2, high = d2 if d1 < d2 else d1
-    for r in range(21):
+    for r in range(NUM_ROLLS):
         if ROLL_D1[r] == low and ROLL_D2[r] == high:
             return r
     return 0
@@ -77,7 +78,7 @@ cdef int gioul_roll_values(const JobC* job, const GioulC* s, double* values, dou
     cdef GioulC t
     cdef RngC unused          # the heuristic policy draws nothing
     mean[0] = 0.0
-    for r in range(21):
+    for r in range(NUM_ROLLS):
         t = s[0]
         gioul_begin_roll(&t, ROLL_D1[r], ROLL_D2[r])
         while t.count and not gioul_over(&t):
@@ -88,7 +89,7 @@ cdef int gioul_roll_values(const JobC* job, const GioulC* s, double* values, dou
             k = choose_move(&t.pos, moves, n, POLICY_HEURISTIC, &unused) if n > 1 else 0
             gioul_apply(&t, &moves[k])
         values[r] = gioul_value(job, &t, roller)
-        mean[0] += ROLL_W[r] * values[r]
+        mean[0] += ROLL_WEIGHT[r] * values[r]
     return 0
 
 
@@ -100,7 +101,7 @@ cdef int gioul_rollout_game(const JobC* job, GioulC* s, int color, RngC* rng, co
     cdef int d1, d2, n, k
     cdef bint rolled
     cdef double mean
-    cdef double values[21]
+    cdef double values[NUM_ROLLS]
     cdef GioulC before
     out.plies = 0
     out.luck = 0.0
@@ -256,7 +257,7 @@ def roll_values(bytes row, Tables tables not None, double scale):
     cdef GioulC s
     cdef JobC job
     cdef ScratchC scratch
-    cdef double values[21]
+    cdef double values[NUM_ROLLS]
     cdef double mean
     if len(row) != GIOUL_ROW:
         raise InvalidArgumentError(f"row must be one Gioul row of {GIOUL_ROW} bytes, not {len(row)} bytes")
@@ -270,7 +271,7 @@ def roll_values(bytes row, Tables tables not None, double scale):
         scratch_new(&scratch, 1)
         with nogil:
             gioul_roll_values(&job, &s, values, &mean, scratch.moves, &scratch)
-        return [values[r] for r in range(21)], mean
+        return [values[r] for r in range(NUM_ROLLS)], mean
     finally:
         scratch_free(&scratch)
 

@@ -22,11 +22,13 @@ ctypedef struct StepRulesC:
     bint primes             # the six-prime rules of §5 apply at all (False for Gioul)
 
 # Scratch memory of one generator user (a thread, a batch call): the workspace and
-# `lists` move lists of MAX_MOVES entries each, list k at moves + k * MAX_MOVES.
+# `lists` move lists of MAX_MOVES entries each, list k at moves + k * MAX_MOVES. `calls`
+# counts the searches' generator calls (search.pyx roll_expectation checks Ctrl-C by it).
 ctypedef struct ScratchC:
     WorkspaceC* ws
     MoveC* moves
     size_t lists
+    uint64_t calls
 
 # MemoryError if no memory, or if `lists` move lists cannot be sized in a size_t.
 cdef int scratch_new(ScratchC* scratch, size_t lists) except -1
@@ -47,7 +49,3 @@ cdef bint can_play_die(const PositionC* pos, int color, int d, int flags) noexce
 cdef bint player_can_move(const PositionC* pos, int color, int flags) noexcept nogil
 cdef bint position_is_dead(const PositionC* pos, int flags) noexcept nogil
 cdef void apply_move(PositionC* pos, const MoveC* move) noexcept nogil
-
-# The 21 distinct rolls, ordered 1-1, 1-2, ..., 6-6 (d1 <= d2); weight 1 for doubles, 2 else.
-cdef int ROLL_D1[21]
-cdef int ROLL_D2[21]

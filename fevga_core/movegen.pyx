@@ -24,32 +24,17 @@ cimport numpy as cnp
 
 from fevga_core.types cimport (
     SideC, PositionC, MoveC, uint8_t, uint32_t, uint64_t, int32_t, int64_t,
-    NUM_SLOTS, NUM_CHECKERS, MAX_STEPS, MAX_MOVES, POSITION_WIDTH,
+    NUM_SLOTS, NUM_CHECKERS, NUM_ROLLS, MAX_STEPS, MAX_MOVES, POSITION_WIDTH,
     FLAG_RELEASE_REACH, FLAG_QUARTER_END_OF_TURN, FLAG_BAN_PRIME, FLAG_MUST_OPEN_NO_PLAYABLE,
     FLAG_GIOUL, BOARD_MASK, HOME_MASK, START_QUARTER_MASK, BEFORE_OPP_MOTHER_MASK, MOTHER_BIT,
 )
 from fevga_core.board cimport (
-    zobrist_table, zobrist_turn, rotate12, highest_point, position_load, position_store,
+    ROLL_D1, ROLL_D2, zobrist_table, zobrist_turn, rotate12, highest_point, position_load, position_store,
     row_problem, row_problem_text, fevga_flags_checked,
     __builtin_ctz, __builtin_popcount,
 )
 
 cnp.import_array()
-
-cdef int ROLL_D1[21]
-cdef int ROLL_D2[21]
-
-
-cdef void _fill_rolls() noexcept nogil:
-    cdef int a, b, i = 0
-    for a in range(1, 7):
-        for b in range(a, 7):
-            ROLL_D1[i] = a
-            ROLL_D2[i] = b
-            i += 1
-
-
-_fill_rolls()
 
 # Salts that separate visited entries by the dice still to play: index = dice state
 # (non-double: bit 0 = first die used, bit 1 = second die used; double: dice used).
@@ -66,6 +51,7 @@ cdef int scratch_new(ScratchC* scratch, size_t lists) except -1:
     scratch.lists = lists
     scratch.ws = NULL
     scratch.moves = NULL
+    scratch.calls = 0
     if lists == 0 or lists > SIZE_MAX // (MAX_MOVES * sizeof(MoveC)):
         raise MemoryError(f"{lists} move lists of {MAX_MOVES} moves do not fit in memory")
     scratch.ws = <WorkspaceC*> malloc(sizeof(WorkspaceC))
@@ -216,7 +202,7 @@ cdef bint side_can_move(const StepRulesC* r, const SideC* side) noexcept nogil:
             if legal_sources(r, side, d):
                 return True
         return False
-    for i in range(21):
+    for i in range(NUM_ROLLS):
         if _sequence_ends_clean(r, side, ROLL_D1[i], ROLL_D2[i], 4 if ROLL_D1[i] == ROLL_D2[i] else 2):
             return True
     return False

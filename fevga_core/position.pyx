@@ -10,14 +10,15 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memcmp, memcpy
 
 from fevga_core.types cimport (
-    PositionC, MoveC, SideC, uint8_t, uint64_t, NUM_SLOTS, NUM_CHECKERS, MAX_MOVES, POSITION_WIDTH, FEVGA_FLAGS,
+    PositionC, MoveC, SideC, uint8_t, uint64_t, NUM_SLOTS, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FEVGA_FLAGS,
 )
 from fevga_core.board cimport (
     position_update, position_load, position_load_checked, position_store, side_pips, fevga_flags_checked,
+    ROLL_D1, ROLL_D2,
 )
 from fevga_core.movegen cimport (
     ScratchC, WorkspaceC, scratch_new, scratch_free, generate_moves, apply_move,
-    player_can_move, position_is_dead, ROLL_D1, ROLL_D2,
+    player_can_move, position_is_dead,
 )
 
 from numpy import integer as np_integer
@@ -57,7 +58,7 @@ cdef long long _perft(PositionC* pos, int depth, PerftC* run, MoveC* moves) exce
     cdef PositionC child
     if depth == 0 or pos.side[0].counts[0] == NUM_CHECKERS or pos.side[1].counts[0] == NUM_CHECKERS:
         return 1
-    for i in range(21):
+    for i in range(NUM_ROLLS):
         run.calls += 1
         if run.calls % SIGNAL_INTERVAL == 0:
             with gil:

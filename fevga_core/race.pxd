@@ -14,6 +14,13 @@ cdef class Tables:
     cdef list _keep
 
 cdef bint no_contact(const PositionC* pos) noexcept nogil
+# THE race estimate (docs/bearoff.md "Race estimates"; fevga.bearoff.race_estimate wraps it):
+# side `a` on roll against `b`, both covered by the one-sided table `one`, the two sides'
+# numbers of rolls taken as independent. A side with every checker off has already won.
+cdef void race_estimate(const OneSidedTableC* one, const SideC* a, const SideC* b, double* equity,
+                        double* win, double* win_mars, double* lose_mars) noexcept nogil
+# Exact from the two-sided table when it covers both sides, else race_estimate; False when
+# the position is not a no-contact race the tables cover.
 cdef bint race_value(const TablesC* tables, const PositionC* pos, double* equity, double* win,
                      double* win_mars, double* lose_mars) noexcept nogil
 

@@ -1,9 +1,13 @@
 """No-contact race values from the bear-off tables (see race.pyx)."""
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+def estimate(tables: Tables, on_roll: Sequence[int], opponent: Sequence[int]) -> tuple[float, float, float, float]:
+    """(equity, win, win_mars, lose_mars) of the one-sided race estimate for the side on roll."""
 
 class Tables:
     """Bear-off tables in the layout the kernels read."""

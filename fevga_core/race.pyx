@@ -1,7 +1,10 @@
 # Exact and estimated values of no-contact races from the bear-off tables (docs/rollout.md):
 # the override every evaluator (heuristic, net) and the game loop's truncation share.
 
+from libc.string cimport memset
+
 from fevga_core.types cimport PositionC, SideC, uint8_t, uint16_t, int64_t, NUM_CHECKERS
+from fevga_core.board cimport side_update_mask
 
 import numpy as np
 
@@ -45,34 +48,25 @@ cdef void _survival(const double* p, double* out) noexcept nogil:
         out[k] = tail
 
 
-cdef bint race_value(const TablesC* tables, const PositionC* pos, double* equity, double* win,
-                     double* win_mars, double* lose_mars) noexcept nogil:
-    """Value of a no-contact race for the side on roll: exact from the two-sided table when it
-    covers both sides, else the one-sided estimate; False when neither table covers it."""
-    cdef const SideC* a = &pos.side[pos.turn]
-    cdef const SideC* b = &pos.side[1 - pos.turn]
-    cdef const TwoSidedTableC* two = &tables.two
-    cdef const OneSidedTableC* one = &tables.one
+cdef void race_estimate(const OneSidedTableC* one, const SideC* a, const SideC* b, double* equity,
+                        double* win, double* win_mars, double* lose_mars) noexcept nogil:
     cdef int64_t ra, rb
     cdef int k
-    cdef double net
     cdef double pa[MAX_ROLLS]
     cdef double pb[MAX_ROLLS]
     cdef double first[MAX_ROLLS]
     cdef double tail[MAX_ROLLS]
-    if not no_contact(pos):
-        return False
-    if side_covered(a, two.points, two.checkers) and side_covered(b, two.points, two.checkers):
-        ra = side_rank(a, two.points)
-        rb = side_rank(b, two.points)
-        equity[0] = two_sided_equity(two, ra, rb)
-        win[0] = two_sided_win(two, ra, rb)
-        net = equity[0] - (2.0 * win[0] - 1.0)     # mars bonus won minus mars bonus lost
-        win_mars[0] = net if net > 0.0 else 0.0
-        lose_mars[0] = -net if net < 0.0 else 0.0
-        return True
-    if not (side_covered(a, one.points, one.checkers) and side_covered(b, one.points, one.checkers)):
-        return False
+    if b.counts[0] == NUM_CHECKERS:         # the side on roll has lost, a mars if none is off
+        win[0] = win_mars[0] = 0.0
+        lose_mars[0] = 1.0 if a.counts[0] == 0 else 0.0
+        equity[0] = -1.0 - lose_mars[0]
+        return
+    if a.counts[0] == NUM_CHECKERS:
+        win[0] = 1.0
+        win_mars[0] = 1.0 if b.counts[0] == 0 else 0.0
+        lose_mars[0] = 0.0
+        equity[0] = 1.0 + win_mars[0]
+        return
     ra = side_rank(a, one.points)
     rb = side_rank(b, one.points)
     one_sided_distribution(one, ra, pa, MAX_ROLLS)
@@ -95,7 +89,70 @@ cdef bint race_value(const TablesC* tables, const PositionC* pos, double* equity
         for k in range(1, MAX_ROLLS - 1):
             lose_mars[0] += pb[k] * tail[k + 1]
     equity[0] = 2.0 * win[0] - 1.0 + win_mars[0] - lose_mars[0]
+
+
+cdef bint race_value(const TablesC* tables, const PositionC* pos, double* equity, double* win,
+                     double* win_mars, double* lose_mars) noexcept nogil:
+    """Value of a no-contact race for the side on roll: exact from the two-sided table when it
+    covers both sides, else the one-sided estimate; False when neither table covers it."""
+    cdef const SideC* a = &pos.side[pos.turn]
+    cdef const SideC* b = &pos.side[1 - pos.turn]
+    cdef const TwoSidedTableC* two = &tables.two
+    cdef const OneSidedTableC* one = &tables.one
+    cdef int64_t ra, rb
+    cdef double net
+    if not no_contact(pos):
+        return False
+    if side_covered(a, two.points, two.checkers) and side_covered(b, two.points, two.checkers):
+        ra = side_rank(a, two.points)
+        rb = side_rank(b, two.points)
+        equity[0] = two_sided_equity(two, ra, rb)
+        win[0] = two_sided_win(two, ra, rb)
+        net = equity[0] - (2.0 * win[0] - 1.0)     # mars bonus won minus mars bonus lost
+        win_mars[0] = net if net > 0.0 else 0.0
+        lose_mars[0] = -net if net < 0.0 else 0.0
+        return True
+    if not (side_covered(a, one.points, one.checkers) and side_covered(b, one.points, one.checkers)):
+        return False
+    race_estimate(one, a, b, equity, win, win_mars, lose_mars)
     return True
+
+
+cdef int _side_of(object counts, const OneSidedTableC* one, SideC* side, str name) except -1:
+    """Fill `side` from counts on points 1..P of the one-sided table (the rest borne off)."""
+    cdef int p, c, total = 0
+    try:
+        values = tuple(counts)
+    except TypeError:
+        raise InvalidArgumentError(f"{name} counts {counts!r} must be a sequence of integers") from None
+    if len(values) != one.points:
+        raise InvalidArgumentError(f"{name} counts {values} must give the {one.points} points of the table")
+    memset(side, 0, sizeof(SideC))
+    for p in range(one.points):
+        value = values[p]
+        if not isinstance(value, (int, np.integer)) or not 0 <= value <= NUM_CHECKERS:
+            raise InvalidArgumentError(f"{name} counts {values} must each be an integer 0-{NUM_CHECKERS}")
+        c = value
+        side.counts[p + 1] = <uint8_t>c
+        total += c
+    if total > one.checkers:
+        raise InvalidArgumentError(f"{name} counts {values} hold {total} checkers; the table covers {one.checkers}")
+    side.counts[0] = <uint8_t>(NUM_CHECKERS - total)
+    side_update_mask(side)
+    return 0
+
+
+def estimate(Tables tables not None, on_roll, opponent):
+    """(equity, win, win_mars, lose_mars) of race_estimate for the side on roll; sides are
+    counts on points 1..P of the tables' one-sided table (the rest of the 15 borne off)."""
+    cdef SideC a, b
+    cdef double equity, win, win_mars, lose_mars
+    if tables.c.one.points == 0:
+        raise InvalidArgumentError("these Tables hold no one-sided table to estimate a race from")
+    _side_of(on_roll, &tables.c.one, &a, "on_roll")
+    _side_of(opponent, &tables.c.one, &b, "opponent")
+    race_estimate(&tables.c.one, &a, &b, &equity, &win, &win_mars, &lose_mars)
+    return (equity, win, win_mars, lose_mars)
 
 
 cdef class Tables:

@@ -57,9 +57,6 @@ ctypedef struct StrataC:
     int64_t rotation        # the rotation `perm` belongs to, -1 before the first game
     uint8_t perm[NUM_STRATA]
 
-# Probability of each of movegen's 21 distinct rolls (doubles 1/36, others 2/36).
-cdef double ROLL_W[21]
-
 # The parts of a rollout block every game's core shares (Fevga here, Gioul in
 # gioul_rollout.pyx): the argument checks, one schedule of first rolls, one meaning of the
 # output fields, one accumulation of the sums (fields: SUM_FIELDS).

@@ -21,14 +21,14 @@ from libc.math cimport tanh
 
 from fevga_core.types cimport (
     PositionC, MoveC, SideC, uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t,
-    NUM_CHECKERS, MAX_MOVES, POSITION_WIDTH, FLAG_OPENING_DICE,
+    NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FLAG_OPENING_DICE,
 )
 from fevga_core.board cimport (
     position_load, position_load_checked, position_store, zobrist_turn, fevga_flags_checked,
+    ROLL_D1, ROLL_D2, ROLL_WEIGHT,
 )
 from fevga_core.movegen cimport (
     WorkspaceC, ScratchC, scratch_new, scratch_free, generate_moves, apply_move, position_is_dead,
-    ROLL_D1 as ROLL_A, ROLL_D2 as ROLL_B,
 )
 from fevga_core.game cimport (
     RngC, rng_seed, rng_below, game_seed, roll_dice, heuristic_eval, choose_move, opening_draw,
@@ -36,10 +36,9 @@ from fevga_core.game cimport (
     POLICY_NET, POLICY_NET2,
 )
 from fevga_core.net cimport CoreNet, NetC, net_evaluate, outputs_equity
-from fevga_core.search cimport EvaluatorC, choose_move_net
+from fevga_core.search cimport EvaluatorC, choose_move_net, roll_expectation
 from fevga_core.bearoff cimport one_sided_mean, two_sided_equity
 from fevga_core.race cimport TablesC, Tables, no_contact, race_value, side_covered, side_rank
-from cpython.exc cimport PyErr_CheckSignals
 
 import numpy as np
 
@@ -96,14 +95,6 @@ cdef int check_block_args(int targets, int64_t first_index, int64_t games, objec
     if match_weights is not None and match_weights.shape[0] != NUM_MATCH_WEIGHTS:
         raise InvalidArgumentError(f"match_weights must hold {NUM_MATCH_WEIGHTS} numbers, not {match_weights.shape[0]}")
     return 0
-
-cdef void _fill_weights() noexcept nogil:
-    cdef int i
-    for i in range(21):
-        ROLL_W[i] = (1.0 if ROLL_A[i] == ROLL_B[i] else 2.0) / 36.0
-
-
-_fill_weights()
 
 
 cdef inline bint _is_over(const PositionC* pos) noexcept nogil:
@@ -216,8 +207,8 @@ cdef int _lookahead_choice(const JobC* job, const PositionC* pos, const MoveC* m
             value = _heuristic_value(job, &child, mover)
         else:
             value = 0.0
-            for r in range(21):
-                m = generate_moves(&child, ROLL_A[r], ROLL_B[r], job.flags, (scratch.moves + MAX_MOVES), scratch.ws)
+            for r in range(NUM_ROLLS):
+                m = generate_moves(&child, ROLL_D1[r], ROLL_D2[r], job.flags, (scratch.moves + MAX_MOVES), scratch.ws)
                 if m < 0:
                     with gil:
                         raise OverflowError("more legal moves than the generator buffer holds")
@@ -228,7 +219,7 @@ cdef int _lookahead_choice(const JobC* job, const PositionC* pos, const MoveC* m
                     e = _heuristic_value(job, &grandchild, mover)
                     if e < worst:
                         worst = e
-                value += ROLL_W[r] * worst
+                value += ROLL_WEIGHT[r] * worst
         if value > best_value:
             best_value = value
             best = k
@@ -329,12 +320,12 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
             # luck = value of the roll played minus the mean over all 36 rolls (mean zero)
             actual = _best_value(job, pos, scratch.moves, n)
             mean = 0.0
-            for r in range(21):
-                m = generate_moves(pos, ROLL_A[r], ROLL_B[r], job.flags, (scratch.moves + MAX_MOVES), scratch.ws)
+            for r in range(NUM_ROLLS):
+                m = generate_moves(pos, ROLL_D1[r], ROLL_D2[r], job.flags, (scratch.moves + MAX_MOVES), scratch.ws)
                 if m < 0:
                     with gil:
                         raise OverflowError("more legal moves than the generator buffer holds")
-                mean += ROLL_W[r] * _best_value(job, pos, (scratch.moves + MAX_MOVES), m)
+                mean += ROLL_WEIGHT[r] * _best_value(job, pos, (scratch.moves + MAX_MOVES), m)
             out.luck += (actual - mean) if mover == color else (mean - actual)
         policy = job.policy[mover]
         k = 0
@@ -603,40 +594,45 @@ def play_recorded(bytes row, int flags, int white_policy, int black_policy, obje
         free(rec.plies)
 
 
-cdef double _expectimax(const JobC* job, const PositionC* pos, int depth, MoveC* buffers,
-                        WorkspaceC* ws, uint64_t* calls) except? -1e300 nogil:
-    """Exact expectation over the 21 rolls, `depth` plies deep, for the side on roll.
-    `calls` counts generator calls: every 2^14 of them, Ctrl-C is checked."""
-    cdef int r, k, n, dead = -1
-    cdef double total = 0.0, best, value
+# What expectimax passes search.roll_expectation: the mover's best result of a roll is the
+# best expectimax value, `depth` - 1 plies deep, of the roll's moves (full width).
+ctypedef struct ExpectimaxC:
+    const JobC* job
+    int depth
+
+
+cdef int _expectimax_roll_value(const void* ctx, const PositionC* pos, const MoveC* moves, int n,
+                                ScratchC* scratch, int level, double* value) except -1 nogil:
+    cdef const ExpectimaxC* e = <const ExpectimaxC*> ctx
+    cdef int k
+    cdef double below, best = -1e300
     cdef PositionC child
+    for k in range(n):
+        child = pos[0]
+        apply_move(&child, &moves[k])
+        _expectimax(e.job, &child, e.depth - 1, scratch, level + 1, &below)
+        if -below > best:
+            best = -below
+    value[0] = best
+    return 0
+
+
+cdef int _expectimax(const JobC* job, const PositionC* pos, int depth, ScratchC* scratch, int level,
+                     double* out) except -1 nogil:
+    """Exact expectation over the 21 rolls, `depth` plies deep, for the side on roll (move
+    lists level .. level + depth - 1 of `scratch`); dead positions are draws (0)."""
+    cdef ExpectimaxC e
     if _is_over(pos):
-        return _final_points(pos, pos.turn)
+        out[0] = _final_points(pos, pos.turn)
+        return 0
     if depth == 0:
-        return position_value(job, pos, pos.turn)
-    for r in range(21):
-        calls[0] += 1
-        if calls[0] % 16384 == 0:
-            with gil:
-                PyErr_CheckSignals()
-        n = generate_moves(pos, ROLL_A[r], ROLL_B[r], job.flags, buffers, ws)
-        if n < 0:
-            with gil:
-                raise OverflowError("more legal moves than the generator buffer holds")
-        if n == 1 and buffers[0].nsteps == 0:
-            if dead < 0:
-                dead = position_is_dead(pos, job.flags)
-            if dead:
-                return 0.0
-        best = -1e300
-        for k in range(n):
-            child = pos[0]
-            apply_move(&child, &buffers[k])
-            value = -_expectimax(job, &child, depth - 1, buffers + MAX_MOVES, ws, calls)
-            if value > best:
-                best = value
-        total += ROLL_W[r] * best
-    return total
+        out[0] = position_value(job, pos, pos.turn)
+        return 0
+    e.job = job
+    e.depth = depth
+    if roll_expectation(pos, job.flags, scratch, level, 1, _expectimax_roll_value, &e, out):
+        out[0] = 0.0
+    return 0
 
 
 def expectimax_value(bytes row, int depth, int flags, Tables tables not None, double scale, CoreNet net=None):
@@ -645,7 +641,6 @@ def expectimax_value(bytes row, int depth, int flags, Tables tables not None, do
     cdef JobC job
     cdef double value
     cdef ScratchC scratch
-    cdef uint64_t calls = 0
     if not 0 <= depth <= MAX_EXPECTIMAX_DEPTH:
         raise InvalidArgumentError(f"expectimax depth {depth} must be from 0 to {MAX_EXPECTIMAX_DEPTH}")
     fevga_flags_checked(flags)
@@ -654,7 +649,7 @@ def expectimax_value(bytes row, int depth, int flags, Tables tables not None, do
     try:
         _job_init(&job, flags, POLICY_HEURISTIC, POLICY_HEURISTIC, False, False, scale, tables, net)
         with nogil:
-            value = _expectimax(&job, &pos, depth, scratch.moves, scratch.ws, &calls)
+            _expectimax(&job, &pos, depth, &scratch, 0, &value)
         return value
     finally:
         scratch_free(&scratch)

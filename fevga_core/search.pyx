@@ -8,18 +8,20 @@
 #   choose_move_net(1) the move whose result has the best static value ("net" policy)
 #   choose_move_net(p) the FILTER_TOP moves best at 1 ply within FILTER_MARGIN of the best
 #                      are searched at ply_value(result, p - 1) ("net2" policy: p = 2)
+# The average over the rolls is roll_expectation, the core's one 21-roll expectation loop
+# (rollout.pyx's expectimax runs on it too, with full-width choices and its own leaves).
 
 import numpy as np
 
 from libc.stdint cimport int8_t, int32_t, int64_t
 
-from fevga_core.types cimport PositionC, MoveC, SideC, uint8_t, NUM_CHECKERS, MAX_MOVES, POSITION_WIDTH
+from fevga_core.types cimport PositionC, MoveC, SideC, uint8_t, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH
 from fevga_core.board cimport (
     position_load, position_load_checked, position_store, rows_checked, fevga_flags_checked, check_interrupt,
+    ROLL_D1, ROLL_D2, ROLL_WEIGHT,
 )
 from fevga_core.movegen cimport (
     WorkspaceC, scratch_new, scratch_free, generate_moves, apply_move, position_is_dead,
-    ROLL_D1, ROLL_D2,
 )
 from fevga_core.net cimport NetC, NET_MAX_HIDDEN, net_base, net_finish, net_evaluate, outputs_equity
 from fevga_core.net cimport CoreNet
@@ -73,10 +75,6 @@ cdef void _result_value(const EvaluatorC* ev, const PositionC* pos, const MoveC*
             shared.have_base = True
         net_finish(ev.net, &child, shared.base, theirs)
     flip(theirs, mine)
-
-
-cdef inline double _weight(int roll) noexcept nogil:
-    return (1.0 if ROLL_D1[roll] == ROLL_D2[roll] else 2.0) / 36.0
 
 
 cdef int _filter(const double* equities, int n, int* keep) noexcept nogil:
@@ -140,31 +138,55 @@ cdef int choose_move_net(const EvaluatorC* ev, const PositionC* pos, const MoveC
     return best
 
 
-cdef int ply_value(const EvaluatorC* ev, const PositionC* pos, int plies, ScratchC* scratch,
-                   int level, double* out) except -1 nogil:
-    cdef int r, n, dead = -1
+cdef int roll_expectation(const PositionC* pos, int flags, ScratchC* scratch, int level, int width,
+                          RollValueFn roll_value, const void* ctx, double* out) except -1 nogil:
+    cdef int r, i, n, dead = -1
     cdef MoveC* moves = scratch.moves + <Py_ssize_t> level * MAX_MOVES
-    cdef double best[3]
-    if static_value(ev, pos, out) or plies == 0:
-        return 0
-    out[0] = out[1] = out[2] = 0.0
-    for r in range(21):
-        if level == 0 and plies >= 2:
+    cdef double value[3]
+    for i in range(width):
+        out[i] = 0.0
+    for r in range(NUM_ROLLS):
+        scratch.calls += 1
+        if scratch.calls % SIGNAL_INTERVAL == 0:
             check_interrupt()
-        n = generate_moves(pos, ROLL_D1[r], ROLL_D2[r], ev.flags, moves, scratch.ws)
+        n = generate_moves(pos, ROLL_D1[r], ROLL_D2[r], flags, moves, scratch.ws)
         if n < 0:
             with gil:
                 raise OverflowError("more legal moves than the generator buffer holds")
         if n == 1 and moves[0].nsteps == 0:
             if dead < 0:
-                dead = position_is_dead(pos, ev.flags)
+                dead = position_is_dead(pos, flags)
             if dead:
-                out[0], out[1], out[2] = 0.5, 0.0, 0.0
-                return 0
-        choose_move_net(ev, pos, moves, n, plies, scratch, level, best)
-        out[0] += _weight(r) * best[0]
-        out[1] += _weight(r) * best[1]
-        out[2] += _weight(r) * best[2]
+                return 1
+        roll_value(ctx, pos, moves, n, scratch, level, value)
+        for i in range(width):
+            out[i] += ROLL_WEIGHT[r] * value[i]
+    return 0
+
+
+# What the net's plies pass roll_expectation: the mover's best result of a roll is the move
+# choose_move_net picks at `plies` plies.
+ctypedef struct NetPlyC:
+    const EvaluatorC* ev
+    int plies
+
+
+cdef int _net_roll_value(const void* ctx, const PositionC* pos, const MoveC* moves, int n,
+                         ScratchC* scratch, int level, double* value) except -1 nogil:
+    cdef const NetPlyC* ply = <const NetPlyC*> ctx
+    choose_move_net(ply.ev, pos, moves, n, ply.plies, scratch, level, value)
+    return 0
+
+
+cdef int ply_value(const EvaluatorC* ev, const PositionC* pos, int plies, ScratchC* scratch,
+                   int level, double* out) except -1 nogil:
+    cdef NetPlyC ply
+    if static_value(ev, pos, out) or plies == 0:
+        return 0
+    ply.ev = ev
+    ply.plies = plies
+    if roll_expectation(pos, ev.flags, scratch, level, 3, _net_roll_value, &ply, out):
+        out[0], out[1], out[2] = 0.5, 0.0, 0.0     # dead: a draw counts as half a win
     return 0
 
 

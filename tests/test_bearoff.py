@@ -26,6 +26,7 @@ from fevga.bearoff import (
 from fevga.bearoff import tables as tables_module
 from fevga.errors import BearoffFileError, InvalidArgumentError, InvalidPositionError, MissingBearoffError
 from fevga_core import bearoff as core
+from fevga_core.board import ROLLS
 
 SIX = (0, 0, 0, 0, 0, 1)
 
@@ -151,6 +152,69 @@ def test_race_estimate_with_mars(db: OneSidedDB) -> None:
     assert estimate.equity == pytest.approx(estimate.win + estimate.win_mars - (1 - estimate.win))
     done = race_estimate((1,), (0,), db)
     assert done.win == 0.0
+
+
+def _reference_estimate(db: OneSidedDB, a: tuple[int, ...], b: tuple[int, ...]) -> tuple[float, float, float]:
+    """The race estimate of docs/bearoff.md written out again with NumPy (no core code)."""
+    if not any(b):
+        return 0.0, 0.0, 1.0 if sum(a) == 15 else 0.0
+    if not any(a):
+        return 1.0, 1.0 if sum(b) == 15 else 0.0, 0.0
+
+    def padded(p: np.ndarray, n: int) -> np.ndarray:
+        out = np.zeros(n)
+        out[: len(p)] = p
+        return out
+
+    def survival(p: np.ndarray, n: int) -> np.ndarray:  # P(X >= k), k = 0..n-1
+        return np.cumsum(padded(p, n)[::-1])[::-1]
+
+    pa, pb = db.distribution(a), db.distribution(b)
+    n = max(len(pa), len(pb)) + 2
+    win = float(padded(pa, n) @ survival(pb, n))
+    win_mars = float(padded(pa, n) @ survival(db.first_off_distribution(b), n)) if sum(b) == 15 else 0.0
+    lose_mars = float(padded(pb, n) @ survival(db.first_off_distribution(a), n + 1)[1:]) if sum(a) == 15 else 0.0
+    return win, win_mars, lose_mars
+
+
+def test_race_estimate_is_the_core_formula(db: OneSidedDB) -> None:
+    from fevga.bearoff.core_tables import _table_arrays
+    from fevga_core import race as core_race
+    from fevga_core import rollout as core_rollout
+
+    tables = core_race.Tables(*_table_arrays(db, None))  # one-sided only: race_value estimates
+    rng = np.random.default_rng(9)
+    sides = [(15,), (0, 0, 0, 0, 0, 15), (1,), (0, 0, 0, 0, 0, 0)]
+    sides += [_random_home_side(rng, 15) for _ in range(60)]
+    for a, b in zip(sides, sides[1:] + sides[:1]):
+        pos = fevga.Position.from_counts(side25(a), side25(b), fevga.WHITE)
+        estimate = race_estimate(a, b, db)
+        equity, win, win_mars, lose_mars = core_rollout.race(pos._row(), tables)  # what evaluators use
+        assert (estimate.equity, estimate.win, estimate.win_mars, estimate.lose_mars) == (equity, win, win_mars, lose_mars)
+        assert race_estimate(pos, db=db) == estimate
+        assert (estimate.win, estimate.win_mars, estimate.lose_mars) == pytest.approx(
+            _reference_estimate(db, db.counts(a), db.counts(b)), abs=1e-13
+        ), (a, b)
+    small = OneSidedDB.build(points=6, checkers=3)  # no mars possible: fewer than 15 checkers
+    expected = _reference_estimate(small, (0, 1, 2, 0, 0, 0), (3, 0, 0, 0, 0, 0))
+    estimate = race_estimate((0, 1, 2), (3,), small)
+    assert (estimate.win, estimate.win_mars, estimate.lose_mars) == pytest.approx(expected, abs=1e-13)
+    assert 0.0 < estimate.win < 1.0 and estimate.win_mars == estimate.lose_mars == 0.0
+
+
+def test_core_race_estimate_checks_its_input(db: OneSidedDB) -> None:
+    from fevga.bearoff.core_tables import _table_arrays
+    from fevga_core import race as core_race
+
+    tables = core_race.Tables(*_table_arrays(db, None))
+    for on_roll, message in (((1, 2), "6 points"), ((16, 0, 0, 0, 0, 0), "0-15"), ((1.5, 0, 0, 0, 0, 0), "integer"),
+                             (7, "sequence"), ((-1, 0, 0, 0, 0, 0), "0-15")):
+        with pytest.raises(InvalidArgumentError, match=message):
+            core_race.estimate(tables, on_roll, SIX)
+    with pytest.raises(InvalidArgumentError, match="no one-sided table"):
+        core_race.estimate(core_race.Tables(), SIX, SIX)
+    with pytest.raises(InvalidArgumentError, match="covers 3"):
+        core_race.estimate(core_race.Tables(*_table_arrays(OneSidedDB.build(6, 3), None)), (4, 0, 0, 0, 0, 0), SIX)
 
 
 # --- lookups ------------------------------------------------------------------------------
@@ -364,7 +428,7 @@ def test_core_bearoff_moves_match_the_engine() -> None:
     for _ in range(120):
         me, them = _random_home_side(rng, 15), _random_home_side(rng, 15)
         pos = fevga.Position.from_counts(side25(me), side25(them), fevga.WHITE)
-        for d1, d2 in core.ROLLS:
+        for d1, d2 in ROLLS:
             engine = {m.position.counts(fevga.WHITE)[1:7] for m in pos.legal_moves((d1, d2))}
             ours = {core.unrank(r, 6) for r in core.successors(me, d1, d2)}
             assert engine == ours, (me, d1, d2)
@@ -399,7 +463,7 @@ def test_best_move_maximises_exact_equity(ts: TwoSidedDB) -> None:
     # The table equity is the average over rolls of the best move's value.
     pos = fevga.Position.from_counts(side25((2, 1, 0, 1)), side25((0, 3)), fevga.WHITE)
     total = 0.0
-    for d1, d2 in core.ROLLS:
+    for d1, d2 in ROLLS:
         m = best_move(pos, (d1, d2), two_sided=ts)
         after = m.position
         v = 1.0 if after.is_game_over() else -ts.equity(after.counts(after.turn), after.counts(fevga.WHITE))

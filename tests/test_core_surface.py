@@ -285,6 +285,22 @@ def test_fuzz_bearoff_entry_points(counts: list[int], points: int, checkers: int
         _refused_or_ok(lambda: bearoff.TwoSidedBuilder(points, checkers, checkers + index % 3).run(index))
 
 
+def _three_point_tables() -> core_race.Tables:
+    builder = bearoff.OneSidedBuilder(3, 15)
+    builder.run(builder.entries)
+    return core_race.Tables((3, 15, builder.arrays()))
+
+
+THREE_POINT_TABLES = _three_point_tables()
+
+
+@FUZZ
+@given(st.lists(st.integers(-1, 16), max_size=5), st.lists(st.integers(-1, 16), max_size=5))
+def test_fuzz_race_estimate(on_roll: list[int], opponent: list[int]) -> None:
+    _refused_or_ok(lambda: core_race.estimate(THREE_POINT_TABLES, on_roll, opponent))
+    _refused_or_ok(lambda: core_race.estimate(core_race.Tables(), on_roll, opponent))
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 3), st.integers(-2, 8), st.integers(-5, 5), st.integers(-3, 8), st.integers(-1, 7))
 def test_fuzz_run_block(targets: int, games: int, shape_error: int, policy: int, weights: int) -> None:

@@ -74,3 +74,22 @@ def test_positions_are_checked_once_for_type_and_finished_games() -> None:
         expectimax("start")  # type: ignore[arg-type]
     with pytest.raises(InvalidPositionError, match="already finished"):
         expectimax(finished, 1)
+
+
+def test_a_deep_expectimax_answers_ctrl_c() -> None:
+    """Depth 4 from a mid-game position would run for hours: the core's roll loop checks for
+    Ctrl-C (every 2^14 generator calls), so the pending SIGINT stops it within the call."""
+    import os
+    import signal
+    import threading
+
+    from fevga_core import rollout as core_rollout
+    from fevga_core.race import Tables
+
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            core_rollout.expectimax_value(MIDGAME._row(), 4, 0, Tables(), 100.0)
+    finally:
+        timer.cancel()

@@ -32,12 +32,12 @@ from fevga.errors import InvalidArgumentError, InvalidDiceError, InvalidPosition
 from fevga.net import Net
 from fevga.position import Position
 from fevga.rules import Rules, rules_of
-from fevga_core import movegen
+from fevga_core import constants, movegen
 from fevga_core.board import first_invalid_row
 
-POSITION_WIDTH = 51
+POSITION_WIDTH = constants.POSITION_WIDTH
 _ROW_PROBLEMS = {
-    1: "does not hold 15 checkers per side",
+    1: f"does not hold {constants.NUM_CHECKERS} checkers per side",
     2: "has a turn other than 0 or 1",
     3: "has a point held by both colours",
     4: "has both sides borne off",
@@ -63,8 +63,8 @@ def validate_positions(rows: object) -> NDArray[np.uint8]:
         raise InvalidPositionError(f"positions must have shape (n, {POSITION_WIDTH}), not {array.shape}")
     if array.dtype.kind not in "iu":
         raise InvalidPositionError(f"positions must be an integer array, not {array.dtype}")
-    if array.size and (array.min() < 0 or array.max() > 15):
-        raise InvalidPositionError("position arrays hold counts 0-15 and a turn of 0 or 1")
+    if array.size and (array.min() < 0 or array.max() > constants.NUM_CHECKERS):
+        raise InvalidPositionError(f"position arrays hold counts 0-{constants.NUM_CHECKERS} and a turn of 0 or 1")
     array = np.ascontiguousarray(array, dtype=np.uint8)
     index, code = first_invalid_row(array)
     if index >= 0:
@@ -86,7 +86,8 @@ def validate_dice(dice: object, n: int) -> NDArray[np.uint8]:
 
 
 def _finished_rows(positions: NDArray[np.uint8]) -> NDArray[np.intp]:
-    return np.flatnonzero((positions[:, 0] == 15) | (positions[:, 25] == 15))
+    off = constants.NUM_CHECKERS
+    return np.flatnonzero((positions[:, 0] == off) | (positions[:, constants.NUM_POINTS + 1] == off))
 
 
 def count_legal_moves(positions: object, dice: object, rules: Rules | None = None, threads: int = 1) -> NDArray[np.int32]:

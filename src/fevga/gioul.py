@@ -38,6 +38,7 @@ from fevga.errors import (
 )
 from fevga.notation import Step, decode_gioul_id, encode_gioul_id, format_steps, parse_dice, parse_paths
 from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, Color, Position
+from fevga_core import constants
 from fevga_core.position import MAX_PERFT_DEPTH
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
@@ -70,7 +71,7 @@ __all__ = [
 ]
 
 CHAIN_FROM_ROLL = 4  # a double is a chain from the roller's fourth roll on
-POLICY_IDS = {"random": 0, "heuristic": 1}
+POLICY_IDS = {name: constants.POLICY_IDS[name] for name in ("random", "heuristic")}
 
 
 def chain_dice(die: int) -> tuple[int, ...]:
@@ -133,7 +134,7 @@ def _validate_counts(name: str, counts: object) -> tuple[int, ...]:
     items = list(counts)
     values = [v for v in items if isinstance(v, (int, np.integer)) and not isinstance(v, bool)]
     if len(items) != 25 or len(values) != 25 or any(v < 0 or v > NUM_CHECKERS for v in values):
-        raise InvalidPositionError(f"{name} counts {counts!r} must be 25 integers 0-15 (index 0 = borne off)")
+        raise InvalidPositionError(f"{name} counts {counts!r} must be 25 integers 0-{NUM_CHECKERS} (index 0 = borne off)")
     if sum(values) != NUM_CHECKERS:
         raise InvalidPositionError(f"{name} counts {counts!r} hold {sum(values)} checkers, not {NUM_CHECKERS}")
     return tuple(int(v) for v in values)

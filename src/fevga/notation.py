@@ -32,13 +32,14 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from fevga.errors import InvalidDiceError, InvalidNotationError, InvalidPositionError
+from fevga_core import constants
 
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 _DECODE = {c: i for i, c in enumerate(ALPHABET)}
 ID_LENGTH = 16
 _ID_BITS = 6 * ID_LENGTH
-_POINTS = 24
-_CHECKERS = 15
+_POINTS = constants.NUM_POINTS
+_CHECKERS = constants.NUM_CHECKERS
 
 Counts = tuple[int, ...]
 Step = tuple[int, int]

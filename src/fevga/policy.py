@@ -14,13 +14,14 @@ from typing import Union
 from fevga.errors import IllegalMoveError, InvalidArgumentError
 from fevga.position import Move, Position
 from fevga.rules import Rules
+from fevga_core import constants
 
 PolicyFn = Callable[[Position, tuple[int, int], list[Move]], Move]
 Policy = Union[str, PolicyFn]
 
-# Core ids (fevga_core/game.pxd POLICY_*).
-POLICY_IDS = {"random": 0, "heuristic": 1, "bearoff": 3, "lookahead": 4, "net": 5, "net2": 6}
-CALLBACK_ID = 2
+# Core ids of the built-in policies (defined once, in fevga_core/game.pxd POLICY_*).
+POLICY_IDS: dict[str, int] = dict(constants.POLICY_IDS)
+CALLBACK_ID = constants.POLICY_CALLBACK
 NET_POLICIES = ("net", "net2")  # these play with the neural evaluator (fevga.net)
 TABLE_POLICIES = ("bearoff", "lookahead", *NET_POLICIES)  # these consult the bear-off tables
 

@@ -16,6 +16,7 @@ import numpy as np
 from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidNotationError, InvalidPositionError
 from fevga.notation import Step, decode_id, encode_id, format_steps, parse_dice, parse_paths
 from fevga.rules import Rules, rules_of
+from fevga_core import constants
 from fevga_core.gioul import CoreGioul
 from fevga_core.position import MAX_PERFT_DEPTH, CorePosition
 
@@ -27,8 +28,8 @@ Color = int
 WHITE: Color = 0
 BLACK: Color = 1
 COLOR_NAMES = ("white", "black")
-NUM_CHECKERS = 15
-NUM_POINTS = 24
+NUM_CHECKERS = constants.NUM_CHECKERS
+NUM_POINTS = constants.NUM_POINTS
 
 
 def other_point(point: int) -> int:

@@ -25,7 +25,7 @@ from fevga.files import atomic_write
 from fevga.errors import FevgaError, RecordError
 from fevga.game import GameRecord, MatchRecord, Ply, _with_turn
 from fevga.notation import format_steps, parse_dice
-from fevga.position import BLACK, COLOR_NAMES, WHITE, Color, Position
+from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, Color, Position
 from fevga.rules import Rules
 
 Record = Union[GameRecord, MatchRecord]
@@ -372,7 +372,7 @@ class _GameBuilder:
         assert self.current is not None
         winner = self.current.winner()
         if winner is not None:
-            return f"{COLOR_NAMES[winner]} has borne off all 15"
+            return f"{COLOR_NAMES[winner]} has borne off all {NUM_CHECKERS}"
         return "dead position" if self.current.is_dead(self.reader.rules) else "in play"
 
     def finish(self) -> GameRecord:

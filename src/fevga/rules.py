@@ -19,13 +19,13 @@ Timing = Literal["each_die", "end_of_turn"]
 MustOpen = Literal["fifteen_behind", "no_playable_roll"]
 Game = Literal["fevga", "gioul"]
 
-# Bits of the packed flags word the core reads (fevga_core/types.pxd mirrors these).
-FLAG_RELEASE_REACH = 1
-FLAG_QUARTER_END_OF_TURN = 2
-FLAG_BAN_PRIME = 4
-FLAG_MUST_OPEN_NO_PLAYABLE = 8
-FLAG_OPENING_DICE = 16
-FLAG_GIOUL = 32
+# Bits of the packed flags word the core reads (defined once, in fevga_core/types.pxd).
+from fevga_core.constants import FLAG_BAN_PRIME as FLAG_BAN_PRIME
+from fevga_core.constants import FLAG_GIOUL as FLAG_GIOUL
+from fevga_core.constants import FLAG_MUST_OPEN_NO_PLAYABLE as FLAG_MUST_OPEN_NO_PLAYABLE
+from fevga_core.constants import FLAG_OPENING_DICE as FLAG_OPENING_DICE
+from fevga_core.constants import FLAG_QUARTER_END_OF_TURN as FLAG_QUARTER_END_OF_TURN
+from fevga_core.constants import FLAG_RELEASE_REACH as FLAG_RELEASE_REACH
 
 # Options that only Fevga has (Gioul has no mother rule and no six-prime rule).
 FEVGA_ONLY = ("release", "start_quarter_check", "ban_prime_before_opponent_mother", "must_open")

@@ -21,6 +21,7 @@ from fevga.position import Move, Position
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike
 from fevga_core import rollout as core
+from fevga_core.board import ROLL_WEIGHTS, ROLLS
 from fevga_core.race import Tables
 
 if TYPE_CHECKING:
@@ -31,7 +32,6 @@ __all__ = ["HEURISTIC_SCALE", "expectimax", "lookahead", "static_value"]
 Evaluator = Union[str, Callable[[Position], float]]
 
 HEURISTIC_SCALE = 100.0  # heuristic units per tanh unit of the static evaluator (docs/rollout.md)
-_ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
 
 
 def static_value(position: Position, evaluator: str = "heuristic", *, bearoff: TwoSidedDB | None = None,
@@ -71,10 +71,10 @@ def lookahead(evaluator: Callable[[Position], float], rules: Rules | None = None
         if final is not None:
             return final
         total = 0.0
-        for a, b in _ROLLS:
+        for (a, b), weight in zip(ROLLS, ROLL_WEIGHTS):
             replies = after.legal_moves((a, b), rules)
             best_reply = max(_value_after(r.position, evaluator) for r in replies)
-            total += (1.0 if a == b else 2.0) / 36.0 * -best_reply
+            total += weight * -best_reply
         return total
 
     def policy(position: Position, dice: tuple[int, int], moves: list[Move]) -> Move:
@@ -146,10 +146,10 @@ def _expectimax_py(position: Position, depth: int, leaf: Callable[[Position], fl
     if depth == 0:
         return float(leaf(position))
     total = 0.0
-    for a, b in _ROLLS:
+    for (a, b), weight in zip(ROLLS, ROLL_WEIGHTS):
         moves = position.legal_moves((a, b), rules)
         if len(moves) == 1 and moves[0].is_pass and position.is_dead(rules):
             return 0.0
         best = max(-_expectimax_py(m.position, depth - 1, leaf, rules) for m in moves)
-        total += (1.0 if a == b else 2.0) / 36.0 * best
+        total += weight * best
     return total

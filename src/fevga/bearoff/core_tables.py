@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fevga.errors import InvalidArgumentError
+from fevga_core.constants import NUM_CHECKERS
 from fevga_core.race import Tables
 
 if TYPE_CHECKING:
@@ -97,10 +98,10 @@ def tables_spec(bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None, game: 
         return DEFAULT_SPECS[game]
     for db in (bearoff, one_sided):
         require_game(db, game, "for a rollout")
-    if bearoff is not None and bearoff.total != 15:
-        # Its terminal values (and mars) assume `total` checkers a side: wrong for a Fevga game.
+    if bearoff is not None and bearoff.total != NUM_CHECKERS:
+        # Its terminal values (and mars) assume `total` checkers a side: wrong for a real game.
         raise InvalidArgumentError(f"bearoff={bearoff!r} was built for total={bearoff.total} checkers a side; "
-                                   "rollouts of Fevga positions need total=15")
+                                   f"rollouts of {game.capitalize()} positions need total={NUM_CHECKERS}")
     key = (id(bearoff), id(one_sided), game)
     cached = _SPECS.get(key)
     if cached is not None and cached[0] is bearoff and cached[1] is one_sided:

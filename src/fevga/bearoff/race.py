@@ -7,13 +7,17 @@ board) is estimated by treating the two sides' numbers of rolls as independent:
 * P(on roll wins a mars) = sum_k P(A needs k) * P(B's first checker needs >= k)
 * P(on roll loses a mars) = sum_k P(B needs k) * P(A's first checker needs >= k + 1)
 
-The error of that estimate against the exact two-sided table is measured by
-`estimate_error` (figures in docs/bearoff.md).
+The formula lives in the core (fevga_core/race.pyx `race_estimate`, which the evaluators and
+the rollouts' truncation use too); `race_estimate` here is its typed wrapper. The error of the
+estimate against the exact two-sided table is measured by `estimate_error` (figures in
+docs/bearoff.md).
 """
 
 from __future__ import annotations
 
 import random
+import threading
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -22,7 +26,6 @@ import numpy as np
 import numpy.typing as npt
 
 from fevga.bearoff.tables import (
-    TOTAL_CHECKERS,
     OneSidedDB,
     Side,
     TwoSidedDB,
@@ -34,6 +37,7 @@ from fevga.bearoff.tables import (
     side_counts,
 )
 from fevga.errors import InvalidArgumentError, MissingBearoffError
+from fevga_core import race as core_race
 
 from fevga.gioul import GioulPosition
 
@@ -55,15 +59,21 @@ class RaceEstimate:
     @property
     def equity(self) -> float:
         """Expected points for the side on roll: win + mars bonus - loss - mars bonus."""
-        return self.win + self.win_mars - (1.0 - self.win) - self.lose_mars
+        return 2.0 * self.win - 1.0 + self.win_mars - self.lose_mars  # as the core sums it
 
 
-def _survival(distribution: FloatArray, length: int) -> FloatArray:
-    """P(X >= k) for k = 0..length-1."""
-    padded = np.zeros(length + 1)
-    padded[: min(len(distribution), length)] = distribution[:length]
-    tail = np.cumsum(padded[::-1])[::-1]
-    return tail[:length]
+# The core's view of each one-sided table race_estimate has used (built once per table).
+_CORE_TABLES: weakref.WeakKeyDictionary[OneSidedDB, core_race.Tables] = weakref.WeakKeyDictionary()
+_CORE_TABLES_LOCK = threading.Lock()
+
+
+def _core_tables(db: OneSidedDB) -> core_race.Tables:
+    with _CORE_TABLES_LOCK:
+        tables = _CORE_TABLES.get(db)
+        if tables is None:
+            tables = core_race.Tables((db.points, db.checkers, dict(db._a)))
+            _CORE_TABLES[db] = tables
+    return tables
 
 
 def race_estimate(on_roll: Side, opponent: Side | None = None, db: OneSidedDB | None = None) -> RaceEstimate:
@@ -75,26 +85,7 @@ def race_estimate(on_roll: Side, opponent: Side | None = None, db: OneSidedDB | 
         check_position(db if db is not None else default_one_sided(game=game_of(on_roll) or "fevga"), on_roll)
         opponent = tuple(on_roll.counts(1 - on_roll.turn))
     table = db if db is not None else default_one_sided(game=game_of(on_roll) or "fevga")
-    a = table.counts(on_roll)
-    b = table.counts(opponent)
-    if not any(b):
-        return RaceEstimate(0.0, 0.0, 1.0 if sum(a) == TOTAL_CHECKERS else 0.0)
-    if not any(a):
-        return RaceEstimate(1.0, 1.0 if sum(b) == TOTAL_CHECKERS else 0.0, 0.0)
-    pa, pb = table.distribution(a), table.distribution(b)
-    length = max(len(pa), len(pb)) + 2
-    pa_full = np.zeros(length)
-    pa_full[: len(pa)] = pa
-    pb_full = np.zeros(length)
-    pb_full[: len(pb)] = pb
-    win = float(pa_full @ _survival(pb, length))
-    mars_ok = table.checkers == TOTAL_CHECKERS
-    win_mars = lose_mars = 0.0
-    if mars_ok and sum(b) == TOTAL_CHECKERS:
-        win_mars = float(pa_full @ _survival(table.first_off_distribution(b), length))
-    if mars_ok and sum(a) == TOTAL_CHECKERS:
-        shifted = _survival(table.first_off_distribution(a), length + 1)[1:]
-        lose_mars = float(pb_full @ shifted)
+    _, win, win_mars, lose_mars = core_race.estimate(_core_tables(table), table.counts(on_roll), table.counts(opponent))
     return RaceEstimate(win, win_mars, lose_mars)
 
 

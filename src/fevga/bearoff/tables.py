@@ -24,8 +24,9 @@ import numpy.typing as npt
 from fevga.bearoff.fileformat import TableFile, write_table
 from fevga.errors import BearoffFileError, InvalidArgumentError, InvalidPositionError, MissingBearoffError
 from fevga_core import bearoff as core
+from fevga_core import constants
 
-TOTAL_CHECKERS = 15
+TOTAL_CHECKERS = constants.NUM_CHECKERS
 MAX_POINTS = 11
 GAMES = ("fevga", "gioul")
 CHAIN_FROM_ROLL = 4  # Gioul: a double is a chain from a player's fourth roll on
@@ -292,7 +293,8 @@ class OneSidedDB:
         self._mean: FloatArray = arrays["mean"]
 
     @classmethod
-    def build(cls, points: int = 6, checkers: int = 15, *, game: str = "fevga", progress: bool = False) -> OneSidedDB:
+    def build(cls, points: int = 6, checkers: int = TOTAL_CHECKERS, *, game: str = "fevga",
+              progress: bool = False) -> OneSidedDB:
         """Build the table of `game` for up to `checkers` checkers on points 1..`points`."""
         _check_size(points, checkers)
         _check_game(game)

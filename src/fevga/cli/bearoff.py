@@ -16,6 +16,7 @@ from typing import Any
 
 from fevga.cli.game import add_game_option, game_of, position_argument
 from fevga.errors import FevgaError, InvalidNotationError, MissingBearoffError
+from fevga_core.constants import NUM_CHECKERS
 
 Sides = tuple[tuple[int, ...], tuple[int, ...] | None, Any]
 
@@ -103,7 +104,7 @@ def _build(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     progress = not args.quiet and sys.stderr.isatty()
     if args.kind == "one-sided":
-        checkers = 15 if args.checkers is None else args.checkers  # 0 is refused by the build, not replaced
+        checkers = NUM_CHECKERS if args.checkers is None else args.checkers  # 0 is refused by the build, not replaced
         db: Any = OneSidedDB.build(points=args.points, checkers=checkers, game=args.game, progress=progress)
     else:
         checkers = 6 if args.checkers is None else args.checkers
@@ -127,7 +128,7 @@ def _side_report(db: Any, side: tuple[int, ...]) -> dict[str, Any]:
         "stdev_rolls": db.stdev_rolls(counts),
         "distribution": {str(i): float(p) for i, p in enumerate(distribution) if p > 0},
     }
-    if sum(counts) == db.checkers == 15:
+    if sum(counts) == db.checkers == NUM_CHECKERS:
         report["first_off_mean"] = db.first_off_mean(counts)
         report["first_off_distribution"] = {
             str(i): float(p) for i, p in enumerate(db.first_off_distribution(counts)) if p > 0

@@ -22,6 +22,7 @@ from fevga.search import HEURISTIC_SCALE
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
 from fevga_core import gioul_rollout as gioul_core
 from fevga_core import rollout as core
+from fevga_core.constants import POSITION_WIDTH
 
 if TYPE_CHECKING:
     from fevga.bearoff import OneSidedDB, TwoSidedDB
@@ -34,7 +35,7 @@ DEFAULT_GAMES = 8 * STRATA  # 10,368: eight full rotations of the opening roll p
 MAX_GAMES = 2**53  # game counts are summed in float64: exact up to here
 FIELDS = {name: i for i, name in enumerate(core.SUM_FIELDS)}
 LENGTH_BINS = int(core.MAX_LENGTH)
-ROW_WIDTH = 51  # bytes of a position row (fevga_core.position)
+ROW_WIDTH = POSITION_WIDTH  # bytes of a position row
 GIOUL_ROW_WIDTH = int(gioul_core.GIOUL_ROW)  # bytes of a Gioul state row (fevga_core.gioul)
 GIOUL_POLICIES = ("random", "heuristic")  # the policies the Gioul core plays
 

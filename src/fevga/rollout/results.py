@@ -18,6 +18,7 @@ import numpy.typing as npt
 from fevga.errors import InvalidArgumentError
 from fevga.position import Move
 from fevga.rules import Rules
+from fevga_core.board import ROLLS
 from fevga.rollout.jobs import FIELDS, Job, Sums
 
 if TYPE_CHECKING:
@@ -313,10 +314,9 @@ def _stratified_se(first: npt.NDArray[np.float64], n: float, fallback: float) ->
 
 def _first_roll_table(first: npt.NDArray[np.float64]) -> tuple[tuple[str, int, float], ...]:
     rows = []
-    for a in range(1, 7):
-        for b in range(a, 7):
-            cells = {(a - 1) * 6 + (b - 1), (b - 1) * 6 + (a - 1)}
-            games = sum(first[c, 0] for c in cells)
-            if games:
-                rows.append((f"{b}-{a}", int(games), float(sum(first[c, 1] for c in cells) / games)))
+    for a, b in ROLLS:
+        cells = {(a - 1) * 6 + (b - 1), (b - 1) * 6 + (a - 1)}
+        games = sum(first[c, 0] for c in cells)
+        if games:
+            rows.append((f"{b}-{a}", int(games), float(sum(first[c, 1] for c in cells) / games)))
     return tuple(rows)
