@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -189,10 +190,16 @@ def test_html_report_is_self_contained_with_boards_for_flagged_decisions(tmp_pat
     page.write_text(html, encoding="utf-8")
     chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
     if chromium is None:
-        return  # parsed above; no browser on this machine
+        # parsed above; CI (.ci/run) installs Chromium and sets FEVGA_REQUIRE_BROWSER=1 so that
+        # the screenshot below is never left out there
+        assert os.environ.get("FEVGA_REQUIRE_BROWSER", "0") != "1", \
+            "FEVGA_REQUIRE_BROWSER=1 but no chromium, chromium-browser or google-chrome on PATH"
+        return
     shot = tmp_path / "shot.png"
-    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", f"--screenshot={shot}",
-                    "--window-size=1200,1600", page.as_uri()], capture_output=True, timeout=120, check=False)
+    run = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", f"--screenshot={shot}",
+                          "--window-size=1200,1600", page.as_uri()], capture_output=True, text=True, timeout=120,
+                         check=False)
+    assert shot.is_file(), f"{chromium} wrote no screenshot (exit {run.returncode}): {run.stderr[-500:]}"
     import matplotlib.image
 
     pixels = matplotlib.image.imread(str(shot))
