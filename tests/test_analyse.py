@@ -341,3 +341,41 @@ def test_api_evaluator_rerates_a_filtered_played_move_at_full_depth() -> None:
     assert calls == [1]
     assert ranked[filtered.position] == pytest.approx(-inner.value(filtered.position, Rules()))
     assert ranked[moves[-2][0].position] == pytest.approx(moves[-2][1])  # not asked for: left as the hint rated it
+
+
+def test_rating_bands_follow_the_strength_ladder_on_a_seeded_sample() -> None:
+    from fevga import Net
+    from fevga.analyser import RATING_BANDS, band_legend, rating_band
+    from fevga.strength import rate_policy
+
+    older = Net.load(Path(__file__).parents[1] / "benchmarks" / "nets" / "fevga-net-1.npz")
+    ladder = [("random", None), ("heuristic", None), ("net", older), ("net2", None)]  # weakest first
+    rated = [rate_policy(policy, games=3, seed=7, net=net) for policy, net in ladder]
+    pooled = [r.pooled for r in rated]
+    assert pooled == sorted(pooled, reverse=True) and len(set(pooled)) == 4, pooled  # stronger rates better
+    assert [rating_band(p) for p in pooled] == ["beginner", "intermediate", "expert", "world class"]
+    assert all(len(r.ratings) == 6 and r.games == 3 for r in rated)
+    assert rate_policy("net", games=1, seed=7).pooled == 0.0  # at 1 ply the net judges its own choices
+    assert [name for _, name in RATING_BANDS] == ["world class", "expert", "intermediate", "beginner"]
+    edges = [edge for edge, _ in RATING_BANDS]
+    assert edges == sorted(edges) and rating_band(0.0) == "world class" and rating_band(edges[0]) == "expert"
+    assert band_legend().startswith("world class < ")
+    doc = (Path(__file__).parents[1] / "docs" / "analysis.md").read_text(encoding="utf-8")
+    assert all(f"{edge:g}" in doc for edge in edges[:-1])
+    with pytest.raises(InvalidArgumentError):
+        rating_band(float("nan"))
+
+
+def test_band_is_reported_and_equal_error_edge_splits_two_samples() -> None:
+    from fevga.strength import PolicyRating, equal_error_edge
+
+    report = analyse(play_game(seed=3, policy="random"), plies=1)
+    assert all(p.band == "beginner" or p.rating < 65.7 for p in report.players)
+    assert "rating band" in report.to_text() and "Rating band" in report.to_html()
+    assert json.loads(report.to_json())["players"][0]["band"] == report.players[0].band
+    good = PolicyRating("good", 4, 1, 0, (1.0, 2.0, 3.0, 10.0), 4.0)
+    bad = PolicyRating("bad", 4, 1, 0, (5.0, 11.0, 12.0, 13.0), 10.0)
+    edge = equal_error_edge(good, bad)
+    assert 3.0 < edge < 11.0  # one of each side misfiled: 10 above, 5 below
+    assert sum(r > edge for r in good.ratings) == sum(r < edge for r in bad.ratings) == 1
+    assert good.quantile(0.5) == 2.5 and good.mean == 4.0

@@ -179,3 +179,32 @@ def test_evaluator_policy_is_asked_for_the_running_score() -> None:
     assert [g.plies for g in plain.games] == [g.plies for g in match.games]  # same evaluator, same play
     with pytest.raises(InvalidArgumentError):
         EvaluatorPolicy(object())
+
+
+def test_default_odds_are_the_documented_measurement_of_the_shipped_net() -> None:
+    from pathlib import Path
+
+    from fevga import Net
+    from fevga.match import DRAW, LOSE_MARS, ODDS_SOURCE, WIN, WIN_MARS
+
+    assert DEFAULT_ODDS == GameOdds.from_probabilities(WIN, WIN_MARS, LOSE_MARS, DRAW)
+    assert ODDS_SOURCE["policy"] == "net"
+    assert ODDS_SOURCE["net"] == Net.default().checksum[:16], "the net changed: re-measure (docs/match.md)"
+    doc = (Path(__file__).parents[1] / "docs" / "match.md").read_text(encoding="utf-8")
+    assert f"{ODDS_SOURCE['games']:,} games" in doc and f"seed {ODDS_SOURCE['seed']}" in doc
+    for value in (WIN, WIN_MARS, LOSE_MARS, DRAW):
+        assert f"| {100 * value:.2f}% " in doc
+
+
+def test_default_odds_agree_with_a_fresh_seeded_measurement() -> None:
+    from fevga.match import measure_odds
+
+    m = measure_odds(games=2592, seed=11, workers=1)
+    assert m.games == 2592 and m.policy == "net" and m.net is not None
+    assert all(0.0 < h < 0.03 for h in m.ci95.values())
+    assert m.consistent_with(DEFAULT_ODDS), m.to_dict()
+    # The heuristic self-play odds the table used before are outside the intervals: the check can fail.
+    assert not m.consistent_with(GameOdds.from_probabilities(0.507397762345679, 0.13933256172839506,
+                                                             0.1271604938271605))
+    assert m.odds == GameOdds.from_probabilities(m.win, m.win_mars, m.lose_mars, m.draw)
+    assert measure_odds(games=1296, seed=11, workers=2, policy="heuristic").net is None

@@ -77,11 +77,71 @@ class GameOdds:
                 "lose_mars": self.lose_mars, "draw": self.draw}
 
 
-# Measured input, not a result: heuristic-policy self-play from the start, 103,680 games, seed 2026,
-# `fevga.rollout(Position.initial(), games=103680, seed=2026, workers=1, policy="heuristic")`
-# (P(win) standard error 0.0016). The trained evaluator's odds replace these once it exists.
-WIN, WIN_MARS, LOSE_MARS = 0.507397762345679, 0.13933256172839506, 0.1271604938271605
-DEFAULT_ODDS = GameOdds.from_probabilities(win=WIN, win_mars=WIN_MARS, lose_mars=LOSE_MARS, draw=0.0)
+# Measured input, not a result (the one place these numbers live; docs/match.md shows the run):
+# the shipped net (policy "net", net.npz sha256 e5c58824...) playing itself from the start,
+# `python benchmarks/game_odds.py --games 518400 --seed 2026`, i.e.
+# `measure_odds(games=518400, seed=2026, policy="net")`; 95% CI half-widths in docs/match.md.
+ODDS_SOURCE: dict[str, str | int] = {"policy": "net", "net": "e5c5882445f6e4ff", "games": 518400, "seed": 2026}
+WIN, WIN_MARS, LOSE_MARS, DRAW = 0.5782619598765432, 0.12358989197530865, 0.05052276234567901, 0.0
+DEFAULT_ODDS = GameOdds.from_probabilities(win=WIN, win_mars=WIN_MARS, lose_mars=LOSE_MARS, draw=DRAW)
+
+
+@dataclass(frozen=True)
+class OddsMeasurement:
+    """Outcome odds of a game for its starter measured by self-play, with 95% confidence half-widths."""
+
+    odds: GameOdds
+    games: int
+    seed: int | str
+    policy: str
+    net: str | None  # the first 16 hex digits of the net's SHA-256 when the policy uses a net
+    win: float
+    win_mars: float
+    lose_mars: float
+    draw: float
+    ci95: dict[str, float]  # half-width of the 95% interval of win, win_mars, lose_mars, draw
+
+    def consistent_with(self, odds: GameOdds, widen: float = 1.0) -> bool:
+        """Whether `odds` lie within `widen` times this measurement's 95% intervals (every outcome)."""
+        other = {"win": odds.win_single + odds.win_mars, "win_mars": odds.win_mars,
+                 "lose_mars": odds.lose_mars, "draw": odds.draw}
+        return all(abs(other[k] - getattr(self, k)) <= widen * self.ci95[k] for k in other)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"policy": self.policy, "net": self.net, "games": self.games, "seed": self.seed,
+                "win": self.win, "win_mars": self.win_mars, "lose_mars": self.lose_mars, "draw": self.draw,
+                "ci95": dict(self.ci95), "odds": self.odds.to_dict()}
+
+
+def measure_odds(games: int, seed: int = 2026, policy: str = "net", workers: int | None = None,
+                 net: Any = None) -> OddsMeasurement:
+    """Measure `GameOdds` by `policy` playing itself from the start position (`fevga.rollout`).
+
+    The side on roll of `Position.initial()` is the starter and rolls two fresh dice (docs/rules.md
+    §2): under the default rules that is every game of a match, whether its starter won the
+    one-die draw or the game before. The first two rolls are stratified (36 x 36 per block of
+    1,296 games), so `games` is rounded up to a multiple of 1,296 by the rollout. The 95%
+    half-widths are 1.96 binomial standard errors, conservative for a stratified sample; for an
+    outcome never seen they are the rule-of-three bound 3 / games.
+    """
+    from fevga.net import net_of
+    from fevga.position import Position
+    from fevga.rollout import rollout
+
+    result = rollout(Position.initial(), games=games, seed=seed, workers=workers, policy=policy,
+                     net=net)
+    n = result.games
+
+    def half(p: float) -> float:
+        return 1.96 * math.sqrt(p * (1.0 - p) / n) if 0.0 < p < 1.0 else 3.0 / n
+
+    uses_net = policy in ("net", "net2")
+    return OddsMeasurement(
+        odds=GameOdds.from_rollout(result), games=n, seed=result.seed, policy=str(result.policy),
+        net=net_of(net).checksum[:16] if uses_net else None,
+        win=result.win, win_mars=result.win_mars, lose_mars=result.lose_mars, draw=result.draw,
+        ci95={k: half(getattr(result, k)) for k in ("win", "win_mars", "lose_mars", "draw")})
 
 
 @dataclass(frozen=True)
