@@ -379,3 +379,35 @@ def test_band_is_reported_and_equal_error_edge_splits_two_samples() -> None:
     assert 3.0 < edge < 11.0  # one of each side misfiled: 10 above, 5 below
     assert sum(r > edge for r in good.ratings) == sum(r < edge for r in bad.ratings) == 1
     assert good.quantile(0.5) == 2.5 and good.mean == 4.0
+
+
+@pytest.mark.slow
+def test_marks_of_a_hand_typed_match_agree_with_rollouts() -> None:
+    """tests/data/hand.mat was typed by hand, not written by fevga; every decision the analysis
+    judges is re-derived by rolling out the played and the best move (the net policy to the end,
+    the same dice for both): the analysis mark must be one the rollout's 95% interval allows."""
+    from fevga.records import load_record
+
+    record = load_record(Path(__file__).parent / "data" / "hand.mat")
+    report = analyse(record, plies=1)
+    assert [p.number for p in report.flagged()] == [3, 5, 9, 12, 17]  # the moves typed in as mistakes
+    thresholds = Thresholds()
+    checked = 0
+    for p in report.plies():
+        if p.forced:
+            assert p.loss == 0.0 and not p.mark
+            continue
+        if p.played.position == p.best.position:
+            assert p.loss == 0.0 and not p.mark
+            continue
+        best = fevga.rollout(p.best.position, games=1296, seed=p.number, policy="net")
+        played = fevga.rollout(p.played.position, games=1296, seed=p.number, policy="net")
+        loss = played.equity - best.equity  # the results have the opponent on roll
+        half = 1.96 * (best.equity_se ** 2 + played.equity_se ** 2) ** 0.5  # overstates: common dice
+        order = ["", "doubtful", "bad", "very bad"]  # marks grow with the loss
+        low, high = (order.index(thresholds.mark(max(x, 0.0))) for x in (loss - half, loss + half))
+        assert low <= order.index(p.mark) <= high, (p.number, p.loss, p.mark, loss, half)
+        if p.mark:
+            assert loss + half > thresholds.doubtful  # a flagged move is not better than the best
+        checked += 1
+    assert checked == 6

@@ -45,11 +45,14 @@ def test_draws_send_the_start_back_to_the_one_die_draw() -> None:
     assert table.starter(1, 1) == pytest.approx(ws + wm + d / 2)
 
 
-def _linear_solve(odds: GameOdds, n: int) -> np.ndarray:
+def _linear_solve(odds: GameOdds, n: int, opening: GameOdds | None = None) -> np.ndarray:
     """Independent check: all states (a, b, who starts) as one linear system."""
+    first = opening or odds
     index = {}
     for a, b in itertools.product(range(1, n + 1), repeat=2):
-        for who in range(3):  # 0: I start, 1: the opponent starts, 2: the one-die draw
+        # 0: I start, 1: the opponent starts, 2: the one-die draw; 3 and 4: I / the opponent
+        # start a game begun by the draw (its own odds)
+        for who in range(5):
             index[a, b, who] = len(index)
     size = len(index)
     matrix = np.eye(size)
@@ -63,20 +66,23 @@ def _linear_solve(odds: GameOdds, n: int) -> np.ndarray:
 
     for (a, b, who), row in index.items():
         if who == 2:
-            add(row, 0.5, a, b, 0)
-            add(row, 0.5, a, b, 1)
+            add(row, 0.5, a, b, 3)
+            add(row, 0.5, a, b, 4)
             continue
-        mine = (odds.win_single, odds.win_mars) if who == 0 else (odds.lose_single, odds.lose_mars)
-        theirs = (odds.lose_single, odds.lose_mars) if who == 0 else (odds.win_single, odds.win_mars)
+        o = odds if who < 2 else first
+        me_first = who in (0, 3)
+        mine = (o.win_single, o.win_mars) if me_first else (o.lose_single, o.lose_mars)
+        theirs = (o.lose_single, o.lose_mars) if me_first else (o.win_single, o.win_mars)
         add(row, mine[0], a - 1, b, 0)
         add(row, mine[1], a - 2, b, 0)
         add(row, theirs[0], a, b - 1, 1)
         add(row, theirs[1], a, b - 2, 1)
-        add(row, odds.draw, a, b, 2)
+        add(row, o.draw, a, b, 2)
     solution = np.linalg.solve(matrix, rhs)
     out = np.zeros((n, n, 3))
     for (a, b, who), row in index.items():
-        out[a - 1, b - 1, who] = solution[row]
+        if who < 3:
+            out[a - 1, b - 1, who] = solution[row]
     return out
 
 
@@ -87,6 +93,24 @@ def test_agrees_with_an_independent_linear_solve(odds: GameOdds) -> None:
     expected = _linear_solve(odds, n)
     for who, name in enumerate(("me", "opponent", "draw")):
         np.testing.assert_allclose(table.grid(name), expected[:, :, who], atol=1e-12)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("odds", ODDS)
+def test_games_begun_by_the_draw_may_have_their_own_odds(odds: GameOdds) -> None:
+    # first_roll="opening_dice": a game begun by the one-die draw opens with the draw's dice
+    opening = GameOdds(0.36, 0.14, 0.3, 0.1, 0.1)
+    n = 8
+    table = match_equity_table(n, odds, opening=opening)
+    expected = _linear_solve(odds, n, opening)
+    for who, name in enumerate(("me", "opponent", "draw")):
+        np.testing.assert_allclose(table.grid(name), expected[:, :, who], atol=1e-12)  # type: ignore[arg-type]
+    np.testing.assert_allclose(table.grid("draw") + table.grid("draw").T, 1.0, atol=1e-12)
+    assert table.draw(3, 5) == pytest.approx(expected[2, 4, 2])
+    same = match_equity_table(n, odds, opening=odds)
+    np.testing.assert_allclose(same.grid("draw"), match_equity_table(n, odds).grid("draw"), atol=1e-12)
+    assert table.to_dict()["opening"] == opening.to_dict()
+    if odds.win_mars < 1.0:  # (a starter that always wins a mars keeps every draw at 1/2)
+        assert not np.allclose(table.grid("draw"), match_equity_table(n, odds).grid("draw"))
 
 
 @pytest.mark.parametrize("odds", ODDS)
@@ -135,6 +159,7 @@ def test_default_odds_favour_the_starter() -> None:
     lambda: match_equity_table(0),
     lambda: match_equity_table(300),
     lambda: match_equity_table(5, "even"),  # type: ignore[arg-type]
+    lambda: match_equity_table(5, DEFAULT_ODDS, opening="even"),  # type: ignore[arg-type]
     lambda: match_equity_table(5).starter(6, 1),
     lambda: match_equity_table(5).value(1, 1, "nobody"),  # type: ignore[arg-type]
     lambda: match_winning_chance(match_equity_table(5), (0, 2), 0.5, 0.1, 0.1),

@@ -16,8 +16,10 @@ points wins the match when it starts the next game against a side needing `b`, s
 with ``S(a <= 0, b) = 1`` and ``S(a, b <= 0) = 0`` (a won game hands the next start to its
 winner, a draw goes back to the one-die draw: ``U`` is the value before that draw). Every
 term on the right except the draw term has a smaller ``a + b``, so the table is filled in
-order of ``a + b``, solving the 2 x 2 linear system of ``S(a, b)`` and ``S(b, a)`` for
-each pair (determinant ``1 - d``). docs/match.md gives the derivation and checks.
+order of ``a + b``: with ``R`` the four non-draw terms, ``U(a, b) = 1/2 + (R(a, b) -
+R(b, a)) / (2 (1 - d))`` in closed form, then ``S(a, b) = R(a, b) + d U(a, b)``. Games begun
+by the one-die draw may have odds of their own (``opening=``, the ``opening_dice`` variant).
+docs/match.md gives the derivation and checks.
 
 >>> table = match_equity_table(5, GameOdds(0.4, 0.15, 0.35, 0.1, 0.0))
 >>> round(table.starter(1, 1), 4), round(table.starter(2, 1), 4)
@@ -156,6 +158,8 @@ class MatchEquityTable:
     length: int
     odds: GameOdds
     starts: npt.NDArray[np.float64]  # starts[a, b] = S(a, b), a, b in 0..length
+    drawn: npt.NDArray[np.float64] | None = None  # drawn[a, b] = U(a, b), before the one-die draw
+    opening: GameOdds | None = None  # odds of a game begun by the one-die draw, when they differ
 
     def starter(self, a: int, b: int) -> float:
         """P(I win the match) needing `a` against `b`, when I start the next game."""
@@ -167,7 +171,9 @@ class MatchEquityTable:
 
     def draw(self, a: int, b: int) -> float:
         """P(I win the match) needing `a` against `b`, before the one-die draw for the start."""
-        return 0.5 * (self.starter(a, b) + self.receiver(a, b))
+        if self.drawn is None or a <= 0 or b <= 0:
+            return 0.5 * (self.starter(a, b) + self.receiver(a, b))
+        return float(self.drawn[self._index(a), self._index(b)])
 
     def value(self, a: int, b: int, starter: Starter = "draw") -> float:
         """P(I win the match) needing `a` against `b`; `starter` says who starts the next game."""
@@ -195,12 +201,13 @@ class MatchEquityTable:
         if starter == "opponent":
             return np.asarray(1.0 - s.T)
         if starter == "draw":
-            return np.asarray(0.5 * (s + 1.0 - s.T))
+            return np.asarray(0.5 * (s + 1.0 - s.T)) if self.drawn is None else self.drawn[1:, 1:].copy()
         raise InvalidArgumentError(f"starter {starter!r} must be 'me', 'opponent' or 'draw'")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: the odds and the three grids (row a-1, column b-1)."""
         return {"length": self.length, "odds": self.odds.to_dict(),
+                "opening": None if self.opening is None else self.opening.to_dict(),
                 "starter": self.grid("me").tolist(), "receiver": self.grid("opponent").tolist(),
                 "draw": self.grid("draw").tolist()}
 
@@ -219,19 +226,27 @@ class MatchEquityTable:
         return "\n".join(lines)
 
 
-def match_equity_table(length: int = 25, odds: GameOdds | None = None) -> MatchEquityTable:
-    """The exact match equity table up to `length` points from one game's outcome odds."""
+def match_equity_table(length: int = 25, odds: GameOdds | None = None,
+                       opening: GameOdds | None = None) -> MatchEquityTable:
+    """The exact match equity table up to `length` points from one game's outcome odds.
+
+    `opening` are the odds of a game begun by the one-die draw (the first game, and any game
+    after a draw) when they differ from those of a game begun by the previous winner: under
+    ``first_roll="opening_dice"`` the former opens with the draw's two dice, never a double.
+    Under the default rules both open with fresh dice, and `opening` is left out.
+    """
     if not isinstance(length, int) or isinstance(length, bool) or not 1 <= length <= MAX_LENGTH:
         raise InvalidArgumentError(f"match length {length!r} must be an integer from 1 to {MAX_LENGTH}")
     odds = DEFAULT_ODDS if odds is None else odds
-    if not isinstance(odds, GameOdds):
-        raise InvalidArgumentError(f"odds {odds!r} must be a fevga.match.GameOdds")
-    ws, wm, ls, lm, d = odds.win_single, odds.win_mars, odds.lose_single, odds.lose_mars, odds.draw
+    for given in (odds, opening):
+        if given is not None and not isinstance(given, GameOdds):
+            raise InvalidArgumentError(f"odds {given!r} must be a fevga.match.GameOdds")
+    first = odds if opening is None else opening
     n = length
     s = np.zeros((n + 1, n + 1))
     s[0, 1:] = 1.0  # I have won
-    half = d / 2.0
-    det = 1.0 - d
+    u = np.full((n + 1, n + 1), 0.5)
+    u[0, 1:], u[1:, 0] = 1.0, 0.0
 
     def at(a: int, b: int) -> float:
         if a <= 0:
@@ -240,22 +255,24 @@ def match_equity_table(length: int = 25, odds: GameOdds | None = None) -> MatchE
             return 0.0
         return float(s[a, b])
 
-    def rest(a: int, b: int) -> float:
-        return ws * at(a - 1, b) + wm * at(a - 2, b) + ls * (1.0 - at(b - 1, a)) + lm * (1.0 - at(b - 2, a))
+    def rest(o: GameOdds, a: int, b: int) -> float:
+        """The non-draw terms of S(a, b) for a game with odds `o` (smaller a + b only)."""
+        return (o.win_single * at(a - 1, b) + o.win_mars * at(a - 2, b)
+                + o.lose_single * (1.0 - at(b - 1, a)) + o.lose_mars * (1.0 - at(b - 2, a)))
 
+    # A game begun by the draw: U(a, b) = (S'(a, b) + 1 - S'(b, a)) / 2 with S'(a, b) = R'(a, b)
+    # + d' U(a, b) and U(b, a) = 1 - U(a, b), hence U(a, b) = 1/2 + (R'(a, b) - R'(b, a)) / (2 (1 - d')).
+    # Then S(a, b) = R(a, b) + d U(a, b) and S(b, a) = R(b, a) + d (1 - U(a, b)).
     for total in range(2, 2 * n + 1):
         for a in range(max(1, total - n), min(n, total - 1) + 1):
             b = total - a
             if a > b:
                 continue
-            r_ab = rest(a, b) + half
-            if a == b:
-                s[a, a] = r_ab
-                continue
-            r_ba = rest(b, a) + half
-            s[a, b] = ((1.0 - half) * r_ab - half * r_ba) / det
-            s[b, a] = ((1.0 - half) * r_ba - half * r_ab) / det
-    return MatchEquityTable(length=n, odds=odds, starts=s)
+            level = 0.5 if a == b else 0.5 + (rest(first, a, b) - rest(first, b, a)) / (2.0 * (1.0 - first.draw))
+            u[a, b], u[b, a] = level, 1.0 - level
+            s[a, b] = rest(odds, a, b) + odds.draw * level
+            s[b, a] = rest(odds, b, a) + odds.draw * (1.0 - level)
+    return MatchEquityTable(length=n, odds=odds, starts=s, drawn=u, opening=opening)
 
 
 def match_winning_chance(table: MatchEquityTable, away: tuple[int, int], win: float, win_mars: float,
