@@ -233,3 +233,28 @@ def test_default_odds_agree_with_a_fresh_seeded_measurement() -> None:
                                                              0.1271604938271605))
     assert m.odds == GameOdds.from_probabilities(m.win, m.win_mars, m.lose_mars, m.draw)
     assert measure_odds(games=1296, seed=11, workers=2, policy="heuristic").net is None
+
+
+@pytest.mark.slow
+def test_the_table_predicts_matches_the_net_plays() -> None:
+    """End to end: in 3-point matches of net self-play (fevga.game.play_match: the winner of a
+    game starts the next one), the winner of a single first game goes on to win the match as
+    often as the table's S(2, 3) says (it starts game 2), not U(2, 3) (a one-die draw would)."""
+    import math
+
+    from fevga.game import play_match
+
+    table = match_equity_table(3)
+    trials = wins = 0
+    for child in np.random.SeedSequence(2026).spawn(1600):
+        match = play_match(3, seed=child, policy="net")
+        first = match.games[0]
+        if first.winner is None or first.points != 1:
+            continue
+        assert len(match.games) == 1 or match.games[1].plies[0].turn == first.winner
+        trials += 1
+        wins += match.winner == first.winner
+    p = wins / trials
+    se = math.sqrt(p * (1 - p) / trials)
+    assert abs(p - table.starter(2, 3)) < 2.5 * se, (p, se, trials, table.starter(2, 3))
+    assert abs(p - table.draw(2, 3)) > abs(p - table.starter(2, 3))
