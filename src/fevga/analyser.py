@@ -400,7 +400,7 @@ RATING_BANDS: tuple[tuple[float, str], ...] = (
 
 
 def band_legend() -> str:
-    """The bands in words: "world class < 5.2 <= expert < ..."."""
+    """The bands in words: "world class < 3.9 <= expert < ..."."""
     text = RATING_BANDS[0][1]
     for (edge, _), (_, name) in zip(RATING_BANDS, RATING_BANDS[1:]):
         text += f" < {edge:g} <= {name}"
