@@ -588,7 +588,7 @@ def analyse(
     progress: Callable[[int, int], None] | None = None,
     rollouts: int = 0,
     rollout_seed: SeedLike = 0,
-    rollout_policy: Policy = "heuristic",
+    rollout_policy: Policy = "net",
     workers: int | None = 1,
 ) -> Analysis:
     """Analyse every ply of a game or match record (see the module docstring for the definitions).
@@ -599,7 +599,7 @@ def analyse(
     moves are kept per decision for the reports. `progress(done, total)` is called after each game.
 
     With `rollouts` > 0 every flagged decision is re-checked: the played and the best move
-    are rolled out `rollouts` games each with `rollout_policy` on the same dice streams
+    are rolled out `rollouts` games each with `rollout_policy` (default: the net) on the same dice streams
     (`fevga.rollout_moves`, seed `rollout_seed`, `workers` threads); the rollout's loss then
     replaces the evaluator's (kept in `evaluator_loss`) and sets the mark.
     """
