@@ -2,6 +2,7 @@
 
 Run:  python benchmarks/game_odds.py                          # 518,400 games (docs/match.md)
       python benchmarks/game_odds.py --games 12960 --json      # quicker, machine-readable
+      python benchmarks/game_odds.py --opening-dice --games 51840   # the variant's draw-begun games
 Prints each outcome's probability for the side that starts the game with its 95% confidence
 interval, and the lines that fevga.match keeps as DEFAULT_ODDS.
 """
@@ -13,6 +14,7 @@ import json
 import sys
 import time
 
+from fevga import Rules
 from fevga.match import measure_odds
 
 
@@ -22,15 +24,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--policy", default="net", help="self-play policy (default: %(default)s)")
     parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--opening-dice", action="store_true",
+                        help="games begun by the one-die draw under first_roll=opening_dice (the table's opening odds)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     args = parser.parse_args(argv)
     began = time.perf_counter()
-    m = measure_odds(games=args.games, seed=args.seed, policy=args.policy, workers=args.workers)
+    rules = Rules(first_roll="opening_dice") if args.opening_dice else None
+    m = measure_odds(games=args.games, seed=args.seed, policy=args.policy, workers=args.workers, rules=rules,
+                     opening=args.opening_dice)
     seconds = time.perf_counter() - began
     if args.json:
         print(json.dumps({**m.to_dict(), "seconds": round(seconds, 1)}))
         return 0
-    print(f"policy {m.policy} (net {m.net}), {m.games} games, seed {m.seed}, {seconds:.0f} s")
+    kind = "begun by the one-die draw, first_roll=opening_dice" if args.opening_dice else "fresh first roll"
+    print(f"policy {m.policy} (net {m.net}), {m.games} games ({kind}), seed {m.seed}, {seconds:.0f} s")
     print()
     print("| outcome for the starter | probability | 95% CI |")
     print("|---|---|---|")

@@ -258,3 +258,25 @@ def test_the_table_predicts_matches_the_net_plays() -> None:
     se = math.sqrt(p * (1 - p) / trials)
     assert abs(p - table.starter(2, 3)) < 2.5 * se, (p, se, trials, table.starter(2, 3))
     assert abs(p - table.draw(2, 3)) > abs(p - table.starter(2, 3))
+
+
+def test_games_begun_by_the_draw_measured_one_by_one() -> None:
+    from fevga import Rules
+    from fevga.game import play_game
+    from fevga.match import measure_odds
+
+    # Default rules: a game begun by the one-die draw opens with fresh dice, as a rollout of the
+    # start position does: the game-by-game measurement agrees with DEFAULT_ODDS (other code, other dice).
+    fresh = measure_odds(600, seed=5, opening=True)
+    # widen 1.3: about 99% for each of the four outcomes, about 96% for all four at once
+    assert fresh.games == 600 and fresh.consistent_with(DEFAULT_ODDS, widen=1.3), fresh.to_dict()
+    assert fresh.odds == GameOdds.from_probabilities(fresh.win, fresh.win_mars, fresh.lose_mars, fresh.draw)
+    # first_roll="opening_dice": the starter plays the draw's two dice, never a double.
+    rules = Rules(first_roll="opening_dice")
+    variant = measure_odds(40, seed=5, opening=True, rules=rules, policy="heuristic")
+    assert variant.games == 40 and variant.net is None
+    for child in np.random.SeedSequence(5).spawn(40):
+        game = play_game(seed=child, policy="heuristic", rules=rules)
+        assert game.opening_dice is not None and game.plies[0].dice[0] != game.plies[0].dice[1]
+    with pytest.raises(InvalidArgumentError):
+        measure_odds(0, opening=True)

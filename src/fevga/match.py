@@ -117,33 +117,61 @@ class OddsMeasurement:
 
 
 def measure_odds(games: int, seed: int = 2026, policy: str = "net", workers: int | None = None,
-                 net: Any = None) -> OddsMeasurement:
-    """Measure `GameOdds` by `policy` playing itself from the start position (`fevga.rollout`).
+                 net: Any = None, *, rules: Any = None, opening: bool = False) -> OddsMeasurement:
+    """Measure `GameOdds` by `policy` playing itself from the start position.
 
-    The side on roll of `Position.initial()` is the starter and rolls two fresh dice (docs/rules.md
-    §2): under the default rules that is every game of a match, whether its starter won the
-    one-die draw or the game before. The first two rolls are stratified (36 x 36 per block of
-    1,296 games), so `games` is rounded up to a multiple of 1,296 by the rollout. The 95%
-    half-widths are 1.96 binomial standard errors, conservative for a stratified sample; for an
-    outcome never seen they are the rule-of-three bound 3 / games.
+    By default the games start with the side on roll of `Position.initial()` rolling two fresh
+    dice (`fevga.rollout`, first two rolls stratified, so `games` is rounded up to a multiple of
+    1,296): a game begun by the previous winner, and under the default rules every game of a
+    match. With `opening` the games are begun by the one-die draw (`fevga.game.play_game`, one
+    at a time, game i seeded by the i-th spawned child of `seed`): under
+    ``first_roll="opening_dice"`` the starter then plays the draw's two dice (the `opening` odds
+    of `match_equity_table`). The 95% half-widths are 1.96 binomial standard errors (conservative
+    for the stratified sample); for an outcome never seen, the rule-of-three bound 3 / games.
     """
     from fevga.net import net_of
-    from fevga.position import Position
-    from fevga.rollout import rollout
 
-    result = rollout(Position.initial(), games=games, seed=seed, workers=workers, policy=policy,
-                     net=net)
-    n = result.games
+    if opening:
+        n, win, win_mars, lose_mars, draw = _play_openings(games, seed, policy, net, rules)
+    else:
+        from fevga.position import Position
+        from fevga.rollout import rollout
+
+        result = rollout(Position.initial(), games=games, seed=seed, workers=workers, policy=policy,
+                         net=net, rules=rules)
+        n, win, win_mars, lose_mars, draw = result.games, result.win, result.win_mars, result.lose_mars, result.draw
 
     def half(p: float) -> float:
         return 1.96 * math.sqrt(p * (1.0 - p) / n) if 0.0 < p < 1.0 else 3.0 / n
 
-    uses_net = policy in ("net", "net2")
+    values = {"win": win, "win_mars": win_mars, "lose_mars": lose_mars, "draw": draw}
     return OddsMeasurement(
-        odds=GameOdds.from_rollout(result), games=n, seed=result.seed, policy=str(result.policy),
-        net=net_of(net).checksum[:16] if uses_net else None,
-        win=result.win, win_mars=result.win_mars, lose_mars=result.lose_mars, draw=result.draw,
-        ci95={k: half(getattr(result, k)) for k in ("win", "win_mars", "lose_mars", "draw")})
+        odds=GameOdds.from_probabilities(win, win_mars, lose_mars, draw), games=n, seed=seed, policy=policy,
+        net=net_of(net).checksum[:16] if policy in ("net", "net2") else None,
+        win=win, win_mars=win_mars, lose_mars=lose_mars, draw=draw,
+        ci95={k: half(v) for k, v in values.items()})
+
+
+def _play_openings(games: int, seed: int, policy: str, net: Any,
+                   rules: Any) -> tuple[int, float, float, float, float]:
+    """(games, win, win_mars, lose_mars, draw) for the starter of games begun by the one-die draw."""
+    from fevga.game import play_game
+    from fevga.seeding import seed_sequence
+
+    if not isinstance(games, int) or isinstance(games, bool) or games < 1:
+        raise InvalidArgumentError(f"games={games!r} must be a positive integer")
+    win = win_mars = lose_mars = draw = 0
+    for child in seed_sequence(seed).spawn(games):
+        record = play_game(seed=child, policy=policy, rules=rules, net=net)
+        starter = record.plies[0].turn
+        if record.winner is None:
+            draw += 1
+        elif record.winner == starter:
+            win += 1
+            win_mars += record.points == 2
+        else:
+            lose_mars += record.points == 2
+    return games, win / games, win_mars / games, lose_mars / games, draw / games
 
 
 @dataclass(frozen=True)
