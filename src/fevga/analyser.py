@@ -22,7 +22,8 @@ Definitions (docs/analysis.md):
   luck evaluator (1 ply, the static evaluation, by default); marked ``lucky`` / ``very lucky`` from
   +0.3 / +0.6 and ``unlucky`` / ``very unlucky`` from -0.3 / -0.6.
 * performance rating = 500 x mean equity loss per unforced decision (lower is better;
-  eXtreme Gammon's PR scale: 0 is perfect play).
+  eXtreme Gammon's PR scale: 0 is perfect play), with a band (`RATING_BANDS`) measured on
+  policies of known strength (benchmarks/ratings.py).
 
 >>> from fevga.game import play_game
 >>> report = analyse(play_game(seed=3, policy="heuristic"), plies=1)
@@ -389,6 +390,32 @@ def _move_dict(move: MoveEquity) -> dict[str, Any]:
     return {"move": move.notation, "position": move.position.id, "equity": move.equity}
 
 
+# Rating bands, best first: (upper edge, name). Measured, not chosen (docs/analysis.md, "Rating
+# bands"): each edge splits the per-game ratings of two policies of the strength ladder with equal
+# error rates, `python benchmarks/ratings.py --games 200` (1-ply analysis by the shipped net).
+RATING_BANDS: tuple[tuple[float, str], ...] = (
+    (3.9, "world class"),  # plays like the net policies (net2 | net-1)
+    (15.9, "expert"),  # like the 600,000-game net (net-1 | lookahead)
+    (65.7, "intermediate"),  # like the heuristic and lookahead policies (heuristic | random)
+    (math.inf, "beginner"),  # no better than random moves
+)
+
+
+def band_legend() -> str:
+    """The bands in words: "world class < 3.9 <= expert < ..."."""
+    text = RATING_BANDS[0][1]
+    for (edge, _), (_, name) in zip(RATING_BANDS, RATING_BANDS[1:]):
+        text += f" < {edge:g} <= {name}"
+    return text
+
+
+def rating_band(rating: float) -> str:
+    """The band (`RATING_BANDS`) of a performance rating: "world class", "expert", "intermediate" or "beginner"."""
+    if not isinstance(rating, (int, float)) or not math.isfinite(rating) or rating < 0:
+        raise InvalidArgumentError(f"performance rating {rating!r} must be a finite number >= 0")
+    return next(name for edge, name in RATING_BANDS if rating < edge)
+
+
 @dataclass(frozen=True)
 class PlayerSummary:
     """Totals of one player over the analysed record."""
@@ -412,11 +439,16 @@ class PlayerSummary:
         """Performance rating: 500 x mean equity loss per unforced decision (lower is better)."""
         return 500.0 * self.mean_loss
 
+    @property
+    def band(self) -> str | None:
+        """The rating's band (`rating_band`), None without unforced decisions."""
+        return rating_band(self.rating) if self.decisions else None
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {"color": COLOR_NAMES[self.color], "name": self.name, "decisions": self.decisions,
                 "forced": self.forced, "total_loss": self.total_loss, "mean_loss": self.mean_loss,
-                "rating": self.rating, "marks": dict(self.marks), "luck": self.luck,
+                "rating": self.rating, "band": self.band, "marks": dict(self.marks), "luck": self.luck,
                 "luck_marks": dict(self.luck_marks)}
 
 
@@ -510,13 +542,15 @@ class Analysis:
             ("total equity loss", lambda p: f"{p.total_loss:.3f}"),
             ("loss per decision", lambda p: f"{p.mean_loss:.4f}"),
             ("performance rating", lambda p: f"{p.rating:.1f}"),
+            ("rating band", lambda p: p.band or "-"),
             ("luck total", lambda p: f"{p.luck:+.3f}"),
             ("very lucky / lucky", lambda p: f"{p.luck_marks['very lucky']} / {p.luck_marks['lucky']}"),
             ("unlucky / very unlucky", lambda p: f"{p.luck_marks['unlucky']} / {p.luck_marks['very unlucky']}"),
         ]
         for label, cell in rows:
             lines.append(f"{label:<22}" + "".join(f"{cell(p):>14}" for p in self.players))
-        lines.append("performance rating = 500 x mean equity loss per unforced decision (0 = perfect)")
+        lines.append("performance rating = 500 x mean equity loss per unforced decision (0 = perfect); bands: "
+                     + band_legend())
         return "\n".join(lines)
 
     def to_html(self) -> str:
@@ -556,7 +590,7 @@ def analyse(
     progress: Callable[[int, int], None] | None = None,
     rollouts: int = 0,
     rollout_seed: SeedLike = 0,
-    rollout_policy: Policy = "heuristic",
+    rollout_policy: Policy = "net",
     workers: int | None = 1,
 ) -> Analysis:
     """Analyse every ply of a game or match record (see the module docstring for the definitions).
@@ -567,7 +601,7 @@ def analyse(
     moves are kept per decision for the reports. `progress(done, total)` is called after each game.
 
     With `rollouts` > 0 every flagged decision is re-checked: the played and the best move
-    are rolled out `rollouts` games each with `rollout_policy` on the same dice streams
+    are rolled out `rollouts` games each with `rollout_policy` (default: the net) on the same dice streams
     (`fevga.rollout_moves`, seed `rollout_seed`, `workers` threads); the rollout's loss then
     replaces the evaluator's (kept in `evaluator_loss`) and sets the mark.
     """

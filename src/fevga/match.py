@@ -16,8 +16,10 @@ points wins the match when it starts the next game against a side needing `b`, s
 with ``S(a <= 0, b) = 1`` and ``S(a, b <= 0) = 0`` (a won game hands the next start to its
 winner, a draw goes back to the one-die draw: ``U`` is the value before that draw). Every
 term on the right except the draw term has a smaller ``a + b``, so the table is filled in
-order of ``a + b``, solving the 2 x 2 linear system of ``S(a, b)`` and ``S(b, a)`` for
-each pair (determinant ``1 - d``). docs/match.md gives the derivation and checks.
+order of ``a + b``: with ``R`` the four non-draw terms, ``U(a, b) = 1/2 + (R(a, b) -
+R(b, a)) / (2 (1 - d))`` in closed form, then ``S(a, b) = R(a, b) + d U(a, b)``. Games begun
+by the one-die draw may have odds of their own (``opening=``, the ``opening_dice`` variant).
+docs/match.md gives the derivation and checks.
 
 >>> table = match_equity_table(5, GameOdds(0.4, 0.15, 0.35, 0.1, 0.0))
 >>> round(table.starter(1, 1), 4), round(table.starter(2, 1), 4)
@@ -77,11 +79,99 @@ class GameOdds:
                 "lose_mars": self.lose_mars, "draw": self.draw}
 
 
-# Measured input, not a result: heuristic-policy self-play from the start, 103,680 games, seed 2026,
-# `fevga.rollout(Position.initial(), games=103680, seed=2026, workers=1, policy="heuristic")`
-# (P(win) standard error 0.0016). The trained evaluator's odds replace these once it exists.
-WIN, WIN_MARS, LOSE_MARS = 0.507397762345679, 0.13933256172839506, 0.1271604938271605
-DEFAULT_ODDS = GameOdds.from_probabilities(win=WIN, win_mars=WIN_MARS, lose_mars=LOSE_MARS, draw=0.0)
+# Measured input, not a result (the one place these numbers live; docs/match.md shows the run):
+# the shipped net (policy "net", net.npz sha256 e5c58824...) playing itself from the start,
+# `python benchmarks/game_odds.py --games 518400 --seed 2026`, i.e.
+# `measure_odds(games=518400, seed=2026, policy="net")`; 95% CI half-widths in docs/match.md.
+ODDS_SOURCE: dict[str, str | int] = {"policy": "net", "net": "e5c5882445f6e4ff", "games": 518400, "seed": 2026}
+WIN, WIN_MARS, LOSE_MARS, DRAW = 0.5782619598765432, 0.12358989197530865, 0.05052276234567901, 0.0
+DEFAULT_ODDS = GameOdds.from_probabilities(win=WIN, win_mars=WIN_MARS, lose_mars=LOSE_MARS, draw=DRAW)
+
+
+@dataclass(frozen=True)
+class OddsMeasurement:
+    """Outcome odds of a game for its starter measured by self-play, with 95% confidence half-widths."""
+
+    odds: GameOdds
+    games: int
+    seed: int | str
+    policy: str
+    net: str | None  # the first 16 hex digits of the net's SHA-256 when the policy uses a net
+    win: float
+    win_mars: float
+    lose_mars: float
+    draw: float
+    ci95: dict[str, float]  # half-width of the 95% interval of win, win_mars, lose_mars, draw
+
+    def consistent_with(self, odds: GameOdds, widen: float = 1.0) -> bool:
+        """Whether `odds` lie within `widen` times this measurement's 95% intervals (every outcome)."""
+        other = {"win": odds.win_single + odds.win_mars, "win_mars": odds.win_mars,
+                 "lose_mars": odds.lose_mars, "draw": odds.draw}
+        return all(abs(other[k] - getattr(self, k)) <= widen * self.ci95[k] for k in other)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"policy": self.policy, "net": self.net, "games": self.games, "seed": self.seed,
+                "win": self.win, "win_mars": self.win_mars, "lose_mars": self.lose_mars, "draw": self.draw,
+                "ci95": dict(self.ci95), "odds": self.odds.to_dict()}
+
+
+def measure_odds(games: int, seed: int = 2026, policy: str = "net", workers: int | None = None,
+                 net: Any = None, *, rules: Any = None, opening: bool = False) -> OddsMeasurement:
+    """Measure `GameOdds` by `policy` playing itself from the start position.
+
+    By default the games start with the side on roll of `Position.initial()` rolling two fresh
+    dice (`fevga.rollout`, first two rolls stratified, so `games` is rounded up to a multiple of
+    1,296): a game begun by the previous winner, and under the default rules every game of a
+    match. With `opening` the games are begun by the one-die draw (`fevga.game.play_game`, one
+    at a time, game i seeded by the i-th spawned child of `seed`): under
+    ``first_roll="opening_dice"`` the starter then plays the draw's two dice (the `opening` odds
+    of `match_equity_table`). The 95% half-widths are 1.96 binomial standard errors (conservative
+    for the stratified sample); for an outcome never seen, the rule-of-three bound 3 / games.
+    """
+    from fevga.net import net_of
+
+    if opening:
+        n, win, win_mars, lose_mars, draw = _play_openings(games, seed, policy, net, rules)
+    else:
+        from fevga.position import Position
+        from fevga.rollout import rollout
+
+        result = rollout(Position.initial(), games=games, seed=seed, workers=workers, policy=policy,
+                         net=net, rules=rules)
+        n, win, win_mars, lose_mars, draw = result.games, result.win, result.win_mars, result.lose_mars, result.draw
+
+    def half(p: float) -> float:
+        return 1.96 * math.sqrt(p * (1.0 - p) / n) if 0.0 < p < 1.0 else 3.0 / n
+
+    values = {"win": win, "win_mars": win_mars, "lose_mars": lose_mars, "draw": draw}
+    return OddsMeasurement(
+        odds=GameOdds.from_probabilities(win, win_mars, lose_mars, draw), games=n, seed=seed, policy=policy,
+        net=net_of(net).checksum[:16] if policy in ("net", "net2") else None,
+        win=win, win_mars=win_mars, lose_mars=lose_mars, draw=draw,
+        ci95={k: half(v) for k, v in values.items()})
+
+
+def _play_openings(games: int, seed: int, policy: str, net: Any,
+                   rules: Any) -> tuple[int, float, float, float, float]:
+    """(games, win, win_mars, lose_mars, draw) for the starter of games begun by the one-die draw."""
+    from fevga.game import play_game
+    from fevga.seeding import seed_sequence
+
+    if not isinstance(games, int) or isinstance(games, bool) or games < 1:
+        raise InvalidArgumentError(f"games={games!r} must be a positive integer")
+    win = win_mars = lose_mars = draw = 0
+    for child in seed_sequence(seed).spawn(games):
+        record = play_game(seed=child, policy=policy, rules=rules, net=net)
+        starter = record.plies[0].turn
+        if record.winner is None:
+            draw += 1
+        elif record.winner == starter:
+            win += 1
+            win_mars += record.points == 2
+        else:
+            lose_mars += record.points == 2
+    return games, win / games, win_mars / games, lose_mars / games, draw / games
 
 
 @dataclass(frozen=True)
@@ -96,6 +186,8 @@ class MatchEquityTable:
     length: int
     odds: GameOdds
     starts: npt.NDArray[np.float64]  # starts[a, b] = S(a, b), a, b in 0..length
+    drawn: npt.NDArray[np.float64] | None = None  # drawn[a, b] = U(a, b), before the one-die draw
+    opening: GameOdds | None = None  # odds of a game begun by the one-die draw, when they differ
 
     def starter(self, a: int, b: int) -> float:
         """P(I win the match) needing `a` against `b`, when I start the next game."""
@@ -107,7 +199,9 @@ class MatchEquityTable:
 
     def draw(self, a: int, b: int) -> float:
         """P(I win the match) needing `a` against `b`, before the one-die draw for the start."""
-        return 0.5 * (self.starter(a, b) + self.receiver(a, b))
+        if self.drawn is None or a <= 0 or b <= 0:
+            return 0.5 * (self.starter(a, b) + self.receiver(a, b))
+        return float(self.drawn[self._index(a), self._index(b)])
 
     def value(self, a: int, b: int, starter: Starter = "draw") -> float:
         """P(I win the match) needing `a` against `b`; `starter` says who starts the next game."""
@@ -135,12 +229,13 @@ class MatchEquityTable:
         if starter == "opponent":
             return np.asarray(1.0 - s.T)
         if starter == "draw":
-            return np.asarray(0.5 * (s + 1.0 - s.T))
+            return np.asarray(0.5 * (s + 1.0 - s.T)) if self.drawn is None else self.drawn[1:, 1:].copy()
         raise InvalidArgumentError(f"starter {starter!r} must be 'me', 'opponent' or 'draw'")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: the odds and the three grids (row a-1, column b-1)."""
         return {"length": self.length, "odds": self.odds.to_dict(),
+                "opening": None if self.opening is None else self.opening.to_dict(),
                 "starter": self.grid("me").tolist(), "receiver": self.grid("opponent").tolist(),
                 "draw": self.grid("draw").tolist()}
 
@@ -159,19 +254,27 @@ class MatchEquityTable:
         return "\n".join(lines)
 
 
-def match_equity_table(length: int = 25, odds: GameOdds | None = None) -> MatchEquityTable:
-    """The exact match equity table up to `length` points from one game's outcome odds."""
+def match_equity_table(length: int = 25, odds: GameOdds | None = None,
+                       opening: GameOdds | None = None) -> MatchEquityTable:
+    """The exact match equity table up to `length` points from one game's outcome odds.
+
+    `opening` are the odds of a game begun by the one-die draw (the first game, and any game
+    after a draw) when they differ from those of a game begun by the previous winner: under
+    ``first_roll="opening_dice"`` the former opens with the draw's two dice, never a double.
+    Under the default rules both open with fresh dice, and `opening` is left out.
+    """
     if not isinstance(length, int) or isinstance(length, bool) or not 1 <= length <= MAX_LENGTH:
         raise InvalidArgumentError(f"match length {length!r} must be an integer from 1 to {MAX_LENGTH}")
     odds = DEFAULT_ODDS if odds is None else odds
-    if not isinstance(odds, GameOdds):
-        raise InvalidArgumentError(f"odds {odds!r} must be a fevga.match.GameOdds")
-    ws, wm, ls, lm, d = odds.win_single, odds.win_mars, odds.lose_single, odds.lose_mars, odds.draw
+    for given in (odds, opening):
+        if given is not None and not isinstance(given, GameOdds):
+            raise InvalidArgumentError(f"odds {given!r} must be a fevga.match.GameOdds")
+    first = odds if opening is None else opening
     n = length
     s = np.zeros((n + 1, n + 1))
     s[0, 1:] = 1.0  # I have won
-    half = d / 2.0
-    det = 1.0 - d
+    u = np.full((n + 1, n + 1), 0.5)
+    u[0, 1:], u[1:, 0] = 1.0, 0.0
 
     def at(a: int, b: int) -> float:
         if a <= 0:
@@ -180,22 +283,24 @@ def match_equity_table(length: int = 25, odds: GameOdds | None = None) -> MatchE
             return 0.0
         return float(s[a, b])
 
-    def rest(a: int, b: int) -> float:
-        return ws * at(a - 1, b) + wm * at(a - 2, b) + ls * (1.0 - at(b - 1, a)) + lm * (1.0 - at(b - 2, a))
+    def rest(o: GameOdds, a: int, b: int) -> float:
+        """The non-draw terms of S(a, b) for a game with odds `o` (smaller a + b only)."""
+        return (o.win_single * at(a - 1, b) + o.win_mars * at(a - 2, b)
+                + o.lose_single * (1.0 - at(b - 1, a)) + o.lose_mars * (1.0 - at(b - 2, a)))
 
+    # A game begun by the draw: U(a, b) = (S'(a, b) + 1 - S'(b, a)) / 2 with S'(a, b) = R'(a, b)
+    # + d' U(a, b) and U(b, a) = 1 - U(a, b), hence U(a, b) = 1/2 + (R'(a, b) - R'(b, a)) / (2 (1 - d')).
+    # Then S(a, b) = R(a, b) + d U(a, b) and S(b, a) = R(b, a) + d (1 - U(a, b)).
     for total in range(2, 2 * n + 1):
         for a in range(max(1, total - n), min(n, total - 1) + 1):
             b = total - a
             if a > b:
                 continue
-            r_ab = rest(a, b) + half
-            if a == b:
-                s[a, a] = r_ab
-                continue
-            r_ba = rest(b, a) + half
-            s[a, b] = ((1.0 - half) * r_ab - half * r_ba) / det
-            s[b, a] = ((1.0 - half) * r_ba - half * r_ab) / det
-    return MatchEquityTable(length=n, odds=odds, starts=s)
+            level = 0.5 if a == b else 0.5 + (rest(first, a, b) - rest(first, b, a)) / (2.0 * (1.0 - first.draw))
+            u[a, b], u[b, a] = level, 1.0 - level
+            s[a, b] = rest(odds, a, b) + odds.draw * level
+            s[b, a] = rest(odds, b, a) + odds.draw * (1.0 - level)
+    return MatchEquityTable(length=n, odds=odds, starts=s, drawn=u, opening=opening)
 
 
 def match_winning_chance(table: MatchEquityTable, away: tuple[int, int], win: float, win_mars: float,

@@ -46,6 +46,7 @@ def _summary_table(analysis: Analysis) -> str:
         ("Total equity loss", [f"{p.total_loss:.3f}" for p in players]),
         ("Loss per decision", [f"{p.mean_loss:.4f}" for p in players]),
         ("Performance rating", [f"{p.rating:.1f}" for p in players]),
+        ("Rating band", [p.band or "-" for p in players]),
         ("Luck total", [_fmt(p.luck) for p in players]),
         ("Very lucky / lucky rolls", [f"{p.luck_marks['very lucky']} / {p.luck_marks['lucky']}" for p in players]),
         ("Unlucky / very unlucky rolls",
@@ -111,6 +112,8 @@ def _decision(analysis: Analysis, p: PlyAnalysis) -> str:
 
 def analysis_html(analysis: Analysis) -> str:
     """The full report as one HTML document."""
+    from fevga.analyser import band_legend
+
     t = analysis.thresholds
     kind = f"{analysis.length} point match" if analysis.length else "session"
     title = f"fevga analysis: {analysis.player_names[0]} - {analysis.player_names[1]}"
@@ -126,7 +129,8 @@ def analysis_html(analysis: Analysis) -> str:
            "player to move.</p>" if analysis.match_aware else
            "Equities in points for the player to move (a mars counts 2).</p>"),
         "<h2>Players</h2>", _summary_table(analysis),
-        "<p>Performance rating = 500 &times; mean equity loss per unforced decision (0 = perfect play).</p>",
+        "<p>Performance rating = 500 &times; mean equity loss per unforced decision (0 = perfect play); bands: "
+        + escape(band_legend()) + " (docs/analysis.md).</p>",
     ]
     for game in analysis.games:
         parts.append(f'<h2 id="game{game.number}">Game {game.number}: score {analysis.player_names[0]} '

@@ -29,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--luck", metavar="L,V", default="0.3,0.6",
                         help="luck marked lucky / very lucky (and the negatives unlucky) (default: %(default)s)")
     parser.add_argument("--rollouts", type=int, default=0, metavar="GAMES",
-                        help="re-check each flagged decision by rolling out its played and best moves")
+                        help="re-check each flagged decision by rolling out its played and best moves "
+                             "(net policy)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the rollouts (default: %(default)s)")
     parser.add_argument("--workers", type=int, default=None, help="rollout threads (default: every core)")
     parser.set_defaults(run=_run)

@@ -18,7 +18,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     met = subparsers.add_parser("met", help="print the match equity table (docs/match.md)")
     met.add_argument("--length", type=int, default=25, help="largest away score (default: %(default)s)")
     met.add_argument("--odds", metavar="WS,WM,LS,LM,D",
-                     help="one game's outcome odds for its starter (default: measured heuristic self-play)")
+                     help="one game's outcome odds for its starter "
+                          "(default: the shipped net's measured self-play odds, docs/match.md)")
     met.add_argument("--starter", choices=["draw", "me", "opponent"], default="draw",
                      help="who starts the next game: the one-die draw (default), me, or the opponent")
     met.add_argument("--size", type=int, default=None, help="print only the first SIZE rows and columns")
