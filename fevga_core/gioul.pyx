@@ -563,19 +563,28 @@ cdef class CoreGioul:
         memset(&self.c, 0, sizeof(GioulC))
 
     @classmethod
-    def _from_fields(cls, bytes row, int rolls_white, int rolls_black, int roller, int die,
-                     int count, int last, int pair):
-        """Trusted constructor: the 51-byte board row (its turn byte is the side on turn)
-        and the state fields of GioulC."""
+    def _from_fields(cls, row, rolls_white, rolls_black, roller, die, count, last, pair):
+        """Constructor from the 51-byte board row (its turn byte is the side on turn) and the
+        state fields of GioulC, as pickles carry them: the whole state is validated like a
+        batch row (a finished game is allowed), so a crafted pickle cannot reach the core."""
         cdef CoreGioul p = cls.__new__(cls)
-        position_load(&p.c.pos, <const uint8_t*> row)
-        p.c.rolls[0] = rolls_white
-        p.c.rolls[1] = rolls_black
-        p.c.roller = roller
-        p.c.die = die
-        p.c.count = count
-        p.c.last = last
-        p.c.pair = pair
+        cdef uint8_t state[POSITION_WIDTH + 7]
+        cdef int code, i
+        fields = (rolls_white, rolls_black, roller, die, count, last, pair)
+        if not isinstance(row, bytes) or len(row) != POSITION_WIDTH or \
+                any(not isinstance(v, int) or not 0 <= v <= 255 for v in fields):
+            raise InvalidPositionError(f"a Gioul state is a {POSITION_WIDTH}-byte board row and 7 fields of 0-255, "
+                                       f"not {row!r} and {fields}")
+        for i in range(POSITION_WIDTH):
+            state[i] = row[i]
+        for i in range(7):
+            state[POSITION_WIDTH + i] = fields[i]
+        code = gioul_row_problem(state)
+        if 1 <= code <= 4:
+            raise InvalidPositionError(f"Gioul state {list(state[:GIOUL_WIDTH])}: {row_problem_text(state, code)}")
+        if code and code != GIOUL_FINISHED:
+            raise InvalidPositionError(f"Gioul state {_GIOUL_PROBLEMS[code]}: {list(state[:GIOUL_WIDTH])}")
+        _load(&p.c, state)
         return p
 
     def _fields(self):

@@ -415,3 +415,31 @@ def test_fuzz_gioul_rows(raw: bytes) -> None:
     row[0, :51] = np.frombuffer(START_ROW, dtype=np.uint8)  # a valid board, random state fields
     row[0, 50] = raw[50] & 1
     _refused_or_ok(lambda: batch_legal_moves(validate_states(row), [[3, 1]]))
+
+
+def test_crafted_gioul_pickles_are_refused() -> None:
+    """Unpickling a GioulPosition goes through _from_fields: every field is validated there."""
+    import pickle
+
+    from fevga import GioulPosition
+    from fevga.errors import InvalidPositionError as PositionError
+
+    pos = GioulPosition.initial()
+    mid = GioulPosition.from_id("__4AAAj__AABAAAA5VhH")  # a chain handed over: dice pending
+    for state in (pos, mid):
+        assert pickle.loads(pickle.dumps(state)) == state
+    row, *fields = mid._fields()
+    bad = [
+        (b"\xff" * 51, *fields),                     # a board row out of range
+        (row[:50], *fields),                         # a short row
+        (bytearray(row), *fields),                   # not bytes
+        (row, 9, *fields[1:]),                       # a roll count past 4+
+        (row, -1, *fields[1:]),
+        (row, 2**70, *fields[1:]),
+        (row, *fields[:2], 7, *fields[3:]),          # a die of 7
+        (row, *fields[:4], 0, 3, 0),                 # pending fields with no dice to play
+        (row, *fields[:2], "6", *fields[3:]),
+    ]
+    for args in bad:
+        with pytest.raises(PositionError):
+            GioulPosition._from_fields(*args)
