@@ -367,7 +367,8 @@ _GIOUL_PROBLEMS = {
     GIOUL_NO_ROLL: "has pending dice rolled by a side that has made no roll",
     GIOUL_EARLY_CHAIN: "has a chain pending before its roller's fourth roll",
     GIOUL_FINISHED: "has pending dice in a finished game",
-    GIOUL_UNPLAYABLE: "has pending dice that the side on turn cannot start (they would have passed on)",
+    GIOUL_UNPLAYABLE: "has a side on turn that cannot play any of the pending dice (in Gioul they would "
+                      "already have passed to the opponent, or been lost)",
 }
 
 

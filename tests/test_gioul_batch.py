@@ -115,7 +115,7 @@ def test_board_and_game_state_problems() -> None:
     assert not trapped._can_play(WHITE, 6) and trapped._can_play(WHITE, 1)
     row = to_array([trapped])[0]
     row[51:58] = [1, 1, 0, 6, 4, 6, 0]  # White holds four 6s it cannot start
-    with pytest.raises(InvalidPositionError, match="cannot start"):
+    with pytest.raises(InvalidPositionError, match="cannot play any of the pending dice"):
         validate_states(row[None])
     row[51:58] = [1, 1, 0, 6, 1, 6, 1]  # the pair 6-1: the 1 can be played
     assert from_array(row[None])[0].decision_dice == (6, 1)

@@ -305,7 +305,7 @@ def _field_row(**fields: int) -> bytes:
     ({"rolls_white": 3, "count": 4, "die": 3, "last": 5}, "not the rest of a roll"),
     ({"rolls_white": 0, "count": 4, "die": 3, "last": 3}, "made no roll"),
     ({"rolls_black": 1, "roller": 2, "count": 4, "die": 3, "last": 3}, "roller"),
-    ({"rolls_white": 1, "count": 4, "die": 6, "last": 6}, "cannot start"),
+    ({"rolls_white": 1, "count": 4, "die": 6, "last": 6}, "cannot play any of the pending dice"),
 ])
 def test_bad_state_rows_are_refused(fields: dict[str, int], message: str) -> None:
     if fields.get("die") == 6 and fields.get("count") == 4:  # White cannot play 6s here: 18 is open, so block it

@@ -200,13 +200,8 @@ class GioulPosition(CoreGioul):
             )
         if w[0] == NUM_CHECKERS or b[0] == NUM_CHECKERS:
             raise InvalidPositionError("a finished game has no pending dice")
-        state = cls._from_fields(bytes([*w, *b, turn]), rolls[0], rolls[1], roller, die, count, last, pair)
-        if not any(state._can_play(turn, d) for d in {die, pair} if d):
-            raise InvalidPositionError(
-                f"{COLOR_NAMES[turn]} cannot play any of the pending dice {pending}: in Gioul they would "
-                "already have passed to the opponent (or been lost)"
-            )
-        return state
+        # the core refuses pending dice that the side on turn cannot play any of
+        return cls._from_fields(bytes([*w, *b, turn]), rolls[0], rolls[1], roller, die, count, last, pair)
 
     # ------------------------------------------------------------------ views
 
