@@ -550,3 +550,17 @@ def test_rollout_moves_of_chosen_moves() -> None:
         rollout_moves(MIDGAME, "5-4", **common, moves=[legal[1]], candidates=2)  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match="non-empty list"):
         rollout_moves(MIDGAME, "5-4", **common, moves=legal[1].notation)  # type: ignore[arg-type]
+
+
+def test_cli_rolls_out_chosen_moves(capsys) -> None:  # type: ignore[no-untyped-def]
+    legal = MIDGAME.legal_moves("5-4")
+    run = ["rollout", MIDGAME.id, "--dice", "5-4", "--games", "36", "--seed", "1", "--workers", "1",
+           "--policy", "heuristic", "--no-progress", "--json"]
+    assert main(run + ["--move", legal[0].notation, "--move", legal[3].notation]) == 0
+    moves = json.loads(capsys.readouterr().out)["moves"]
+    assert sorted(m["move"] for m in moves) == sorted([legal[0].notation, legal[3].notation])
+    assert main(run + ["--move", "24/12"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("fevga: error: ") and "24/12" in err and err.count("\n") == 1
+    assert main(["rollout", "start", "--games", "36", "--no-progress", "--move", "24/13"]) == 2
+    assert "give --dice" in capsys.readouterr().err

@@ -40,6 +40,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--net", default=None, metavar="FILE", help="net weights for the net policies and luck (default: shipped)")
     parser.add_argument("--candidates", type=int, default=None,
                         help="with --dice: roll out only the N moves the net rates best")
+    parser.add_argument("--move", action="append", default=None, metavar="MOVE", dest="moves",
+                        help="with --dice (or --pending): roll out only this move; repeat for several "
+                        "(any notation the engine parses, e.g. --move 24/13 --move '24/18 24/19')")
     parser.add_argument("--stop-early", action="store_true",
                         help="with --dice: stop rolling out a move once its 95%% CI separates from the best")
     parser.add_argument("--truncate", action="store_true", help="score no-contact races from the bear-off tables")
@@ -109,8 +112,8 @@ def _run(args: argparse.Namespace) -> int:
     }
     if rank:
         return _rank(args, position, options)
-    if args.candidates is not None or args.stop_early:
-        raise InvalidArgumentError("--candidates and --stop-early rank the moves of a roll: give --dice")
+    if args.candidates is not None or args.stop_early or args.moves:
+        raise InvalidArgumentError("--candidates, --move and --stop-early rank the moves of a roll: give --dice")
     result = rollout(position, **options)
     if args.json:
         print(result.to_json(indent=2))
@@ -123,7 +126,8 @@ def _run(args: argparse.Namespace) -> int:
 
 def _rank(args: argparse.Namespace, position: Position | GioulPosition, options: dict[str, Any]) -> int:
     """Roll out every move of the roll (or of a Gioul state's pending decision) and rank them."""
-    ranking = rollout_moves(position, args.dice, candidates=args.candidates, stop_early=args.stop_early, **options)
+    ranking = rollout_moves(position, args.dice, candidates=args.candidates, stop_early=args.stop_early,
+                            moves=args.moves, **options)
     pending = list(position.pending) if isinstance(position, GioulPosition) else []
     what = args.dice or f"{' '.join(map(str, pending))} (pending)"
     if args.json:
