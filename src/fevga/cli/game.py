@@ -8,6 +8,7 @@ import json
 import time
 
 from fevga.errors import InvalidArgumentError, InvalidRulesError
+from fevga.files import output_path
 from fevga.game import play_game
 from fevga.gioul import GioulPosition, play_gioul_game
 from fevga.notation import GIOUL_ID_LENGTH
@@ -195,6 +196,8 @@ def _perft(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
+    if args.save:
+        output_path(args.save, "record")  # before the game, not after it
     if args.human:
         from fevga.cli.human import play_human_game
         from fevga.records import save_record

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from fevga.checks import check_int, check_position
 from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidPositionError
+from fevga.files import output_path
 from fevga.gioul import GioulMove, GioulPosition, to_array
 from fevga.notation import parse_dice
 from fevga.match import match_score
@@ -81,7 +82,7 @@ def rollout(
     games = check_games(games, stratify)
     count = check_workers(workers)
     backend = check_backend(backend, scheduler)
-    path = Path(checkpoint) if checkpoint is not None else None
+    path = _checkpoint_path(checkpoint)
     job, name, seed_value = make_job(_rows([start]), start.turn, games, seed, policy, truncate, luck, stratify,
                                      rules, bearoff, one_sided, net, match_score(score, length), _resume(seed, path))
     began = time.perf_counter()
@@ -158,7 +159,7 @@ def rollout_moves(
         legal = _chosen(start, dice, rules, moves)
     count = check_workers(workers)
     backend = check_backend(backend, scheduler)
-    path = Path(checkpoint) if checkpoint is not None else None
+    path = _checkpoint_path(checkpoint)
     if stop_early and path is not None:
         raise InvalidArgumentError("stop_early plays rounds that a checkpoint cannot resume: use one or the other")
     rows = _rows([m.position for m in legal])
@@ -238,6 +239,15 @@ def _rows(positions: Sequence[Position | GioulPosition]) -> bytes:
     if states:
         return bytes(to_array(states).tobytes())
     return b"".join(p._row() for p in positions if isinstance(p, Position))
+
+
+def _checkpoint_path(checkpoint: str | os.PathLike[str] | None) -> Path | None:
+    """The checkpoint file, checked before any game is played (fevga.files.output_path):
+    absent or a regular file in an existing folder."""
+    if checkpoint is None:
+        return None
+    output_path(checkpoint, "checkpoint")
+    return Path(checkpoint)
 
 
 def _resume(seed: SeedLike, path: Path | None) -> tuple[int, int | str] | None:
