@@ -26,6 +26,7 @@ from fevga_core.types cimport (
 )
 from fevga_core.board cimport (
     zobrist_turn, position_load, position_store, side_pips, row_problem, row_problem_text, ROLL_D1, ROLL_D2,
+    check_interrupt,
 )
 from fevga_core.movegen cimport (
     ScratchC, WorkspaceC, scratch_new, scratch_free, generate_moves, generate_block, can_play_die,
@@ -280,11 +281,15 @@ def random_games(uint64_t master, long long first, long long n, bint opening_dic
     out = np.zeros(n, dtype=np.int8)
     cdef int8_t[::1] points = out
     scratch_new(&scratch, 1)
-    with nogil:
-        for i in range(n):
-            rng_seed(&rng, game_seed(master, <uint64_t> (first + i)))
-            points[i] = _play_game(&s, &rng, opening_dice, policy, scratch.moves, scratch.ws, NULL, &count)
-            total += count
+    try:
+        with nogil:
+            for i in range(n):
+                if i % 256 == 255:
+                    check_interrupt()
+                rng_seed(&rng, game_seed(master, <uint64_t> (first + i)))
+                points[i] = _play_game(&s, &rng, opening_dice, policy, scratch.moves, scratch.ws, NULL, &count)
+                total += count
+    finally:
         scratch_free(&scratch)
     return out, total
 
@@ -456,17 +461,21 @@ def count_moves(const uint8_t[:, ::1] states, const uint8_t[:, ::1] dice, int32_
     if out_counts.shape[0] != n:
         raise InvalidArgumentError(f"out_counts must hold {n} values, not {out_counts.shape[0]}")
     scratch_new(&scratch, 1)
-    with nogil:
-        for i in range(n):
-            if i == 0 or memcmp(&states[i, 0], &states[i - 1, 0], POSITION_WIDTH + 7) != 0:
-                if gioul_row_problem(&states[i, 0]):
+    try:
+        with nogil:
+            for i in range(n):
+                if i % 16384 == 16383:
+                    check_interrupt()
+                if i == 0 or memcmp(&states[i, 0], &states[i - 1, 0], POSITION_WIDTH + 7) != 0:
+                    if gioul_row_problem(&states[i, 0]):
+                        bad = i
+                        break
+                    _load(&s, &states[i, 0])
+                if _bad_dice(dice, i):
                     bad = i
                     break
-                _load(&s, &states[i, 0])
-            if _bad_dice(dice, i):
-                bad = i
-                break
-            out_counts[i] = 0 if gioul_over(&s) else gioul_moves(&s, dice[i, 0], dice[i, 1], scratch.moves, scratch.ws)
+                out_counts[i] = 0 if gioul_over(&s) else gioul_moves(&s, dice[i, 0], dice[i, 1], scratch.moves, scratch.ws)
+    finally:
         scratch_free(&scratch)
     if bad >= 0:
         _gioul_batch_error(states, dice, bad)
@@ -507,6 +516,8 @@ def generate_batch(const uint8_t[:, ::1] states, const uint8_t[:, ::1] dice):
     cdef uint8_t[::1] nsteps = nsteps_arr
     try:
         for i in range(n):
+            if i % 16384 == 16383:
+                check_interrupt()
             with nogil:
                 bad = _bad_dice(dice, i)
                 if i == 0 or memcmp(&states[i, 0], &states[i - 1, 0], POSITION_WIDTH + 7) != 0:

@@ -191,8 +191,12 @@ class ApiEvaluator:
     def __init__(self, plies: int = 1, hint: HintFn | None = None, evaluate: EvaluateFn | None = None,
                  name: str | None = None, *, score: tuple[int, int] | None = None, length: int = 0,
                  table: MatchEquityTable | None = None, value_plies: int | None = None) -> None:
-        if not isinstance(plies, int) or isinstance(plies, bool) or plies < 1:
-            raise InvalidArgumentError(f"plies {plies!r} must be an integer >= 1 (1 rates a move by its result)")
+        from fevga.analysis import MAX_PLIES
+
+        high = MAX_PLIES + 1 if hint is None else 2**31  # fevga.hint's range; another hint has its own
+        if not isinstance(plies, int) or isinstance(plies, bool) or not 1 <= plies <= high:
+            bound = f"in 1..{high}" if hint is None else ">= 1"
+            raise InvalidArgumentError(f"plies={plies!r} must be an integer {bound} (1 rates a move by its result)")
         self.plies = plies
         self.value_plies = plies - 1 if value_plies is None else value_plies
         self._hint = hint
@@ -368,6 +372,7 @@ class PlyAnalysis:
     evaluator_loss: float | None = None  # the evaluator's loss, when a rollout replaced it
     rollout_se: float | None = None      # standard error of the rollout loss
     rollout_games: int = 0
+    rollout_cut: int | None = None  # games a re-check played before Ctrl-C cut it short (not used)
 
     @property
     def forced(self) -> bool:
@@ -383,7 +388,9 @@ class PlyAnalysis:
                 "ranking": [_move_dict(m) for m in self.ranking],
                 "rollout": None if not self.rollout_games else {
                     "games": self.rollout_games, "loss": self.loss, "loss_se": self.rollout_se,
-                    "evaluator_loss": self.evaluator_loss}}
+                    "evaluator_loss": self.evaluator_loss},
+                **({"rollout_cut_short": {"games": self.rollout_cut, "used": False}}
+                   if self.rollout_cut is not None else {})}
 
 
 def _move_dict(move: MoveEquity) -> dict[str, Any]:
@@ -477,6 +484,8 @@ class Analysis:
     player_names: tuple[str, str] = ("White", "Black")
     match_aware: bool = False
     elapsed: float = field(default=0.0, compare=False)
+    interrupted: bool = False  # Ctrl-C stopped it: the games and plies here are all that was analysed
+    record_games: int = 0  # games in the record (more than len(games) when interrupted)
 
     def plies(self) -> list[PlyAnalysis]:
         """Every analysed ply in order."""
@@ -498,6 +507,8 @@ class Analysis:
             "games": [{"game": g.number, "score": list(g.score), "result": g.result, "points": g.points,
                        "plies": [p.to_dict() for p in g.plies]} for g in self.games],
             "elapsed": self.elapsed,
+            "interrupted": self.interrupted,
+            "record_games": self.record_games or len(self.games),
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -509,6 +520,12 @@ class Analysis:
         lines = [f"Analysis by {self.evaluator} (luck: {self.luck_evaluator}); "
                  + (f"{self.length} point match" if self.length else "session") + f", {len(self.games)} game(s); "
                  + ("equities are normalised match equity (EMG)" if self.match_aware else "equities in points")]
+        if self.interrupted:
+            cut = [p for p in self.plies() if p.rollout_cut is not None]
+            lines.append(f"INTERRUPTED (Ctrl-C): {len(self.plies())} plies of {len(self.games)} of "
+                         f"{self.record_games or len(self.games)} game(s) analysed; the totals cover those only"
+                         + "".join(f"; the re-check of game {p.game} ply {p.number} was cut short after "
+                                   f"{p.rollout_cut} games and not used" for p in cut))
         for game in self.games:
             lines.append("")
             lines.append(f"Game {game.number} (score {self.player_names[0]} {game.score[0]}, "
@@ -527,6 +544,8 @@ class Analysis:
                     text += f" best {p.best.notation:<24} loss {p.loss:.3f}" + (f"  {p.mark}" if p.mark else "")
                 if p.rollout_games:
                     text += f" (rollout {p.rollout_games} games, +- {p.rollout_se:.3f}; evaluator {p.evaluator_loss:.3f})"
+                if p.rollout_cut is not None:
+                    text += f" (re-check cut short after {p.rollout_cut} games: not used, the evaluator's verdict stands)"
                 if p.luck_mark or all_plies:
                     text += f"  luck {p.luck:+.3f}" + (f" {p.luck_mark}" if p.luck_mark else "")
                 lines.append(text)
@@ -604,6 +623,9 @@ def analyse(
     are rolled out `rollouts` games each with `rollout_policy` (default: the net) on the same dice streams
     (`fevga.rollout_moves`, seed `rollout_seed`, `workers` threads); the rollout's loss then
     replaces the evaluator's (kept in `evaluator_loss`) and sets the mark.
+
+    Ctrl-C returns what was analysed so far with ``interrupted=True``: a re-check it cut short
+    is not used (the ply keeps the evaluator's verdict and says so in `rollout_cut`).
     """
     if not isinstance(rollouts, int) or isinstance(rollouts, bool) or rollouts < 0:
         raise InvalidArgumentError(f"rollouts {rollouts!r} must be a non-negative number of games")
@@ -619,6 +641,7 @@ def analyse(
     games: list[GameAnalysis] = []
     score = [0, 0]
     match_aware = False
+    interrupted = False
     for index, game in enumerate(match.games, 1):
         rules = rules_of(game.rules)
         game_decide, game_luck = decide, luck_eval
@@ -629,16 +652,26 @@ def analyse(
             match_aware = match_aware or game_decide is not decide
         positions = game.positions()
         plies_out = []
-        for number, (ply, before) in enumerate(zip(game.plies, positions), 1):
-            after = positions[number]
-            analysed = _analyse_ply(game_decide, game_luck, marks, rules, index, number, ply.turn, before,
-                                    ply.dice, after, keep)
-            if rollouts and analysed.mark:
-                at = ((score[0], score[1]), match.length) if game_decide is not decide else None
-                analysed = _rollout_check(analysed, marks, rules, rollouts, rollout_seed, rollout_policy, workers, at)
-            plies_out.append(analysed)
-        games.append(GameAnalysis(number=index, score=(score[0], score[1]), result=game.result,
-                                  points=game.points, plies=tuple(plies_out)))
+        try:  # Ctrl-C ends the analysis with what is done: a partial report, marked as such
+            for number, (ply, before) in enumerate(zip(game.plies, positions), 1):
+                after = positions[number]
+                analysed = _analyse_ply(game_decide, game_luck, marks, rules, index, number, ply.turn, before,
+                                        ply.dice, after, keep)
+                if rollouts and analysed.mark:
+                    at = ((score[0], score[1]), match.length) if game_decide is not decide else None
+                    analysed = _rollout_check(analysed, marks, rules, rollouts, rollout_seed, rollout_policy,
+                                              workers, at)
+                    interrupted = analysed.rollout_cut is not None
+                plies_out.append(analysed)
+                if interrupted:
+                    break
+        except KeyboardInterrupt:
+            interrupted = True
+        if plies_out or not interrupted:
+            games.append(GameAnalysis(number=index, score=(score[0], score[1]), result=game.result,
+                                      points=game.points, plies=tuple(plies_out)))
+        if interrupted:
+            break
         if game.winner is not None:
             score[game.winner] += game.points
         if progress is not None:
@@ -646,7 +679,8 @@ def analyse(
     summaries = tuple(_summary(color, match.players[color], games) for color in (0, 1))
     return Analysis(evaluator=decide.name, luck_evaluator=luck_eval.name, thresholds=marks, length=match.length,
                     players=(summaries[0], summaries[1]), games=tuple(games), score=(score[0], score[1]),
-                    player_names=match.players, match_aware=match_aware, elapsed=time.perf_counter() - started)
+                    player_names=match.players, match_aware=match_aware, elapsed=time.perf_counter() - started,
+                    interrupted=interrupted, record_games=len(match.games))
 
 
 def _default_luck(decide: Evaluator) -> Evaluator:
@@ -715,6 +749,10 @@ def _rollout_check(ply: PlyAnalysis, marks: Thresholds, rules: Rules, games: int
     moves = [m for m in ply.position.legal_moves(ply.dice, rules) if m.position in chosen]
     ranking = rollout_moves(ply.position, ply.dice, games=games, seed=seed, workers=workers, policy=policy,
                             rules=rules, progress=False, moves=moves, score=score, length=length)
+    if any(m.result.interrupted for m in ranking):
+        # Cut short by Ctrl-C: a partial rollout is no verdict. The evaluator's loss and mark
+        # stand, and the ply says how far the re-check got (the analysis stops here).
+        return replace(ply, rollout_cut=min(m.result.games for m in ranking))
     # Normalised match equity 2 (MWC - L) / (W - L) - 1 (W, L: the mover's match chance after a
     # single win or loss): `scale` converts the rollouts' match-chance differences into it.
     scale, lost = 1.0, 0.0

@@ -27,11 +27,12 @@ from fevga_core.race import Tables
 if TYPE_CHECKING:
     from fevga.bearoff import OneSidedDB, TwoSidedDB
 
-__all__ = ["HEURISTIC_SCALE", "expectimax", "lookahead", "static_value"]
+__all__ = ["HEURISTIC_SCALE", "MAX_DEPTH", "expectimax", "lookahead", "static_value"]
 
 Evaluator = Union[str, Callable[[Position], float]]
 
 HEURISTIC_SCALE = 100.0  # heuristic units per tanh unit of the static evaluator (docs/rollout.md)
+MAX_DEPTH: int = core.MAX_EXPECTIMAX_DEPTH  # deepest expectimax, whatever the evaluator (a callable one too)
 
 
 def static_value(position: Position, evaluator: str = "heuristic", *, bearoff: TwoSidedDB | None = None,
@@ -117,7 +118,7 @@ def expectimax(
     dead positions 0 at any depth.
     """
     start = check_position(position)
-    depth = check_int("depth", depth, 0)
+    depth = check_int("expectimax depth", depth, 0, MAX_DEPTH)
     rules = rules_of(rules)
     if evaluator == "net":
         tables = tables_of(tables_spec(bearoff, one_sided))
@@ -130,8 +131,11 @@ def expectimax(
         from fevga.rollout import rollout
 
         def leaf(p: Position) -> float:
-            return rollout(p, games=games, seed=seed, workers=workers, policy=policy, rules=rules,
-                           bearoff=bearoff, one_sided=one_sided, progress=False).equity
+            result = rollout(p, games=games, seed=seed, workers=workers, policy=policy, rules=rules,
+                             bearoff=bearoff, one_sided=one_sided, progress=False)
+            if result.interrupted:  # Ctrl-C stops the search: a partial leaf is no value
+                raise KeyboardInterrupt
+            return result.equity
     elif callable(evaluator):
         leaf = evaluator
     else:

@@ -7,9 +7,11 @@ import sys
 from pathlib import Path
 
 from fevga.analyser import Thresholds, analyse
-from fevga.files import atomic_write
+from fevga.files import atomic_write, output_path
 from fevga.errors import InvalidArgumentError
 from fevga.records import load_record
+
+INTERRUPTED = 130  # exit status after Ctrl-C, once the partial analysis is printed
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -47,6 +49,8 @@ def _numbers(text: str, count: int, option: str) -> list[float]:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.html:
+        output_path(args.html, "report")  # before the analysis, not after it
     doubtful, bad, very_bad = _numbers(args.thresholds, 3, "--thresholds")
     lucky, very_lucky = _numbers(args.luck, 2, "--luck")
     thresholds = Thresholds(doubtful, bad, very_bad, lucky, very_lucky)
@@ -58,8 +62,10 @@ def _run(args: argparse.Namespace) -> int:
         evaluator = HeuristicEvaluator(plies=args.plies)
     report = analyse(record, plies=args.plies, evaluator=evaluator, thresholds=thresholds,
                      rollouts=args.rollouts, rollout_seed=args.seed, workers=args.workers)
-    if args.html:
+    if args.html and report.interrupted:
+        print(f"analysis interrupted: {args.html} not written (a partial analysis is printed below)", file=sys.stderr)
+    elif args.html:
         atomic_write(Path(args.html), lambda handle: handle.write(report.to_html().encode("utf-8")), what="report")
         print(f"wrote {args.html}", file=sys.stderr)
     print(report.to_json(indent=1) if args.json else report.to_text(all_plies=args.all))
-    return 0
+    return INTERRUPTED if report.interrupted else 0
