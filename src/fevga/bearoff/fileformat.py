@@ -132,7 +132,10 @@ def _read_all(handle: Any, size: int) -> npt.NDArray[np.uint8]:
 MAX_FILE_BYTES = 16 << 30  # a bear-off file is read whole into memory (the two-sided 6x10 table is 2.8 GB)
 MAX_HEADER_BYTES = 1 << 20  # its JSON header
 MAX_SECTION_DIMS = 4
-SECTION_DTYPES = ("<f8", "<f4", "<i8", "<u2")  # what write_table stores: distributions, indices, equities
+# Plain little-endian numbers only (write_table stores float64/float32 values and int64/uint16
+# indices; which section has which dtype is the table's check): no objects, strings or records.
+SECTION_DTYPES = tuple(f"{order}{kind}{size}" for kind in "iuf" for size in (1, 2, 4, 8) for order in "<|"
+                       if (order == "|") == (size == 1) and not (kind == "f" and size == 1)) + ("|b1",)
 
 
 def _read_file(path: Path, where: str) -> npt.NDArray[np.uint8]:
@@ -177,7 +180,8 @@ def _section_array(payload: Any, payload_bytes: int, name: str, section: object,
         raise BearoffFileError(f"{bad} is {type(section).__name__}, not an object")
     dtype_name, shape, offset = section.get("dtype"), section.get("shape"), section.get("offset")
     if dtype_name not in SECTION_DTYPES:
-        raise BearoffFileError(f"{bad} has dtype {str(dtype_name)[:40]!r}, not one of {', '.join(SECTION_DTYPES)}")
+        raise BearoffFileError(f"{bad} has dtype {str(dtype_name)[:40]!r}, not a plain little-endian number "
+                               f"({', '.join(SECTION_DTYPES)})")
     if (not isinstance(shape, list) or len(shape) > MAX_SECTION_DIMS
             or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= payload_bytes for x in shape)):
         raise BearoffFileError(f"{bad} has shape {str(shape)[:60]}: at most {MAX_SECTION_DIMS} sizes, each "
