@@ -182,8 +182,13 @@ def test_html_report_is_self_contained_with_boards_for_flagged_decisions(tmp_pat
     html = report.to_html()
     parser = _Collector()
     parser.feed(html)
-    assert parser.tags.get("svg") == 3 * len(flagged)  # before, played, best
+    # before, played, best per flagged decision; a graph per game; the shared drawing once
+    assert parser.tags.get("svg") == 3 * len(flagged) + len(report.games) + 1
+    assert html.count('<g id="fevga-board-white">') == 1 and html.count('href="#fevga-board-white"') == 3 * len(flagged)
+    assert html.count('class="die"') == 2 * len(flagged)  # the dice of the "before" board
+    assert html.count('class="tray white"') == 3 * len(flagged) and html.count('class="graph"') == len(report.games)
     assert "script" not in parser.tags and parser.external == []
+    assert "pips" in html and "-0.000" not in html
     for p in flagged:
         assert f'id="g{p.game}p{p.number}"' in html and f'href="#g{p.game}p{p.number}"' in html
     page = tmp_path / "report.html"
