@@ -217,14 +217,17 @@ def graph(game: GameAnalysis, names: tuple[str, str], width: int = 900, height: 
         parts.append(f'<line x1="{left}" x2="{left + inner_w}" y1="{y(value):.1f}" y2="{y(value):.1f}" '
                      f'stroke="{"#888" if value == 0 else "#e6dcc8"}" stroke-width="1"/>')
         parts.append(f'<text x="{left - 6}" y="{y(value) + 4:.1f}" font-size="12" text-anchor="end" '
-                     f'font-family="sans-serif">{value:+d}</text>')
+                     f'font-family="sans-serif">{value:+d}</text>' if value else
+                     f'<text x="{left - 6}" y="{y(value) + 4:.1f}" font-size="12" text-anchor="end" '
+                     f'font-family="sans-serif">0</text>')
     bar = max(inner_w / n * 0.6, 1.0)
+    bars: dict[bool, list[str]] = {True: [], False: []}  # one path per colour: small at any length
     for i, p in enumerate(plies):
         luck = p.luck if p.turn == WHITE else -p.luck
-        parts.append(f'<rect x="{x(i) - bar / 2:.1f}" y="{min(y(luck), y(0)):.1f}" width="{bar:.1f}" '
-                     f'height="{abs(y(luck) - y(0)):.1f}" fill="{"#7fb27f" if luck >= 0 else "#c99"}" '
-                     f'opacity="0.8"><title>move {p.move}: luck {_signed(p.luck)} for {escape(names[p.turn])}'
-                     f'</title></rect>')
+        bars[luck >= 0].append(f"M{x(i) - bar / 2:.1f} {y(0):.1f}V{y(luck):.1f}h{bar:.1f}V{y(0):.1f}z")
+    for good, path in bars.items():
+        if path:
+            parts.append(f'<path d="{"".join(path)}" fill="{"#7fb27f" if good else "#c99"}" opacity="0.8"/>')
     points = " ".join(f"{x(i):.1f},{y(p.played.equity if p.turn == WHITE else -p.played.equity):.1f}"
                       for i, p in enumerate(plies))
     if points:

@@ -9,7 +9,8 @@ stable classes and data attributes so that a page can style them or make them cl
   to one drawing), P in printed (White's) numbering (Black's own point is
   ``fevga.position.other_point(P)``);
 * each checker ``class="checker white" data-point="P" data-index="i"`` (i = 0 at the point's
-  base); the tray ``class="tray white" data-off="N"``; each die ``class="die" data-value="d"``.
+  base; standalone boards); the tray ``class="tray white" data-off="N"``; each die
+  ``class="die" data-value="d"``.
 
 ``board(..., shared=True)`` draws the parts that every board has in common (frame, points,
 numbers, the checker shapes) by reference (``<use href="#fevga-...">``) to the definitions of
@@ -125,15 +126,15 @@ def board_defs() -> str:
         for coordinates in (True, False):
             body = "".join(_frame() + _points(perspective, coordinates, False))
             groups.append(f'<g id="fevga-board-{name}{"" if coordinates else "-plain"}">{body}</g>')
-    checkers = (f'<g id="fevga-checker-white">{_checker_shape("white")}</g>'
-                f'<g id="fevga-checker-black">{_checker_shape("black")}</g>')
+    checkers = "".join(f'<g id="fevga-checker-{c}">{_checker_shape(c)}</g><g id="fevga-slab-{c}">{_slab_shape(c)}</g>'
+                       for c in ("white", "black"))
     return ('<svg xmlns="http://www.w3.org/2000/svg" width="0" height="0" style="position:absolute" '
             f'aria-hidden="true"><defs>{"".join(groups)}{checkers}</defs></svg>')
 
 
 def _checker(cx: float, cy: float, color: str, shared: bool, attributes: str) -> str:
-    if shared:
-        return f'<use href="#fevga-checker-{color}" x="{cx:.1f}" y="{cy:.1f}"{attributes}/>'
+    if shared:  # a report's many small boards: the shape by reference, nothing else
+        return f'<use href="#fevga-checker-{color}" x="{cx:.0f}" y="{cy:.0f}"/>'
     shape = _checker_shape(color).replace('cx="0" cy="0"', f'cx="{cx:.1f}" cy="{cy:.1f}"')
     return shape.replace("<circle", f"<circle{attributes}", 1)
 
@@ -155,16 +156,25 @@ def _stack(printed: int, label: int, count: int, color: str, shared: bool) -> li
     return parts
 
 
-def _tray(color: str, off: int, bottom: bool) -> list[str]:
-    """The side's borne-off checkers, stacked edge-on from the tray's end, and their number."""
-    x = FRAME + 13 * POINT_W + TRAY_GAP
+SLAB = 9.0  # height of a borne-off checker seen edge-on in the tray
+TRAY_X = FRAME + 13 * POINT_W + TRAY_GAP
+
+
+def _slab_shape(color: str, x: float = 0.0, y: float = 0.0) -> str:
     fill, stroke = (_COLORS["white"], "#777") if color == "white" else (_COLORS["black"], "#000")
-    slab = 9.0
+    return (f'<rect x="{x + 3:.0f}" y="{y:.0f}" width="{TRAY_W - 6:.0f}" height="{SLAB - 1:.0f}" rx="2" '
+            f'fill="{fill}" stroke="{stroke}" stroke-width="0.8"/>')
+
+
+def _tray(color: str, off: int, bottom: bool, shared: bool) -> list[str]:
+    """The side's borne-off checkers, stacked edge-on from the tray's end, and their number."""
+    x = TRAY_X
+    slab = SLAB
     parts = [f'<g class="tray {color}" data-off="{off}">']
     for i in range(off):
         y = FRAME + INNER_H - (i + 1) * slab - 2 if bottom else FRAME + i * slab + 2
-        parts.append(f'<rect x="{x + 3:.1f}" y="{y:.1f}" width="{TRAY_W - 6:.1f}" height="{slab - 1:.1f}" rx="2" '
-                     f'fill="{fill}" stroke="{stroke}" stroke-width="0.8"/>')
+        parts.append(f'<use href="#fevga-slab-{color}" x="{x:.0f}" y="{y:.0f}"/>' if shared
+                     else _slab_shape(color, x, y))
     if off:
         y = FRAME + INNER_H - off * slab - 8 if bottom else FRAME + off * slab + 18
         parts.append(f'<text x="{x + TRAY_W / 2:.1f}" y="{y:.1f}" font-size="14" font-weight="bold" '
@@ -241,8 +251,8 @@ def board(position: Position, *, size: int = 480, coordinates: bool = True, dice
         if white or black:
             parts += _stack(printed, label, white or black, "white" if white else "black", shared)
     viewer = BLACK if perspective == BLACK else WHITE
-    parts += _tray(COLOR_NAMES[viewer], position.counts(viewer)[0], bottom=True)
-    parts += _tray(COLOR_NAMES[1 - viewer], position.counts(1 - viewer)[0], bottom=False)
+    parts += _tray(COLOR_NAMES[viewer], position.counts(viewer)[0], True, shared)
+    parts += _tray(COLOR_NAMES[1 - viewer], position.counts(1 - viewer)[0], False, shared)
     if dice:
         parts += _dice(tuple(dice), COLOR_NAMES[position.turn])
     if captioned:
