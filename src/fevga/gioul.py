@@ -862,9 +862,9 @@ def _gioul_game_from_dict(data: Any, where: str = "game") -> GioulGameRecord:
     if data.get("resigned", False) is not False:
         from fevga.records import _resignation
 
-        winner, points = _resignation(data, state, None, where)
-        return GioulGameRecord(seed, rules, (policies[0], policies[1]), tuple(decisions), state, winner, points, start,
-                               resigned=True)
+        resigner, conceded = _resignation(data, state, None, where)
+        return GioulGameRecord(seed, rules, (policies[0], policies[1]), tuple(decisions), state, resigner, conceded,
+                               start, resigned=True)
     if not state.is_game_over():
         if data.get("result") == "truncated":
             if data.get("final", state.id) != state.id or data.get("winner") is not None or data.get("points", 0):

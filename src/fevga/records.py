@@ -160,10 +160,10 @@ def game_from_dict(data: Any, where: str = "game") -> GameRecord:
         raise RecordError(f"{where}: final position {final.id} does not match the replayed {current.id}")
     result = data.get("result")
     if data.get("resigned", False) is not False:
-        winner, points = _resignation(data, current, rules, where)
+        resigner, conceded = _resignation(data, current, rules, where)
         return GameRecord(seed=seed, rules=rules, policies=(policies[0], policies[1]), start=start,
-                          opening_dice=opening_dice, plies=tuple(plies), final=final, winner=winner,
-                          points=points, resigned=True)
+                          opening_dice=opening_dice, plies=tuple(plies), final=final, winner=resigner,
+                          points=conceded, resigned=True)
     winner = current.winner()
     truncated = not current.is_game_over(rules)
     expected = "truncated" if truncated else ("draw" if winner is None else COLOR_NAMES[winner])
@@ -196,7 +196,7 @@ def _resignation(data: dict[str, Any], final: Any, rules: Rules | None, where: s
         raise RecordError(f"{where}: {winner_name} is on turn in {final.id}, so it cannot have won by resignation")
     points = data.get("points")
     most = 1 if final.counts(1 - winner)[0] else 2
-    if isinstance(points, bool) or points not in range(1, most + 1):
+    if not isinstance(points, int) or isinstance(points, bool) or points not in range(1, most + 1):
         raise RecordError(f"{where}: resigned points {points!r} must be 1" + (" or 2" if most == 2 else
                           " (the loser has borne off a checker: no mars)"))
     if data.get("result", winner_name) != winner_name:
@@ -419,7 +419,8 @@ class _GameBuilder:
         over = self.current.is_game_over(rules)
         winner = self.current.winner()
         points = self.current.points()
-        if self.result is not None and _RESULT.match(self.result_text) and _RESULT.match(self.result_text).group(4):
+        stated_line = _RESULT.match(self.result_text) if self.result is not None else None
+        if stated_line is not None and stated_line.group(4):  # "... (resigned)"
             return self._resigned(over)
         if self.result is not None:  # optional: without it the replay decides
             line, column = self.result

@@ -335,9 +335,10 @@ class Session:
         position = initial
         if opening_dice is not None:
             starter = WHITE if opening_dice[0] > opening_dice[1] else BLACK
-            position = _initial_with_turn(starter) if gioul else _with_turn(initial, starter)
-            if gioul:
-                initial = position
+            if isinstance(initial, GioulPosition):
+                position = initial = _initial_with_turn(starter)
+            else:
+                position = _with_turn(initial, starter)
         turns: list[Turn] = []
         resigned = 0
         stopped = ""
@@ -487,6 +488,7 @@ class Session:
         top = 5
         if isinstance(position, GioulPosition):
             ranking = self.engine.rank(position, dice, self.rules)
+            count = len(ranking)
             lines = [f"hint ({self.engine.hint_name}), heuristic value for {COLOR_NAMES[position.turn]}:",
                      f"  {'#':>2} {'move':<28} {'value':>8} {'loss':>7}"]
             lines += [f"  {rank:>2} {r.move.notation:<28} {r.equity:+8.4f} {r.loss:7.4f}"
@@ -494,11 +496,12 @@ class Session:
         else:
             from fevga.cli.net import hint_table
 
-            ranking = self.engine.hints(position, dice, self.rules)
+            hints = self.engine.hints(position, dice, self.rules)
+            count = len(hints)
             lines = [f"hint ({self.engine.hint_name}), equity for {COLOR_NAMES[position.turn]}:",
-                     *hint_table(ranking[:top], self.engine.score is not None)]
-        if len(ranking) > top:
-            lines.append(f"  ... {len(ranking) - top} more (`moves` lists them all)")
+                     *hint_table(hints[:top], self.engine.score is not None)]
+        if count > top:
+            lines.append(f"  ... {count - top} more (`moves` lists them all)")
         return "\n".join(lines)
 
     def _tutor_agrees(self, position: AnyPosition, dice: tuple[int, int] | None, move: AnyMove) -> bool:
