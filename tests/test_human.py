@@ -279,7 +279,7 @@ def test_undo_takes_back_the_last_move_and_replays_the_same_dice() -> None:
 
     record = play_human_game("white", seed=3, console=Console(stdin=Once(), stdout=screen))
     shown = screen.getvalue()
-    assert "Undone: You's" in shown or "Undone: You" in shown
+    assert "Undone: your " in shown and "; the same dice again." in shown
     rolls = re.findall(r"white (\d-\d)> ", shown)
     assert rolls[0] == rolls[2]  # after undo the same roll is played again
     assert isinstance(record, GameRecord) and record.truncated

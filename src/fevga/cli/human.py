@@ -362,7 +362,8 @@ class Session:
                     say(f"{self._who(mover)} to play {shown}")
                 else:
                     roll = f"{dice[0]}-{dice[1]}"
-                    say(f"{self._who(mover)} rolled {roll}" + ("" if shown == roll else f": {shown} to play"))
+                    same = shown in (roll, f"{dice[1]}-{dice[0]}") and dice[0] != dice[1]
+                    say(f"{self._who(mover)} rolled {roll}" + ("" if same or shown == roll else f": {shown} to play"))
                 human = mover in self.human
                 try:
                     if len(moves) == 1:
@@ -418,7 +419,8 @@ class Session:
         while turns:
             last = turns.pop()
             if last.human and last.choices > 1:
-                self.console.say(f"Undone: {self.names[last.mover]}'s {last.move.notation}.")
+                whose = "your" if len(self.human) == 1 else f"{self.names[last.mover]}'s"
+                self.console.say(f"Undone: {whose} {last.move.notation}; the same dice again.")
                 # a Gioul decision inside a roll goes back to the start of the roll
                 while last.dice is None and turns:
                     last = turns.pop()
