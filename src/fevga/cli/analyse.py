@@ -68,9 +68,9 @@ def _run(args: argparse.Namespace) -> int:
         raise InvalidArgumentError(f"--plies {args.plies} must be at least 1 (1 rates a move by its result)")
     options = dict(plies=args.plies, evaluator=evaluator, thresholds=thresholds, rollouts=args.rollouts,
                    rollout_seed=args.seed, workers=args.workers)
-    for name in args.records:  # every file is read and checked before the long work starts
-        if not Path(name).is_file():
-            load_record(name)  # raises the reader's error for a missing or unreadable file
+    if len(args.records) > 1:
+        for name in args.records:  # every file is read and checked (one at a time) before the long work
+            load_record(name)
     if args.html:
         def write_html(handle: Any) -> None:
             text = io.TextIOWrapper(handle, encoding="utf-8", newline="\n")
