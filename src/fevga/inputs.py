@@ -53,7 +53,7 @@ def read_file(path: str | os.PathLike[str], limit: int, error: Callable[[str], F
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO must not block the open
     except FileNotFoundError:
-        raise error(f"{what} {name!r} does not exist") from None
+        raise error(f"cannot read {what} {name!r}: it does not exist") from None
     except OSError as exc:
         raise error(f"cannot read {what} {name!r}: {exc.strerror or exc}") from None
     try:

@@ -1,14 +1,17 @@
-"""Batch work split over threads that answers Ctrl-C: the rows are cut into chunks of at most
-`CHUNK_ROWS`, and the main thread hands them out, so a KeyboardInterrupt waits for at most
-one chunk per thread (a fraction of a second) instead of the whole batch.
-
-Each row's result depends on that row alone, so the chunking never changes a result.
+"""Long work that answers Ctrl-C: batch work split over threads (`run_chunks`: the rows are cut
+into chunks of at most `CHUNK_ROWS` that the main thread hands out, so a KeyboardInterrupt
+waits for at most one chunk per thread instead of the whole batch; each row's result depends on
+that row alone, so the chunking never changes a result), and the few steps that must not be
+cut in half (`deferred_interrupt`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import signal
+import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 
 CHUNK_ROWS = 1 << 14  # rows per task: ~10 ms of move generation or net evaluation
 
@@ -43,3 +46,21 @@ def run_chunks(rows: int, threads: int, work: Callable[[int, int], object], chun
             for future in pending:
                 future.cancel()
             raise
+
+
+@contextmanager
+def deferred_interrupt() -> Iterator[None]:
+    """Hold back Ctrl-C until the block ends, then raise it: for a few quick steps that must
+    happen together or not at all (applying a training batch, writing one game of a report).
+    Never around long work: that must answer Ctrl-C itself."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: caught.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt

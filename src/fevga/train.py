@@ -26,12 +26,8 @@ import io
 import json
 import math
 import os
-import signal
 import sys
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -43,7 +39,7 @@ from fevga.errors import CheckpointError, FevgaError, InvalidArgumentError
 from fevga.files import atomic_write, output_folder
 from fevga.inputs import ArraySpec, parse_json, read_file, read_npz
 from fevga.net import Net
-from fevga.parallel import run_chunks
+from fevga.parallel import deferred_interrupt, run_chunks
 from fevga.policy import POLICY_IDS
 from fevga.rollout.jobs import check_workers
 from fevga.bearoff.core_tables import tables_of
@@ -303,7 +299,7 @@ def train(
                                            client)
             trial = run.params.copy()
             _training_net(trial, config.hidden).train_rows(rows, targets, config.rate_at(run.games))
-            with _deferred_interrupt():  # a few assignments: never half of them
+            with deferred_interrupt():  # a few assignments: never half of them
                 run.params[:] = trial
                 run.games += size
                 run.samples += len(rows)
@@ -343,22 +339,6 @@ def _dask_client(backend: str, scheduler: Any, workers: int) -> tuple[Any, list[
         return client, [client, cluster]
     client = connect(distributed.Client, scheduler)
     return client, [client]
-
-
-@contextmanager
-def _deferred_interrupt() -> Iterator[None]:
-    """Hold back Ctrl-C until the block ends (then raise it), so that no batch is half-applied."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda number, frame: caught.append(number))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if caught:
-        raise KeyboardInterrupt
 
 
 def _training_net(params: npt.NDArray[np.float32], hidden: int) -> Any:
