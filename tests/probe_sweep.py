@@ -683,7 +683,8 @@ def path_probes(folder: Path) -> list[Probe]:
         "match-save": lambda out: ["play-match", "1", "--seed", "1", "--policy", "random", "--save", out],
         "build-out": lambda out: ["bearoff", "build", "one-sided", "--points", "3", "--checkers", "2", "--out", out,
                                   "--quiet"],
-        "plot-out": lambda out: ["bearoff", "plot", "0,1", "--out", out + (".png" if not out.endswith("png") else "")],
+        "plot-out": lambda out: ["bearoff", "plot", "0,1", "--out", out],
+        "show-svg": lambda out: ["show", "--svg", out],
         "checkpoint": lambda out: ["rollout", "--games", "36", "--seed", "1", "--policy", "random", "--workers", "1",
                                    "--checkpoint", out, "--no-progress"],
         "train": lambda out: ["train", out, "--games", "2", "--batch", "2", "--hidden", "4", "--check-every", "2",
@@ -718,7 +719,7 @@ if kind == 'readonly': assert out.read_bytes() == b'keep', 'a read-only file was
 
 
 def _make_path(place: Path, kind: str, writer: str) -> str:
-    suffix = ".png" if writer == "plot-out" else ".json" if writer == "match-save" else ".out"
+    suffix = {"plot-out": ".png", "match-save": ".json", "show-svg": ".svg"}.get(writer, ".out")
     out = place / f"target{suffix}"
     if kind == "fifo":
         os.mkfifo(out)

@@ -125,7 +125,7 @@ _BIG = "rows = np.repeat(fevga.batch.to_array([start]), 4_000_000, axis=0); dice
      "for _ in range(10**6): fevga.gioul.count_legal_moves(states, dice, threads=2)"),
 ])
 def test_long_calls_stop_on_ctrl_c(setup: str, call: str) -> None:
-    code = _INTERRUPT.replace("SETUP", setup).replace("CALL", call).replace("DELAY", "3.0")
+    code = _INTERRUPT.replace("SETUP", setup).replace("CALL", call).replace("DELAY", "1.0")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "interrupted", (call, done.stdout, done.stderr[-2000:])
 
@@ -171,13 +171,13 @@ def test_analysis_with_rollouts_stops_on_ctrl_c_and_says_what_was_cut_short(tmp_
             "--html", str(tmp_path / "report.html")]
     child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        child.wait(timeout=15)  # the ten-million-game re-check is under way
+        child.wait(timeout=6)  # the ten-million-game re-check is under way (start-up takes about 2 s)
     except subprocess.TimeoutExpired:
         pass
     os.kill(child.pid, signal.SIGINT)
     out, err = child.communicate(timeout=120)
     assert child.returncode == 130, (out, err)
-    assert "INTERRUPTED" in out and "re-check of game 1 ply 1 was cut short" in out, out
+    assert "INTERRUPTED" in out and "re-check of game 1 ply 1 (move 1) was cut short" in out, out
     assert "(rollout 10000000 games" not in out  # never presented as a complete re-check
     assert "not written" in err and not (tmp_path / "report.html").exists()
     assert "Traceback" not in err

@@ -97,7 +97,7 @@ class HeuristicEvaluator:
             raise InvalidArgumentError(f"plies {plies!r} must be 1, 2 or 3 for the heuristic evaluator")
         if not isinstance(candidates, int) or candidates < 1:
             raise InvalidArgumentError(f"candidates {candidates!r} must be a positive integer")
-        if tables not in ("bearoff", "heuristic"):
+        if not isinstance(tables, str) or tables not in ("bearoff", "heuristic"):
             raise InvalidArgumentError(f"tables {tables!r} must be 'bearoff' or 'heuristic'")
         if not isinstance(window, (int, float)) or not window >= 0:
             raise InvalidArgumentError(f"window {window!r} must be a non-negative equity")

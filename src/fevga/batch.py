@@ -181,5 +181,9 @@ def legal_moves(positions: object, dice: object, rules: Rules | None = None) -> 
         counts = np.zeros(rows.shape[0], dtype=np.int64)
         counts[live] = sub.counts()
         return BatchMoves(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), sub.results, sub.steps, sub.nsteps)
-    offsets, results, steps, nsteps = movegen.generate_batch(rows, rolls, rules_of(rules).flags)
+    try:
+        offsets, results, steps, nsteps = movegen.generate_batch(rows, rolls, rules_of(rules).flags)
+    except MemoryError:  # the output grows with the moves, not only the rows: say what to do
+        raise InvalidArgumentError(f"the legal moves of {rows.shape[0]} rows do not fit in memory: split the "
+                                   "batch") from None
     return BatchMoves(offsets, results, steps, nsteps)

@@ -181,7 +181,7 @@ class GioulPosition(CoreGioul):
         w = _validate_counts("white", white)
         b = _validate_counts("black", black)
         Position.from_counts(w, b, WHITE)  # the board's own invariants (shared points, both off)
-        if turn not in (WHITE, BLACK) or isinstance(turn, bool):
+        if isinstance(turn, bool) or not isinstance(turn, (int, np.integer)) or turn not in (WHITE, BLACK):
             raise InvalidPositionError(f"turn {turn!r} must be WHITE (0) or BLACK (1)")
         if (
             not isinstance(next_roll, (tuple, list))
@@ -196,7 +196,7 @@ class GioulPosition(CoreGioul):
             if roller is not None:
                 raise InvalidPositionError(f"roller {roller!r} given without pending dice")
             return cls._from_fields(bytes([*w, *b, turn]), rolls[0], rolls[1], 0, 0, 0, 0, 0)
-        if roller not in (WHITE, BLACK) or isinstance(roller, bool):
+        if isinstance(roller, bool) or not isinstance(roller, (int, np.integer)) or roller not in (WHITE, BLACK):
             raise InvalidPositionError(f"pending dice {pending} need the roller, WHITE (0) or BLACK (1), not {roller!r}")
         if rolls[roller] == 0:
             raise InvalidPositionError(f"{COLOR_NAMES[roller]} rolled the pending dice but its next roll is its first")
@@ -723,7 +723,7 @@ class GioulGameRecord:
 
 
 def _policy_id(policy: str) -> int:
-    if policy not in POLICY_IDS:
+    if not isinstance(policy, str) or policy not in POLICY_IDS:
         raise InvalidArgumentError(f"Gioul policy {policy!r} must be one of {sorted(POLICY_IDS)}")
     return POLICY_IDS[policy]
 

@@ -77,7 +77,7 @@ class Position(CorePosition):
         """
         w = _validate_counts("white", white)
         b = _validate_counts("black", black)
-        if turn not in (WHITE, BLACK) or isinstance(turn, bool):
+        if isinstance(turn, bool) or not isinstance(turn, (int, np.integer)) or turn not in (WHITE, BLACK):
             raise InvalidPositionError(f"turn {turn!r} must be WHITE (0) or BLACK (1)")
         return cls._trusted(w, b, int(turn))  # the core's one validator checks the rest
 

@@ -44,6 +44,8 @@ def static_value(position: Position, evaluator: str = "heuristic", *, bearoff: T
 
 
 def _evaluator_tables(evaluator: str, bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None) -> Tables:
+    if not isinstance(evaluator, str):
+        raise InvalidArgumentError(f"evaluator {repr(evaluator)[:80]} must be 'heuristic' or 'bearoff' here")
     if evaluator == "heuristic":
         return tables_of(None)
     if evaluator == "bearoff":
@@ -121,6 +123,9 @@ def expectimax(
     start = check_position(position)
     depth = check_int("expectimax depth", depth, 0, MAX_DEPTH)
     rules = rules_of(rules)
+    if not (isinstance(evaluator, str) or callable(evaluator)):  # compared as text below, never as an array
+        raise InvalidArgumentError(f"evaluator {repr(evaluator)[:80]} must be 'heuristic', 'bearoff', 'net', "
+                                   "'rollout' or a callable")
     if evaluator == "net":
         tables = tables_of(tables_spec(bearoff, one_sided))
         return float(core.expectimax_value(start._row(), depth, rules.flags, tables, HEURISTIC_SCALE, net_of(net)._core))
@@ -128,7 +133,7 @@ def expectimax(
         tables = _evaluator_tables(evaluator, bearoff, one_sided)
         return float(core.expectimax_value(start._row(), depth, rules.flags, tables, HEURISTIC_SCALE))
     leaf: Callable[[Position], float]
-    if evaluator == "rollout":
+    if isinstance(evaluator, str):  # "rollout": the other names returned above
         from fevga.rollout import rollout
 
         def leaf(p: Position) -> float:

@@ -236,7 +236,7 @@ def _remote_samples(params: npt.NDArray[np.float32], hidden: int, master: int, f
 
 def _opponent(config: TrainConfig) -> tuple[str, Net | None]:
     """The strength checks' opponent: a built-in policy, or the "net" policy over a net file."""
-    if config.check_against in POLICY_IDS:
+    if isinstance(config.check_against, str) and config.check_against in POLICY_IDS:
         return config.check_against, None
     return "net", Net.load(config.check_against)
 
@@ -320,7 +320,7 @@ def train(
 
 def _dask_client(backend: str, scheduler: Any, workers: int) -> tuple[Any, list[Any]]:
     """(client or None, resources to close) for the backend (the rollout module's conventions)."""
-    if backend not in ("local", "dask"):
+    if not isinstance(backend, str) or backend not in ("local", "dask"):
         raise InvalidArgumentError(f"backend={backend!r} must be 'local' or 'dask'")
     if backend == "local" and scheduler is None:
         return None, []

@@ -347,7 +347,7 @@ class OneSidedDB:
 
     def save(self, path: str | os.PathLike[str], dtype: str = "float64") -> Path:
         """Write the table to `path` atomically; `dtype="float32"` stores distributions in half the space."""
-        if dtype not in ("float64", "float32"):
+        if not isinstance(dtype, str) or dtype not in ("float64", "float32"):
             raise InvalidArgumentError(f"dtype={dtype!r} must be 'float64' or 'float32'")
         meta = {
             "kind": self.kind,
@@ -553,7 +553,7 @@ class TwoSidedDB:
 
     def save(self, path: str | os.PathLike[str], dtype: str = "float64") -> Path:
         """Write the table to `path` atomically; `dtype="float32"` halves the file."""
-        if dtype not in ("float64", "float32"):
+        if not isinstance(dtype, str) or dtype not in ("float64", "float32"):
             raise InvalidArgumentError(f"dtype={dtype!r} must be 'float64' or 'float32'")
         arrays = {name: a.astype(dtype, copy=False) for name, a in self._a.items()}
         meta = {

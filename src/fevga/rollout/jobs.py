@@ -239,7 +239,7 @@ def check_workers(workers: int | None) -> int:
 
 def check_backend(backend: str, scheduler: Any) -> str:
     """"local" or "dask" (a scheduler implies Dask)."""
-    if backend not in ("local", "dask"):
+    if not isinstance(backend, str) or backend not in ("local", "dask"):
         raise InvalidArgumentError(f"backend={backend!r} must be 'local' or 'dask'")
     return "dask" if scheduler is not None else backend
 
