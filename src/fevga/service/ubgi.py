@@ -18,6 +18,7 @@ serving; end of input is a ``quit``.
 
 from __future__ import annotations
 
+import os
 import queue
 import sys
 import threading
@@ -252,44 +253,66 @@ _COMMANDS: dict[str, _Handler] = {
 # ---------------------------------------------------------------------- the stdio loop
 
 
-def _read_lines(source: BinaryIO, lines: queue.Queue[str | None]) -> None:
-    """Reader thread: decoded command lines (a line over MAX_LINE bytes becomes a marker that
-    the loop refuses), then None at end of input."""
+def _read_lines(read: Callable[[], bytes], lines: queue.Queue[str | None]) -> None:
+    """Reader thread: decoded command lines from `read` (a chunk of bytes, b"" at end of
+    input), a marker for a line over MAX_LINE bytes (refused whole), then None at the end."""
+    buffer = b""
+    skipping = False  # inside a line already refused as too long
     try:
         while True:
-            raw = source.readline(MAX_LINE + 1)
-            if not raw:
+            chunk = read()
+            if not chunk:
                 break
-            if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
-                while raw and not raw.endswith(b"\n"):  # skip the rest of the long line
-                    raw = source.readline(MAX_LINE + 1)
-                lines.put(_TOO_LONG)
-                continue
-            lines.put(raw.decode("utf-8", errors="replace").strip())
+            buffer += chunk
+            while b"\n" in buffer:
+                raw, buffer = buffer.split(b"\n", 1)
+                if skipping or len(raw) > MAX_LINE:
+                    lines.put(_TOO_LONG)
+                    skipping = False
+                else:
+                    lines.put(raw.decode("utf-8", errors="replace").strip())
+            if len(buffer) > MAX_LINE:
+                skipping, buffer = True, b""
     except (OSError, ValueError):
         pass
+    if buffer and not skipping:
+        lines.put(buffer.decode("utf-8", errors="replace").strip())
     lines.put(None)
 
 
 def run(source: BinaryIO | None = None, sink: TextIO | None = None) -> int:
     """Serve one controller on `source` (bytes, default stdin) and `sink` (default stdout)
     until ``quit`` or end of input; the exit status."""
-    source = source if source is not None else sys.stdin.buffer
     sink = sink if sink is not None else sys.stdout
+    if source is None:
+        # os.read on the descriptor, not sys.stdin: a daemon thread blocked inside a buffered
+        # reader would hold its lock while the interpreter exits (a fatal error)
+        fd = sys.stdin.fileno()
+
+        def read() -> bytes:
+            return os.read(fd, 65536)
+    else:
+        read = source.read1 if hasattr(source, "read1") else source.readline
     lock = threading.Lock()
+    closed = threading.Event()  # the controller stopped reading: nothing more can be said
 
     def write(line: str) -> None:
         with lock:
-            sink.write(line + "\n")
-            sink.flush()
+            if closed.is_set():
+                return
+            try:
+                sink.write(line + "\n")
+                sink.flush()
+            except (OSError, ValueError):
+                closed.set()
 
     session = Session(write)
     warm = threading.Thread(target=session.engine.warm_up, name="ubgi-warm-up", daemon=True)
     warm.start()  # the net and the bear-off tables load while the controller says hello
     lines: queue.Queue[str | None] = queue.Queue()
-    threading.Thread(target=_read_lines, args=(source, lines), daemon=True, name="ubgi-reader").start()
+    threading.Thread(target=_read_lines, args=(read, lines), daemon=True, name="ubgi-reader").start()
     waiting: list[str | None] = []  # commands sent during a search, run after its answer, in order
-    while True:
+    while not closed.is_set():
         line = waiting.pop(0) if waiting else lines.get()
         if line is None or line == "quit":
             return 0
@@ -305,6 +328,7 @@ def run(source: BinaryIO | None = None, sink: TextIO | None = None) -> int:
         warm.join()
         if _search(session, line, lines, waiting, write):
             return 0
+    return 1
 
 
 def _search(session: Session, line: str, lines: queue.Queue[str | None], waiting: list[str | None],
