@@ -31,7 +31,8 @@ import os
 import socket
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
+import contextlib
 from contextlib import asynccontextmanager
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
@@ -124,7 +125,7 @@ def _error(status: int, code: str, message: str) -> JSONResponse:
 
 class BodyLimit:
     """ASGI middleware: refuse a request body over `limit` bytes with 413, whether it says
-    its length or streams it in chunks."""
+    its length or streams it in chunks. The body (bounded) is read before the app sees it."""
 
     def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app, self.limit = app, limit
@@ -134,40 +135,41 @@ class BodyLimit:
             return await self.app(scope, receive, send)
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
-            return await self._refuse(send)
-        seen = 0
-        started = False
-
-        async def counted() -> Message:
-            nonlocal seen
+            return await self._refuse(send, 413 if declared.isdigit() else 400)
+        chunks: list[bytes] = []
+        size = 0
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise _TooLarge
-            return message
+            if message["type"] != "http.request":  # the client went away
+                return None
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.limit:
+                return await self._refuse(send, 413)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
 
-        async def tracked(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()  # then wait for the disconnect, as a server would
 
-        try:
-            await self.app(scope, counted, tracked)
-        except _TooLarge:
-            if not started:
-                await self._refuse(send)
+        await self.app(scope, replay, send)
 
-    async def _refuse(self, send: Send) -> None:
-        body = json.dumps({"error": {"status": 413, "code": "body_too_large",
-                                     "message": f"request body over the limit of {self.limit} bytes"}}).encode()
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    async def _refuse(self, send: Send, status: int) -> None:
+        if status == 413:
+            error = {"status": 413, "code": "body_too_large", "message": f"request body over the limit of {self.limit} bytes"}
+        else:
+            error = {"status": 400, "code": "invalid_request", "message": "Content-Length is not a number"}
+        body = json.dumps({"error": error}).encode()
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"connection", b"close")]})
         await send({"type": "http.response.body", "body": body})
-
-
-class _TooLarge(Exception):
-    pass
 
 
 # ---------------------------------------------------------------------- inputs
@@ -271,11 +273,14 @@ class BatchItem(_Strict):
 
 
 class BatchRequest(_Strict):
-    """Many positions at once (at most `Limits.batch_positions`)."""
+    """Many positions at once (at most `Limits.batch_positions`): `items`, or for evaluate
+    `rows`, the base64 text of an (n, 51) uint8 array in fevga.batch's row layout."""
 
-    items: list[BatchItem]
+    items: list[BatchItem] = Field(default_factory=list)
+    rows: str | None = Field(default=None, description="evaluate: base64 of n x 51 bytes (fevga.batch rows)")
     game: Game | None = None
-    plies: int = Field(default=1, ge=0, le=MAX_PLIES + 1, description="evaluate: 0.., hint: 1..")
+    plies: int | None = Field(default=None, ge=0, le=MAX_PLIES + 1,
+                              description="evaluate: 0 (default) ..; hint: 1 (default) ..")
 
 
 class RolloutRequest(_Strict):
@@ -363,15 +368,14 @@ def create_app(limits: Limits | None = None) -> FastAPI:
         return await core(work)
 
     @app.get(f"{API}/evaluate", summary="evaluation of a position for its side on roll")
-    async def get_evaluate(position: str = text, plies: int = Query(0, ge=0, le=64),
+    async def get_evaluate(position: str = text, plies: int = Query(0, ge=0, le=limits.plies_evaluate),
                            game: Game | None = game_q) -> Any:
-        _plies(plies, limits.plies_evaluate)
         return await core(lambda: _evaluation_of(parse_position(position, game, limits), plies))
 
     @app.get(f"{API}/hint", summary="every move of a roll, best first")
-    async def get_hint(position: str = text, dice: str | None = dice_q, plies: int = Query(1, ge=0, le=64),
+    async def get_hint(position: str = text, dice: str | None = dice_q,
+                       plies: int = Query(1, ge=1, le=limits.plies_hint),
                        game: Game | None = game_q) -> Any:
-        _plies(plies, limits.plies_hint)
 
         def work() -> dict[str, Any]:
             p = parse_position(position, game, limits)
@@ -402,12 +406,18 @@ def create_app(limits: Limits | None = None) -> FastAPI:
 
     @app.post(f"{API}/evaluate", summary="evaluations of many positions")
     async def post_evaluate(request: BatchRequest = Body(...)) -> Any:
-        plies = _plies(request.plies, limits.batch_plies)
+        plies = _plies(0 if request.plies is None else request.plies, limits.batch_plies)
+        if request.rows is not None:
+            if request.items or plies:
+                raise ApiError(422, "invalid_request", "rows are evaluated at 0 plies, without items")
+            return await core(_evaluate_rows, request.rows, limits)
+        if plies == 0 and request.game != "gioul" and len(request.items) <= limits.batch_positions:
+            return await core(_evaluate_items, request.items, limits)  # one call of the batch API
         return await batch(request, lambda p, item: _evaluation_of(p, plies))
 
     @app.post(f"{API}/hint", summary="move rankings of many (position, dice) pairs")
     async def post_hint(request: BatchRequest = Body(...)) -> Any:
-        plies = _plies(request.plies, limits.batch_plies)
+        plies = _plies(1 if request.plies is None else request.plies, limits.batch_plies)
         return await batch(request, lambda p, item: _hint_of(p, _dice(p, item.dice), plies))
 
     @app.post(f"{API}/rollouts", status_code=202, summary="start a rollout job")
@@ -453,9 +463,8 @@ def create_app(limits: Limits | None = None) -> FastAPI:
                                                          "text/plain": {"schema": {"type": "string"}}},
                                              "required": True}})
     async def post_analyse(request: Request, format: Literal["json", "html"] = "json",
-                           plies: int = Query(1, ge=1, le=64),
+                           plies: int = Query(1, ge=1, le=limits.analyse_plies),
                            evaluator: Literal["net", "heuristic"] = "net") -> Any:
-        _plies(plies, limits.analyse_plies)
         raw = await request.body()
         try:
             text = raw.decode("utf-8")
@@ -471,6 +480,53 @@ def create_app(limits: Limits | None = None) -> FastAPI:
         return JSONResponse(report.to_dict())
 
     return app
+
+
+def _evaluate_items(items: list[BatchItem], limits: Limits) -> dict[str, Any]:
+    """0-ply evaluations of many Fevga items by one fevga.batch.evaluate call."""
+    from fevga import batch
+
+    positions: list[Position] = []
+    for index, item in enumerate(items):
+        try:
+            position = parse_position(item.position, None, limits)
+        except FevgaError as exc:
+            raise ApiError(400, _code_of(exc), f"items[{index}]: {exc}") from None
+        if isinstance(position, GioulPosition):
+            raise ApiError(422, "unsupported", f"items[{index}]: Gioul evaluation needs a Gioul net (issue 16)")
+        positions.append(position)
+    values: Any = batch.evaluate(batch.to_array(positions)) if positions else []
+    results = []
+    for position, (win, win_mars, lose_mars) in zip(positions, values):
+        results.append({"position": _position_dict(position), "plies": 0, "win": float(win),
+                        "win_mars": float(win_mars), "lose_mars": float(lose_mars), "lose": 1.0 - float(win),
+                        "equity": 2.0 * float(win) - 1.0 + float(win_mars) - float(lose_mars)})
+    return {"count": len(results), "results": results}
+
+
+def _evaluate_rows(text: str, limits: Limits) -> dict[str, Any]:
+    """0-ply evaluations of base64 rows: columns, not objects (the bulk form)."""
+    import base64
+    import binascii
+
+    import numpy as np
+
+    from fevga import batch
+
+    try:
+        data = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise ApiError(400, "invalid_rows", "rows must be base64 text (A-Z a-z 0-9 + /)") from None
+    width = batch.POSITION_WIDTH
+    if len(data) % width:
+        raise ApiError(400, "invalid_rows", f"rows hold {len(data)} bytes: not a multiple of {width}")
+    if len(data) // width > limits.batch_positions:
+        raise ApiError(422, "batch_limit", f"{len(data) // width} rows (limit {limits.batch_positions})")
+    rows = np.frombuffer(data, dtype=np.uint8).reshape(-1, width)
+    values = batch.evaluate(batch.validate_positions(rows))
+    win, win_mars, lose_mars = values[:, 0], values[:, 1], values[:, 2]
+    return {"count": len(rows), "plies": 0, "win": win.tolist(), "win_mars": win_mars.tolist(),
+            "lose_mars": lose_mars.tolist(), "equity": (2.0 * win - 1.0 + win_mars - lose_mars).tolist()}
 
 
 def _rollout_work(position: Position | GioulPosition, dice: tuple[int, int] | None, by_move: bool,
@@ -539,6 +595,25 @@ def _version() -> str:
 # ---------------------------------------------------------------------- the server
 
 
+def _server_class() -> Any:
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, which after a graceful stop on Ctrl-C or SIGTERM does not raise
+        the signal again (that would end `fevga serve` with a KeyboardInterrupt or a kill):
+        the command then says it stopped and exits 0."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            with super().capture_signals():
+                try:
+                    yield
+                finally:
+                    getattr(self, "_captured_signals", []).clear()
+
+    return Server
+
+
 def serve(host: str = "127.0.0.1", port: int = 8765, limits: Limits | None = None,
           ready: Callable[[str], None] | None = None) -> int:
     """Serve the API on `host`:`port` (0: a free port) until Ctrl-C or SIGTERM, which stop
@@ -562,7 +637,7 @@ def serve(host: str = "127.0.0.1", port: int = 8765, limits: Limits | None = Non
     app = create_app(limits)
     config = uvicorn.Config(BodyLimit(app, limits.body_bytes), log_level="warning", access_log=False,
                             timeout_graceful_shutdown=5, limit_concurrency=1024, lifespan="on")
-    server = uvicorn.Server(config)
+    server = _server_class()(config)
     print(f"fevga serve: listening on {url} (API at {url}{API}/, OpenAPI at {url}/openapi.json)",
           file=sys.stderr, flush=True)
     if ready is not None:
