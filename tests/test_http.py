@@ -43,6 +43,7 @@ class Server:
         import socket
 
         self.sock = socket.socket()
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         config = uvicorn.Config(BodyLimit(create_app(limits), limits.body_bytes), log_level="warning",
@@ -74,7 +75,11 @@ def request(port: int, method: str, path: str, body: bytes | str | dict[str, Any
     raw = response.read()
     conn.close()
     kind = response.getheader("content-type", "")
-    data: Any = json.loads(raw) if kind.startswith("application/json") else raw.decode()
+    data: Any = raw
+    if kind.startswith("application/json"):
+        data = json.loads(raw)
+    elif kind.startswith("text/"):
+        data = raw.decode()
     return response.status, data, dict(response.getheaders())
 
 
@@ -192,7 +197,20 @@ def test_batches(port: int) -> None:
 
     rows = base64.b64encode(batch.to_array(positions).tobytes()).decode()
     status, data = request(port, "POST", f"{API}/evaluate", {"rows": rows})[:2]
-    assert status == 200 and data["win"] == pytest.approx([evaluate(p).win for p in positions], abs=1e-12)
+    assert status == 200 and data["count"] == len(positions) and data["dtype"] == "<f8"
+    import numpy as np
+
+    values = np.frombuffer(base64.b64decode(data["values"]), dtype="<f8").reshape(-1, 3)
+    assert values.tolist() == [[e.win, e.win_mars, e.lose_mars] for e in map(evaluate, positions)]
+    dice = np.array([[4, 2]] * len(positions), dtype=np.uint8)
+    bulk = {"rows": rows, "dice_rows": base64.b64encode(dice.tobytes()).decode()}
+    status, data = request(port, "POST", f"{API}/moves", bulk)[:2]
+    assert status == 200
+    offsets = np.frombuffer(base64.b64decode(data["offsets"]), dtype="<i8")
+    results = np.frombuffer(base64.b64decode(data["results"]), dtype=np.uint8).reshape(-1, batch.POSITION_WIDTH)
+    for k, p in enumerate(positions):
+        got = {Position._from_row(bytes(r)) for r in results[offsets[k]:offsets[k + 1]]}
+        assert got == {m.position for m in p.legal_moves("4-2")}
 
 
 def test_rollout_job_matches_the_package(port: int) -> None:
@@ -324,6 +342,10 @@ HOSTILE_POSTS: list[tuple[str, bytes | str | dict[str, Any], str | None]] = [
     ("evaluate", {"rows": "!!!not base64!!!"}, "invalid_rows"),
     ("evaluate", {"rows": "AAAA"}, "invalid_rows"),
     ("evaluate", {"rows": "/" * 68}, "invalid_position"),
+    ("moves", {"rows": "f_8AAAD__gAAAAAA"}, "invalid_request"),
+    ("moves", {"rows": "AAAA" * 17, "dice_rows": "BgU="}, None),  # a row of zeros: no checkers
+    ("moves", {"rows": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAP", "dice_rows": "BwU="},
+     "invalid_position"),
     ("hint", {"items": [{"position": "start"}]}, "missing_dice"),
     ("hint", {"items": [{"position": "start", "dice": "6-5"}], "plies": 10 ** 30}, "invalid_request"),
     ("rollouts", {"position": "start", "games": 0}, "invalid_request"),
@@ -461,3 +483,44 @@ def test_fevga_serve_binds_localhost_by_default() -> None:
 
     args = build_parser().parse_args(["serve"])
     assert args.host == "127.0.0.1"
+
+
+def test_hostile_bulk_moves(port: int) -> None:
+    import base64
+
+    from fevga import batch
+
+    start = base64.b64encode(batch.to_array([Position.initial()] * 2).tobytes()).decode()
+    for dice, code in ((b"\x07\x05\x06\x05", "invalid_dice"), (b"\x06\x05", "invalid_dice"),
+                       (b"\x06\x05" * 60, "batch_limit"), (b"\x06", "invalid_rows")):
+        body = {"rows": start, "dice_rows": base64.b64encode(dice).decode()}
+        status, data, _ = request(port, "POST", f"{API}/moves", body)
+        assert_refused(status, data, code)
+
+
+def test_bulk_answers_as_raw_bytes(port: int) -> None:
+    import base64
+
+    import numpy as np
+
+    from fevga import batch
+
+    positions = random_positions(7, 6)
+    rows = batch.to_array(positions)
+    dice = np.array([[6, 1]] * len(positions), dtype=np.uint8)
+    body = {"rows": base64.b64encode(rows.tobytes()).decode(), "dice_rows": base64.b64encode(dice.tobytes()).decode()}
+    raw_headers = {"Accept": "application/octet-stream"}
+    status, raw, headers = request(port, "POST", f"{API}/moves", body, raw_headers)
+    assert status == 200 and headers["content-type"] == "application/octet-stream"
+    n, m = int(headers["x-fevga-count"]), int(headers["x-fevga-moves"])
+    expected = batch.legal_moves(rows, dice)
+    width = batch.POSITION_WIDTH
+    data = raw
+    assert len(data) == 8 * (n + 1) + m * (width + 8 + 1)
+    assert np.array_equal(np.frombuffer(data[: 8 * (n + 1)], dtype="<i8"), expected.offsets)
+    assert np.array_equal(np.frombuffer(data[8 * (n + 1): 8 * (n + 1) + m * width], dtype=np.uint8).reshape(m, width),
+                          expected.results)
+    status, raw, headers = request(port, "POST", f"{API}/evaluate", {"rows": body["rows"]}, raw_headers)
+    data = raw
+    assert status == 200 and int(headers["x-fevga-count"]) == len(positions)
+    assert np.array_equal(np.frombuffer(data, dtype="<f8").reshape(-1, 3), batch.evaluate(rows))

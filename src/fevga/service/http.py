@@ -49,7 +49,7 @@ from fevga.service.jobs import JobQueue, TooManyJobs
 try:
     from fastapi import Body, FastAPI, Query, Request
     from fastapi.exceptions import RequestValidationError
-    from fastapi.responses import HTMLResponse, JSONResponse
+    from fastapi.responses import HTMLResponse, JSONResponse, Response
     from pydantic import BaseModel, ConfigDict, Field
     from starlette.exceptions import HTTPException
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -241,20 +241,24 @@ def _evaluation_of(position: Position | GioulPosition, plies: int) -> dict[str, 
             "lose_mars": e.lose_mars, "lose": e.lose, "equity": e.equity}
 
 
-def _hint_of(position: Position | GioulPosition, dice: tuple[int, int] | None, plies: int) -> dict[str, Any]:
+def _hint_of(position: Position | GioulPosition, dice: tuple[int, int] | None, plies: int,
+             after: bool = False) -> dict[str, Any]:
+    """The ranked moves; with `after`, each move's resulting position ID too (encoding the
+    IDs costs more than ranking the moves at 1 ply, so it is asked for)."""
     if position.winner() is not None:
         raise ApiError(422, "game_over", f"position {position.id} is already finished")
     head = {"position": _position_dict(position), "dice": list(dice) if dice else None}
     if isinstance(position, GioulPosition):
         moves = heuristic_order(position, position.legal_moves(dice))
         return {**head, "method": "heuristic", "note": GIOUL_NOTE,
-                "moves": [{"move": m.notation, "after": m.position.id} for m in moves]}
+                "moves": [{"move": m.notation, **({"after": m.position.id} if after else {})} for m in moves]}
     if plies < 1:
         raise ApiError(422, "plies_limit", "hint plies must be at least 1 (a move is rated by its result)")
     hints = hint(position, dice, plies)
     return {**head, "method": f"net {plies}-ply", "moves": [
-        {"move": h.move.notation, "after": h.move.position.id, "equity": h.equity, "win": h.evaluation.win,
-         "win_mars": h.evaluation.win_mars, "lose_mars": h.evaluation.lose_mars, "loss": h.loss, "plies": h.plies}
+        {"move": h.move.notation, **({"after": h.move.position.id} if after else {}), "equity": h.equity,
+         "win": h.evaluation.win, "win_mars": h.evaluation.win_mars, "lose_mars": h.evaluation.lose_mars,
+         "loss": h.loss, "plies": h.plies}
         for h in hints]}
 
 
@@ -277,8 +281,10 @@ class BatchRequest(_Strict):
     `rows`, the base64 text of an (n, 51) uint8 array in fevga.batch's row layout."""
 
     items: list[BatchItem] = Field(default_factory=list)
-    rows: str | None = Field(default=None, description="evaluate: base64 of n x 51 bytes (fevga.batch rows)")
+    rows: str | None = Field(default=None, description="moves, evaluate: base64 of n x 51 bytes (fevga.batch rows)")
+    dice_rows: str | None = Field(default=None, description="moves: base64 of n x 2 bytes, the dice of each row")
     game: Game | None = None
+    after: bool = Field(default=False, description="hint: also each move's resulting position ID")
     plies: int | None = Field(default=None, ge=0, le=MAX_PLIES + 1,
                               description="evaluate: 0 (default) ..; hint: 1 (default) ..")
 
@@ -308,6 +314,8 @@ def create_app(limits: Limits | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # load the net and the bear-off tables before the first request, not during it
+        await asyncio.get_running_loop().run_in_executor(pool, hint, Position.initial(), (6, 5))
         yield
         # Ctrl-C / SIGTERM: uvicorn stops taking requests, then the jobs are cancelled here
         await asyncio.get_running_loop().run_in_executor(None, jobs.shutdown)
@@ -318,8 +326,13 @@ def create_app(limits: Limits | None = None) -> FastAPI:
     app.state.limits, app.state.jobs, app.state.pool = limits, jobs, pool
 
     async def core(fn: Callable[..., Any], *args: Any) -> Any:
-        """Run `fn(*args)` in a worker thread within the time limit (408 past it)."""
-        future = asyncio.get_running_loop().run_in_executor(pool, fn, *args)
+        """Run `fn(*args)` in a worker thread within the time limit (408 past it); a dict
+        result is serialised there too (JSON of big batches stays off the event loop)."""
+        def work() -> Any:
+            result = fn(*args)
+            return Response(json.dumps(result), media_type="application/json") if isinstance(result, dict) else result
+
+        future = asyncio.get_running_loop().run_in_executor(pool, work)
         try:
             return await asyncio.wait_for(future, limits.seconds)
         except asyncio.TimeoutError:
@@ -375,11 +388,12 @@ def create_app(limits: Limits | None = None) -> FastAPI:
     @app.get(f"{API}/hint", summary="every move of a roll, best first")
     async def get_hint(position: str = text, dice: str | None = dice_q,
                        plies: int = Query(1, ge=1, le=limits.plies_hint),
-                       game: Game | None = game_q) -> Any:
+                       game: Game | None = game_q,
+                       after: bool = Query(False, description="also each move's resulting position ID")) -> Any:
 
         def work() -> dict[str, Any]:
             p = parse_position(position, game, limits)
-            return _hint_of(p, _dice(p, dice), plies)
+            return _hint_of(p, _dice(p, dice), plies, after)
         return await core(work)
 
     def batch(request: BatchRequest, one: Callable[[Position | GioulPosition, BatchItem], Any]) -> Any:
@@ -401,16 +415,20 @@ def create_app(limits: Limits | None = None) -> FastAPI:
         return run()
 
     @app.post(f"{API}/moves", summary="legal moves of many positions")
-    async def post_moves(request: BatchRequest = Body(...)) -> Any:
+    async def post_moves(http: Request, request: BatchRequest = Body(...)) -> Any:
+        if request.rows is not None or request.dice_rows is not None:
+            if request.items or request.rows is None or request.dice_rows is None:
+                raise ApiError(422, "invalid_request", "the bulk form takes rows and dice_rows, without items")
+            return await core(_moves_rows, request.rows, request.dice_rows, limits, _binary(http))
         return await batch(request, lambda p, item: _moves_of(p, _dice(p, item.dice)))
 
     @app.post(f"{API}/evaluate", summary="evaluations of many positions")
-    async def post_evaluate(request: BatchRequest = Body(...)) -> Any:
+    async def post_evaluate(http: Request, request: BatchRequest = Body(...)) -> Any:
         plies = _plies(0 if request.plies is None else request.plies, limits.batch_plies)
         if request.rows is not None:
             if request.items or plies:
                 raise ApiError(422, "invalid_request", "rows are evaluated at 0 plies, without items")
-            return await core(_evaluate_rows, request.rows, limits)
+            return await core(_evaluate_rows, request.rows, limits, _binary(http))
         if plies == 0 and request.game != "gioul" and len(request.items) <= limits.batch_positions:
             return await core(_evaluate_items, request.items, limits)  # one call of the batch API
         return await batch(request, lambda p, item: _evaluation_of(p, plies))
@@ -418,7 +436,7 @@ def create_app(limits: Limits | None = None) -> FastAPI:
     @app.post(f"{API}/hint", summary="move rankings of many (position, dice) pairs")
     async def post_hint(request: BatchRequest = Body(...)) -> Any:
         plies = _plies(1 if request.plies is None else request.plies, limits.batch_plies)
-        return await batch(request, lambda p, item: _hint_of(p, _dice(p, item.dice), plies))
+        return await batch(request, lambda p, item: _hint_of(p, _dice(p, item.dice), plies, request.after))
 
     @app.post(f"{API}/rollouts", status_code=202, summary="start a rollout job")
     async def post_rollout(request: RolloutRequest = Body(...)) -> Any:
@@ -497,36 +515,83 @@ def _evaluate_items(items: list[BatchItem], limits: Limits) -> dict[str, Any]:
         positions.append(position)
     values: Any = batch.evaluate(batch.to_array(positions)) if positions else []
     results = []
-    for position, (win, win_mars, lose_mars) in zip(positions, values):
-        results.append({"position": _position_dict(position), "plies": 0, "win": float(win),
+    for item, position, (win, win_mars, lose_mars) in zip(items, positions, values):
+        text = item.position.strip()  # a 16-character ID that parsed is canonical: answered as given
+        head = {"id": text, "game": "fevga", "turn": COLOR_NAMES[position.turn]} if len(text) == 16 else \
+            _position_dict(position)
+        results.append({"position": head, "plies": 0, "win": float(win),
                         "win_mars": float(win_mars), "lose_mars": float(lose_mars), "lose": 1.0 - float(win),
                         "equity": 2.0 * float(win) - 1.0 + float(win_mars) - float(lose_mars)})
     return {"count": len(results), "results": results}
 
 
-def _evaluate_rows(text: str, limits: Limits) -> dict[str, Any]:
-    """0-ply evaluations of base64 rows: columns, not objects (the bulk form)."""
+def _bulk(text: str, width: int, what: str, limits: Limits) -> Any:
+    """The (n, width) uint8 array of base64 `text` (n within the batch limit)."""
     import base64
     import binascii
 
     import numpy as np
 
-    from fevga import batch
-
     try:
         data = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
-        raise ApiError(400, "invalid_rows", "rows must be base64 text (A-Z a-z 0-9 + /)") from None
-    width = batch.POSITION_WIDTH
+        raise ApiError(400, "invalid_rows", f"{what} must be base64 text (A-Z a-z 0-9 + /)") from None
     if len(data) % width:
-        raise ApiError(400, "invalid_rows", f"rows hold {len(data)} bytes: not a multiple of {width}")
+        raise ApiError(400, "invalid_rows", f"{what} hold {len(data)} bytes: not a multiple of {width}")
     if len(data) // width > limits.batch_positions:
-        raise ApiError(422, "batch_limit", f"{len(data) // width} rows (limit {limits.batch_positions})")
-    rows = np.frombuffer(data, dtype=np.uint8).reshape(-1, width)
-    values = batch.evaluate(batch.validate_positions(rows))
-    win, win_mars, lose_mars = values[:, 0], values[:, 1], values[:, 2]
-    return {"count": len(rows), "plies": 0, "win": win.tolist(), "win_mars": win_mars.tolist(),
-            "lose_mars": lose_mars.tolist(), "equity": (2.0 * win - 1.0 + win_mars - lose_mars).tolist()}
+        raise ApiError(422, "batch_limit", f"{len(data) // width} {what} (limit {limits.batch_positions})")
+    return np.frombuffer(data, dtype=np.uint8).reshape(-1, width)
+
+
+def _b64(array: Any) -> str:
+    import base64
+
+    return base64.b64encode(array.tobytes()).decode("ascii")
+
+
+BINARY = "application/octet-stream"
+
+
+def _binary(http: Request) -> bool:
+    """Whether the client asks for the bulk answer as raw bytes (Accept: application/octet-stream)."""
+    return BINARY in http.headers.get("accept", "")
+
+
+def _raw(arrays: list[Any], **counts: int) -> Response:
+    """The arrays' little-endian bytes one after the other, their sizes in X-Fevga-* headers."""
+    headers = {f"X-Fevga-{name.capitalize()}": str(value) for name, value in counts.items()}
+    return Response(b"".join(a.tobytes() for a in arrays), media_type=BINARY, headers=headers)
+
+
+def _moves_rows(rows_text: str, dice_text: str, limits: Limits, binary: bool = False) -> dict[str, Any] | Response:
+    """fevga.batch.legal_moves of base64 rows and dice, answered as its arrays in base64:
+    offsets (n + 1, <i8), results (m x 51, u1), steps (m x 4 x 2, u1), nsteps (m, u1); or
+    with `binary` those arrays' bytes in that order (headers X-Fevga-Count n, X-Fevga-Moves m)."""
+    from fevga import batch
+
+    rows = _bulk(rows_text, batch.POSITION_WIDTH, "rows", limits)
+    dice = _bulk(dice_text, 2, "dice_rows", limits)
+    moves = batch.legal_moves(rows, dice)
+    if binary:
+        return _raw([moves.offsets.astype("<i8"), moves.results, moves.steps, moves.nsteps], count=len(rows),
+                    moves=int(moves.offsets[-1]))
+    return {"count": len(rows), "moves": int(moves.offsets[-1]), "offsets": _b64(moves.offsets.astype("<i8")),
+            "results": _b64(moves.results), "steps": _b64(moves.steps), "nsteps": _b64(moves.nsteps)}
+
+
+def _evaluate_rows(text: str, limits: Limits, binary: bool = False) -> dict[str, Any] | Response:
+    """0-ply evaluations of base64 rows, answered in bulk too: ``values`` is the base64 text
+    of an (n, 3) little-endian float64 array (win, win_mars, lose_mars for the side on roll
+    of each row; writing 3n floats as JSON text would cost more than the net), or with
+    `binary` that array's bytes (header X-Fevga-Count n)."""
+    from fevga import batch
+
+    rows = _bulk(text, batch.POSITION_WIDTH, "rows", limits)
+    values = batch.evaluate(batch.validate_positions(rows)).astype("<f8")
+    if binary:
+        return _raw([values], count=len(rows))
+    return {"count": len(rows), "plies": 0, "columns": ["win", "win_mars", "lose_mars"], "dtype": "<f8",
+            "values": _b64(values)}
 
 
 def _rollout_work(position: Position | GioulPosition, dice: tuple[int, int] | None, by_move: bool,
@@ -627,6 +692,9 @@ def serve(host: str = "127.0.0.1", port: int = 8765, limits: Limits | None = Non
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # accepted connections inherit it: without, each answer's second write waits for a
+    # delayed ACK (40 ms on Linux), since asyncio sets it only on sockets it made itself
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind((host, port))
     except OSError as exc:

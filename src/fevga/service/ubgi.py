@@ -76,6 +76,12 @@ class Session:
             self.error("bad_state", f"internal error {type(exc).__name__}: {exc}")
         return True
 
+    def quick(self) -> bool:
+        """Whether a `go` now takes milliseconds (no rollout, at most 2 plies, or Gioul's
+        heuristic): then it is not worth a search thread."""
+        values = self.engine.values
+        return values["engine.rollouts"] == 0 and (self.engine.variant == "gioul" or int(values["engine.ply"]) <= 2)  # type: ignore[call-overload]
+
     def error(self, code: str, detail: str) -> None:
         """One spec error line (the detail on one line)."""
         self.write(f"error {code} {' '.join(detail.split())}")
@@ -326,7 +332,9 @@ def run(source: BinaryIO | None = None, sink: TextIO | None = None) -> int:
                 return 0
             continue
         warm.join()
-        if _search(session, line, lines, waiting, write):
+        if session.quick():  # milliseconds: answered in line, as fast as the pipe allows
+            session.handle(line)
+        elif _search(session, line, lines, waiting, write):
             return 0
     return 1
 
