@@ -277,3 +277,13 @@ def test_http_batch_hint_throughput(benchmark: Any, server: int) -> None:
     t = {name: _best_of(fn) for name, fn in (("http", http), ("python", python))}
     _report(benchmark, f"batch hint of {count}", **{f"{k}_per_second": count / v for k, v in t.items()},
             ratio=t["python"] / t["http"])
+
+
+def test_http_memory_soak(benchmark: Any) -> None:
+    """The memory soak of soak_http.py, for a few seconds (the 10-minute run is the script)."""
+    from soak_http import soak
+
+    summary = benchmark.pedantic(soak, args=(600.0 if FULL else 5.0,), kwargs={"echo": False}, rounds=1,
+                                 iterations=1)
+    assert summary["server_errors"] == 0 and summary["ok"] > 0 and summary["refused"] > 0
+    _report(benchmark, "http soak", **{k: float(v) for k, v in summary.items()})
