@@ -462,19 +462,18 @@ def create_app(limits: Limits | None = None) -> FastAPI:
     async def list_rollouts() -> Any:
         return {"jobs": [j.to_dict() for j in jobs.list()]}
 
-    @app.get(f"{API}/rollouts/{{job_id}}", summary="a rollout job's progress and result")
-    async def get_rollout(job_id: str) -> Any:
-        job = jobs.get(job_id)
+    def known(job: Any, job_id: str) -> Any:
         if job is None:
             raise ApiError(404, "unknown_job", f"no rollout job {job_id[:40]!r}")
         return job.to_dict()
 
+    @app.get(f"{API}/rollouts/{{job_id}}", summary="a rollout job's progress and result")
+    async def get_rollout(job_id: str) -> Any:
+        return known(jobs.get(job_id), job_id)
+
     @app.delete(f"{API}/rollouts/{{job_id}}", summary="cancel a rollout job")
     async def delete_rollout(job_id: str) -> Any:
-        job = jobs.cancel(job_id)
-        if job is None:
-            raise ApiError(404, "unknown_job", f"no rollout job {job_id[:40]!r}")
-        return job.to_dict()
+        return known(jobs.cancel(job_id), job_id)
 
     @app.post(f"{API}/analyse", summary="analyse a game or match record",
               openapi_extra={"requestBody": {"content": {"application/json": {"schema": {"type": "object"}},
