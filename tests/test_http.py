@@ -524,3 +524,15 @@ def test_bulk_answers_as_raw_bytes(port: int) -> None:
     data = raw
     assert status == 200 and int(headers["x-fevga-count"]) == len(positions)
     assert np.array_equal(np.frombuffer(data, dtype="<f8").reshape(-1, 3), batch.evaluate(rows))
+
+
+def test_rules_presets(port: int) -> None:
+    # docs/rules.md 9, release: the runner on 14 with 2-1 has one move by default, two with reach
+    path = f"{API}/moves?position=f_4AQAAAAAH__AAA&dice=2-1"
+    assert get(port, path)[1]["count"] == 1
+    assert {m["move"] for m in get(port, path + "&rules=strict")[1]["moves"]} == {"14/11", "24/23 14/12"}
+    status, data = request(port, "POST", f"{API}/moves", {"items": [{"position": "f_4AQAAAAAH__AAA", "dice": "2-1"}],
+                                                          "rules": "strict"})[:2]
+    assert status == 200 and data["results"][0]["count"] == 2
+    assert_refused(*get(port, path + "&rules=cheating"), "invalid_request")
+    assert_refused(*get(port, f"{API}/moves?position=start&dice=6-5&game=gioul&rules=strict"), "unsupported")

@@ -43,6 +43,7 @@ from fevga.errors import FevgaError, InvalidArgumentError, InvalidNotationError
 from fevga.gioul import GioulPosition
 from fevga.notation import parse_dice
 from fevga.position import COLOR_NAMES, Position
+from fevga.rules import Rules
 from fevga.service.engine import heuristic_order
 from fevga.service.jobs import JobQueue, TooManyJobs
 
@@ -176,6 +177,7 @@ class BodyLimit:
 
 
 Game = Literal["fevga", "gioul"]
+RulesName = Literal["default", "strict"]  # Rules.named presets (docs/rules.md 9)
 
 
 def parse_position(text: str, game: str | None, limits: Limits) -> Position | GioulPosition:
@@ -224,37 +226,47 @@ def _position_dict(position: Position | GioulPosition) -> dict[str, Any]:
     return out
 
 
-def _moves_of(position: Position | GioulPosition, dice: tuple[int, int] | None) -> dict[str, Any]:
+def _rules(name: str, position: Position | GioulPosition) -> Rules | None:
+    """The rules preset `name` for `position`'s game (None: the game's defaults)."""
+    if name == "default":
+        return None
+    if isinstance(position, GioulPosition):
+        raise ApiError(422, "unsupported", f"rules={name}: Gioul has no Fevga rule options (docs/rules.md)")
+    return Rules.named(name)
+
+
+def _moves_of(position: Position | GioulPosition, dice: tuple[int, int] | None,
+              rules: str = "default") -> dict[str, Any]:
     if position.winner() is not None:
         raise ApiError(422, "game_over", f"position {position.id} is already finished")
-    moves = position.legal_moves(dice)
+    moves = position.legal_moves(dice, _rules(rules, position))
     return {"position": _position_dict(position), "dice": list(dice) if dice else None, "count": len(moves),
             "moves": [{"move": m.notation, "after": m.position.id} for m in moves]}
 
 
-def _evaluation_of(position: Position | GioulPosition, plies: int) -> dict[str, Any]:
+def _evaluation_of(position: Position | GioulPosition, plies: int, rules: str = "default") -> dict[str, Any]:
     if isinstance(position, GioulPosition):
         raise ApiError(422, "unsupported", "Gioul evaluation needs a Gioul net, which fevga does not have yet "
                        "(issue 16); POST /api/v1/rollouts rolls a Gioul state out")
-    e = evaluate(position, plies)
+    e = evaluate(position, plies, _rules(rules, position))
     return {"position": _position_dict(position), "plies": plies, "win": e.win, "win_mars": e.win_mars,
             "lose_mars": e.lose_mars, "lose": e.lose, "equity": e.equity}
 
 
 def _hint_of(position: Position | GioulPosition, dice: tuple[int, int] | None, plies: int,
-             after: bool = False) -> dict[str, Any]:
+             after: bool = False, rules: str = "default") -> dict[str, Any]:
     """The ranked moves; with `after`, each move's resulting position ID too (encoding the
     IDs costs more than ranking the moves at 1 ply, so it is asked for)."""
     if position.winner() is not None:
         raise ApiError(422, "game_over", f"position {position.id} is already finished")
     head = {"position": _position_dict(position), "dice": list(dice) if dice else None}
     if isinstance(position, GioulPosition):
-        moves = heuristic_order(position, position.legal_moves(dice))
+        moves = heuristic_order(position, position.legal_moves(dice, _rules(rules, position)))
         return {**head, "method": "heuristic", "note": GIOUL_NOTE,
                 "moves": [{"move": m.notation, **({"after": m.position.id} if after else {})} for m in moves]}
     if plies < 1:
         raise ApiError(422, "plies_limit", "hint plies must be at least 1 (a move is rated by its result)")
-    hints = hint(position, dice, plies)
+    hints = hint(position, dice, plies, _rules(rules, position))
     return {**head, "method": f"net {plies}-ply", "moves": [
         {"move": h.move.notation, **({"after": h.move.position.id} if after else {}), "equity": h.equity,
          "win": h.evaluation.win, "win_mars": h.evaluation.win_mars, "lose_mars": h.evaluation.lose_mars,
@@ -284,6 +296,7 @@ class BatchRequest(_Strict):
     rows: str | None = Field(default=None, description="moves, evaluate: base64 of n x 51 bytes (fevga.batch rows)")
     dice_rows: str | None = Field(default=None, description="moves: base64 of n x 2 bytes, the dice of each row")
     game: Game | None = None
+    rules: RulesName = "default"
     after: bool = Field(default=False, description="hint: also each move's resulting position ID")
     plies: int | None = Field(default=None, ge=0, le=MAX_PLIES + 1,
                               description="evaluate: 0 (default) ..; hint: 1 (default) ..")
@@ -368,32 +381,34 @@ def create_app(limits: Limits | None = None) -> FastAPI:
     text = Query(..., max_length=limits.text_chars, description="an ID, 'start' or the JSON form")
     dice_q = Query(None, max_length=16, description="two dice, e.g. 6-5")
     game_q = Query(None, description="fevga or gioul, where the position text cannot tell")
+    rules_q = Query("default", description="the rules preset: default or strict (docs/rules.md 9)")
 
     @app.get(f"{API}/limits", summary="the limits this server enforces")
     async def get_limits() -> dict[str, Any]:
         return asdict(limits)
 
     @app.get(f"{API}/moves", summary="legal moves of a position with dice")
-    async def get_moves(position: str = text, dice: str | None = dice_q, game: Game | None = game_q) -> Any:
+    async def get_moves(position: str = text, dice: str | None = dice_q, game: Game | None = game_q,
+                        rules: RulesName = rules_q) -> Any:
         def work() -> dict[str, Any]:
             p = parse_position(position, game, limits)
-            return _moves_of(p, _dice(p, dice))
+            return _moves_of(p, _dice(p, dice), rules)
         return await core(work)
 
     @app.get(f"{API}/evaluate", summary="evaluation of a position for its side on roll")
     async def get_evaluate(position: str = text, plies: int = Query(0, ge=0, le=limits.plies_evaluate),
-                           game: Game | None = game_q) -> Any:
-        return await core(lambda: _evaluation_of(parse_position(position, game, limits), plies))
+                           game: Game | None = game_q, rules: RulesName = rules_q) -> Any:
+        return await core(lambda: _evaluation_of(parse_position(position, game, limits), plies, rules))
 
     @app.get(f"{API}/hint", summary="every move of a roll, best first")
     async def get_hint(position: str = text, dice: str | None = dice_q,
                        plies: int = Query(1, ge=1, le=limits.plies_hint),
-                       game: Game | None = game_q,
+                       game: Game | None = game_q, rules: RulesName = rules_q,
                        after: bool = Query(False, description="also each move's resulting position ID")) -> Any:
 
         def work() -> dict[str, Any]:
             p = parse_position(position, game, limits)
-            return _hint_of(p, _dice(p, dice), plies, after)
+            return _hint_of(p, _dice(p, dice), plies, after, rules)
         return await core(work)
 
     def batch(request: BatchRequest, one: Callable[[Position | GioulPosition, BatchItem], Any]) -> Any:
@@ -419,8 +434,9 @@ def create_app(limits: Limits | None = None) -> FastAPI:
         if request.rows is not None or request.dice_rows is not None:
             if request.items or request.rows is None or request.dice_rows is None:
                 raise ApiError(422, "invalid_request", "the bulk form takes rows and dice_rows, without items")
-            return await core(_moves_rows, request.rows, request.dice_rows, limits, _binary(http))
-        return await batch(request, lambda p, item: _moves_of(p, _dice(p, item.dice)))
+            return await core(_moves_rows, request.rows, request.dice_rows, limits, _binary(http),
+                              None if request.rules == "default" else Rules.named(request.rules))
+        return await batch(request, lambda p, item: _moves_of(p, _dice(p, item.dice), request.rules))
 
     @app.post(f"{API}/evaluate", summary="evaluations of many positions")
     async def post_evaluate(http: Request, request: BatchRequest = Body(...)) -> Any:
@@ -431,12 +447,13 @@ def create_app(limits: Limits | None = None) -> FastAPI:
             return await core(_evaluate_rows, request.rows, limits, _binary(http))
         if plies == 0 and request.game != "gioul" and len(request.items) <= limits.batch_positions:
             return await core(_evaluate_items, request.items, limits)  # one call of the batch API
-        return await batch(request, lambda p, item: _evaluation_of(p, plies))
+        return await batch(request, lambda p, item: _evaluation_of(p, plies, request.rules))
 
     @app.post(f"{API}/hint", summary="move rankings of many (position, dice) pairs")
     async def post_hint(request: BatchRequest = Body(...)) -> Any:
         plies = _plies(1 if request.plies is None else request.plies, limits.batch_plies)
-        return await batch(request, lambda p, item: _hint_of(p, _dice(p, item.dice), plies, request.after))
+        return await batch(request, lambda p, item: _hint_of(p, _dice(p, item.dice), plies, request.after,
+                                                             request.rules))
 
     @app.post(f"{API}/rollouts", status_code=202, summary="start a rollout job")
     async def post_rollout(request: RolloutRequest = Body(...)) -> Any:
@@ -562,7 +579,8 @@ def _raw(arrays: list[Any], **counts: int) -> Response:
     return Response(b"".join(a.tobytes() for a in arrays), media_type=BINARY, headers=headers)
 
 
-def _moves_rows(rows_text: str, dice_text: str, limits: Limits, binary: bool = False) -> dict[str, Any] | Response:
+def _moves_rows(rows_text: str, dice_text: str, limits: Limits, binary: bool = False,
+                rules: Rules | None = None) -> dict[str, Any] | Response:
     """fevga.batch.legal_moves of base64 rows and dice, answered as its arrays in base64:
     offsets (n + 1, <i8), results (m x 51, u1), steps (m x 4 x 2, u1), nsteps (m, u1); or
     with `binary` those arrays' bytes in that order (headers X-Fevga-Count n, X-Fevga-Moves m)."""
@@ -570,7 +588,7 @@ def _moves_rows(rows_text: str, dice_text: str, limits: Limits, binary: bool = F
 
     rows = _bulk(rows_text, batch.POSITION_WIDTH, "rows", limits)
     dice = _bulk(dice_text, 2, "dice_rows", limits)
-    moves = batch.legal_moves(rows, dice)
+    moves = batch.legal_moves(rows, dice, rules)
     if binary:
         return _raw([moves.offsets.astype("<i8"), moves.results, moves.steps, moves.nsteps], count=len(rows),
                     moves=int(moves.offsets[-1]))
