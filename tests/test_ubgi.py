@@ -402,3 +402,22 @@ def test_rollout_go_is_reproducible(engine: Controller) -> None:
     assert answers[0][0] == answers[1][0]
     scores = [[line for line in info if line.startswith("info multipv")] for _, info in answers]
     assert scores[0] == scores[1] and "games 72" in scores[0][0] and len(scores[0]) == 2
+
+
+ANSWERS = ("id ", "proto ", "key ", "ubgiok", "value ", "info ", "bestmove ", "bestcube ", "bestturn ")
+
+
+def test_random_command_soup(engine: Controller) -> None:
+    """Random lines built from the protocol's words and junk: every answer is well formed,
+    errors carry a spec code, and the engine keeps serving (a fixed seed: reproducible)."""
+    rng = random.Random(2024)
+    words = ["ubgi", "isready", "newgame", "set", "get", "keys", "position", "gnubgid", "fevgaid", "xgid", "dice",
+             "go", "chequer", "cube", "turn", "stop", "setoption", "name", "value", "engine.ply", "game.variant",
+             "gioul", "fevga", "engine.multipv", "start", "AACA/z8AAID/Pw", "f_8AAAD__gAAAAAAAABH", "1", "6", "0",
+             "-3", "999999999999", "\u00e9\u00e8", "\t", "'", "\"", ";", "{}", "%s%n"]
+    for _ in range(400):
+        line = " ".join(rng.choice(words) for _ in range(rng.randint(1, 5)))
+        for answer in engine.answer_to(line):
+            assert answer.startswith(ANSWERS) or (answer.startswith("error ") and answer.split()[1] in ERROR_CODES), \
+                (line, answer)
+    assert engine.proc.poll() is None
