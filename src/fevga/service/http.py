@@ -349,8 +349,8 @@ def create_app(limits: Limits | None = None) -> FastAPI:
         try:
             return await asyncio.wait_for(future, limits.seconds)
         except asyncio.TimeoutError:
-            raise ApiError(408, "time_limit", f"the request took more than {limits.seconds:g} s of engine time; "
-                           "ask for fewer plies or positions") from None
+            raise ApiError(408, "time_limit", f"the request took more than {limits.seconds:g} s (waiting for a worker "
+                           "included); ask for fewer plies or positions") from None
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
