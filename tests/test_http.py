@@ -536,3 +536,11 @@ def test_rules_presets(port: int) -> None:
     assert status == 200 and data["results"][0]["count"] == 2
     assert_refused(*get(port, path + "&rules=cheating"), "invalid_request")
     assert_refused(*get(port, f"{API}/moves?position=start&dice=6-5&game=gioul&rules=strict"), "unsupported")
+
+
+def test_fevga_serve_without_the_extra_says_what_to_install() -> None:
+    code = ("import sys; sys.modules['fastapi'] = None\n"
+            "from fevga.cli import main\nsys.exit(main(['serve', '--port', '0']))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120)
+    assert proc.returncode == 2
+    assert b"pip install 'fevga[serve]'" in proc.stderr and b"Traceback" not in proc.stderr
