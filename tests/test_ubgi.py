@@ -421,3 +421,14 @@ def test_random_command_soup(engine: Controller) -> None:
             assert answer.startswith(ANSWERS) or (answer.startswith("error ") and answer.split()[1] in ERROR_CODES), \
                 (line, answer)
     assert engine.proc.poll() is None
+
+
+def test_gioul_rollout_choice() -> None:
+    engine = Engine()
+    engine.set("game.variant", "gioul")
+    engine.set("engine.rollouts", "72")
+    choice = engine.choose(GioulPosition.initial(), (6, 5))
+    assert choice.method == "rollout" and len(choice.ranking) == 2
+    assert all(r.games == 72 and r.equity is not None for r in choice.ranking)
+    assert choice.ranking[0].diff == 0.0 and choice.ranking[1].diff <= 0.0
+    assert {r.notation for r in choice.ranking} == {m.notation for m in GioulPosition.initial().legal_moves("6-5")}
