@@ -46,7 +46,7 @@ extensions = [
 ]
 
 setup(
-    packages=["fevga", "fevga.cli", "fevga.bearoff", "fevga.data", "fevga_core"],
+    packages=["fevga", "fevga.cli", "fevga.bearoff", "fevga.data", "fevga.service", "fevga_core"],
     package_dir={"fevga": "src/fevga", "fevga_core": "fevga_core"},
     package_data={"fevga": ["py.typed"], "fevga.data": ["*.npz", "*.json", "*.png"], "fevga_core": ["*.pxd", "*.pyi", "py.typed"]},
     ext_modules=cythonize(
