@@ -5,8 +5,8 @@ threads for a fixed time, the server's resident memory sampled as it goes.
 
 Traffic goes to 127.0.0.1 only (the server is started here on a free port); the loop stops
 after `--seconds` or `--max-requests`, whichever comes first, then the server is stopped.
-Prints one line per sample and a summary: requests, refusals (4xx, expected: a quarter of
-the requests are hostile), server errors (5xx, must be 0), and the RSS at the start (after
+Prints one line per sample and a summary: requests, refusals (4xx, expected: two in five of
+the requests are hostile, and rollout jobs past the limit get 429), server errors (5xx, must be 0), and the RSS at the start (after
 a warm-up of every route) and at the end. bench_http.py runs it for a few seconds as a
 smoke test.
 """
