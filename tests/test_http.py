@@ -327,6 +327,9 @@ def test_finished_position(port: int) -> None:
 
 HOSTILE_POSTS: list[tuple[str, bytes | str | dict[str, Any], str | None]] = [
     ("moves", b"{", "invalid_request"),
+    ("moves", b"[" * 100000 + b"]" * 100000, "invalid_request"),  # nested past the JSON parser's depth
+    ("hint", b'{"items": ' + b"[" * 50000 + b"]" * 50000 + b"}", "invalid_request"),
+    ("rollouts", b'{"a":' * 30000 + b"1" + b"}" * 30000, "invalid_request"),
     ("moves", b"", "invalid_request"),
     ("moves", b"\xff\xfe garbage", "invalid_request"),
     ("moves", b"[1, 2, 3]", "invalid_request"),
