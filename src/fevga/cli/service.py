@@ -18,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     serve.add_argument("--max-jobs", type=int, default=None, metavar="N",
                        help="rollout jobs running or queued at once (default: 4)")
     serve.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                       help="longest a request may compute before it answers 503 (default: 30)")
+                       help="longest a request may take (waiting included) before it answers 408 (default: 30)")
     serve.set_defaults(run=_run_serve)
 
 
