@@ -2,7 +2,8 @@
 (bungogood/bgci, docs/ubgi-v0.2-spec.md; this project's page: docs/ubgi.md).
 
 One command a line in, one or more answer lines out, each flushed. Requests are answered in
-order, except that while a ``go`` is being searched ``isready`` is answered at once and
+order. A ``go`` of milliseconds (at most 2 plies, no rollout) is answered in line; a longer
+one is searched in a thread, and meanwhile ``isready`` is answered at once and
 ``stop``/``quit`` end the search (a stopped search answers ``error bad_state stopped``);
 other commands sent during a search wait for its answer. Bad input gets one
 ``error bad_command|bad_value|bad_state|unsupported <detail>`` line and the engine keeps
