@@ -153,8 +153,11 @@ def read_npz(data: bytes, arrays: Mapping[str, ArraySpec], required: tuple[str, 
             infos = archive.infolist()
             if len(infos) > MAX_NPZ_MEMBERS:
                 raise error(f"{what}: {len(infos)} arrays, over the limit of {MAX_NPZ_MEMBERS}")
-            for info in infos:
-                name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+            names = [info.filename.removesuffix(".npy") for info in infos]
+            missing = [name for name in required if name not in names]
+            if missing:  # first: a foreign archive is told by what it lacks
+                raise error(f"{what}: no {', '.join(map(repr, missing))} array{'s' if len(missing) > 1 else ''}")
+            for info, name in zip(infos, names):
                 if name not in arrays or name in out:
                     raise error(f"{what}: unexpected or repeated array {info.filename[:80]!r}")
                 dtypes, limit = arrays[name]
@@ -169,9 +172,6 @@ def read_npz(data: bytes, arrays: Mapping[str, ArraySpec], required: tuple[str, 
     except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, ValueError, OSError, KeyError,
             NotImplementedError, RuntimeError, struct.error) as exc:
         raise error(f"{what}: not a readable .npz archive ({type(exc).__name__}: {str(exc)[:120]})") from None
-    missing = [name for name in required if name not in out]
-    if missing:
-        raise error(f"{what}: no array {', '.join(map(repr, missing))}")
     return out
 
 
