@@ -298,3 +298,127 @@ def test_cli(capsys: pytest.CaptureFixture[str], command: list[str], values: lis
     assert "Traceback" not in captured.err
     if status == 2:
         assert captured.err.count("\n") == 1 and ": error: " in captured.err, (argv, captured.err)
+
+
+# --- the service: UBGI lines and HTTP requests ------------------------------------------------
+
+UBGI_WORDS = st.sampled_from(["ubgi", "isready", "newgame", "keys", "set", "setoption", "get", "position", "dice",
+                              "go", "stop", "name", "value", "fevgaid", "gnubgid", "xgid", "start", "chequer",
+                              "turn", "cube", "engine.ply", "engine.multipv", "engine.rollouts", "engine.net",
+                              "game.variant", "gioul", "true", "AACA/z8AAID/Pw", "f_8AAAD__gAAAAAA",
+                              "f_8AAAD__gAAAAAABH", "6", "5", "0", "-1", "\u00b2", "\u0661", "9" * 5000])
+UBGI_LINES = st.lists(st.lists(st.one_of(UBGI_WORDS, st.text(max_size=10)), min_size=1, max_size=5).map(" ".join),
+                      max_size=8)
+UBGI_CODES = ("bad_command", "bad_value", "bad_state", "unsupported")
+
+
+@FUZZ
+@given(UBGI_LINES)
+@example(["dice \u00b2 5"])  # '²'.isdigit(): was an internal error
+@example(["set engine.ply \u00b2", "set engine.multipv " + "9" * 5000, "set engine.seed \u0661"])
+@example(["set engine.net /dev/zero", "set engine.net " + "/" * 4000])
+@example(["position fevgaid start", "dice 6 5", "set engine.ply 2", "go", "go turn", "go cube"])
+def test_ubgi_lines(lines: list[str]) -> None:
+    from fevga.service.ubgi import Session
+
+    out: list[str] = []
+    session = Session(out.append)
+    session.engine.values["engine.rollouts"] = 0  # set below only to small values: a fuzz step stays short
+    for line in lines:
+        if line.split()[:2] in (["set", "engine.rollouts"], ["set", "engine.ply"]):
+            line = " ".join(line.split()[:2] + [w if w in ("0", "1", "2") else w[:1] for w in line.split()[2:3]])
+        session.handle(line)  # never raises on input
+    for answer in out:
+        if answer.startswith("error "):
+            assert answer.split()[1] in UBGI_CODES, answer
+            assert "internal error" not in answer, (lines, answer)
+
+
+@pytest.fixture(scope="module")
+def api() -> Any:
+    pytest.importorskip("fastapi")
+    from fevga.service.http import BodyLimit, Limits, create_app
+
+    limits = Limits(batch_positions=8, plies_evaluate=1, plies_hint=2, batch_plies=1, rollout_games=1296,
+                    rollout_workers=1, jobs=1, keep_jobs=4, record_games=2, record_plies=200, analyse_plies=1,
+                    seconds=20.0, body_bytes=64 * 1024, workers=1)
+    app = create_app(limits)
+    yield BodyLimit(app, limits.body_bytes)
+    app.state.jobs.shutdown()
+    app.state.pool.shutdown(wait=True)
+
+
+def _asgi(app: Any, method: str, path: str, query: bytes, body: bytes) -> tuple[int, Any]:
+    """(status, JSON or text body) of one request to the ASGI `app`, served in-process."""
+    import asyncio
+
+    sent: list[dict[str, Any]] = []
+
+    async def run() -> None:
+        delivered = False
+
+        async def receive() -> dict[str, Any]:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
+                 "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": query, "root_path": "",
+                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+                 "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
+        await app(scope, receive, send)
+
+    asyncio.run(run())
+    status = next(m["status"] for m in sent if m["type"] == "http.response.start")
+    raw = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    try:
+        return status, json.loads(raw)
+    except ValueError:
+        return status, raw.decode("utf-8", "replace")
+
+
+HTTP_TEXT = st.one_of(st.sampled_from(["start", "f_8AAAD__gAAAAAA", "f_8AAAD__gAAAAAABH", "6-5", "5-5", "7-1", "0",
+                                       "-1", "1", "2", "\u00b2", "gioul", "fevga", "strict", "9" * 5000,
+                                       "{" * 500, '{"game": "gioul"}', "AACA/z8AAID/Pw"]),
+                      st.text(max_size=20))
+HTTP_BODY = st.one_of(
+    _json_values().map(lambda v: json.dumps(v).encode()),
+    st.fixed_dictionaries({"items": st.lists(st.fixed_dictionaries({"position": HTTP_TEXT}, optional={"dice": HTTP_TEXT}),
+                                             max_size=3)},
+                          optional={"plies": st.integers(-2, 3), "game": HTTP_TEXT, "rules": HTTP_TEXT,
+                                    "rows": st.text(max_size=70), "dice_rows": st.text(max_size=8)}
+                          ).map(lambda v: json.dumps(v).encode()),
+    st.fixed_dictionaries({"position": HTTP_TEXT},
+                          optional={"dice": HTTP_TEXT, "games": st.integers(-1, 1296), "seed": st.integers(-1, 2**70),
+                                    "policy": HTTP_TEXT, "workers": st.integers(0, 3)}
+                          ).map(lambda v: json.dumps(v).encode()),
+    st.sampled_from([GAME_JSON := json.dumps(GAME).encode(), GAME_JSON.replace(b"6", b"9" * 5000),
+                     GAME_JSON.replace(b"]", b", Infinity]", 1), MATCH_TEXT.encode(), b"[" * 5000, b"\xff\xfe"]),
+    st.binary(max_size=40),
+)
+
+
+@FUZZ
+@given(st.sampled_from([("GET", "moves"), ("GET", "evaluate"), ("GET", "hint"), ("POST", "moves"),
+                        ("POST", "evaluate"), ("POST", "hint"), ("POST", "rollouts"), ("POST", "analyse"),
+                        ("GET", "rollouts/x"), ("DELETE", "rollouts/x"), ("GET", "limits"), ("PUT", "moves")]),
+       st.dictionaries(st.sampled_from(["position", "dice", "plies", "game", "rules", "after", "format",
+                                        "evaluator"]), HTTP_TEXT, max_size=4),
+       HTTP_BODY)
+@example(("POST", "analyse"), {}, json.dumps(GAME).replace("]", ", Infinity]", 1).encode())
+@example(("POST", "analyse"), {}, json.dumps(GAME).replace("6", "9" * 5000).encode())
+@example(("GET", "hint"), {"position": "start", "dice": "\u00b2-5"}, b"")
+def test_http_requests(api: Any, route: tuple[str, str], query: dict[str, str], body: bytes) -> None:
+    from urllib.parse import urlencode
+
+    method, path = route
+    status, data = _asgi(api, method, f"/api/v1/{path}", urlencode(query).encode(), body if method != "GET" else b"")
+    assert status < 500, (route, query, body[:200], status, data)
+    if status >= 400:
+        assert isinstance(data, dict) and set(data["error"]) == {"status", "code", "message"}, data
+        assert data["error"]["status"] == status and "Traceback" not in json.dumps(data)

@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -181,3 +182,56 @@ def test_analysis_with_rollouts_stops_on_ctrl_c_and_says_what_was_cut_short(tmp_
     assert "(rollout 10000000 games" not in out  # never presented as a complete re-check
     assert "not written" in err and not (tmp_path / "report.html").exists()
     assert "Traceback" not in err
+
+
+def test_ubgi_search_stops_at_once_on_stop_and_on_ctrl_c() -> None:
+    """A rollout go plays blocks of 1,296 net games (about 10 s each here): stop and Ctrl-C
+    must not wait for the block, whose games the nogil loop checks one by one."""
+    child = subprocess.Popen([sys.executable, "-m", "fevga", "ubgi"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    assert child.stdin is not None and child.stdout is not None
+
+    def send(line: str) -> None:
+        assert child.stdin is not None
+        child.stdin.write(line + "\n")
+        child.stdin.flush()
+
+    try:
+        for line in ("position fevgaid start", "dice 6 5", "set engine.rollouts 1000000", "isready"):
+            send(line)
+        while child.stdout.readline().strip() != "readyok":
+            pass
+        send("go")
+        send("isready")
+        assert child.stdout.readline().strip() == "readyok"  # the search runs in its thread
+        send("stop")
+        answer: list[str] = []
+        reader = threading.Thread(target=lambda: answer.append(child.stdout.readline().strip()))  # type: ignore[union-attr]
+        reader.start()
+        reader.join(timeout=8)
+        assert answer == ["error bad_state stopped"], answer
+        send("go")
+        send("isready")
+        assert child.stdout.readline().strip() == "readyok"
+        os.kill(child.pid, signal.SIGINT)
+        _, err = child.communicate(timeout=8)
+        assert child.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_a_rollout_in_another_thread_stops_when_cancelled() -> None:
+    """Signals reach the main thread only: a service's rollout stops through `cancel`,
+    within a game of the check every 0.2 s, not at the end of its 1,296-game block."""
+    cancel = threading.Event()
+    results: list[fevga.RolloutResult] = []
+    worker = threading.Thread(target=lambda: results.append(
+        fevga.rollout(START, games=10**6, workers=1, progress=False, cancel=cancel)))
+    worker.start()
+    worker.join(timeout=1.0)
+    cancel.set()
+    worker.join(timeout=8)
+    assert not worker.is_alive() and results[0].interrupted and results[0].games < 10**6
+    with pytest.raises(InvalidArgumentError, match="cancel='yes' must be a threading.Event"):
+        fevga.rollout(START, games=36, progress=False, cancel="yes")  # type: ignore[arg-type]

@@ -761,16 +761,31 @@ def parse_record(text: str, source: str = "<string>") -> MatchRecord:
     if not isinstance(text, str):
         raise RecordError(f"record text must be a string, not {type(text).__name__}")
     text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
-    if text.lstrip().startswith(("{", "[", '"')):  # a text record starts with its 'N point match' header
-        data = _loads(text, source)
-        if not isinstance(data, dict):
-            raise RecordError(f"{source}: a JSON {type(data).__name__} is not a record: a fevga record is a JSON "
-                              "object (a game, or a match with 'length' and 'games')")
-        if "games" in data or "length" in data:
-            return match_from_dict(data)
-        game = game_from_dict(data)
-        return MatchRecord(length=0, games=(game,), score=_score_of((game,)))
+    if is_json_record(text):
+        return record_from_data(read_json(text, source), source)
     return read_match(text, source)
+
+
+def is_json_record(text: str) -> bool:
+    """Whether a record text is JSON (a text record starts with its 'N point match' header)."""
+    return text.lstrip().startswith(("{", "[", '"'))
+
+
+def read_json(text: str | bytes, source: str = "<string>") -> Any:
+    """The JSON value of a record text within fevga.inputs' limits (depth, integer size,
+    finite numbers), or RecordError naming `source`: the one JSON reader of every record."""
+    return _loads(text, source)
+
+
+def record_from_data(data: Any, source: str = "<string>") -> MatchRecord:
+    """The record of a JSON value: a game (as a session of one game) or a match."""
+    if not isinstance(data, dict):
+        raise RecordError(f"{source}: a JSON {type(data).__name__} is not a record: a fevga record is a JSON "
+                          "object (a game, or a match with 'length' and 'games')")
+    if "games" in data or "length" in data:
+        return match_from_dict(data)
+    game = game_from_dict(data)
+    return MatchRecord(length=0, games=(game,), score=_score_of((game,)))
 
 
 def save_record(record: Record, path: str | os.PathLike[str]) -> None:
