@@ -41,6 +41,7 @@ cnp.import_array()
 
 cdef enum:
     MAX_RECORDED = 8192     # decisions one recorded game may hold (real games: a few hundred)
+    PERFT_SIGNAL_INTERVAL = 1 << 14   # generator calls of perft between two Ctrl-C checks (~ms apart)
 
 
 cdef inline uint64_t _mix64(uint64_t z) noexcept nogil:
@@ -164,32 +165,39 @@ cdef void gioul_apply(GioulC* s, const MoveC* move) noexcept nogil:
     _clear_dice(s)
 
 
-cdef long long _perft(const GioulC* s, int depth, MoveC* buffers, WorkspaceC* ws) noexcept nogil:
-    """Leaves of the decision tree (docs/rules.md, "Perft for Gioul"); -1 on overflow."""
-    cdef long long total = 0, sub
-    cdef int i, k, n, r, rolls = 1
+ctypedef struct GioulPerftC:
+    WorkspaceC* ws
+    unsigned long long calls    # generator calls so far: Ctrl-C is checked every PERFT_SIGNAL_INTERVAL
+
+
+cdef long long _perft(const GioulC* s, int depth, MoveC* buffers, GioulPerftC* run) except -1 nogil:
+    """Leaves of the decision tree (docs/rules.md, "Perft for Gioul"); -1 with an exception
+    set (Ctrl-C, or a generator overflow)."""
+    cdef long long total = 0
+    cdef int k, n, r, rolls = 1
     cdef GioulC rolled, child
     if depth == 0 or gioul_over(s):
         return 1
     if not s.count:
         rolls = NUM_ROLLS
     for r in range(rolls):
+        run.calls += 1
+        if run.calls % PERFT_SIGNAL_INTERVAL == 0:
+            check_interrupt()
         rolled = s[0]
         if not s.count:
             gioul_begin_roll(&rolled, ROLL_D1[r], ROLL_D2[r])
-        n = gioul_pending_moves(&rolled, buffers, ws)
+        n = gioul_pending_moves(&rolled, buffers, run.ws)
         if n < 0:
-            return -1
+            with gil:
+                raise OverflowError("more legal moves than the generator buffer holds")
         if depth == 1:
             total += n
             continue
         for k in range(n):
             child = rolled
             gioul_apply(&child, &buffers[k])
-            sub = _perft(&child, depth - 1, buffers + MAX_MOVES, ws)
-            if sub < 0:
-                return -1
-            total += sub
+            total += _perft(&child, depth - 1, buffers + MAX_MOVES, run)
     return total
 
 
@@ -699,14 +707,16 @@ cdef class CoreGioul:
         return position_is_dead(&self.c.pos, FLAG_GIOUL)
 
     def _perft(self, int depth):
-        """Leaves of the decision tree to `depth` (GIL released)."""
+        """Leaves of the decision tree to `depth` (GIL released; answers Ctrl-C)."""
         cdef ScratchC scratch
         cdef long long total
         cdef GioulC root = self.c
+        cdef GioulPerftC run
         scratch_new(&scratch, max(depth, 1))
-        with nogil:
-            total = _perft(&root, depth, scratch.moves, scratch.ws)
+        run.ws, run.calls = scratch.ws, 0
+        try:
+            with nogil:
+                total = _perft(&root, depth, scratch.moves, &run)
+        finally:
             scratch_free(&scratch)
-        if total < 0:
-            raise OverflowError("more legal moves than the generator buffer holds")
         return total
