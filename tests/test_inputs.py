@@ -85,6 +85,7 @@ def test_bad_json_records_are_one_record_error(tmp_path: Path, text: str, needle
     with pytest.raises(RecordError) as info:
         load_record(path)
     assert needle in str(info.value), str(info.value)
+    assert str(path) in str(info.value), str(info.value)  # which file, when many are analysed
 
 
 def test_json_records_round_trip_through_the_bounded_reader() -> None:

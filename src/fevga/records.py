@@ -782,9 +782,12 @@ def record_from_data(data: Any, source: str = "<string>") -> MatchRecord:
     if not isinstance(data, dict):
         raise RecordError(f"{source}: a JSON {type(data).__name__} is not a record: a fevga record is a JSON "
                           "object (a game, or a match with 'length' and 'games')")
-    if "games" in data or "length" in data:
-        return match_from_dict(data)
-    game = game_from_dict(data)
+    try:
+        if "games" in data or "length" in data:
+            return match_from_dict(data)
+        game = game_from_dict(data)
+    except RecordError as exc:  # the field's error, said of this file (one of many, perhaps)
+        raise RecordError(f"{source}: {exc}") from None
     return MatchRecord(length=0, games=(game,), score=_score_of((game,)))
 
 
