@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterator
 
 import pytest
 
@@ -16,12 +15,8 @@ def two3() -> TwoSidedDB:
     return TwoSidedDB.build(checkers=3)
 
 
-@pytest.fixture
-def ctrl_c() -> Iterator[None]:
-    """Ctrl-C raises KeyboardInterrupt during the test, even where the suite was started in the
-    background (a shell's background job inherits SIGINT ignored, and Python then keeps it so)."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C raises KeyboardInterrupt in the suite and in the commands it starts, even where the
+    suite runs as a background job: such a job inherits SIGINT ignored, Python then keeps it so,
+    and the children inherit it in turn, so the Ctrl-C tests would hang instead of pass or fail."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
