@@ -261,7 +261,7 @@ def _browser() -> Any:
     except ImportError:
         missing("selenium is not installed (pip install 'fevga[test]')")
     binary = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
-    driver = shutil.which("chromedriver") or ("/usr/bin/chromedriver" if Path("/usr/bin/chromedriver").exists() else None)
+    driver = shutil.which("chromedriver")
     if binary is None or driver is None:
         missing(f"no {'chromium' if binary is None else 'chromedriver'} on PATH (apt-get install chromium chromium-driver)")
     options = webdriver.ChromeOptions()
@@ -547,7 +547,7 @@ def test_record_analysis_stepped_through(browser: Any, port: int, tmp_path: Path
     for step in range(1, 4):
         page.click("#rec-next")
         assert page.board_id("rec-board") == plies[step]["position"]
-        assert f"move {plies[step]['move']} of {len(plies)}" in page.text("rec-where")
+        assert f"ply {step + 1} of {len(plies)} (move {plies[step]['move']})" in page.text("rec-where")
         assert plies[step]["played"]["move"] in page.text("rec-detail")
     worst = max(range(len(plies)), key=lambda i: plies[i]["loss"])
     page.els("#rec-plies-table tr")[worst + 1].find_element("css selector", "button").click()

@@ -521,6 +521,7 @@ async function accept(state) {
   await animate(fresh, state);
   showResult(state);
   if (state.status === "over") {
+    $("play-dice").textContent = "";
     await playBoard.show(state.position.board, { perspective: state.perspective });
     playStatus(`Game over. ${resultText(state)}`);
   } else {
@@ -1029,14 +1030,19 @@ async function showPly() {
   const row = $("rec-plies-table").querySelector(`tr[data-index="${rec.ply}"]`);
   if (row) {
     row.classList.add("current");
-    row.scrollIntoView({ block: "nearest" });
+    const box = $("rec-plies-table");  // scroll the table, not the page
+    if (row.offsetTop < box.scrollTop || row.offsetTop + row.offsetHeight > box.scrollTop + box.clientHeight) {
+      box.scrollTop = row.offsetTop - box.clientHeight / 2;
+    }
   }
-  $("rec-where").textContent = `move ${plyLabel(p)} of ${list.length}`;
+  $("rec-where").textContent = rec.analysis ? `ply ${rec.ply + 1} of ${list.length} (move ${p.move})`
+    : `decision ${rec.ply + 1} of ${list.length}`;
   $("rec-first").disabled = $("rec-prev").disabled = rec.ply === 0;
   $("rec-next").disabled = $("rec-last").disabled = rec.ply === list.length - 1;
   const mover = p.turn || p.mover;
   const names = rec.analysis ? rec.analysis.player_names : rec.replay.players;
-  const name = `${names[mover === "black" ? 1 : 0]} (${mover})`;
+  const player = names[mover === "black" ? 1 : 0];
+  const name = player.toLowerCase() === mover ? player : `${player} (${mover})`;
   for (const which of ["before", "played", "best"]) $(`rec-show-${which}`).setAttribute("aria-pressed", String(rec.board === which));
   $("rec-show-best").disabled = $("rec-show-played").disabled = false;
   if (rec.analysis) {
@@ -1052,9 +1058,11 @@ async function showPly() {
     }
     lines.push(element("p", { text: `Luck of the roll: ${signed(p.luck)}${p.luck_mark ? " (" + p.luck_mark + ")" : ""}.` }));
     detail.replaceChildren(...lines);
-    const ranking = p.ranking.map((m, i) => element("tr", { class: (m.position === p.played.position ? "played " : "") + (i === 0 ? "best" : "") },
-      element("td", { class: "num", text: String(i + 1) }), element("td", { text: m.move + (m.position === p.played.position ? " (played)" : "") }),
-      element("td", { class: "num", text: signed(m.equity) }), element("td", { class: "num", text: i ? signed(m.equity - p.best.equity) : "" })));
+    const listed = p.ranking.map((m, i) => [i + 1, m]);
+    if (!p.ranking.some((m) => m.position === p.played.position)) listed.push([p.rank, p.played]);  // as the report does
+    const ranking = listed.map(([rank, m]) => element("tr", { class: (m.position === p.played.position ? "played " : "") + (rank === 1 ? "best" : "") },
+      element("td", { class: "num", text: String(rank) }), element("td", { text: m.move + (m.position === p.played.position ? " (played)" : "") }),
+      element("td", { class: "num", text: signed(m.equity) }), element("td", { class: "num", text: rank > 1 ? signed(m.equity - p.best.equity) : "" })));
     $("rec-ranking").replaceChildren(element("table", {}, element("tr", {}, ...["#", "Move", "Equity", "Difference"].map((h) => element("th", { text: h }))), ...ranking));
     const shown = { before: [p.position, p.dice], played: [p.played.position, null], best: [p.best.position, null] }[rec.board];
     await rec.view.show(shown[0], { dice: shown[1], perspective: "white" });
