@@ -14,7 +14,6 @@ import io
 import json
 import os
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -273,32 +272,33 @@ def _browser() -> Any:
     return webdriver.Chrome(options=options, service=Service(executable_path=driver))
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    driver = _browser()
-    driver.set_page_load_timeout(60)
-    driver.set_script_timeout(60)
-    yield driver
-    driver.quit()
+# Resolves once the page is ready (body[data-state], busy from each action until its work is
+# done) and `until` holds, and is still so after the tasks already queued have run.
+WAIT = """
+const done = arguments[arguments.length - 1];
+const ok = () => document.body.dataset.state === "ready" && (%s);
+const wait = () => (ok() ? setTimeout(() => (ok() ? done(true) : wait()), 0) : setTimeout(wait, 5));
+wait();
+"""
 
 
 class Page:
-    """The board page in the browser, with waits on its data-state (busy while it asks the
-    server or replays the engine's moves)."""
+    """The board page in one browser session, with waits on its data-state."""
 
-    def __init__(self, driver: Any, port: int, shots: Path) -> None:
-        self.driver, self.port, self.shots = driver, port, shots
-        driver.get(f"http://127.0.0.1:{port}/")
+    def __init__(self, driver: Any, port: int, query: str = "") -> None:
+        self.driver, self.port = driver, port
+        self.shots = Path(".")
+        driver.get(f"http://127.0.0.1:{port}/{query}")
         self.settle()
 
-    def settle(self, timeout: float = 90.0) -> None:
-        deadline = time.monotonic() + timeout
-        quiet = 0
-        while quiet < 3:  # ready three polls in a row: no request or replay in between
-            assert time.monotonic() < deadline, f"the page stayed busy: {self.text('play-status')!r}"
-            state = self.driver.execute_script("return document.body.dataset.state")
-            quiet = quiet + 1 if state == "ready" else 0
-            time.sleep(0.05)
+    def settle(self, until: str = "true", timeout: float = 60.0) -> None:
+        from selenium.common.exceptions import TimeoutException
+
+        self.driver.set_script_timeout(timeout)
+        try:
+            self.driver.execute_async_script(WAIT % until)
+        except TimeoutException:
+            pytest.fail(f"the page stayed busy or not {until}: {self.text('play-status')!r}")
         # a script error fails the test; a refused request (a 4xx the page shows) does not
         errors = [e["message"] for e in self.driver.get_log("browser")
                   if e["level"] == "SEVERE" and "Failed to load resource" not in e["message"]]
@@ -342,25 +342,62 @@ class Page:
         target.click()
         self.settle()
 
+    def upload(self, path: Path) -> None:
+        """Choose `path` in the record view's file field, as a person does, and wait for its analysis."""
+        self.driver.execute_script("document.getElementById('rec-status').textContent = ''")
+        self.el("#rec-file").send_keys(str(path))
+        self.settle("document.getElementById('rec-status').textContent !== ''")
+
     def click_off(self, board: str) -> None:
         self.el(f"#{board} .tray-frame").click()
         self.settle()
 
-    def shot(self, name: str, css: str | None = None) -> Any:
-        """A screenshot (of the element `css`, else the window) as an RGB array, also saved."""
+    def shot(self, name: str, css: str) -> Any:
+        """A screenshot of the element `css` as an RGB array (saved, and kept as `keep` does)."""
         import matplotlib.image
 
         path = self.shots / f"{name}.png"
-        if css is None:
+        self.el(css).screenshot(str(path))
+        self._keep(path)
+        pixels = matplotlib.image.imread(str(path))
+        return (pixels[:, :, :3] * 255).round().astype(int)
+
+    def keep(self, name: str) -> None:
+        """The whole window into $FEVGA_SCREENSHOTS (the pictures of docs/http.md), if set."""
+        if os.environ.get("FEVGA_SCREENSHOTS"):
+            path = self.shots / f"{name}.png"
             self.driver.save_screenshot(str(path))
-        else:
-            self.el(css).screenshot(str(path))
+            self._keep(path)
+
+    @staticmethod
+    def _keep(path: Path) -> None:
         keep = os.environ.get("FEVGA_SCREENSHOTS")
         if keep:
             Path(keep).mkdir(parents=True, exist_ok=True)
             shutil.copy(path, Path(keep) / path.name)
-        pixels = matplotlib.image.imread(str(path))
-        return (pixels[:, :, :3] * 255).round().astype(int)
+
+
+@pytest.fixture(scope="module")
+def browser_page(port: int) -> Iterator[Page]:
+    """One browser session and one load of the page for the module's browser tests."""
+    driver = _browser()
+    driver.set_page_load_timeout(60)
+    try:
+        # the settings in the address: a short first game, no replay delay (the default is 450 ms a step)
+        page = Page(driver, port, "?game=fevga&side=black&engine=heuristic&seed=4&speed=0")
+        settings = [page.el(f"#play-{name}").get_property("value") for name in ("game", "side", "engine", "seed", "speed")]
+        assert settings == ["fevga", "black", "heuristic", "4", "0"], settings
+        yield page
+    finally:
+        driver.quit()
+
+
+@pytest.fixture
+def page(browser_page: Page, tmp_path: Path) -> Page:
+    """The page, its screenshots going to this test's tmp_path."""
+    browser_page.shots = tmp_path
+    browser_page.settle()
+    return browser_page
 
 
 def _near(pixel: Any, color: str, tolerance: int = 24) -> bool:
@@ -375,7 +412,10 @@ def check_board_picture(page: Page, board: str, name: str) -> Any:
     height, width, _ = pixels.shape
     assert width > 400 and height > 300, pixels.shape
     assert _near(pixels[3, 3], "#5b3a1e"), pixels[3, 3]
-    assert len({tuple(p) for p in pixels.reshape(-1, 3)[::11]}) > 30
+    import numpy as np
+
+    packed = pixels.reshape(-1, 3)[::11] @ np.array([1 << 16, 1 << 8, 1])
+    assert len(np.unique(packed)) > 30
     origin = page.el(f"#{board} svg").rect
     for color, ink in (("white", "#fbfbf4"), ("black", "#222222")):
         checker = page.els(f"#{board} .checker.{color}")
@@ -410,20 +450,21 @@ def _click_move(page: Page, move: dict[str, Any], color: str) -> None:
             page.click_point("play-board", _printed(target, color))
 
 
-def _new_game(page: Page, game: str, side: str, seed: int, engine: str) -> None:
+def _new_game(page: Page, game: str, side: str, seed: int, engine: str, speed: str = "0") -> None:
+    page.click("#tab-play")
     page.choose("play-game", game)
     page.choose("play-engine", engine)
     page.choose("play-side", side)
-    page.choose("play-speed", "120")
+    page.choose("play-speed", speed)
     page.fill("play-seed", str(seed))
     page.click("#play-new")
 
 
-@pytest.mark.parametrize("game, side, seed, engine", [("fevga", "white", 8, "net"), ("gioul", "black", 9, "heuristic")])
-def test_play_by_clicking_with_hint_and_undo(browser: Any, port: int, tmp_path: Path, game: str, side: str, seed: int,
-                                            engine: str) -> None:
-    page = Page(browser, port, tmp_path)
-    _new_game(page, game, side, seed, engine)
+@pytest.mark.parametrize("game, side, seed, engine, speed", [("fevga", "white", 8, "net", "0"),
+                                                             ("gioul", "black", 9, "heuristic", "120")])
+def test_play_by_clicking_with_hint_and_undo(page: Page, port: int, game: str, side: str, seed: int, engine: str,
+                                            speed: str) -> None:
+    _new_game(page, game, side, seed, engine, speed)  # Gioul's engine moves replayed step by step
     body: dict[str, Any] = {"game": game, "seed": seed, "human": side, "engine": engine}
     state = _state(port, body)
     assert page.board_id("play-board") == Position.from_json(json.dumps({
@@ -431,9 +472,9 @@ def test_play_by_clicking_with_hint_and_undo(browser: Any, port: int, tmp_path: 
         "black": state["turn"]["opponent"] if side == "white" else state["turn"]["counts"],
         "turn": side})).id
     assert "your move" in page.text("play-status")
+    assert page.el("#play-after").is_displayed() == bool(state["history"])  # nothing to analyse before a move
     dice_on_board = [int(d.get_attribute("data-value")) for d in page.els("#play-board .die")]
     assert dice_on_board == state["turn"]["decision_dice"]
-    check_board_picture(page, "play-board", f"{game}-play-start")
 
     # a hint: the server's ranking, best first
     page.click("#play-hint")
@@ -450,12 +491,21 @@ def test_play_by_clicking_with_hint_and_undo(browser: Any, port: int, tmp_path: 
     source = move["steps"][0][0]
     page.click_point("play-board", _printed(source, side))
     assert page.els("#play-board .point.selected")
-    pixels = page.shot(f"{game}-play-selected", "#play-board svg")
+    pixels = check_board_picture(page, "play-board", f"{game}-play-selected")
+    page.keep(f"{game}-play-hint")  # the whole page: the hint, the chosen checker's targets
     target = page.els("#play-board .point.target")[0]
     box, origin = target.rect, page.el("#play-board svg").rect
     cx = int(box["x"] - origin["x"] + box["width"] / 2)
     cy = int(box["y"] - origin["y"] + (box["height"] * (0.25 if box["y"] - origin["y"] < 50 else 0.75)))
     assert _near(pixels[cy, cx], "#7fc97f", 40) or _near(pixels[cy, cx], "#145214", 40), pixels[cy, cx]
+    # a click where the chosen checker cannot go is refused: nothing moves, the choice is dropped
+    targets = {_printed(int(t.get_attribute("data-point")), side) for t in page.els("#play-board .point.target")}
+    illegal = next(p for p in range(source - 1, 0, -1) if p not in targets and state["turn"]["counts"][p] == 0)
+    board = page.board_id("play-board")
+    page.click_point("play-board", _printed(illegal, side))
+    assert page.board_id("play-board") == board and not page.els("#play-board .selected, #play-board .target")
+    assert page.el("#play-submit").get_property("disabled") and page.el("#play-reset").get_property("disabled")
+    page.click_point("play-board", _printed(source, side))
     page.click("#play-reset")
     assert not page.els("#play-board .point.selected")
     _click_move(page, move, side)
@@ -469,7 +519,6 @@ def test_play_by_clicking_with_hint_and_undo(browser: Any, port: int, tmp_path: 
     shown = page.board_id("play-board")
     if after["status"] == "your_turn":
         assert "your move" in page.text("play-status")
-    check_board_picture(page, "play-board", f"{game}-play-after")
 
     # undo: back to the same dice, the log as before the move
     page.click("#play-undo")
@@ -485,15 +534,19 @@ def test_play_by_clicking_with_hint_and_undo(browser: Any, port: int, tmp_path: 
     page.click("#play-reset")
     from selenium.webdriver.common.keys import Keys
 
+    page.fill("play-text", "24/1")  # not a legal move: refused by the server, shown, nothing played
+    page.el("#play-text").send_keys(Keys.ENTER)
+    page.settle()
+    assert page.els("#play-status.error") and "illegal" in page.text("play-status"), page.text("play-status")
+    assert len(page.els("#play-log li")) == len(state["history"])
     page.fill("play-text", state["turn"]["moves"][0]["move"])
     page.el("#play-text").send_keys(Keys.ENTER)
     page.settle()
     assert state["turn"]["moves"][0]["move"] in page.els("#play-log li")[len(state["history"])].text
-    page.shot(f"{game}-play-page")
+    page.keep(f"{game}-play-page")
 
 
-def test_position_evaluation_ranking_and_set_up(browser: Any, port: int, tmp_path: Path) -> None:
-    page = Page(browser, port, tmp_path)
+def test_position_evaluation_ranking_and_set_up(page: Page) -> None:
     page.click("#tab-position")
     position = Position.initial().play("24/13", (6, 5))
     page.fill("pos-text", position.id)
@@ -510,7 +563,7 @@ def test_position_evaluation_ranking_and_set_up(browser: Any, port: int, tmp_pat
     page.settle()
     assert page.board_id("pos-board") == ranked[0].move.position.id
     check_board_picture(page, "pos-board", "position-ranked")
-    page.shot("position-page")
+    page.keep("position-page")
     # set up: remove a checker of White's from point 13, add a Black one on point 1
     page.click("#pos-show")
     page.el("input[name=pos-tool][value=remove]").click()
@@ -531,14 +584,12 @@ def test_position_evaluation_ranking_and_set_up(browser: Any, port: int, tmp_pat
     assert "heuristic" in page.text("pos-moves") and len(page.els("#pos-moves tr")) == len(state.legal_moves()) + 1
 
 
-def test_record_analysis_stepped_through(browser: Any, port: int, tmp_path: Path) -> None:
+def test_record_analysis_stepped_through(page: Page, port: int, tmp_path: Path) -> None:
     record = play_game(seed=6, policy="random", max_plies=40)
-    page = Page(browser, port, tmp_path)
     page.click("#tab-record")
     path = tmp_path / "game.mat"
     path.write_text(write_match(record))
-    page.el("#rec-file").send_keys(str(path))  # an upload, as a person chooses a file
-    page.settle()
+    page.upload(path)
     assert "Analysed 1 game" in page.text("rec-status"), page.text("rec-status")
     status, analysis = post(port, f"{API}/analyse", write_match(record))
     plies = analysis["games"][0]["plies"]
@@ -567,17 +618,16 @@ def test_record_analysis_stepped_through(browser: Any, port: int, tmp_path: Path
     check_board_picture(page, "rec-board", "record-board")
     graph = page.shot("record-graph", "#rec-graph svg")
     assert any(_near(p, "#1f4e99", 30) for p in graph.reshape(-1, 3)[::3])  # the equity line is drawn
-    page.shot("record-page")
+    page.driver.execute_script("window.scrollTo(0, 0)")
+    page.keep("record-page")
 
 
-def test_gioul_record_stepped_through_without_analysis(browser: Any, port: int, tmp_path: Path) -> None:
+def test_gioul_record_stepped_through_without_analysis(page: Page, tmp_path: Path) -> None:
     record = play_gioul_game(seed=7, policy="heuristic")
-    page = Page(browser, port, tmp_path)
     page.click("#tab-record")
     path = tmp_path / "gioul.json"
     path.write_text(record.to_json())
-    page.el("#rec-file").send_keys(str(path))
-    page.settle()
+    page.upload(path)
     assert "Not analysed" in page.text("rec-status") and "Gioul net" in page.text("rec-status")
     assert page.els("#rec-summary .unsupported")
     positions = record.positions()
@@ -593,22 +643,21 @@ def test_gioul_record_stepped_through_without_analysis(browser: Any, port: int, 
     check_board_picture(page, "rec-board", "gioul-record-board")
 
 
-def test_play_a_game_to_its_end_and_analyse_it(browser: Any, port: int, tmp_path: Path) -> None:
+def test_play_a_game_to_its_end_and_analyse_it(page: Page) -> None:
     """A whole Fevga game from the page (the human's moves chosen from the list, as a keyboard
     user does), its result shown, then opened in the record view."""
-    page = Page(browser, port, tmp_path)
-    _new_game(page, "fevga", "white", 21, "heuristic")
-    page.choose("play-speed", "0")
+    _new_game(page, "fevga", "white", 9, "heuristic")  # a short game: nine choices
     for _ in range(200):
         if page.els("#play-result:not([hidden])"):
             break
         page.click("#play-pick-go")
-    result = page.text("play-result")
-    assert "win" in result and "point" in result, result
-    page.shot("fevga-game-over")
+    assert page.text("play-result") == "fevga wins 2 points (mars).", page.text("play-result")
+    assert page.text("play-status").startswith("Game over.") and page.el("#play-hint").get_property("disabled")
+    plies = len(page.els("#play-log li"))
+    page.keep("fevga-game-over")
     page.click("#play-analyse")
-    assert "Analysed 1 game" in page.text("rec-status"), page.text("rec-status")
-    assert page.els("#rec-graph svg")
+    assert page.text("rec-status").startswith(f"Analysed 1 game, {plies} moves"), (plies, page.text("rec-status"))
+    assert page.els("#rec-graph svg polyline") and len(page.els("#rec-plies-table tr")) == plies + 1
 
 
 

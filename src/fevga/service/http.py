@@ -658,8 +658,11 @@ def read_record(text: str) -> Any:
 
 
 def _bounded(record: Any, limits: Limits) -> Any:
+    """`record` if within the record limits (games, plies or decisions), else 422 record_limit."""
+    from fevga.gioul import GioulGameRecord
+
     games = len(record.games)
-    total = sum(len(getattr(g, "plies", None) or getattr(g, "decisions", ())) for g in record.games)
+    total = sum(len(g.decisions) if isinstance(g, GioulGameRecord) else len(g.plies) for g in record.games)
     if games > limits.record_games or total > limits.record_plies:
         raise ApiError(422, "record_limit", f"the record has {games} games and {total} plies "
                        f"(limits {limits.record_games} and {limits.record_plies})")
@@ -756,7 +759,7 @@ def serve(host: str = "127.0.0.1", port: int = 8765, limits: Limits | None = Non
     config = uvicorn.Config(BodyLimit(app, limits.body_bytes), log_level="warning", access_log=False,
                             timeout_graceful_shutdown=5, limit_concurrency=1024, lifespan="on")
     server = _server_class()(config)
-    print(f"fevga serve: listening on {url} (API at {url}{API}/, OpenAPI at {url}/openapi.json)",
+    print(f"fevga serve: listening on {url} (the board at {url}/, API at {url}{API}/, OpenAPI at {url}/openapi.json)",
           file=sys.stderr, flush=True)
     if ready is not None:
         ready(url)

@@ -19,10 +19,28 @@ class ApiError extends Error {
   }
 }
 
+// body[data-state] is "busy" from a user's action (or a request) until all its work is done,
+// boards drawn and the engine's moves replayed, then "ready": the cursor shows it, and a
+// browser test waits on it.
 let busyCount = 0;
 function busy(delta) {
   busyCount += delta;
   document.body.dataset.state = busyCount > 0 ? "busy" : "ready";
+}
+
+// Listen for `type` on `target`: the page is busy while the handler (and its promise) runs.
+function on(target, type, handler) {
+  target.addEventListener(type, (event) => {
+    busy(+1);
+    let result;
+    try {
+      result = handler(event);
+    } catch (error) {
+      busy(-1);
+      throw error;
+    }
+    Promise.resolve(result).finally(() => busy(-1));
+  });
 }
 
 async function call(path, { method = "GET", json, text, params } = {}) {
@@ -87,7 +105,7 @@ function element(tag, attributes = {}, ...children) {
   for (const [key, value] of Object.entries(attributes)) {
     if (key === "class") node.className = value;
     else if (key === "text") node.textContent = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key.startsWith("on")) on(node, key.slice(2), value);
     else if (value !== null && value !== undefined && value !== false) node.setAttribute(key, value === true ? "" : value);
   }
   for (const child of children) node.append(child);
@@ -98,6 +116,8 @@ function say(target, message, error = false) {
   target.textContent = message;
   target.classList.toggle("error", error);
 }
+
+const rollText = (dice) => `${dice[0]}-${dice[1]}`;  // a roll, as the records write it
 
 function diceText(dice) {
   if (!dice || !dice.length) return "";
@@ -116,29 +136,28 @@ class BoardView {
     this.label = label;
     this.perspective = "white";
     this.shown = null;
-    container.addEventListener("click", (event) => this.click(event));
-    container.addEventListener("keydown", (event) => {
+    on(container, "click", (event) => this.click(event));
+    on(container, "keydown", (event) => {
       if ((event.key === "Enter" || event.key === " ") && event.target.closest) {
         const hit = event.target.closest("[data-point], .tray-frame");
         if (hit) {
           event.preventDefault();
-          this.activate(hit);
+          return this.activate(hit);
         }
       }
+      return null;
     });
   }
 
   click(event) {
     const hit = event.target.closest && event.target.closest("[data-point], .tray-frame, .tray");
-    if (hit) this.activate(hit);
+    return hit ? this.activate(hit) : null;
   }
 
+  // The click's work (a promise, or null).
   activate(hit) {
-    if (hit.classList.contains("tray-frame") || hit.classList.contains("tray")) {
-      if (this.onOff) this.onOff();
-    } else if (this.onPoint) {
-      this.onPoint(Number(hit.dataset.point));
-    }
+    if (hit.classList.contains("tray-frame") || hit.classList.contains("tray")) return this.onOff ? this.onOff() : null;
+    return this.onPoint ? this.onPoint(Number(hit.dataset.point)) : null;
   }
 
   own(printed) {
@@ -361,8 +380,8 @@ function showTab(name) {
 function initTabs() {
   const tabs = [...document.querySelectorAll("[role=tab]")];
   for (const tab of tabs) {
-    tab.addEventListener("click", () => showTab(tab.getAttribute("aria-controls")));
-    tab.addEventListener("keydown", (event) => {
+    on(tab, "click", () => showTab(tab.getAttribute("aria-controls")));
+    on(tab, "keydown", (event) => {
       const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
       if (!step) return;
       const next = tabs[(tabs.indexOf(tab) + step + tabs.length) % tabs.length];
@@ -681,13 +700,13 @@ function hintTable(hint, onPlay, onShow = null) {
 function initPlay() {
   playBoard = new BoardView($("play-board"), { onPoint: clickPoint, onOff: clickOff, label: "game board" });
   fillEngines();
-  $("play-game").addEventListener("change", fillEngines);
-  $("play-setup").addEventListener("submit", newGame);
-  $("play-submit").addEventListener("click", () => {
+  on($("play-game"), "change", fillEngines);
+  on($("play-setup"), "submit", newGame);
+  on($("play-submit"), "click", () => {
     const done = game.builder && game.builder.complete();
-    if (done) submitMove(done.move);
+    return done ? submitMove(done.move) : null;
   });
-  $("play-reset").addEventListener("click", async () => {
+  on($("play-reset"), "click", async () => {
     if (!game.builder) return;
     game.builder.reset();
     game.selected = null;
@@ -695,13 +714,13 @@ function initPlay() {
     playStatus("Move reset: play your dice again.");
     await drawTurn();
   });
-  $("play-board").addEventListener("keydown", (event) => {
+  on($("play-board"), "keydown", (event) => {
     if (event.key === "Escape" && game.selected !== null) {
       deselect();
       playStatus("No checker chosen.");
     }
   });
-  $("play-undo").addEventListener("click", async () => {
+  on($("play-undo"), "click", async () => {
     try {
       await sendGame({ undo: true });
       playStatus("Undone: the same dice again. " + $("play-status").textContent);
@@ -709,21 +728,21 @@ function initPlay() {
       playStatus(error.message, true);
     }
   });
-  $("play-hint").addEventListener("click", showHint);
-  $("play-typed").addEventListener("submit", (event) => {
+  on($("play-hint"), "click", showHint);
+  on($("play-typed"), "submit", (event) => {
     event.preventDefault();
     const text = $("play-text").value.trim();
-    if (text) submitMove(text);
+    return text ? submitMove(text) : null;
   });
-  $("play-pick").addEventListener("submit", (event) => {
+  on($("play-pick"), "submit", (event) => {
     event.preventDefault();
-    if ($("play-moves").value) submitMove($("play-moves").value);
+    return $("play-moves").value ? submitMove($("play-moves").value) : null;
   });
-  $("play-analyse").addEventListener("click", () => {
-    if (!game.state) return;
+  on($("play-analyse"), "click", () => {
+    if (!game.state) return null;
     $("rec-text").value = JSON.stringify(game.state.record, null, 1);
     showTab("record");
-    openRecord();
+    return openRecord();
   });
 }
 
@@ -840,24 +859,24 @@ async function editPoint(printed) {
 function initPosition() {
   pos.board = new BoardView($("pos-board"), { onPoint: editPoint, label: "position" });
   fillDice();
-  $("pos-form").addEventListener("submit", showPosition);
-  $("pos-rank").addEventListener("submit", rankMoves);
-  $("pos-view").addEventListener("change", () => showPosition());
-  $("pos-eval-plies").addEventListener("change", evaluatePosition);
-  $("pos-turn").addEventListener("change", () => {
-    if (!pos.data) return;
+  on($("pos-form"), "submit", showPosition);
+  on($("pos-rank"), "submit", rankMoves);
+  on($("pos-view"), "change", () => showPosition());
+  on($("pos-eval-plies"), "change", evaluatePosition);
+  on($("pos-turn"), "change", () => {
+    if (!pos.data) return null;
     $("pos-text").value = editedJson(pos.data.white, pos.data.black, $("pos-turn").value);
-    showPosition();
+    return showPosition();
   });
-  $("pos-empty").addEventListener("click", () => {
+  on($("pos-empty"), "click", () => {
     const off = [15].concat(Array(24).fill(0));
-    if (!pos.data) return;
+    if (!pos.data) return null;
     $("pos-text").value = editedJson(off, off.slice(), $("pos-turn").value);
-    showPosition();
+    return showPosition();
   });
-  $("pos-start").addEventListener("click", () => {
+  on($("pos-start"), "click", () => {
     $("pos-text").value = "start";
-    showPosition();
+    return showPosition();
   });
 }
 
@@ -934,7 +953,7 @@ async function showGame() {
     box.innerHTML = g.graph;
     const svg = box.querySelector("svg");
     svg.setAttribute("tabindex", "-1");
-    svg.addEventListener("click", (event) => graphClick(event, svg));
+    on(svg, "click", (event) => graphClick(event, svg));
   }
   renderPlies();
   await showPly();
@@ -948,16 +967,16 @@ function graphXs(svg) {
 
 function graphClick(event, svg) {
   const matrix = svg.getScreenCTM();
-  if (!matrix) return;
+  if (!matrix) return null;
   const point = svg.createSVGPoint();
   point.x = event.clientX;
   point.y = event.clientY;
   const x = point.matrixTransform(matrix.inverse()).x;
   const xs = graphXs(svg);
-  if (!xs.length) return;
+  if (!xs.length) return null;
   let best = 0;
   xs.forEach((value, i) => { if (Math.abs(value - x) < Math.abs(xs[best] - x)) best = i; });
-  goPly(best);
+  return goPly(best);
 }
 
 function markGraph() {
@@ -994,7 +1013,7 @@ function renderPlies() {
     const player = names[p.turn === "black" || p.mover === "black" ? 1 : 0];
     let cells;
     if (rec.analysis) {
-      cells = [element("td", {}, go), element("td", { text: player }), element("td", { text: diceText(p.dice) }),
+      cells = [element("td", {}, go), element("td", { text: player }), element("td", { text: rollText(p.dice) }),
                element("td", { text: p.played.move }), element("td", { text: p.forced || p.loss === 0 ? "" : p.best.move }),
                element("td", { class: "num", text: p.forced ? "forced" : p.loss.toFixed(3) }),
                element("td", { class: "mark", text: p.mark }), element("td", { class: "num", text: signed(p.luck) })];
@@ -1009,10 +1028,10 @@ function renderPlies() {
 
 function goPly(index) {
   const list = movesOf(games()[rec.game]);
-  if (!list.length) return;
+  if (!list.length) return null;
   rec.ply = Math.max(0, Math.min(list.length - 1, index));
   rec.board = "before";
-  showPly();
+  return showPly();
 }
 
 async function showPly() {
@@ -1047,7 +1066,7 @@ async function showPly() {
   $("rec-show-best").disabled = $("rec-show-played").disabled = false;
   if (rec.analysis) {
     markGraph();
-    const lines = [element("p", {}, element("strong", { text: `${name} rolled ${diceText(p.dice)}` }),
+    const lines = [element("p", {}, element("strong", { text: `${name} rolled ${rollText(p.dice)}` }),
                    `: played ${p.played.move} (${signed(p.played.equity)})`)];
     if (p.forced) lines.push(element("p", { text: "Forced: the only legal move." }));
     else if (p.loss === 0) lines.push(element("p", { class: "good", text: `The best move (rank 1 of ${p.legal_moves}).` }));
@@ -1069,7 +1088,7 @@ async function showPly() {
   } else {
     $("rec-show-best").disabled = true;
     if (rec.board === "best") rec.board = "before";
-    const why = p.kind === "roll" ? `rolled ${diceText(p.dice)}${diceText(p.decision_dice) !== diceText(p.dice) ? ", plays " + diceText(p.decision_dice) : ""}`
+    const why = p.kind === "roll" ? `rolled ${rollText(p.dice)}${diceText(p.decision_dice) !== diceText(p.dice) ? ", plays " + diceText(p.decision_dice) : ""}`
       : p.kind === "block" ? `plays the next block of the chain, ${diceText(p.decision_dice)}`
         : `plays ${diceText(p.decision_dice)} handed over from ${p.roller}'s roll`;
     detail.replaceChildren(element("p", {}, element("strong", { text: `${name} ${why}` }), `: ${p.move} (one of ${plural(p.choices, "legal move")}).`));
@@ -1081,42 +1100,63 @@ async function showPly() {
 
 function initRecord() {
   rec.view = new BoardView($("rec-board"), { label: "record" });
-  $("rec-form").addEventListener("submit", openRecord);
-  $("rec-file").addEventListener("change", async () => {
+  on($("rec-form"), "submit", openRecord);
+  on($("rec-file"), "change", async () => {
     const file = $("rec-file").files[0];
     if (!file) return;
     if (file.size > 1 << 20) return recStatus(`${file.name} is ${file.size} bytes: the server takes records up to 1 MiB.`, true);
     $("rec-text").value = await file.text();
-    openRecord();
+    await openRecord();
   });
-  $("rec-game").addEventListener("change", () => { rec.game = Number($("rec-game").value); rec.ply = 0; showGame(); });
-  $("rec-first").addEventListener("click", () => goPly(0));
-  $("rec-prev").addEventListener("click", () => goPly(rec.ply - 1));
-  $("rec-next").addEventListener("click", () => goPly(rec.ply + 1));
-  $("rec-last").addEventListener("click", () => goPly(Infinity));
+  on($("rec-game"), "change", () => { rec.game = Number($("rec-game").value); rec.ply = 0; return showGame(); });
+  on($("rec-first"), "click", () => goPly(0));
+  on($("rec-prev"), "click", () => goPly(rec.ply - 1));
+  on($("rec-next"), "click", () => goPly(rec.ply + 1));
+  on($("rec-last"), "click", () => goPly(Infinity));
   for (const which of ["before", "played", "best"]) {
-    $(`rec-show-${which}`).addEventListener("click", () => { rec.board = which; showPly(); });
+    on($(`rec-show-${which}`), "click", () => { rec.board = which; return showPly(); });
   }
-  $("record").addEventListener("keydown", (event) => {
-    if ($("rec-view").hidden || ["TEXTAREA", "INPUT", "SELECT"].includes(event.target.tagName)) return;
+  on($("record"), "keydown", (event) => {
+    if ($("rec-view").hidden || ["TEXTAREA", "INPUT", "SELECT"].includes(event.target.tagName)) return null;
     const step = { ArrowRight: 1, ArrowLeft: -1, Home: -Infinity, End: Infinity }[event.key];
-    if (step === undefined) return;
+    if (step === undefined) return null;
     event.preventDefault();
-    goPly(Math.abs(step) === Infinity ? step : rec.ply + step);
+    return goPly(Math.abs(step) === Infinity ? step : rec.ply + step);
   });
 }
 
 // ------------------------------------------------------------------ start
+
+// The game's settings from the address, so that a link opens the same game:
+// /?game=gioul&side=black&engine=heuristic&seed=7&speed=0 (unknown values are ignored).
+function settingsFromAddress() {
+  const query = new URLSearchParams(location.search);
+  const choose = (id, value) => {
+    if (value !== null && [...$(id).options].some((option) => option.value === value)) $(id).value = value;
+  };
+  choose("play-game", query.get("game"));
+  fillEngines();
+  choose("play-engine", query.get("engine"));
+  choose("play-side", query.get("side"));
+  choose("play-speed", query.get("speed"));
+  const seed = query.get("seed");
+  if (seed !== null && /^\d+$/.test(seed)) $("play-seed").value = seed;
+}
 
 async function start() {
   initTabs();
   initPlay();
   initPosition();
   initRecord();
+  settingsFromAddress();
   const hash = location.hash.replace("#", "");
   showTab(["play", "position", "record"].includes(hash) ? hash : "play");
-  busy(0);
-  await Promise.all([newGame(), showPosition()]);
+  busy(+1);
+  try {
+    await Promise.all([newGame(), showPosition()]);
+  } finally {
+    busy(-1);
+  }
 }
 
 start();
