@@ -12,6 +12,7 @@ import http.client
 import json
 import random
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -388,21 +389,29 @@ def test_hostile_analyse_limits_and_games(port: int) -> None:
     assert_refused(status, data, "invalid_request")
 
 
+def _raw_response(port: int, message: bytes) -> tuple[int, Any]:
+    """(status, decoded JSON body) of one raw HTTP/1.1 message, sent whole before reading."""
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+        sock.sendall(message)
+        response = http.client.HTTPResponse(sock)
+        response.begin()
+        return response.status, json.loads(response.read())
+
+
 def test_oversized_bodies(port: int) -> None:
-    big = json.dumps({"items": [{"position": "start", "dice": "6-5"}] * 10000})
-    assert len(big) > LIMITS.body_bytes
-    status, data, _ = request(port, "POST", f"{API}/moves", big, {"Content-Type": "application/json"})
+    # The server answers 413 without reading past the limit and closes. Each client here sends
+    # only what the server reads before it answers: had it sent more, the close could reset the
+    # connection before the client read the answer (as a real client then sees).
+    head = f"POST {API}/moves HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+    # a declared length over the limit: refused from the header alone
+    status, data = _raw_response(port, f"{head}Content-Length: {LIMITS.body_bytes + 1}\r\n\r\n".encode())
     assert_refused(status, data, "body_too_large")
     assert status == 413
-    # the same without a length: chunked
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    chunks = (big[i:i + 4096].encode() for i in range(0, len(big), 4096))
-    conn.request("POST", f"{API}/moves", body=chunks, headers={"Content-Type": "application/json"},
-                 encode_chunked=True)
-    response = conn.getresponse()
-    data = json.loads(response.read())
-    conn.close()
-    assert_refused(response.status, data, "body_too_large")
+    # no length, chunked: refused once one byte past the limit has arrived
+    size = LIMITS.body_bytes + 1
+    status, data = _raw_response(port, f"{head}Transfer-Encoding: chunked\r\n\r\n{size:x}\r\n".encode() + b"[" * size)
+    assert_refused(status, data, "body_too_large")
+    assert status == 413
     # a lying Content-Length
     status, data, _ = request(port, "POST", f"{API}/moves", b"{}", {"Content-Length": "nonsense",
                                                                    "Content-Type": "application/json"})
