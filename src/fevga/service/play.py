@@ -21,22 +21,21 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 import numpy as np
 
-from fevga.cli.human import DEFAULT_ENGINE, ENGINE_POLICIES, Engine
+# the steps of either game as the terminal game takes them, so that both play the same game
+from fevga.cli.human import (DEFAULT_ENGINE, ENGINE_POLICIES, AnyMove, AnyPosition, Engine, _legal, _needs_roll, _over,
+                             _parse)
 from fevga.errors import FevgaError, InvalidArgumentError
 from fevga.game import GameRecord, Ply
-from fevga.gioul import Decision, GioulGameRecord, GioulMove, GioulPosition
-from fevga.position import BLACK, COLOR_NAMES, WHITE, Color, Move, Position
+from fevga.gioul import Decision, GioulGameRecord, GioulPosition
+from fevga.position import BLACK, COLOR_NAMES, WHITE, Color, Position
 from fevga.rules import Rules
 from fevga.seeding import seed_repr, seed_sequence
 
 __all__ = ["MAX_HISTORY", "PlayError", "PlayRequest", "Played", "replay"]
-
-AnyPosition = Union[Position, GioulPosition]
-AnyMove = Union[Move, GioulMove]
 
 MAX_HISTORY = 4000  # decisions of one game (a Gioul game of chains and hand-overs stays far below)
 BROWSER_ENGINES = {game: tuple(p for p in policies if p != "random") for game, policies in ENGINE_POLICIES.items()}
@@ -108,21 +107,6 @@ class _Dice:
 
 def _rules(game: str) -> Rules:
     return Rules.gioul() if game == "gioul" else Rules()
-
-
-def _needs_roll(position: AnyPosition) -> bool:
-    return not (isinstance(position, GioulPosition) and position.pending)
-
-
-def _legal(position: AnyPosition, dice: tuple[int, int] | None, rules: Rules) -> list[Any]:
-    if isinstance(position, GioulPosition):
-        return position.legal_moves(dice)
-    assert dice is not None
-    return position.legal_moves(dice, rules)
-
-
-def _over(position: AnyPosition, rules: Rules) -> bool:
-    return position.is_game_over() if isinstance(position, GioulPosition) else position.is_game_over(rules)
 
 
 def _start(game: str, starter: Color) -> AnyPosition:
@@ -218,13 +202,6 @@ def replay(request: PlayRequest) -> dict[str, Any]:
         if len(played) > MAX_HISTORY:
             raise PlayError(f"the game passed {MAX_HISTORY} decisions")
     return _state(request, engine, dice, played, known, position, draws, rules, None, None, [])
-
-
-def _parse(position: AnyPosition, text: str, dice: tuple[int, int] | None, rules: Rules) -> AnyMove:
-    if isinstance(position, GioulPosition):
-        return position.parse_move(text, dice)
-    assert dice is not None
-    return position.parse_move(text, dice, rules)
 
 
 def _board(position: AnyPosition) -> Position:
