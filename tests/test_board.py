@@ -637,6 +637,10 @@ def test_gioul_record_stepped_through_without_analysis(page: Page, tmp_path: Pat
         assert page.board_id("rec-board") == positions[step].board().id
         decision = record.decisions[step]
         assert decision.notation in page.text("rec-detail")
+        if decision.kind == "roll":  # "plays 5 3" only for other dice than the roll's (3-5 plays 5-3 is no news)
+            assert decision.roll is not None
+            full = [decision.roll[0]] * 4 if decision.roll[0] == decision.roll[1] else list(decision.roll)
+            assert ("plays" in page.text("rec-detail")) == (sorted(full) != sorted(decision.dice)), page.text("rec-detail")
     kinds = {d.kind for d in record.decisions}
     table = page.text("rec-plies-table")
     assert all(kind in table for kind in kinds)

@@ -124,6 +124,14 @@ function diceText(dice) {
   return dice.length === 2 && dice[0] !== dice[1] ? `${dice[0]}-${dice[1]}` : dice.join(" ");
 }
 
+// ", plays 6" when a roll's decision plays other dice than the roll gives (a Gioul chain, dice
+// handed over), else "": not for the same two dice in another order, nor a double's four.
+function playsText(roll, decisionDice) {
+  const all = roll[0] === roll[1] ? Array(4).fill(roll[0]) : roll;
+  const same = all.length === decisionDice.length && [...all].sort().join() === [...decisionDice].sort().join();
+  return same ? "" : `, plays ${diceText(decisionDice)}`;
+}
+
 // ------------------------------------------------------------------ a board on the page
 
 class BoardView {
@@ -419,9 +427,7 @@ function describe(entry, state) {
   else why = "handed-over dice";
   const dice = diceText(entry.decision_dice);
   const forced = entry.choices === 1 ? (entry.move === "pass" ? " (no legal move)" : " (the only legal move)") : "";
-  // a Gioul chain or a roll partly handed over plays other dice than the four of a double
-  const double = entry.dice && entry.dice[0] === entry.dice[1] ? diceText(Array(4).fill(entry.dice[0])) : null;
-  const plays = entry.kind === "roll" && dice !== diceText(entry.dice) && dice !== double ? ", plays " + dice : "";
+  const plays = entry.kind === "roll" ? playsText(entry.dice, entry.decision_dice) : "";
   return `${who} (${side}) ${why}${dice && entry.kind !== "roll" ? " " + dice : ""}${plays}: ${entry.move}${forced}`;
 }
 
@@ -1088,7 +1094,7 @@ async function showPly() {
   } else {
     $("rec-show-best").disabled = true;
     if (rec.board === "best") rec.board = "before";
-    const why = p.kind === "roll" ? `rolled ${rollText(p.dice)}${diceText(p.decision_dice) !== diceText(p.dice) ? ", plays " + diceText(p.decision_dice) : ""}`
+    const why = p.kind === "roll" ? `rolled ${rollText(p.dice)}${playsText(p.dice, p.decision_dice)}`
       : p.kind === "block" ? `plays the next block of the chain, ${diceText(p.decision_dice)}`
         : `plays ${diceText(p.decision_dice)} handed over from ${p.roller}'s roll`;
     detail.replaceChildren(element("p", {}, element("strong", { text: `${name} ${why}` }), `: ${p.move} (one of ${plural(p.choices, "legal move")}).`));
