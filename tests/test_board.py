@@ -4,8 +4,10 @@ browser (Chromium from the system packages, driven by Selenium through Debian's 
 The browser tests click as a person does (a checker, then a point; the chosen checker again for
 its highest die; the tray to bear off), ask for hints, undo, open records and step through
 their analysis, in both games, and check screenshots pixel by pixel. Without a browser they are
-skipped, except under FEVGA_REQUIRE_BROWSER=1 (set by .ci/run), where they fail. Screenshots
-go to tmp_path, and also to $FEVGA_SCREENSHOTS when that names a folder.
+skipped, except under FEVGA_REQUIRE_BROWSER=1 (set by .ci/run), where they fail. They share one
+browser session and one load of the page, and wait on the page's own busy/ready state, so that
+each takes a few seconds. The checked screenshots go to tmp_path; with $FEVGA_SCREENSHOTS
+naming a folder they are copied there, beside pictures of the whole window (docs/images).
 """
 
 from __future__ import annotations
