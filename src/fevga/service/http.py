@@ -498,7 +498,9 @@ def create_app(limits: Limits | None = None) -> FastAPI:
                                              "required": True}})
     async def post_analyse(request: Request, format: Literal["json", "html"] = "json",
                            plies: int = Query(1, ge=1, le=limits.analyse_plies),
-                           evaluator: Literal["net", "heuristic"] = "net") -> Any:
+                           evaluator: Literal["net", "heuristic"] = "net",
+                           graphs: bool = Query(False, description="json: each game's equity and luck graph (SVG)")
+                           ) -> Any:
         raw = await request.body()
         try:
             text = raw.decode("utf-8")
@@ -511,8 +513,12 @@ def create_app(limits: Limits | None = None) -> FastAPI:
             stop.set()  # a timed-out analysis stops after its current game
         if format == "html":
             return HTMLResponse(report.to_html())
-        return JSONResponse(report.to_dict())
+        return JSONResponse(_analysis_dict(report, graphs))
 
+    from fevga.service import board
+
+    board.install(app, core, lambda text, game: parse_position(text, game, limits),
+                  lambda text: _bounded(read_record(text), limits))
     return app
 
 
@@ -626,32 +632,50 @@ def _rollout_work(position: Position | GioulPosition, dice: tuple[int, int] | No
     return work
 
 
-def _analyse(text: str, plies: int, evaluator: str, limits: Limits, stop: threading.Event) -> Any:
-    from fevga.analyser import HeuristicEvaluator, analyse
+def read_record(text: str) -> Any:
+    """The match record of a request body: JSON (a game or a match, of either game) or the
+    text match format (Fevga); FevgaError (RecordError) naming the problem."""
     from fevga.game import MatchRecord
+    from fevga.gioul import GioulGameRecord, GioulMatchRecord
     from fevga.records import game_from_dict, match_from_dict, read_match
 
     if not text.strip():
         raise ApiError(400, "invalid_record", "the request body is empty: send a record (JSON or text)")
-    if text.lstrip().startswith("{"):
-        try:
-            data = json.loads(text)
-        except (ValueError, RecursionError) as exc:
-            raise ApiError(400, "invalid_record", f"the record is not valid JSON: {exc}") from None
-        if isinstance(data, dict) and data.get("game") == "gioul":
-            raise ApiError(422, "unsupported", "Gioul records cannot be analysed yet: there is no Gioul net (issue 16)")
-        if isinstance(data, dict) and "games" in data:
-            record = match_from_dict(data)
-        else:
-            game = game_from_dict(data)
-            record = MatchRecord(length=0, games=(game,), score=game_score(game))
-    else:
-        record = read_match(text, "<request>")
+    if not text.lstrip().startswith("{"):
+        return read_match(text, "<request>")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise ApiError(400, "invalid_record", f"the record is not valid JSON: {exc}") from None
+    gioul = isinstance(data, dict) and data.get("game") == "gioul"
+    if isinstance(data, dict) and "games" in data:
+        return GioulMatchRecord.from_dict(data) if gioul else match_from_dict(data)
+    if gioul:
+        game = GioulGameRecord.from_dict(data)
+        return GioulMatchRecord(length=0, games=(game,), score=game_score(game))
+    single = game_from_dict(data)
+    return MatchRecord(length=0, games=(single,), score=game_score(single))
+
+
+def _bounded(record: Any, limits: Limits) -> Any:
+    """`record` if within the record limits (games, plies or decisions), else 422 record_limit."""
+    from fevga.gioul import GioulGameRecord
+
     games = len(record.games)
-    total = sum(len(g.plies) for g in record.games)
+    total = sum(len(g.decisions) if isinstance(g, GioulGameRecord) else len(g.plies) for g in record.games)
     if games > limits.record_games or total > limits.record_plies:
         raise ApiError(422, "record_limit", f"the record has {games} games and {total} plies "
                        f"(limits {limits.record_games} and {limits.record_plies})")
+    return record
+
+
+def _analyse(text: str, plies: int, evaluator: str, limits: Limits, stop: threading.Event) -> Any:
+    from fevga.analyser import HeuristicEvaluator, analyse
+    from fevga.gioul import GioulMatchRecord
+
+    record = _bounded(read_record(text), limits)
+    if isinstance(record, GioulMatchRecord):
+        raise ApiError(422, "unsupported", "Gioul records cannot be analysed yet: there is no Gioul net (issue 16)")
 
     def progress(done: int, count: int) -> None:
         if stop.is_set():
@@ -659,6 +683,18 @@ def _analyse(text: str, plies: int, evaluator: str, limits: Limits, stop: thread
 
     decide = HeuristicEvaluator(plies=plies) if evaluator == "heuristic" else None
     return analyse(record, plies=plies, evaluator=decide, progress=progress)
+
+
+def _analysis_dict(report: Any, graphs: bool) -> dict[str, Any]:
+    """The analysis as JSON; with `graphs`, each game also carries its equity and luck graph
+    (`fevga.report.graph`, the report's own SVG) as ``graph``."""
+    data: dict[str, Any] = report.to_dict()
+    if graphs:
+        from fevga.report import graph
+
+        for game, analysed in zip(data["games"], report.games):
+            game["graph"] = graph(analysed, report.player_names)
+    return data
 
 
 def game_score(game: Any) -> tuple[int, int]:
@@ -723,7 +759,7 @@ def serve(host: str = "127.0.0.1", port: int = 8765, limits: Limits | None = Non
     config = uvicorn.Config(BodyLimit(app, limits.body_bytes), log_level="warning", access_log=False,
                             timeout_graceful_shutdown=5, limit_concurrency=1024, lifespan="on")
     server = _server_class()(config)
-    print(f"fevga serve: listening on {url} (API at {url}{API}/, OpenAPI at {url}/openapi.json)",
+    print(f"fevga serve: listening on {url} (the board at {url}/, API at {url}{API}/, OpenAPI at {url}/openapi.json)",
           file=sys.stderr, flush=True)
     if ready is not None:
         ready(url)
