@@ -66,7 +66,9 @@ setup(
     # (tests/test_packaging.py also compares the wheel's files with the tracked tree).
     packages=[*find_packages("src"), "fevga_core"],
     package_dir={"": "src", "fevga_core": "fevga_core"},
-    package_data={"fevga": ["py.typed"], "fevga.data": ["*.npz", "*.json", "*.png"], "fevga_core": ["*.pxd", "*.pyi", "py.typed"]},
+    package_data={"fevga": ["py.typed"], "fevga.data": ["*.npz", "*.json", "*.png"],
+                  "fevga.service": ["static/*.html", "static/*.js", "static/*.css"],  # the browser board
+                  "fevga_core": ["*.pxd", "*.pyi", "py.typed"]},
     ext_modules=cythonize(
         extensions,
         compiler_directives=COMPILER_DIRECTIVES,

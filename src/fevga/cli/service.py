@@ -9,7 +9,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add the ubgi and serve sub-commands."""
     ubgi = subparsers.add_parser("ubgi", help="speak UBGI v0.2 on stdin/stdout (docs/ubgi.md)")
     ubgi.set_defaults(run=_run_ubgi)
-    serve = subparsers.add_parser("serve", help="serve the HTTP JSON API (docs/http.md; needs fevga[serve])")
+    serve = subparsers.add_parser("serve", help="serve the HTTP JSON API and the board in the browser "
+                                  "(docs/http.md; needs fevga[serve])")
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to bind (default: %(default)s, this machine only)")
     serve.add_argument("--port", type=int, default=8765, help="TCP port (default: %(default)s; 0 picks a free one)")

@@ -505,7 +505,9 @@ def create_app(limits: Limits | None = None) -> FastAPI:
                                              "required": True}})
     async def post_analyse(request: Request, format: Literal["json", "html"] = "json",
                            plies: int = Query(1, ge=1, le=limits.analyse_plies),
-                           evaluator: Literal["net", "heuristic"] = "net") -> Any:
+                           evaluator: Literal["net", "heuristic"] = "net",
+                           graphs: bool = Query(False, description="json: each game's equity and luck graph (SVG)")
+                           ) -> Any:
         raw = await request.body()
         try:
             text = raw.decode("utf-8")
@@ -518,8 +520,12 @@ def create_app(limits: Limits | None = None) -> FastAPI:
             stop.set()  # a timed-out analysis stops after its current game
         if format == "html":
             return HTMLResponse(report.to_html())
-        return JSONResponse(report.to_dict())
+        return JSONResponse(_analysis_dict(report, graphs))
 
+    from fevga.service import board
+
+    board.install(app, core, lambda text, game: parse_position(text, game, limits),
+                  lambda text: _bounded(read_record(text), limits))
     return app
 
 
@@ -633,28 +639,49 @@ def _rollout_work(position: Position | GioulPosition, dice: tuple[int, int] | No
     return work
 
 
-def _analyse(text: str, plies: int, evaluator: str, limits: Limits, stop: threading.Event) -> Any:
-    from fevga.analyser import HeuristicEvaluator, analyse
+def read_record(text: str) -> Any:
+    """The match record of a request body: JSON (a game or a match, of either game) or the
+    text match format (Fevga); FevgaError (RecordError) naming the problem. JSON goes through
+    the records' bounded reader (nesting, integer size, finite numbers: docs/limits.md)."""
+    from fevga.gioul import GioulGameRecord, GioulMatchRecord
     from fevga.records import is_json_record, read_json, read_match, record_from_data
 
     if not text.strip():
         raise ApiError(400, "invalid_record", "the request body is empty: send a record (JSON or text)")
     text = text.removeprefix("\ufeff")
-    if is_json_record(text):
-        try:  # the records' bounded JSON reader: nesting, integer size and finite numbers
-            data = read_json(text, "the request body")
-        except RecordError as exc:
-            raise ApiError(400, "invalid_record", f"the record is not valid JSON: {exc}") from None
-        if isinstance(data, dict) and data.get("game") == "gioul":
-            raise ApiError(422, "unsupported", "Gioul records cannot be analysed yet: there is no Gioul net (issue 16)")
-        record = record_from_data(data, "the request body")
-    else:
-        record = read_match(text, "the request body")
+    if not is_json_record(text):
+        return read_match(text, "the request body")
+    try:
+        data = read_json(text, "the request body")
+    except RecordError as exc:
+        raise ApiError(400, "invalid_record", f"the record is not valid JSON: {exc}") from None
+    if isinstance(data, dict) and data.get("game") == "gioul":
+        if "games" in data:
+            return GioulMatchRecord.from_dict(data)
+        game = GioulGameRecord.from_dict(data)
+        return GioulMatchRecord(length=0, games=(game,), score=game_score(game))
+    return record_from_data(data, "the request body")
+
+
+def _bounded(record: Any, limits: Limits) -> Any:
+    """`record` if within the record limits (games, plies or decisions), else 422 record_limit."""
+    from fevga.gioul import GioulGameRecord
+
     games = len(record.games)
-    total = sum(len(g.plies) for g in record.games)
+    total = sum(len(g.decisions) if isinstance(g, GioulGameRecord) else len(g.plies) for g in record.games)
     if games > limits.record_games or total > limits.record_plies:
         raise ApiError(422, "record_limit", f"the record has {games} games and {total} plies "
                        f"(limits {limits.record_games} and {limits.record_plies})")
+    return record
+
+
+def _analyse(text: str, plies: int, evaluator: str, limits: Limits, stop: threading.Event) -> Any:
+    from fevga.analyser import HeuristicEvaluator, analyse
+    from fevga.gioul import GioulMatchRecord
+
+    record = _bounded(read_record(text), limits)
+    if isinstance(record, GioulMatchRecord):
+        raise ApiError(422, "unsupported", "Gioul records cannot be analysed yet: there is no Gioul net (issue 16)")
 
     def progress(done: int, count: int) -> None:
         if stop.is_set():
@@ -662,6 +689,25 @@ def _analyse(text: str, plies: int, evaluator: str, limits: Limits, stop: thread
 
     decide = HeuristicEvaluator(plies=plies) if evaluator == "heuristic" else None
     return analyse(record, plies=plies, evaluator=decide, progress=progress)
+
+
+def _analysis_dict(report: Any, graphs: bool) -> dict[str, Any]:
+    """The analysis as JSON; with `graphs`, each game also carries its equity and luck graph
+    (`fevga.report.graph`, the report's own SVG) as ``graph``."""
+    data: dict[str, Any] = report.to_dict()
+    if graphs:
+        from fevga.report import graph
+
+        for game, analysed in zip(data["games"], report.games):
+            game["graph"] = graph(analysed, report.player_names)
+    return data
+
+
+def game_score(game: Any) -> tuple[int, int]:
+    """The score a single game's result gives (White's, Black's points)."""
+    if game.winner is None:
+        return (0, 0)
+    return (game.points, 0) if game.winner == 0 else (0, game.points)
 
 
 def _version() -> str:
@@ -719,7 +765,7 @@ def serve(host: str = "127.0.0.1", port: int = 8765, limits: Limits | None = Non
     config = uvicorn.Config(BodyLimit(app, limits.body_bytes), log_level="warning", access_log=False,
                             timeout_graceful_shutdown=5, limit_concurrency=1024, lifespan="on")
     server = _server_class()(config)
-    print(f"fevga serve: listening on {url} (API at {url}{API}/, OpenAPI at {url}/openapi.json)",
+    print(f"fevga serve: listening on {url} (the board at {url}/, API at {url}{API}/, OpenAPI at {url}/openapi.json)",
           file=sys.stderr, flush=True)
     if ready is not None:
         ready(url)
