@@ -50,6 +50,11 @@ class NetFileError(FevgaError, OSError):
     """A net weights file is unreadable, truncated, corrupted or not a fevga net of this version."""
 
 
+class CheckpointError(InvalidArgumentError):
+    """A checkpoint (rollout or training) is unreadable, over a limit, corrupted (its content
+    checksum does not match) or belongs to another job."""
+
+
 class RecordError(FevgaError, ValueError):
     """A game or match record (JSON or the text match format) is malformed or replays an illegal move.
 
@@ -67,6 +72,7 @@ class RecordError(FevgaError, ValueError):
 
 
 for _cls in (FevgaError, InvalidPositionError, InvalidNotationError, InvalidDiceError, InvalidRulesError,
-             IllegalMoveError, MissingBearoffError, BearoffFileError, InvalidArgumentError, NetFileError, RecordError):
+             IllegalMoveError, MissingBearoffError, BearoffFileError, InvalidArgumentError, NetFileError, RecordError,
+             CheckpointError):
     _cls.__module__ = "fevga.errors"  # the public name: reprs, pickles and docs say fevga.errors.X
 del _cls

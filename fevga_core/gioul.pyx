@@ -26,6 +26,7 @@ from fevga_core.types cimport (
 )
 from fevga_core.board cimport (
     zobrist_turn, position_load, position_store, side_pips, row_problem, row_problem_text, ROLL_D1, ROLL_D2,
+    check_interrupt,
 )
 from fevga_core.movegen cimport (
     ScratchC, WorkspaceC, scratch_new, scratch_free, generate_moves, generate_block, can_play_die,
@@ -40,6 +41,7 @@ cnp.import_array()
 
 cdef enum:
     MAX_RECORDED = 8192     # decisions one recorded game may hold (real games: a few hundred)
+    PERFT_SIGNAL_INTERVAL = 1 << 14   # generator calls of perft between two Ctrl-C checks (~ms apart)
 
 
 cdef inline uint64_t _mix64(uint64_t z) noexcept nogil:
@@ -163,32 +165,39 @@ cdef void gioul_apply(GioulC* s, const MoveC* move) noexcept nogil:
     _clear_dice(s)
 
 
-cdef long long _perft(const GioulC* s, int depth, MoveC* buffers, WorkspaceC* ws) noexcept nogil:
-    """Leaves of the decision tree (docs/rules.md, "Perft for Gioul"); -1 on overflow."""
-    cdef long long total = 0, sub
-    cdef int i, k, n, r, rolls = 1
+ctypedef struct GioulPerftC:
+    WorkspaceC* ws
+    unsigned long long calls    # generator calls so far: Ctrl-C is checked every PERFT_SIGNAL_INTERVAL
+
+
+cdef long long _perft(const GioulC* s, int depth, MoveC* buffers, GioulPerftC* run) except -1 nogil:
+    """Leaves of the decision tree (docs/rules.md, "Perft for Gioul"); -1 with an exception
+    set (Ctrl-C, or a generator overflow)."""
+    cdef long long total = 0
+    cdef int k, n, r, rolls = 1
     cdef GioulC rolled, child
     if depth == 0 or gioul_over(s):
         return 1
     if not s.count:
         rolls = NUM_ROLLS
     for r in range(rolls):
+        run.calls += 1
+        if run.calls % PERFT_SIGNAL_INTERVAL == 0:
+            check_interrupt()
         rolled = s[0]
         if not s.count:
             gioul_begin_roll(&rolled, ROLL_D1[r], ROLL_D2[r])
-        n = gioul_pending_moves(&rolled, buffers, ws)
+        n = gioul_pending_moves(&rolled, buffers, run.ws)
         if n < 0:
-            return -1
+            with gil:
+                raise OverflowError("more legal moves than the generator buffer holds")
         if depth == 1:
             total += n
             continue
         for k in range(n):
             child = rolled
             gioul_apply(&child, &buffers[k])
-            sub = _perft(&child, depth - 1, buffers + MAX_MOVES, ws)
-            if sub < 0:
-                return -1
-            total += sub
+            total += _perft(&child, depth - 1, buffers + MAX_MOVES, run)
     return total
 
 
@@ -280,11 +289,15 @@ def random_games(uint64_t master, long long first, long long n, bint opening_dic
     out = np.zeros(n, dtype=np.int8)
     cdef int8_t[::1] points = out
     scratch_new(&scratch, 1)
-    with nogil:
-        for i in range(n):
-            rng_seed(&rng, game_seed(master, <uint64_t> (first + i)))
-            points[i] = _play_game(&s, &rng, opening_dice, policy, scratch.moves, scratch.ws, NULL, &count)
-            total += count
+    try:
+        with nogil:
+            for i in range(n):
+                if i % 256 == 255:
+                    check_interrupt()
+                rng_seed(&rng, game_seed(master, <uint64_t> (first + i)))
+                points[i] = _play_game(&s, &rng, opening_dice, policy, scratch.moves, scratch.ws, NULL, &count)
+                total += count
+    finally:
         scratch_free(&scratch)
     return out, total
 
@@ -456,17 +469,21 @@ def count_moves(const uint8_t[:, ::1] states, const uint8_t[:, ::1] dice, int32_
     if out_counts.shape[0] != n:
         raise InvalidArgumentError(f"out_counts must hold {n} values, not {out_counts.shape[0]}")
     scratch_new(&scratch, 1)
-    with nogil:
-        for i in range(n):
-            if i == 0 or memcmp(&states[i, 0], &states[i - 1, 0], POSITION_WIDTH + 7) != 0:
-                if gioul_row_problem(&states[i, 0]):
+    try:
+        with nogil:
+            for i in range(n):
+                if i % 16384 == 16383:
+                    check_interrupt()
+                if i == 0 or memcmp(&states[i, 0], &states[i - 1, 0], POSITION_WIDTH + 7) != 0:
+                    if gioul_row_problem(&states[i, 0]):
+                        bad = i
+                        break
+                    _load(&s, &states[i, 0])
+                if _bad_dice(dice, i):
                     bad = i
                     break
-                _load(&s, &states[i, 0])
-            if _bad_dice(dice, i):
-                bad = i
-                break
-            out_counts[i] = 0 if gioul_over(&s) else gioul_moves(&s, dice[i, 0], dice[i, 1], scratch.moves, scratch.ws)
+                out_counts[i] = 0 if gioul_over(&s) else gioul_moves(&s, dice[i, 0], dice[i, 1], scratch.moves, scratch.ws)
+    finally:
         scratch_free(&scratch)
     if bad >= 0:
         _gioul_batch_error(states, dice, bad)
@@ -507,6 +524,8 @@ def generate_batch(const uint8_t[:, ::1] states, const uint8_t[:, ::1] dice):
     cdef uint8_t[::1] nsteps = nsteps_arr
     try:
         for i in range(n):
+            if i % 16384 == 16383:
+                check_interrupt()
             with nogil:
                 bad = _bad_dice(dice, i)
                 if i == 0 or memcmp(&states[i, 0], &states[i - 1, 0], POSITION_WIDTH + 7) != 0:
@@ -688,14 +707,16 @@ cdef class CoreGioul:
         return position_is_dead(&self.c.pos, FLAG_GIOUL)
 
     def _perft(self, int depth):
-        """Leaves of the decision tree to `depth` (GIL released)."""
+        """Leaves of the decision tree to `depth` (GIL released; answers Ctrl-C)."""
         cdef ScratchC scratch
         cdef long long total
         cdef GioulC root = self.c
+        cdef GioulPerftC run
         scratch_new(&scratch, max(depth, 1))
-        with nogil:
-            total = _perft(&root, depth, scratch.moves, scratch.ws)
+        run.ws, run.calls = scratch.ws, 0
+        try:
+            with nogil:
+                total = _perft(&root, depth, scratch.moves, &run)
+        finally:
             scratch_free(&scratch)
-        if total < 0:
-            raise OverflowError("more legal moves than the generator buffer holds")
         return total

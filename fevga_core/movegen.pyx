@@ -30,7 +30,7 @@ from fevga_core.types cimport (
 )
 from fevga_core.board cimport (
     ROLL_D1, ROLL_D2, zobrist_table, zobrist_turn, rotate12, highest_point, position_load, position_store,
-    row_problem, row_problem_text, fevga_flags_checked,
+    row_problem, row_problem_text, fevga_flags_checked, check_interrupt,
     __builtin_ctz, __builtin_popcount,
 )
 
@@ -449,6 +449,9 @@ cdef void apply_move(PositionC* pos, const MoveC* move) noexcept nogil:
 
 from fevga_core.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError, InvalidRulesError
 
+cdef enum:
+    BATCH_SIGNAL_ROWS = 1 << 14    # rows of a batch kernel between two Ctrl-C checks (~10 ms)
+
 
 cdef int _check_batch_shapes(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int flags) except -1:
     if positions.shape[1] != POSITION_WIDTH:
@@ -486,18 +489,22 @@ def count_moves(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int
     if out_counts.shape[0] != n:
         raise InvalidArgumentError(f"out_counts must hold {n} values, not {out_counts.shape[0]}")
     scratch_new(&scratch, 1)
-    with nogil:
-        for i in range(n):
-            # Pairs often share a position (all 21 rolls of it): load (and check) it once.
-            if i == 0 or memcmp(&positions[i, 0], &positions[i - 1, 0], POSITION_WIDTH) != 0:
-                if row_problem(&positions[i, 0]):
+    try:
+        with nogil:
+            for i in range(n):
+                if i % BATCH_SIGNAL_ROWS == BATCH_SIGNAL_ROWS - 1:
+                    check_interrupt()
+                # Pairs often share a position (all 21 rolls of it): load (and check) it once.
+                if i == 0 or memcmp(&positions[i, 0], &positions[i - 1, 0], POSITION_WIDTH) != 0:
+                    if row_problem(&positions[i, 0]):
+                        bad = i
+                        break
+                    position_load(&pos, &positions[i, 0])
+                if _bad_dice(dice, i):
                     bad = i
                     break
-                position_load(&pos, &positions[i, 0])
-            if _bad_dice(dice, i):
-                bad = i
-                break
-            out_counts[i] = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, scratch.moves, scratch.ws)
+                out_counts[i] = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, scratch.moves, scratch.ws)
+    finally:
         scratch_free(&scratch)
     if bad >= 0:
         _batch_error(positions, dice, bad)
@@ -527,6 +534,8 @@ def generate_batch(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, 
     cdef uint8_t[::1] nsteps = nsteps_arr
     try:
         for i in range(n):
+            if i % BATCH_SIGNAL_ROWS == BATCH_SIGNAL_ROWS - 1:
+                check_interrupt()
             with nogil:
                 bad = _bad_dice(dice, i)
                 if i == 0 or memcmp(&positions[i, 0], &positions[i - 1, 0], POSITION_WIDTH) != 0:

@@ -39,12 +39,17 @@ cdef double MARGIN = FILTER_MARGIN
 cdef bint _exact_value(const EvaluatorC* ev, const PositionC* pos, double* out) noexcept nogil:
     """A finished game's result or a covered race's table value; False for neither."""
     cdef double equity
-    cdef const SideC* loser
+    cdef int winner
+    cdef double mars
     if pos.side[0].counts[0] == NUM_CHECKERS or pos.side[1].counts[0] == NUM_CHECKERS:
-        loser = &pos.side[pos.turn]     # the side on roll is the one that did not finish
-        out[0] = 0.0
-        out[1] = 0.0
-        out[2] = 1.0 if loser.counts[0] == 0 else 0.0
+        # After a game-ending move the loser is on roll; a finished position built by hand
+        # may have either side on roll, so the winner is read from the board, never assumed.
+        winner = 0 if pos.side[0].counts[0] == NUM_CHECKERS else 1
+        mars = 1.0 if pos.side[1 - winner].counts[0] == 0 else 0.0
+        if winner == pos.turn:
+            out[0], out[1], out[2] = 1.0, mars, 0.0
+        else:
+            out[0], out[1], out[2] = 0.0, 0.0, mars
         return True
     return race_value(ev.tables, pos, &equity, &out[0], &out[1], &out[2])
 

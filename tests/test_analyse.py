@@ -225,7 +225,7 @@ def test_cli_analyse_text_json_html(tmp_path: Path) -> None:
     subprocess.run(run + ["--html", str(tmp_path / "r.html")], capture_output=True, text=True, check=True)
     assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
     bad = subprocess.run(run[:4] + [str(tmp_path / "missing.mat")], capture_output=True, text=True)
-    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "cannot read record" in bad.stderr
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "record" in bad.stderr and "does not exist" in bad.stderr
     (tmp_path / "broken.mat").write_text("3 point match\nGame 1\n 1) 65: 24/10\n")
     bad = subprocess.run(run[:4] + [str(tmp_path / "broken.mat")], capture_output=True, text=True)
     assert bad.returncode == 2 and "broken.mat:3:" in bad.stderr and bad.stderr.count("\n") == 1

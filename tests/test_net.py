@@ -285,7 +285,7 @@ def bad_files() -> dict[str, tuple[bytes, str]]:
         "other encoding": (_archive(meta=_meta(net, encoding="fevga-0"), params=params), "encoding"),
         "hidden too big": (_archive(meta=_meta(net, hidden=100000), params=params), "hidden size"),
         "wrong size": (_archive(meta=_meta(net, hidden=9), params=params), "do not fit"),
-        "wrong dtype": (_archive(meta=_meta(net), params=params.astype(np.float64)), "do not fit"),
+        "wrong dtype": (_archive(meta=_meta(net), params=params.astype(np.float64)), "dtype float64, expected float32"),
         "checksum": (_archive(meta=_meta(net, sha256="0" * 64), params=params), "checksum"),
         "not finite": (_archive(meta=_meta(net, sha256=__import__("hashlib").sha256(nan_params.tobytes()).hexdigest()),
                                 params=nan_params), "finite"),

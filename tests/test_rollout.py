@@ -151,18 +151,23 @@ def _bad_checkpoints(tmp_path) -> dict[str, tuple[object, str]]:  # type: ignore
     np.save(array, np.zeros(3))
     broken_zip = tmp_path / "broken.npz"
     broken_zip.write_bytes(b"PK\x03\x04" + b"\0" * 40)
-    bad_meta = tmp_path / "meta.npz"
-    np.savez(bad_meta, meta=np.frombuffer(b"\xff{", dtype=np.uint8), blocks=np.zeros(0), sums=np.zeros(0),
-             first=np.zeros(0), cross=np.zeros(0), lengths=np.zeros(0))
+    bad_meta = tmp_path / "meta.npz"  # a real checkpoint's arrays (of their exact dtypes) with a bad 'meta'
+    real = tmp_path / "real.ckpt"
+    rollout(START, games=36, seed=1, workers=1, policy="random", checkpoint=real, progress=False)
+    with np.load(real) as data:
+        arrays = {key: data[key] for key in data.files}
+    real.unlink()
+    del arrays["sha256"]  # as a file written before checksums: else the checksum would refuse it first
+    np.savez(bad_meta, **dict(arrays, meta=np.frombuffer(b"\xff{", dtype=np.uint8)))
     return {
         "garbage": (garbage, "not a fevga checkpoint"),
         "empty": (empty, "not a fevga checkpoint"),
         "foreign": (foreign, "no 'meta'"),
         "array": (array, "not a .npz archive"),
         "broken zip": (broken_zip, "not a fevga checkpoint"),
-        "bad meta": (bad_meta, "'meta' entry is not JSON"),
+        "bad meta": (bad_meta, "'meta' entry: JSON is not UTF-8 text"),
         "directory": (tmp_path, "is a directory"),
-        "under a file": (garbage / "job.ckpt", "Not a directory"),
+        "under a file": (garbage / "job.ckpt", "a folder on its path is a file"),
     }
 
 
@@ -189,6 +194,13 @@ def test_tampered_checkpoint_is_refused(tmp_path) -> None:  # type: ignore[no-un
         moved[name] = arrays[f"prefix_{name}"][None]
         moved[f"prefix_{name}"] = np.zeros_like(arrays[f"prefix_{name}"])
     np.savez(tmp_path / "moved.npz", **moved)
+    for name in ("more.npz", "moved.npz"):  # the content checksum catches every edit first
+        with pytest.raises(InvalidArgumentError, match="content checksum does not match"):
+            rollout(START, games=STRATA, seed=2, workers=1, policy="random", checkpoint=tmp_path / name,
+                    progress=False)
+    # A file written before checksums existed still gets the content checks.
+    np.savez(tmp_path / "more.npz", **{k: v for k, v in claims_more.items() if k != "sha256"})
+    np.savez(tmp_path / "moved.npz", **{k: v for k, v in moved.items() if k != "sha256"})
     for name, reason in (("more.npz", "running sum does not hold blocks 0..4"), ("moved.npz", "corrupted: block 5")):
         with pytest.raises(InvalidArgumentError, match=reason):
             rollout(START, games=STRATA, seed=2, workers=1, policy="random", checkpoint=tmp_path / name,
@@ -205,7 +217,7 @@ def test_checkpoint_of_separate_blocks_resumes(tmp_path) -> None:  # type: ignor
     full = tmp_path / "full.ckpt"
     rollout(START, games=games, seed=4, workers=1, policy="random", checkpoint=full, progress=False)
     with np.load(full) as data:
-        arrays = {key: data[key] for key in data.files if not key.startswith("prefix")}
+        arrays = {key: data[key] for key in data.files if not key.startswith("prefix") and key != "sha256"}
     job, _, _ = make_job(START._row(), START.turn, games, 4, "random", False, False, True, Rules(), None, None,
                          None, None)
     parts = [run_block(job, b)[1] for b in (0, 1)]

@@ -12,6 +12,7 @@ from fevga import batch, bearoff, game, svg  # the README uses fevga.game, fevga
 from fevga.analysis import Evaluation, Hint, evaluate, hint
 from fevga.errors import (
     BearoffFileError,
+    CheckpointError,
     FevgaError,
     IllegalMoveError,
     InvalidArgumentError,
@@ -37,6 +38,7 @@ __all__ = [
     "BLACK",
     "WHITE",
     "BearoffFileError",
+    "CheckpointError",
     "Color",
     "FevgaError",
     "GioulMove",

@@ -97,7 +97,7 @@ class HeuristicEvaluator:
             raise InvalidArgumentError(f"plies {plies!r} must be 1, 2 or 3 for the heuristic evaluator")
         if not isinstance(candidates, int) or candidates < 1:
             raise InvalidArgumentError(f"candidates {candidates!r} must be a positive integer")
-        if tables not in ("bearoff", "heuristic"):
+        if not isinstance(tables, str) or tables not in ("bearoff", "heuristic"):
             raise InvalidArgumentError(f"tables {tables!r} must be 'bearoff' or 'heuristic'")
         if not isinstance(window, (int, float)) or not window >= 0:
             raise InvalidArgumentError(f"window {window!r} must be a non-negative equity")
@@ -190,8 +190,12 @@ class ApiEvaluator:
     def __init__(self, plies: int = 1, hint: HintFn | None = None, evaluate: EvaluateFn | None = None,
                  name: str | None = None, *, score: tuple[int, int] | None = None, length: int = 0,
                  table: MatchEquityTable | None = None, value_plies: int | None = None) -> None:
-        if not isinstance(plies, int) or isinstance(plies, bool) or plies < 1:
-            raise InvalidArgumentError(f"plies {plies!r} must be an integer >= 1 (1 rates a move by its result)")
+        from fevga.analysis import MAX_PLIES
+
+        high = MAX_PLIES + 1 if hint is None else 2**31  # fevga.hint's range; another hint has its own
+        if not isinstance(plies, int) or isinstance(plies, bool) or not 1 <= plies <= high:
+            bound = f"in 1..{high}" if hint is None else ">= 1"
+            raise InvalidArgumentError(f"plies={plies!r} must be an integer {bound} (1 rates a move by its result)")
         self.plies = plies
         self.value_plies = plies - 1 if value_plies is None else value_plies
         self._hint = hint
@@ -367,6 +371,7 @@ class PlyAnalysis:
     evaluator_loss: float | None = None  # the evaluator's loss, when a rollout replaced it
     rollout_se: float | None = None      # standard error of the rollout loss
     rollout_games: int = 0
+    rollout_cut: int | None = None  # games a re-check played before Ctrl-C cut it short (not used)
     move: int = 0  # the record's move number: its turn line, as the text match format numbers it
 
     @property
@@ -384,7 +389,9 @@ class PlyAnalysis:
                 "ranking": [_move_dict(m) for m in self.ranking],
                 "rollout": None if not self.rollout_games else {
                     "games": self.rollout_games, "loss": self.loss, "loss_se": self.rollout_se,
-                    "evaluator_loss": self.evaluator_loss}}
+                    "evaluator_loss": self.evaluator_loss},
+                **({"rollout_cut_short": {"games": self.rollout_cut, "used": False}}
+                   if self.rollout_cut is not None else {})}
 
 
 def _move_dict(move: MoveEquity) -> dict[str, Any]:
@@ -576,6 +583,8 @@ class Analysis:
     player_names: tuple[str, str] = ("White", "Black")
     match_aware: bool = False
     elapsed: float = field(default=0.0, compare=False)
+    interrupted: bool = False  # Ctrl-C stopped it: the games and plies here are all that was analysed
+    record_games: int = 0  # games in the record (more than len(games) when interrupted)
 
     def header(self) -> AnalysisHeader:
         """What the games share (the reports' opening)."""
@@ -599,6 +608,9 @@ class Analysis:
         report.begin(self.header())
         for game in self.games:
             report.game(game)
+        if self.interrupted:
+            report.interrupted(interruption_note(len(self.plies()), len(self.games), self.record_games,
+                                                 self.games[-1] if self.games else None))
         report.end(self.players, self.score, self.elapsed)
 
     def to_json(self, indent: int | None = None) -> str:
@@ -680,6 +692,9 @@ def analyse(
     (`fevga.rollout_moves`, seed `rollout_seed`, `workers` threads); the rollout's loss then
     replaces the evaluator's (kept in `evaluator_loss`) and sets the mark.
 
+    Ctrl-C returns what was analysed so far with ``interrupted=True``: a re-check it cut short
+    is not used (the ply keeps the evaluator's verdict and says so in `rollout_cut`).
+
     The whole analysis is kept in the result; `Analyser` gives it game by game instead (what
     `fevga analyse` streams, so that its memory does not grow with the record).
     """
@@ -729,6 +744,7 @@ class Analyser:
         self.score = [0, 0]
         self.totals = (Totals(0, match.players[0]), Totals(1, match.players[1]))
         self.elapsed = 0.0
+        self.interrupted = False  # set when Ctrl-C (or a re-check it cut short) ended games()
 
     def games(self) -> Iterator[GameAnalysis]:
         """Each game's analysis in order (the totals and the score advance as they come)."""
@@ -747,23 +763,33 @@ class Analyser:
             positions = game.positions()
             plies_out = []
             moves = _move_numbers(game)
-            for number, (ply, before) in enumerate(zip(game.plies, positions), 1):
-                after = positions[number]
-                analysed = _analyse_ply(game_decide, game_luck, self.marks, rules, index, number, ply.turn, before,
-                                        ply.dice, after, self.keep)
-                if self.rollouts and analysed.mark:
-                    at = ((score[0], score[1]), match.length) if game_decide is not self.decide else None
-                    analysed = _rollout_check(analysed, self.marks, rules, self.rollouts, self.rollout_seed,
-                                              self.rollout_policy, self.workers, at)
-                plies_out.append(replace(analysed, move=moves[number - 1]))
+            try:  # Ctrl-C ends the analysis with what is done: a partial game, marked as such
+                for number, (ply, before) in enumerate(zip(game.plies, positions), 1):
+                    after = positions[number]
+                    analysed = _analyse_ply(game_decide, game_luck, self.marks, rules, index, number, ply.turn,
+                                            before, ply.dice, after, self.keep)
+                    if self.rollouts and analysed.mark:
+                        at = ((score[0], score[1]), match.length) if game_decide is not self.decide else None
+                        analysed = _rollout_check(analysed, self.marks, rules, self.rollouts, self.rollout_seed,
+                                                  self.rollout_policy, self.workers, at)
+                        self.interrupted = analysed.rollout_cut is not None
+                    plies_out.append(replace(analysed, move=moves[number - 1]))
+                    if self.interrupted:
+                        break
+            except KeyboardInterrupt:
+                self.interrupted = True
+            if self.interrupted and not plies_out:
+                return
             analysed_game = GameAnalysis(number=index, score=(score[0], score[1]), result=game.result,
                                          points=game.points, plies=tuple(plies_out), resigned=game.resigned)
             for totals in self.totals:
                 totals.add(analysed_game)
-            if game.winner is not None:
+            if game.winner is not None and not self.interrupted:
                 score[game.winner] += game.points
             self.elapsed += time.perf_counter() - started
             yield analysed_game
+            if self.interrupted:
+                return
 
     def summaries(self) -> tuple[PlayerSummary, PlayerSummary]:
         """Both players' totals over the games analysed so far."""
@@ -775,7 +801,16 @@ class Analyser:
         return Analysis(evaluator=h.evaluator, luck_evaluator=h.luck_evaluator, thresholds=h.thresholds,
                         length=h.length, players=self.summaries(), games=games,
                         score=(self.score[0], self.score[1]), player_names=h.player_names, match_aware=h.match_aware,
-                        elapsed=self.elapsed)
+                        elapsed=self.elapsed, interrupted=self.interrupted, record_games=h.games)
+
+
+def interruption_note(plies: int, games: int, record_games: int, last: GameAnalysis | None) -> str:
+    """What an interrupted analysis covers, in words (the reports print it): `plies` of `games`
+    games analysed of the record's `record_games`; the re-check cut short in the `last` game."""
+    cut = [p for p in (last.plies if last is not None else ()) if p.rollout_cut is not None]
+    return (f"{plies} plies of {games} of {record_games} game(s) analysed; the totals cover those only"
+            + "".join(f"; the re-check of game {p.game} ply {p.number} (move {p.move}) was cut short after "
+                      f"{p.rollout_cut} games and not used" for p in cut))
 
 
 def _move_numbers(game: GameRecord) -> list[int]:
@@ -857,6 +892,10 @@ def _rollout_check(ply: PlyAnalysis, marks: Thresholds, rules: Rules, games: int
     moves = [m for m in ply.position.legal_moves(ply.dice, rules) if m.position in chosen]
     ranking = rollout_moves(ply.position, ply.dice, games=games, seed=seed, workers=workers, policy=policy,
                             rules=rules, progress=False, moves=moves, score=score, length=length)
+    if any(m.result.interrupted for m in ranking):
+        # Cut short by Ctrl-C: a partial rollout is no verdict. The evaluator's loss and mark
+        # stand, and the ply says how far the re-check got (the analysis stops here).
+        return replace(ply, rollout_cut=min(m.result.games for m in ranking))
     # Normalised match equity 2 (MWC - L) / (W - L) - 1 (W, L: the mover's match chance after a
     # single win or loss): `scale` converts the rollouts' match-chance differences into it.
     scale, lost = 1.0, 0.0

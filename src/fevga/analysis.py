@@ -86,9 +86,10 @@ class Hint:
         return e.equity if e.match_chance is None else e.match_chance
 
 
-def _plies(plies: object, high: int) -> int:
-    if not isinstance(plies, int) or isinstance(plies, bool) or not 0 <= plies <= high:
-        raise InvalidArgumentError(f"plies={plies!r} must be an integer in 0..{high}")
+def _plies(plies: object, low: int, high: int) -> int:
+    if not isinstance(plies, int) or isinstance(plies, bool) or not low <= plies <= high:
+        why = " (1 rates a move by its result)" if low == 1 else ""
+        raise InvalidArgumentError(f"plies={plies!r} must be an integer in {low}..{high}{why}")
     return plies
 
 
@@ -103,7 +104,7 @@ def evaluate(position: Position, plies: int = 0, rules: Rules | None = None, *,
     roll's chance of winning the match (fevga.match, docs/match.md).
     """
     position = check_position(position, finished=True)
-    depth = _plies(plies, MAX_PLIES)
+    depth = _plies(plies, 0, MAX_PLIES)
     rules = rules_of(rules)
     match = match_score(score, length)
     win, win_mars, lose_mars = core.evaluate_row(net_of(net)._core, tables_of("default"), position._row(), depth,
@@ -125,9 +126,7 @@ def hint(position: Position, dice: object, plies: int = 1, rules: Rules | None =
     ['24/20']
     """
     position = check_position(position, finished=True)
-    depth = _plies(plies, MAX_PLIES + 1)
-    if depth == 0:
-        raise InvalidArgumentError("plies=0 must be at least 1: a move is rated by its result (1 ply) or deeper")
+    depth = _plies(plies, 1, MAX_PLIES + 1)
     if position.winner() is not None:
         raise InvalidArgumentError(f"position {position.id} is already finished")
     rules = rules_of(rules)

@@ -11,7 +11,8 @@ column meaning
 ====== =====================================================================
 
 Dice are a ``uint8`` array of shape ``(n, 2)``, values 1-6. Positions come from
-`to_array`; results of `legal_moves` use the same layout.
+`to_array`; results of `legal_moves` use the same layout. One call takes at most
+`fevga.limits.MAX_BATCH_ROWS` rows and `fevga.limits.MAX_THREADS` threads; Ctrl-C stops it.
 
 >>> import numpy as np
 >>> rows = to_array([Position.initial()] * 2)
@@ -22,14 +23,17 @@ Dice are a ``uint8`` array of shape ``(n, 2)``, values 1-6. Positions come from
 from __future__ import annotations
 
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from fevga.checks import check_threads
 from fevga.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError
+from fevga.limits import MAX_BATCH_ROWS, bounded
 from fevga.net import Net
+from fevga.parallel import run_chunks
 from fevga.position import Position
 from fevga.rules import Rules, rules_of
 from fevga_core import constants, movegen
@@ -45,8 +49,12 @@ _ROW_PROBLEMS = {
 
 
 def to_array(positions: Iterable[Position]) -> NDArray[np.uint8]:
-    """Stack positions into the (n, 51) layout."""
-    rows = [p._row() for p in positions]
+    """Stack positions into the (n, 51) layout (at most MAX_BATCH_ROWS of them)."""
+    items = bounded(positions, "positions", MAX_BATCH_ROWS)
+    for i, p in enumerate(items):
+        if not isinstance(p, Position):
+            raise InvalidArgumentError(f"positions[{i}] = {repr(p)[:80]} is not a fevga.Position")
+    rows = [p._row() for p in items]
     return np.frombuffer(b"".join(rows), dtype=np.uint8).reshape(len(rows), POSITION_WIDTH).copy()
 
 
@@ -58,9 +66,12 @@ def from_array(rows: NDArray[np.uint8]) -> list[Position]:
 
 def validate_positions(rows: object) -> NDArray[np.uint8]:
     """The (n, 51) C-contiguous uint8 array of `rows`, or InvalidPositionError naming the bad row."""
-    array = np.asarray(rows)
+    array = _array(rows, "positions")
     if array.ndim != 2 or array.shape[1] != POSITION_WIDTH:
         raise InvalidPositionError(f"positions must have shape (n, {POSITION_WIDTH}), not {array.shape}")
+    if array.shape[0] > MAX_BATCH_ROWS:
+        raise InvalidArgumentError(f"{array.shape[0]} position rows are over the limit of {MAX_BATCH_ROWS} per call "
+                                   "(fevga.limits.MAX_BATCH_ROWS): split the batch")
     if array.dtype.kind not in "iu":
         raise InvalidPositionError(f"positions must be an integer array, not {array.dtype}")
     if array.size and (array.min() < 0 or array.max() > constants.NUM_CHECKERS):
@@ -74,7 +85,7 @@ def validate_positions(rows: object) -> NDArray[np.uint8]:
 
 def validate_dice(dice: object, n: int) -> NDArray[np.uint8]:
     """The (n, 2) uint8 dice array, or InvalidDiceError naming the bad row."""
-    array = np.asarray(dice)
+    array = _array(dice, "dice")
     if array.shape != (n, 2):
         raise InvalidDiceError(f"dice must have shape ({n}, 2), not {array.shape}")
     if array.dtype.kind not in "iu":
@@ -83,6 +94,20 @@ def validate_dice(dice: object, n: int) -> NDArray[np.uint8]:
     if bad.size:
         raise InvalidDiceError(f"dice row {int(bad[0])} is {array[bad[0]].tolist()}: values must be 1-6")
     return np.ascontiguousarray(array, dtype=np.uint8)
+
+
+def _array(value: object, name: str) -> NDArray[Any]:
+    """np.asarray(value), or InvalidArgumentError naming `name` for what NumPy cannot make an
+    array of (ragged lists, objects, endless iterators are not arrays)."""
+    if value is None or isinstance(value, (str, bytes)):
+        raise InvalidArgumentError(f"{name} {repr(value)[:60]} must be an integer array")
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise InvalidArgumentError(f"{name} cannot be read as an integer array: {exc}") from None
+    if array.dtype.kind == "O":
+        raise InvalidArgumentError(f"{name} must be an integer array, not an array of Python objects")
+    return array
 
 
 def _finished_rows(positions: NDArray[np.uint8]) -> NDArray[np.intp]:
@@ -95,19 +120,12 @@ def count_legal_moves(positions: object, dice: object, rules: Rules | None = Non
 
     `threads` > 1 splits the rows across threads (the core releases the GIL).
     """
+    threads = check_threads("threads", threads)
     rows = validate_positions(positions)
     rolls = validate_dice(dice, rows.shape[0])
-    if not isinstance(threads, int) or threads < 1:
-        raise InvalidArgumentError(f"threads {threads!r} must be a positive integer")
     flags = rules_of(rules).flags
     out = np.zeros(rows.shape[0], dtype=np.int32)
-    bounds = np.linspace(0, rows.shape[0], threads + 1).astype(int)
-    chunks = [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
-    if len(chunks) <= 1:
-        movegen.count_moves(rows, rolls, flags, out)
-    else:
-        with ThreadPoolExecutor(len(chunks)) as pool:
-            list(pool.map(lambda ab: movegen.count_moves(rows[ab[0]:ab[1]], rolls[ab[0]:ab[1]], flags, out[ab[0]:ab[1]]), chunks))
+    run_chunks(rows.shape[0], threads, lambda a, b: movegen.count_moves(rows[a:b], rolls[a:b], flags, out[a:b]))
     out[_finished_rows(rows)] = 0
     return out
 
@@ -142,17 +160,12 @@ def evaluate(positions: object, net: Net | str | None = None, threads: int = 1) 
     from fevga.bearoff.core_tables import tables_of
     from fevga_core import search
 
+    count = check_threads("threads", threads)
     rows = validate_positions(positions)
-    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
-        raise InvalidArgumentError(f"threads {threads!r} must be a positive integer")
-    count = threads
     core = net_of(net)._core
     tables = tables_of("default")
     out = np.empty((len(rows), 3), dtype=np.float64)
-    chunks = np.array_split(np.arange(len(rows)), count) if len(rows) else []
-    with ThreadPoolExecutor(count) as pool:
-        list(pool.map(lambda c: search.evaluate_rows(core, tables, rows[c[0] : c[-1] + 1], out[c[0] : c[-1] + 1]),
-                      [c for c in chunks if len(c)]))
+    run_chunks(len(rows), count, lambda a, b: search.evaluate_rows(core, tables, rows[a:b], out[a:b]))
     return out
 
 
@@ -168,5 +181,9 @@ def legal_moves(positions: object, dice: object, rules: Rules | None = None) -> 
         counts = np.zeros(rows.shape[0], dtype=np.int64)
         counts[live] = sub.counts()
         return BatchMoves(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), sub.results, sub.steps, sub.nsteps)
-    offsets, results, steps, nsteps = movegen.generate_batch(rows, rolls, rules_of(rules).flags)
+    try:
+        offsets, results, steps, nsteps = movegen.generate_batch(rows, rolls, rules_of(rules).flags)
+    except MemoryError:  # the output grows with the moves, not only the rows: say what to do
+        raise InvalidArgumentError(f"the legal moves of {rows.shape[0]} rows do not fit in memory: split the "
+                                   "batch") from None
     return BatchMoves(offsets, results, steps, nsteps)

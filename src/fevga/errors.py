@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fevga_core.errors import (
     BearoffFileError,
+    CheckpointError,
     FevgaError,
     IllegalMoveError,
     InvalidArgumentError,
@@ -22,6 +23,7 @@ from fevga_core.errors import (
 
 __all__ = [
     "BearoffFileError",
+    "CheckpointError",
     "FevgaError",
     "IllegalMoveError",
     "InvalidArgumentError",

@@ -182,6 +182,8 @@ def play_game(
     pair = policy_pair(policy)
     if not isinstance(max_plies, int) or max_plies < 0:
         raise InvalidArgumentError(f"max_plies {max_plies!r} must be a non-negative integer")
+    if start is not None and not isinstance(start, Position):
+        raise InvalidArgumentError(f"start {repr(start)[:80]} must be a fevga.Position (Gioul: fevga.gioul.play_gioul_game)")
     begin = start or Position.initial()
     if begin.winner() is not None:
         raise InvalidArgumentError(f"start position {begin.id} is already finished")

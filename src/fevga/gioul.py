@@ -22,6 +22,7 @@ a fresh roll its roller cannot play (`pass`), which hands the dice over.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from fevga.errors import (
     InvalidNotationError,
     InvalidPositionError,
 )
+from fevga.inputs import position_json
 from fevga.notation import Step, decode_gioul_id, encode_gioul_id, format_steps, parse_dice, parse_paths
 from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, Color, Position
 from fevga_core import constants
@@ -71,6 +73,7 @@ __all__ = [
 ]
 
 CHAIN_FROM_ROLL = 4  # a double is a chain from the roller's fourth roll on
+_MAX_PENDING = 24  # the most dice a roll can leave pending: a chain from 1-1 (four each of 1..6)
 POLICY_IDS = {name: constants.POLICY_IDS[name] for name in ("random", "heuristic")}
 
 
@@ -120,18 +123,21 @@ def _parse_pending(dice: object) -> tuple[int, ...]:
         return ()
     if isinstance(dice, str):
         tokens = dice.replace("-", " ").replace(",", " ").split()
-        if not all(t.isdigit() for t in tokens):
-            raise InvalidDiceError(f"pending dice {dice!r}: expected numbers 1-6 such as '5 5 6 6 6 6'")
+        if not all(t.isascii() and t.isdigit() and len(t) <= 2 for t in tokens) or len(tokens) > _MAX_PENDING:
+            raise InvalidDiceError(f"pending dice {dice[:60]!r}: expected numbers 1-6 such as '5 5 6 6 6 6'")
         return tuple(int(t) for t in tokens)
     if isinstance(dice, Iterable):
-        return tuple(dice)
+        values = tuple(itertools.islice(dice, _MAX_PENDING + 1))  # an endless iterator is refused, not drained
+        if len(values) > _MAX_PENDING:
+            raise InvalidDiceError(f"pending dice {dice!r}: more than {_MAX_PENDING} dice (a chain from 1-1 has 24)")
+        return values
     raise InvalidDiceError(f"pending dice {dice!r}: expected a sequence of numbers 1-6")
 
 
 def _validate_counts(name: str, counts: object) -> tuple[int, ...]:
     if not isinstance(counts, Iterable) or isinstance(counts, (str, bytes)):
         raise InvalidPositionError(f"{name} counts {counts!r} must be a sequence of 25 integers")
-    items = list(counts)
+    items = list(itertools.islice(counts, 26))  # 25 are needed: an endless iterator is refused, not drained
     values = [v for v in items if isinstance(v, (int, np.integer)) and not isinstance(v, bool)]
     if len(items) != 25 or len(values) != 25 or any(v < 0 or v > NUM_CHECKERS for v in values):
         raise InvalidPositionError(f"{name} counts {counts!r} must be 25 integers 0-{NUM_CHECKERS} (index 0 = borne off)")
@@ -175,7 +181,7 @@ class GioulPosition(CoreGioul):
         w = _validate_counts("white", white)
         b = _validate_counts("black", black)
         Position.from_counts(w, b, WHITE)  # the board's own invariants (shared points, both off)
-        if turn not in (WHITE, BLACK) or isinstance(turn, bool):
+        if isinstance(turn, bool) or not isinstance(turn, (int, np.integer)) or turn not in (WHITE, BLACK):
             raise InvalidPositionError(f"turn {turn!r} must be WHITE (0) or BLACK (1)")
         if (
             not isinstance(next_roll, (tuple, list))
@@ -190,7 +196,7 @@ class GioulPosition(CoreGioul):
             if roller is not None:
                 raise InvalidPositionError(f"roller {roller!r} given without pending dice")
             return cls._from_fields(bytes([*w, *b, turn]), rolls[0], rolls[1], 0, 0, 0, 0, 0)
-        if roller not in (WHITE, BLACK) or isinstance(roller, bool):
+        if isinstance(roller, bool) or not isinstance(roller, (int, np.integer)) or roller not in (WHITE, BLACK):
             raise InvalidPositionError(f"pending dice {pending} need the roller, WHITE (0) or BLACK (1), not {roller!r}")
         if rolls[roller] == 0:
             raise InvalidPositionError(f"{COLOR_NAMES[roller]} rolled the pending dice but its next roll is its first")
@@ -298,7 +304,7 @@ class GioulPosition(CoreGioul):
     def from_json(cls, data: str | dict[str, Any]) -> GioulPosition:
         """The state of a JSON text or dict written by to_json()/to_dict()."""
         try:
-            obj = json.loads(data) if isinstance(data, str) else data
+            obj = position_json(data) if isinstance(data, str) else data
             game = obj.get("game")
             white, black, turn = obj["white"], obj["black"], obj["turn"]
             next_roll = obj.get("next_roll", {"white": 1, "black": 1})
@@ -306,7 +312,7 @@ class GioulPosition(CoreGioul):
             roller, dice = obj.get("roller"), obj.get("dice", [])
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise InvalidNotationError(
-                f"Gioul position JSON {data!r} is not an object with game, white, black, turn, next_roll: {exc}"
+                f"Gioul position JSON {repr(data)[:80]} is not an object with game, white, black, turn, next_roll: {exc}"
             ) from None
         if game != "gioul":
             raise InvalidPositionError(f"position JSON game {game!r} is not 'gioul' (a Fevga position has no game key)")
@@ -472,6 +478,9 @@ def to_array(states: Sequence[GioulPosition]) -> np.ndarray:
     """Gioul rows (uint8, GIOUL_WIDTH = 58 columns: the 51-byte board row of fevga.batch, then
     the roll counts made by White and Black (0-3, 3 = three or more), roller, die, count,
     last, pair: the pending dice, all 0 when a roll is due) for the batch kernels."""
+    from fevga.limits import MAX_BATCH_ROWS, bounded
+
+    states = bounded(states, "states", MAX_BATCH_ROWS)
     out = np.zeros((len(states), GIOUL_WIDTH), dtype=np.uint8)
     for i, state in enumerate(states):
         if not isinstance(state, GioulPosition):
@@ -485,9 +494,15 @@ def to_array(states: Sequence[GioulPosition]) -> np.ndarray:
 def validate_states(rows: object) -> np.ndarray:
     """The (n, 58) C-contiguous uint8 array of Gioul state rows, every row checked for the
     invariants of a GioulPosition (InvalidPositionError names the first bad row and why)."""
-    array = np.asarray(rows)
+    from fevga.batch import _array
+    from fevga.limits import MAX_BATCH_ROWS
+
+    array = _array(rows, "Gioul states")
     if array.ndim != 2 or array.shape[1] != GIOUL_WIDTH:
         raise InvalidPositionError(f"Gioul states must have shape (n, {GIOUL_WIDTH}), not {array.shape}")
+    if array.shape[0] > MAX_BATCH_ROWS:
+        raise InvalidArgumentError(f"{array.shape[0]} Gioul state rows are over the limit of {MAX_BATCH_ROWS} per "
+                                   "call (fevga.limits.MAX_BATCH_ROWS): split the batch")
     if array.dtype.kind not in "iu" and array.size:
         raise InvalidPositionError(f"Gioul states must be an integer array, not {array.dtype}")
     if array.size and (array.min() < 0 or array.max() > 255):
@@ -522,22 +537,15 @@ def count_legal_moves(states: object, dice: object, threads: int = 1) -> np.ndar
     `states` is a sequence of GioulPositions or an (n, 58) array of state rows (`to_array`);
     `threads` > 1 splits the rows across threads.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
     from fevga.batch import validate_dice
+    from fevga.checks import check_threads
+    from fevga.parallel import run_chunks
 
+    threads = check_threads("threads", threads)
     rows = _state_rows(states)
     rolls = validate_dice(dice, len(rows))
-    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
-        raise InvalidArgumentError(f"threads {threads!r} must be a positive integer")
     out = np.zeros(len(rows), dtype=np.int32)
-    bounds = np.linspace(0, len(rows), threads + 1).astype(int)
-    chunks = [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
-    if len(chunks) <= 1:
-        count_moves(rows, rolls, out)
-    else:
-        with ThreadPoolExecutor(len(chunks)) as pool:
-            list(pool.map(lambda ab: count_moves(rows[ab[0] : ab[1]], rolls[ab[0] : ab[1]], out[ab[0] : ab[1]]), chunks))
+    run_chunks(len(rows), threads, lambda a, b: count_moves(rows[a:b], rolls[a:b], out[a:b]))
     return out
 
 
@@ -715,7 +723,7 @@ class GioulGameRecord:
 
 
 def _policy_id(policy: str) -> int:
-    if policy not in POLICY_IDS:
+    if not isinstance(policy, str) or policy not in POLICY_IDS:
         raise InvalidArgumentError(f"Gioul policy {policy!r} must be one of {sorted(POLICY_IDS)}")
     return POLICY_IDS[policy]
 
@@ -1013,8 +1021,10 @@ def play_gioul_match(
 def self_play(games: int, seed: SeedLike = None, rules: Rules | None = None) -> np.ndarray:
     """White's points (+-2, +-1, 0 for a draw) of `games` seeded uniform-random Gioul games
     played in the core without the GIL; game i is the same for any split of the job."""
+    from fevga.checks import check_int
+    from fevga.limits import MAX_BATCH_ROWS
+
     rules = rules_of(rules, "gioul")
-    if not isinstance(games, int) or isinstance(games, bool) or games < 0:
-        raise InvalidArgumentError(f"games {games!r} must be a non-negative integer")
+    games = check_int("games", games, 0, MAX_BATCH_ROWS)
     points, _ = random_games(master_key(seed_sequence(seed)), 0, games, rules.first_roll == "opening_dice")
     return points

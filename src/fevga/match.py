@@ -139,6 +139,8 @@ def measure_odds(games: int, seed: int = 2026, policy: str = "net", workers: int
 
         result = rollout(Position.initial(), games=games, seed=seed, workers=workers, policy=policy,
                          net=net, rules=rules)
+        if result.interrupted:  # Ctrl-C: partial odds are no measurement
+            raise KeyboardInterrupt
         n, win, win_mars, lose_mars, draw = result.games, result.win, result.win_mars, result.lose_mars, result.draw
 
     def half(p: float) -> float:

@@ -1,6 +1,7 @@
 """The neural evaluator's weights: loading, saving and the net shipped with the package.
 
-A net file is a NumPy ``.npz`` archive (read with ``allow_pickle=False``) holding two arrays:
+A net file is a NumPy ``.npz`` archive (read by fevga.inputs.read_npz: the declared sizes, dtypes
+and shapes are checked before anything is decompressed, no pickles) holding two arrays:
 ``params``, the flat float32 parameter vector laid out in ``fevga_core/net.pxd``, and
 ``meta``, UTF-8 JSON with the format name and version, the encoding, the hidden size, the
 SHA-256 of the parameters and the provenance (training command, seed, games, code version).
@@ -18,25 +19,28 @@ import io
 import json
 import os
 import threading
-import zipfile
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from fevga.errors import InvalidArgumentError, NetFileError
 from fevga.files import atomic_write
+from fevga.inputs import ArraySpec, parse_json, read_file, read_npz
 from fevga_core import net as core
 
 FORMAT = "fevga-net"
 FORMAT_VERSION = 1
 ENCODING = "fevga-1"  # the input layout of fevga_core/net.pyx; a change bumps it
 DEFAULT_FILE = "net.npz"  # in the fevga.data package
-MAX_FILE_BYTES = 64 << 20  # far above any net of MAX_HIDDEN units
+MAX_FILE_BYTES = 16 << 20  # a net of MAX_HIDDEN units holds under 0.5 MB of parameters
+MAX_META_BYTES = 1 << 20  # the JSON meta section (provenance included)
 _META_KEYS = {"format", "version", "encoding", "inputs", "hidden", "sha256", "provenance"}
+_ARRAYS: dict[str, ArraySpec] = {"meta": ((np.dtype(np.uint8),), MAX_META_BYTES),
+                                 "params": ((np.dtype(np.float32),), core.param_count(core.MAX_HIDDEN))}
 
 
 class Net:
@@ -81,37 +85,29 @@ class Net:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Net:
-        """Read a net file; anything but a valid fevga net of this version raises NetFileError."""
-        name = str(path)
-        try:
-            size = os.path.getsize(path)
-            if size > MAX_FILE_BYTES:
-                raise NetFileError(f"{name}: {size} bytes is larger than any net file ({MAX_FILE_BYTES})")
-            with open(path, "rb") as handle:
-                return cls._read(handle, name)
-        except OSError as exc:
-            if isinstance(exc, NetFileError):
-                raise
-            raise NetFileError(f"{name}: cannot read net file: {exc.strerror or exc}") from None
+        """Read a net file; anything but a valid fevga net of this version raises NetFileError
+        (within the limits of docs/limits.md: MAX_FILE_BYTES, MAX_META_BYTES, MAX_HIDDEN units)."""
+        data = read_file(path, MAX_FILE_BYTES, NetFileError, "net file")
+        return cls._read(data, str(path))
 
     @classmethod
-    def _read(cls, handle: BinaryIO, name: str) -> Net:
-        try:
-            with np.load(handle, allow_pickle=False) as archive:
-                if set(archive.files) != {"meta", "params"}:
-                    raise NetFileError(f"{name}: not a fevga net file (arrays {sorted(archive.files)})")
-                meta_bytes = archive["meta"]
-                params = archive["params"]
-        except (ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
-            raise NetFileError(f"{name}: not a fevga net file ({exc})") from None
-        if meta_bytes.dtype != np.uint8 or meta_bytes.ndim != 1:
+    def _read(cls, data: bytes, name: str) -> Net:
+        def refused(message: str) -> NetFileError:
+            return NetFileError(f"{name}: not a fevga net file ({message})")
+
+        arrays = read_npz(data, _ARRAYS, ("meta", "params"), refused, "npz")
+        meta_bytes, params = arrays["meta"], arrays["params"]
+        if meta_bytes.ndim != 1:
             raise NetFileError(f"{name}: the meta section is not JSON bytes")
-        try:
-            meta = json.loads(meta_bytes.tobytes().decode())
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise NetFileError(f"{name}: the meta section is not valid JSON ({exc})") from None
+
+        def bad_json(message: str, line: int | None, column: int | None) -> NetFileError:
+            where = f" at line {line}, column {column}" if line is not None else ""
+            return NetFileError(f"{name}: the meta section is not valid JSON ({message}{where})")
+
+        meta = parse_json(meta_bytes.tobytes(), bad_json, "JSON")
         if not isinstance(meta, dict) or not _META_KEYS <= set(meta):
-            raise NetFileError(f"{name}: the meta section lacks {sorted(_META_KEYS - set(meta or {}))}")
+            found = set(meta) if isinstance(meta, dict) else set()
+            raise NetFileError(f"{name}: the meta section lacks {sorted(_META_KEYS - found)}")
         if meta["format"] != FORMAT:
             raise NetFileError(f"{name}: format {meta['format']!r} is not {FORMAT!r}")
         if meta["version"] != FORMAT_VERSION:
@@ -123,9 +119,9 @@ class Net:
         hidden = meta["hidden"]
         if not isinstance(hidden, int) or isinstance(hidden, bool) or not 1 <= hidden <= core.MAX_HIDDEN:
             raise NetFileError(f"{name}: hidden size {hidden!r} is not in 1..{core.MAX_HIDDEN}")
-        if params.dtype != np.float32 or params.ndim != 1 or params.size != core.param_count(hidden):
+        if params.ndim != 1 or params.size != core.param_count(hidden):
             raise NetFileError(f"{name}: parameters {params.dtype}{list(params.shape)} do not fit {hidden} hidden units")
-        if hashlib.sha256(params.tobytes()).hexdigest() != meta["sha256"]:
+        if not isinstance(meta["sha256"], str) or hashlib.sha256(params.tobytes()).hexdigest() != meta["sha256"]:
             raise NetFileError(f"{name}: parameter checksum mismatch (corrupted file)")
         if not np.all(np.isfinite(params)):
             raise NetFileError(f"{name}: parameters are not all finite")

@@ -26,6 +26,7 @@ steps of one checker into one path (``24/18 18/13`` is written ``24/13``).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -205,7 +206,7 @@ def parse_dice(dice: object) -> tuple[int, int]:
             raise InvalidDiceError(f"dice {dice!r}: expected two numbers 1-6 such as '6-5'")
         values: tuple[object, ...] = (int(match.group(1)), int(match.group(2)))
     elif isinstance(dice, Iterable):
-        values = tuple(dice)
+        values = tuple(itertools.islice(dice, 3))  # never more: an endless iterator is refused, not drained
     else:
         raise InvalidDiceError(f"dice {dice!r}: expected two numbers 1-6 such as (6, 5)")
     ints = [int(v) for v in values if isinstance(v, (int, np.integer)) and not isinstance(v, bool)]

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidNotationError, InvalidPositionError
+from fevga.inputs import position_json
 from fevga.notation import Step, decode_id, encode_id, format_steps, parse_dice, parse_paths
 from fevga.rules import Rules, rules_of
 from fevga_core import constants
@@ -46,7 +48,7 @@ def _validate_counts(name: str, counts: object) -> tuple[int, ...]:
     """25 integers 0-15 (the form of a row); what a position is, the core's validator judges."""
     if not isinstance(counts, Iterable) or isinstance(counts, (str, bytes)):
         raise InvalidPositionError(f"{name} counts {counts!r} must be a sequence of 25 integers")
-    items = list(counts)
+    items = list(itertools.islice(counts, 26))  # 25 are needed: an endless iterator is refused, not drained
     values = [v for v in items if isinstance(v, (int, np.integer)) and not isinstance(v, bool)]
     if len(items) != 25 or len(values) != 25:
         raise InvalidPositionError(f"{name} counts {counts!r} must be 25 integers (index 0 = borne off)")
@@ -75,7 +77,7 @@ class Position(CorePosition):
         """
         w = _validate_counts("white", white)
         b = _validate_counts("black", black)
-        if turn not in (WHITE, BLACK) or isinstance(turn, bool):
+        if isinstance(turn, bool) or not isinstance(turn, (int, np.integer)) or turn not in (WHITE, BLACK):
             raise InvalidPositionError(f"turn {turn!r} must be WHITE (0) or BLACK (1)")
         return cls._trusted(w, b, int(turn))  # the core's one validator checks the rest
 
@@ -124,11 +126,11 @@ class Position(CorePosition):
     def from_json(cls, data: str | dict[str, Any]) -> Position:
         """The position of a JSON text or dict written by to_json()/to_dict()."""
         try:
-            obj = json.loads(data) if isinstance(data, str) else data
+            obj = position_json(data) if isinstance(data, str) else data
             turn = obj["turn"]
             white, black = obj["white"], obj["black"]
         except (ValueError, KeyError, TypeError) as exc:
-            raise InvalidNotationError(f"position JSON {data!r} is not an object with white, black, turn: {exc}") from None
+            raise InvalidNotationError(f"position JSON {repr(data)[:80]} is not an object with white, black, turn: {exc}") from None
         if turn not in COLOR_NAMES:
             raise InvalidPositionError(f"position JSON turn {turn!r} must be 'white' or 'black'")
         return cls.from_counts(white, black, COLOR_NAMES.index(turn))
@@ -275,6 +277,8 @@ def perft(position: Position | GioulPosition, depth: int, rules: Rules | None = 
 
         rules_of(rules, "gioul")
         return gioul_perft(position, depth)
+    if not isinstance(position, Position):
+        raise InvalidArgumentError(f"position {repr(position)[:80]} must be a fevga.Position or a fevga.GioulPosition")
     if not isinstance(depth, int) or isinstance(depth, bool) or not 0 <= depth <= MAX_PERFT_DEPTH:
         raise InvalidArgumentError(f"perft depth {depth!r} must be an integer from 0 to {MAX_PERFT_DEPTH}")
     return int(position._perft(depth, rules_of(rules).flags))

@@ -14,7 +14,6 @@ True
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field, fields
@@ -24,6 +23,8 @@ from typing import Any, Union
 from fevga.files import atomic_write
 from fevga.errors import FevgaError, RecordError
 from fevga.game import GameRecord, MatchRecord, Ply, _with_turn
+from fevga.inputs import parse_json, read_file
+from fevga.match import MAX_LENGTH
 from fevga.notation import format_steps, parse_dice
 from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, Color, Position
 from fevga.rules import Rules
@@ -37,12 +38,17 @@ __all__ = [
     "load_record",
     "match_from_dict",
     "match_from_json",
+    "parse_record",
     "read_match",
     "save_record",
     "write_match",
 ]
 
 _COLOR_OF = {name: color for color, name in enumerate(COLOR_NAMES)}
+
+MAX_RECORD_BYTES = 64 << 20  # a record file (a season of 10,000 games is about 30 MB of JSON)
+MAX_GAMES = 100_000  # games in one match record
+MAX_PLIES = 4_096  # plies in one game (checkers only move forward: a real game has a few hundred)
 
 
 # ---------------------------------------------------------------------------------------
@@ -130,6 +136,9 @@ def game_from_dict(data: Any, where: str = "game") -> GameRecord:
     if not isinstance(data, dict):
         raise RecordError(f"{where}: a game record must be an object, not {type(data).__name__}")
     rules = _rules_from(data.get("rules"), where)
+    if rules.game != "fevga":
+        raise RecordError(f"{where}: rules of {rules.game.capitalize()}, not of Fevga: a Gioul record is read by "
+                          "fevga.gioul.GioulGameRecord")
     seed = data.get("seed", "")
     if not isinstance(seed, (int, str)) or isinstance(seed, bool):
         raise RecordError(f"{where}: seed {seed!r} must be an integer or a string")
@@ -141,9 +150,20 @@ def game_from_dict(data: Any, where: str = "game") -> GameRecord:
     opening_dice = None if opening is None else _dice(opening, f"{where}: opening_dice")
     if opening_dice is not None and opening_dice[0] == opening_dice[1]:
         raise RecordError(f"{where}: opening draw {opening_dice} is a tie (ties are rolled again)")
-    raw_plies = data.get("plies", [])
+    if "plies" not in data:
+        known = "', '".join(("plies", "start", "rules", "final", "result"))
+        raise RecordError(f"{where}: not a fevga game record: no 'plies' field (a game record has '{known}', ...; "
+                          f"found {', '.join(map(repr, list(data)[:5])) or 'an empty object'})")
+    if data.get("game", "fevga") != "fevga":
+        raise RecordError(f"{where}: a {str(data.get('game'))[:20]!r} record, not a Fevga game record")
+    raw_plies = data["plies"]
     if not isinstance(raw_plies, list):
         raise RecordError(f"{where}: plies must be a list")
+    if len(raw_plies) > MAX_PLIES:
+        raise RecordError(f"{where}: {len(raw_plies)} plies, over the limit of {MAX_PLIES} for one game")
+    if not raw_plies and data.get("result") != "truncated" and data.get("resigned") is not True:
+        raise RecordError(f"{where}: a game record without plies must say \"result\": \"truncated\" (a game "
+                          "that was not played) or \"resigned\": true")
     if opening_dice is not None:
         first_turn = WHITE if opening_dice[0] > opening_dice[1] else BLACK
         current = _with_turn(start, first_turn)
@@ -204,13 +224,17 @@ def _resignation(data: dict[str, Any], final: Any, rules: Rules | None, where: s
     return winner, int(points)
 
 
-def _loads(text: str) -> Any:
+def _loads(text: str | bytes, source: str = "") -> Any:
+    """The JSON value of a record text, within fevga.inputs' limits (depth, numbers)."""
     if not isinstance(text, (str, bytes)):
         raise RecordError(f"record JSON must be text, not {type(text).__name__}")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from exc
+
+    def refused(message: str, line: int | None, column: int | None) -> RecordError:
+        if line is None and source:
+            return RecordError(f"{source}: {message}")
+        return RecordError(message, line, column, source)
+
+    return parse_json(text, refused, "JSON")
 
 
 def game_from_json(text: str) -> GameRecord:
@@ -223,9 +247,13 @@ def match_from_dict(data: Any) -> MatchRecord:
     if not isinstance(data, dict):
         raise RecordError(f"a match record must be an object, not {type(data).__name__}")
     length = _need(data, "length", int, "match")
-    if length < 0:
-        raise RecordError(f"match: length {length} must be >= 0 (0 = a session without a target)")
+    if not 0 <= length <= MAX_LENGTH:
+        raise RecordError(f"match: length {length} must be 0 (a session without a target) to {MAX_LENGTH}")
     raw_games = _need(data, "games", list, "match")
+    if not raw_games:
+        raise RecordError("match: 'games' is empty: a match record holds at least one game")
+    if len(raw_games) > MAX_GAMES:
+        raise RecordError(f"match: {len(raw_games)} games, over the limit of {MAX_GAMES}")
     games = tuple(game_from_dict(g, f"game {i}") for i, g in enumerate(raw_games, 1))
     score = [0, 0]
     for game in games:
@@ -332,16 +360,25 @@ def _score_of(games: tuple[GameRecord, ...]) -> tuple[int, int]:
     return (score[0], score[1])
 
 
-_LENGTH = re.compile(r"^\s*(\d+)\s+points?\s+match\s*$", re.IGNORECASE)
+_LENGTH = re.compile(r"^\s*(\d+)\s+points?\s+match\s*$", re.IGNORECASE | re.ASCII)
 _RULES = re.compile(r"^\s*rules\s*:\s*(.*?)\s*$", re.IGNORECASE)
-_GAME = re.compile(r"^\s*game\s+(\d+)\s*$", re.IGNORECASE)
-_SCORE = re.compile(r"^\s*(\S(?:[^:]*\S)?)\s*:\s*(\d+)\s+(\S(?:[^:]*\S)?)\s*:\s*(\d+)\s*$")
-_OPENING = re.compile(r"^\s*opening(?:\s+draw)?\s*:\s*white\s+(\d)\s*,?\s*black\s+(\d)\s*$", re.IGNORECASE)
+_GAME = re.compile(r"^\s*game\s+(\d+)\s*$", re.IGNORECASE | re.ASCII)
+_SCORE = re.compile(r"^\s*(\S(?:[^:]*\S)?)\s*:\s*(\d+)\s+(\S(?:[^:]*\S)?)\s*:\s*(\d+)\s*$", re.ASCII)
+_OPENING = re.compile(r"^\s*opening(?:\s+draw)?\s*:\s*white\s+(\d)\s*,?\s*black\s+(\d)\s*$", re.IGNORECASE | re.ASCII)
 _START = re.compile(r"^\s*start\s*:\s*(\S+)\s*$", re.IGNORECASE)
-_TURN_LINE = re.compile(r"^\s*(\d+)\)")
-_TURN = re.compile(r"(?<![\d/])([1-6])[- ]?([1-6])\s*:")
+_TURN_LINE = re.compile(r"^\s*(\d+)\)", re.ASCII)
+_TURN = re.compile(r"(?<![\d/])([1-6])[- ]?([1-6])\s*:", re.ASCII)
 _RESULT = re.compile(r"^\s*(?:(.+?)\s+)?wins\s+(\d+)\s+points?(\s+and\s+the\s+match)?\s*\.?\s*(\(resigned\))?\s*$",
-                     re.IGNORECASE)
+                     re.IGNORECASE | re.ASCII)
+
+
+def _number(digits: str) -> int:
+    """The value of an ASCII digit string, or 10^10 for one too long to mean anything here: it
+    is over every limit and matches no count (and Python's limit on converting huge digit
+    strings is never reached)."""
+    return int(digits) if len(digits) <= 9 else 10**10
+
+
 _DRAW = re.compile(r"^\s*draw\b.*$", re.IGNORECASE)
 
 
@@ -380,6 +417,8 @@ class _GameBuilder:
             raise self.error("a turn after the game's result line", line, column)
         if self.current.is_game_over(rules):
             raise self.error(f"the game is already over ({self._state()}), but a turn follows", line, column)
+        if len(self.plies) >= MAX_PLIES:
+            raise self.error(f"more than {MAX_PLIES} plies, the limit for one game", line, column)
         if not self.plies and self.opening is not None and rules.first_roll == "opening_dice" \
                 and sorted(dice) != sorted(self.opening):
             raise self.error(f"under first_roll=opening_dice the first roll must be the opening draw "
@@ -496,7 +535,7 @@ class _Reader:
                 raise self.error(f"result line: {who_text!r} is neither player ({self.players[0]}, "
                                  f"{self.players[1]})", line, column + match.start(1))
             who = candidates[0]
-        return who, int(match.group(2))
+        return who, _number(match.group(2))
 
 
 def read_match(text: str, source: str = "<string>") -> MatchRecord:
@@ -538,7 +577,10 @@ def read_match(text: str, source: str = "<string>") -> MatchRecord:
             if not m:
                 raise reader.error(f"expected the header 'N point match' (e.g. '5 point match'), found {stripped!r}",
                                    number, indent)
-            length = int(m.group(1))
+            length = _number(m.group(1))
+            if length > MAX_LENGTH:
+                raise reader.error(f"match length {m.group(1)[:12]} is over the limit of {MAX_LENGTH} points",
+                                   number, line.index(m.group(1)) + 1)
             continue
         m = _RULES.match(line)
         if m:
@@ -554,7 +596,9 @@ def read_match(text: str, source: str = "<string>") -> MatchRecord:
                 raise reader.error(f"game {m.group(1)} after the match was won ({score[0]}-{score[1]} to {length})",
                                    number, indent)
             expected = len(games) + 1
-            if int(m.group(1)) != expected:
+            if expected > MAX_GAMES:
+                raise reader.error(f"more than {MAX_GAMES} games, the limit of one record", number, indent)
+            if _number(m.group(1)) != expected:
                 raise reader.error(f"expected 'Game {expected}', found 'Game {m.group(1)}'", number,
                                    line.index(m.group(1)) + 1)
             game = _GameBuilder(reader, expected, number, next_starter)
@@ -637,14 +681,14 @@ def _read_score_line(reader: _Reader, game: _GameBuilder, m: re.Match[str], scor
         raise reader.error(f"players {names[0]!r} and {names[1]!r} differ from game 1's {reader.players[0]!r} "
                            f"and {reader.players[1]!r}", number, m.start(1) + 1)
     for side, group in ((WHITE, 2), (BLACK, 4)):
-        if int(m.group(group)) != score[side]:
+        if _number(m.group(group)) != score[side]:
             raise reader.error(f"{names[side]}'s score is {score[side]} after the games before, not "
                                f"{m.group(group)}", number, m.start(group) + 1)
 
 
 def _read_turn_line(reader: _Reader, game: _GameBuilder, line: str, number: int, head: re.Match[str]) -> None:
     expected = game.turn_lines + 1
-    if int(head.group(1)) != expected:
+    if _number(head.group(1)) != expected:
         raise reader.error(f"game {game.number}: expected turn line {expected}), found {head.group(1)})", number,
                            head.start(1) + 1)
     if game.single_seen:
@@ -703,19 +747,48 @@ def load_record(path: str | os.PathLike[str]) -> MatchRecord:
     A single game is returned as a session (length 0) of one game.
     """
     file = Path(path)
+    raw = read_file(file, MAX_RECORD_BYTES, RecordError, "record")
     try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RecordError(f"cannot read record {str(file)!r}: {exc.strerror or exc}") from exc
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise RecordError(f"record {str(file)!r} is not UTF-8 text") from exc
-    if text.lstrip().startswith("{"):
-        data = _loads(text)
-        if isinstance(data, dict) and "games" in data:
+        raise RecordError(f"record {str(file)!r} is not UTF-8 text (byte {exc.start})") from None
+    return parse_record(text, str(file))
+
+
+def parse_record(text: str, source: str = "<string>") -> MatchRecord:
+    """A record text: engine JSON (an object: a game, or a match with "length" and "games") or
+    the text match format. A single game is returned as a session (length 0) of one game."""
+    if not isinstance(text, str):
+        raise RecordError(f"record text must be a string, not {type(text).__name__}")
+    text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
+    if is_json_record(text):
+        return record_from_data(read_json(text, source), source)
+    return read_match(text, source)
+
+
+def is_json_record(text: str) -> bool:
+    """Whether a record text is JSON (a text record starts with its 'N point match' header)."""
+    return text.lstrip().startswith(("{", "[", '"'))
+
+
+def read_json(text: str | bytes, source: str = "<string>") -> Any:
+    """The JSON value of a record text within fevga.inputs' limits (depth, integer size,
+    finite numbers), or RecordError naming `source`: the one JSON reader of every record."""
+    return _loads(text, source)
+
+
+def record_from_data(data: Any, source: str = "<string>") -> MatchRecord:
+    """The record of a JSON value: a game (as a session of one game) or a match."""
+    if not isinstance(data, dict):
+        raise RecordError(f"{source}: a JSON {type(data).__name__} is not a record: a fevga record is a JSON "
+                          "object (a game, or a match with 'length' and 'games')")
+    try:
+        if "games" in data or "length" in data:
             return match_from_dict(data)
         game = game_from_dict(data)
-        return MatchRecord(length=0, games=(game,), score=_score_of((game,)))
-    return read_match(text, str(file))
+    except RecordError as exc:  # the field's error, said of this file (one of many, perhaps)
+        raise RecordError(f"{source}: {exc}") from None
+    return MatchRecord(length=0, games=(game,), score=_score_of((game,)))
 
 
 def save_record(record: Record, path: str | os.PathLike[str]) -> None:

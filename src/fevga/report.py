@@ -100,10 +100,16 @@ class TextReport:
             if p.rollout_games:
                 text += (f" (rollout {p.rollout_games} games, +- {_unsigned(p.rollout_se or 0.0)}; evaluator "
                          f"{_unsigned(p.evaluator_loss or 0.0)})")
+            if p.rollout_cut is not None:
+                text += f" (re-check cut short after {p.rollout_cut} games: not used, the evaluator's verdict stands)"
             if p.luck_mark or self.all_plies:
                 text += f"  luck {_signed(p.luck)}" + (f" {p.luck_mark}" if p.luck_mark else "")
             lines.append(text)
         self.out.write("\n".join(lines) + "\n")
+
+    def interrupted(self, note: str) -> None:
+        """Say that Ctrl-C stopped the analysis and what it covers (before the totals)."""
+        self.out.write(f"\nINTERRUPTED (Ctrl-C): {note}\n")
 
     def end(self, players: Sequence[PlayerSummary], score: tuple[int, int], elapsed: float) -> None:
         """The players' totals."""
@@ -135,6 +141,7 @@ class JsonReport:
         self.out = out
         self.indent = indent
         self.first = True
+        self.note = ""
 
     def _dump(self, value: Any) -> str:
         return json.dumps(value, indent=self.indent)
@@ -158,10 +165,15 @@ class JsonReport:
         self.out.write(("" if self.first else ",\n") + self._dump(game.to_dict()))
         self.first = False
 
+    def interrupted(self, note: str) -> None:
+        """Ctrl-C stopped the analysis: the object ends with ``"interrupted": note``."""
+        self.note = note
+
     def end(self, players: Sequence[PlayerSummary], score: tuple[int, int], elapsed: float) -> None:
         """The totals and the end of the object."""
+        stopped = f', "interrupted": {json.dumps(self.note)}' if self.note else ""
         self.out.write(f'\n], "players": {self._dump([p.to_dict() for p in players])}, '
-                       f'"score": {list(score)}, "elapsed": {json.dumps(elapsed)}}}')
+                       f'"score": {list(score)}, "elapsed": {json.dumps(elapsed)}{stopped}}}')
 
 
 # ---------------------------------------------------------------------------------------

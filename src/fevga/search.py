@@ -27,11 +27,12 @@ from fevga_core.race import Tables
 if TYPE_CHECKING:
     from fevga.bearoff import OneSidedDB, TwoSidedDB
 
-__all__ = ["HEURISTIC_SCALE", "expectimax", "lookahead", "static_value"]
+__all__ = ["HEURISTIC_SCALE", "MAX_DEPTH", "expectimax", "lookahead", "static_value"]
 
 Evaluator = Union[str, Callable[[Position], float]]
 
 HEURISTIC_SCALE = 100.0  # heuristic units per tanh unit of the static evaluator (docs/rollout.md)
+MAX_DEPTH: int = core.MAX_EXPECTIMAX_DEPTH  # deepest expectimax, whatever the evaluator (a callable one too)
 
 
 def static_value(position: Position, evaluator: str = "heuristic", *, bearoff: TwoSidedDB | None = None,
@@ -43,6 +44,8 @@ def static_value(position: Position, evaluator: str = "heuristic", *, bearoff: T
 
 
 def _evaluator_tables(evaluator: str, bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None) -> Tables:
+    if not isinstance(evaluator, str):
+        raise InvalidArgumentError(f"evaluator {repr(evaluator)[:80]} must be 'heuristic' or 'bearoff' here")
     if evaluator == "heuristic":
         return tables_of(None)
     if evaluator == "bearoff":
@@ -118,8 +121,11 @@ def expectimax(
     dead positions 0 at any depth.
     """
     start = check_position(position)
-    depth = check_int("depth", depth, 0)
+    depth = check_int("expectimax depth", depth, 0, MAX_DEPTH)
     rules = rules_of(rules)
+    if not (isinstance(evaluator, str) or callable(evaluator)):  # compared as text below, never as an array
+        raise InvalidArgumentError(f"evaluator {repr(evaluator)[:80]} must be 'heuristic', 'bearoff', 'net', "
+                                   "'rollout' or a callable")
     if evaluator == "net":
         tables = tables_of(tables_spec(bearoff, one_sided))
         return float(core.expectimax_value(start._row(), depth, rules.flags, tables, HEURISTIC_SCALE, net_of(net)._core))
@@ -127,12 +133,15 @@ def expectimax(
         tables = _evaluator_tables(evaluator, bearoff, one_sided)
         return float(core.expectimax_value(start._row(), depth, rules.flags, tables, HEURISTIC_SCALE))
     leaf: Callable[[Position], float]
-    if evaluator == "rollout":
+    if isinstance(evaluator, str):  # "rollout": the other names returned above
         from fevga.rollout import rollout
 
         def leaf(p: Position) -> float:
-            return rollout(p, games=games, seed=seed, workers=workers, policy=policy, rules=rules,
-                           bearoff=bearoff, one_sided=one_sided, progress=False, net=net).equity
+            result = rollout(p, games=games, seed=seed, workers=workers, policy=policy, rules=rules,
+                             bearoff=bearoff, one_sided=one_sided, progress=False, net=net)
+            if result.interrupted:  # Ctrl-C stops the search: a partial leaf is no value
+                raise KeyboardInterrupt
+            return result.equity
     elif callable(evaluator):
         leaf = evaluator
     else:

@@ -61,7 +61,11 @@ def duel(a: Policy, b: Policy, games: int = 2592, seed: SeedLike = 0, *, net_a: 
     nets: Any = (net_a, net_b)
     swapped: Any = (net_b, net_a)
     first = rollout(start, policy=(a, b), net=nets, **common)
+    if first.interrupted:  # Ctrl-C: a duel of partial halves is no result
+        raise KeyboardInterrupt
     second = rollout(start, policy=(b, a), net=swapped, **common)
+    if second.interrupted:
+        raise KeyboardInterrupt
     n = first.games + second.games
     ppg = (first.equity * first.games - second.equity * second.games) / n
     win = (first.win * first.games + second.lose * second.games) / n

@@ -230,8 +230,12 @@ def board(position: Position, *, size: int = 480, coordinates: bool = True, dice
     side on roll. `captioned` writes the pips, borne-off counts and the side on roll
     underneath (`caption`); `shared` refers to `board_defs()` for the common drawing.
     """
-    from fevga.position import BLACK, COLOR_NAMES, WHITE, other_point
+    from fevga.errors import InvalidArgumentError
+    from fevga.gioul import GioulPosition
+    from fevga.position import BLACK, COLOR_NAMES, WHITE, Position, other_point
 
+    if not isinstance(position, (Position, GioulPosition)):
+        raise InvalidArgumentError(f"position {repr(position)[:80]} must be a fevga.Position or a GioulPosition")
     height = BOARD_H + (CAPTION_H if captioned else 0)
     scale = size / BOARD_W
     parts = [

@@ -20,18 +20,14 @@ make the learning curve. A check ends a batch early, so `check_every` is part of
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import io
 import json
 import math
 import os
-import signal
 import sys
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -39,10 +35,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from fevga.errors import InvalidArgumentError
-from fevga.files import atomic_write
+from fevga.errors import CheckpointError, FevgaError, InvalidArgumentError
+from fevga.files import atomic_write, output_folder
+from fevga.inputs import ArraySpec, parse_json, read_file, read_npz
 from fevga.net import Net
+from fevga.parallel import deferred_interrupt, run_chunks
 from fevga.policy import POLICY_IDS
+from fevga.rollout.jobs import check_workers
 from fevga.bearoff.core_tables import tables_of
 from fevga.rules import Rules
 from fevga.seeding import master_key
@@ -54,6 +53,7 @@ NET_FILE = "net.npz"
 CURVE_JSON = "curve.json"
 CURVE_PNG = "curve.png"
 MAX_GAMES = 100_000_000
+TRAIN_CHUNK_GAMES = 32  # self-play games per task of a batch (a Ctrl-C waits for at most one per thread)
 
 
 @dataclass(frozen=True)
@@ -137,31 +137,58 @@ def _save(folder: Path, run: TrainRun) -> None:
     meta = {"config": asdict(run.config), "games": run.games, "samples": run.samples, "seconds": run.seconds,
             "history": run.history, "format": "fevga-train-checkpoint", "version": 1}
 
-    def write(handle: Any) -> None:
-        np.savez(handle, params=run.params, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
+    arrays: dict[str, Any] = {"params": run.params, "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)}
+    arrays["sha256"] = np.frombuffer(_digest(arrays).encode(), dtype=np.uint8)
 
-    atomic_write(folder / CHECKPOINT, write)
+    def write(handle: Any) -> None:
+        np.savez(handle, **arrays)
+
+    atomic_write(folder / CHECKPOINT, write, what="checkpoint")
     atomic_write(folder / CURVE_JSON, lambda h: h.write(json.dumps(run.history, indent=1).encode()))
+
+
+def _digest(arrays: dict[str, Any]) -> str:
+    """The checkpoint's content checksum: SHA-256 over its parameters and meta bytes."""
+    digest = hashlib.sha256(b"fevga-train-checkpoint-1")
+    for name in ("params", "meta"):
+        array = np.ascontiguousarray(arrays[name])
+        digest.update(f"{name}|{array.dtype.str}|{array.shape}|".encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+_CHECKPOINT_ARRAYS: dict[str, ArraySpec] = {
+    "params": ((np.dtype(np.float32),), 1 << 24), "meta": ((np.dtype(np.uint8),), 1 << 24),
+    "sha256": ((np.dtype(np.uint8),), 64)}
 
 
 def _load(folder: Path, config: TrainConfig) -> TrainRun | None:
     path = folder / CHECKPOINT
     if not path.exists():
         return None
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            params = np.array(archive["params"], dtype=np.float32)
-            meta = json.loads(archive["meta"].tobytes().decode())
-    except Exception as exc:  # any unreadable file: one clear error
-        raise InvalidArgumentError(f"{path}: not a readable training checkpoint ({exc})") from None
+
+    def refused(message: str) -> CheckpointError:
+        return CheckpointError(f"{path}: not a readable training checkpoint ({message})")
+
+    archive = read_npz(read_file(path, 1 << 26, refused, "checkpoint"), _CHECKPOINT_ARRAYS, ("params", "meta"),
+                       refused, "npz")
+    if "sha256" in archive and archive["sha256"].tobytes().decode("ascii", "replace") != _digest(archive):
+        raise CheckpointError(f"{path}: a damaged training checkpoint: its content checksum does not match "
+                              "(the file was edited or corrupted)")
+    params = archive["params"]
+    meta = parse_json(archive["meta"].tobytes(), lambda m, line, column: refused(f"meta: {m}"), "JSON")
     if not isinstance(meta, dict) or meta.get("format") != "fevga-train-checkpoint":
-        raise InvalidArgumentError(f"{path}: not a fevga training checkpoint")
+        raise CheckpointError(f"{path}: not a fevga training checkpoint")
     try:
         saved = TrainConfig(**meta["config"]).validate()
+        if not isinstance(meta["history"], list) or not all(
+                isinstance(h, dict) and isinstance(h.get("games"), int) and isinstance(h.get("ppg"), (int, float))
+                for h in meta["history"]):
+            raise TypeError("history is not a list of strength checks")
         counts = [int(meta[k]) for k in ("games", "samples")]
         seconds, history = float(meta["seconds"]), list(meta["history"])
     except (KeyError, TypeError, ValueError) as exc:
-        raise InvalidArgumentError(f"{path}: a damaged training checkpoint ({type(exc).__name__}: {exc})") from None
+        raise CheckpointError(f"{path}: a damaged training checkpoint ({type(exc).__name__}: {exc})") from None
     if replace(saved, games=config.games) != config:
         raise InvalidArgumentError(
             f"{path} belongs to another run ({_default_command(saved)}); use another folder or the same options")
@@ -172,9 +199,9 @@ def _load(folder: Path, config: TrainConfig) -> TrainRun | None:
 
 
 def _batch_samples(net: Any, params: npt.NDArray[np.float32], master: int, first: int, count: int, lam: float,
-                   workers: int, pool: ThreadPoolExecutor | None, client: Any) -> tuple[Any, Any]:
+                   workers: int, pool: bool, client: Any) -> tuple[Any, Any]:
     """Samples of games first .. first + count - 1 in game order, played on `workers` local
-    threads or, with a Dask `client`, as `workers` tasks on its cluster."""
+    threads (`pool`) or, with a Dask `client`, as `workers` tasks on its cluster."""
     edges = np.linspace(first, first + count, workers + 1).astype(np.int64)
     chunks = [(int(edges[k]), int(edges[k + 1] - edges[k])) for k in range(workers) if edges[k + 1] > edges[k]]
     if client is not None:
@@ -183,10 +210,16 @@ def _batch_samples(net: Any, params: npt.NDArray[np.float32], master: int, first
         futures = [client.submit(_remote_samples, weights, net.hidden, master, start, size, lam, pure=False)
                    for start, size in chunks]
         parts = client.gather(futures)
-    elif pool is None or len(chunks) == 1:
-        parts = [_samples(net, master, start, size, lam) for start, size in chunks]
     else:
-        parts = list(pool.map(lambda chunk: _samples(net, master, chunk[0], chunk[1], lam), chunks))
+        # Small chunks of games, handed out by the main thread: Ctrl-C waits for one chunk
+        # per thread, not for the batch (games are independent: the samples do not change).
+        found: dict[int, tuple[Any, Any]] = {}
+
+        def play(a: int, b: int) -> None:
+            found[a] = _samples(net, master, first + a, b - a, lam)
+
+        run_chunks(count, workers if pool else 1, play, chunk=TRAIN_CHUNK_GAMES)
+        parts = [found[a] for a in sorted(found)]
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
@@ -203,7 +236,7 @@ def _remote_samples(params: npt.NDArray[np.float32], hidden: int, master: int, f
 
 def _opponent(config: TrainConfig) -> tuple[str, Net | None]:
     """The strength checks' opponent: a built-in policy, or the "net" policy over a net file."""
-    if config.check_against in POLICY_IDS:
+    if isinstance(config.check_against, str) and config.check_against in POLICY_IDS:
         return config.check_against, None
     return "net", Net.load(config.check_against)
 
@@ -236,10 +269,8 @@ def train(
     `workers` tasks per batch on a Dask cluster: the net is the same either way."""
     config = (config or TrainConfig()).validate()
     _opponent(config)  # an unknown policy or unreadable net file fails before any work
-    folder = Path(folder)
-    count = (os.cpu_count() or 1) if workers is None else workers
-    if not isinstance(count, int) or count < 1:
-        raise InvalidArgumentError(f"workers={workers!r} must be a positive integer")
+    folder = output_folder(folder, "training folder")
+    count = check_workers(workers)
     run = _load(folder, config)
     if run is None:
         run = TrainRun(config, Net.initial(config.hidden, config.seed)._params.copy())
@@ -248,7 +279,7 @@ def train(
     show = sys.stderr.isatty() if progress is None else progress
     client, owned = _dask_client(backend, scheduler, count)
     bar = _bar(run, show)
-    pool = ThreadPoolExecutor(count) if count > 1 and client is None else None
+    pool = count > 1 and client is None  # local threads
     try:
         while True:
             due = run.games == 0 or run.games % config.check_every == 0 or run.games == config.games
@@ -262,18 +293,20 @@ def train(
             began = time.perf_counter()
             size = min(config.batch, config.games - run.games,
                        config.check_every - run.games % config.check_every)
-            with _deferred_interrupt():  # a batch is applied whole or not at all
-                rows, targets = _batch_samples(net, run.params, master, run.games, size, config.lam, count, pool,
-                                               client)
-                net.train_rows(rows, targets, config.rate_at(run.games))
+            # A batch is applied whole or not at all, and Ctrl-C is answered at once: the games
+            # and the SGD pass run on a copy of the weights, which replaces them only at the end.
+            rows, targets = _batch_samples(net, run.params, master, run.games, size, config.lam, count, pool,
+                                           client)
+            trial = run.params.copy()
+            _training_net(trial, config.hidden).train_rows(rows, targets, config.rate_at(run.games))
+            with deferred_interrupt():  # a few assignments: never half of them
+                run.params[:] = trial
                 run.games += size
                 run.samples += len(rows)
                 run.seconds += time.perf_counter() - began
             if bar is not None:
                 bar.update(size)
     finally:
-        if pool is not None:
-            pool.shutdown()
         for resource in owned:
             resource.close()
         if bar is not None:
@@ -287,7 +320,7 @@ def train(
 
 def _dask_client(backend: str, scheduler: Any, workers: int) -> tuple[Any, list[Any]]:
     """(client or None, resources to close) for the backend (the rollout module's conventions)."""
-    if backend not in ("local", "dask"):
+    if not isinstance(backend, str) or backend not in ("local", "dask"):
         raise InvalidArgumentError(f"backend={backend!r} must be 'local' or 'dask'")
     if backend == "local" and scheduler is None:
         return None, []
@@ -306,22 +339,6 @@ def _dask_client(backend: str, scheduler: Any, workers: int) -> tuple[Any, list[
         return client, [client, cluster]
     client = connect(distributed.Client, scheduler)
     return client, [client]
-
-
-@contextmanager
-def _deferred_interrupt() -> Iterator[None]:
-    """Hold back Ctrl-C until the block ends (then raise it), so that no batch is half-applied."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda number, frame: caught.append(number))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if caught:
-        raise KeyboardInterrupt
 
 
 def _training_net(params: npt.NDArray[np.float32], hidden: int) -> Any:

@@ -37,7 +37,7 @@ from fevga.bearoff.tables import (
     side_counts,
 )
 from fevga.errors import InvalidArgumentError, MissingBearoffError
-from fevga.position import COLOR_NAMES
+from fevga.position import COLOR_NAMES, Position
 from fevga_core import race as core_race
 
 from fevga.gioul import GioulPosition
@@ -141,11 +141,18 @@ def _covered_value(
     return race_estimate(on_roll, opponent, table).equity
 
 
+def _check_race_position(position: object) -> None:
+    """A Position or a GioulPosition, else InvalidArgumentError naming the argument."""
+    if not isinstance(position, (Position, GioulPosition)):
+        raise InvalidArgumentError(f"position {repr(position)[:80]} must be a fevga.Position or a GioulPosition")
+
+
 def _game_tables(
     position: Any, two_sided: TwoSidedDB | None, one_sided: OneSidedDB | None
 ) -> str:
     """The position's game, after checking that the tables given are of that game
     (BearoffFileError) and, for Gioul, that the tables' assumptions hold (MissingBearoffError)."""
+    _check_race_position(position)
     game = game_of(position) or "fevga"
     require_game(two_sided, game, f"for the position {position.id}")
     require_game(one_sided, game, f"for the position {position.id}")
@@ -202,6 +209,7 @@ def _choice_tables(
     sides, else the one-sided table when it covers the mover; (None, None) when neither
     does or the armies can still meet (or, in Gioul, a side has not reached its fourth roll).
     Tables of another game than the position's raise BearoffFileError."""
+    _check_race_position(position)
     game = game_of(position) or "fevga"
     require_game(two_sided, game, f"for the position {position.id}")
     require_game(one_sided, game, f"for the position {position.id}")
@@ -246,6 +254,7 @@ def best_move(
     A race beyond the tables (a checker above the one-sided table's points) is judged by the
     race estimate of the mover's expected rolls, `expected_rolls_beyond`; a position where the
     armies can still meet raises MissingBearoffError."""
+    _check_race_position(position)
     moves: Sequence[Move | GioulMove] = position.legal_moves(dice, rules)
     if not covers(position, two_sided=two_sided, one_sided=one_sided):
         if game_of(position) == "gioul":

@@ -22,7 +22,8 @@ import numpy as np
 import numpy.typing as npt
 
 from fevga.bearoff.fileformat import TableFile, write_table
-from fevga.errors import BearoffFileError, InvalidArgumentError, InvalidPositionError, MissingBearoffError
+from fevga.limits import MAX_THREADS
+from fevga.errors import BearoffFileError, FevgaError, InvalidArgumentError, InvalidPositionError, MissingBearoffError
 from fevga_core import bearoff as core
 from fevga_core import constants
 
@@ -228,6 +229,16 @@ def _section(
     return array
 
 
+def _check_values(array: npt.NDArray[Any], name: str, where: str, low: float, high: float) -> None:
+    """Raise BearoffFileError naming the first value of section `name` that is not a finite
+    number in [low, high] (a NaN, an infinity, a negative probability, ...)."""
+    bad = ~((array >= low) & (array <= high))  # NaN compares false both ways
+    if bad.any():
+        i = int(np.argmax(bad.reshape(-1)))
+        raise BearoffFileError(f"{where}: section {name!r} value {i} is {float(array.reshape(-1)[i])!r}, not a "
+                               f"finite number in [{low:g}, {high:g}]")
+
+
 def _check_one_sided(arrays: dict[str, npt.NDArray[Any]], points: int, checkers: int, where: str) -> None:
     """Raise BearoffFileError naming the first section inconsistent with a PxC one-sided table."""
     entries = int(core.count(points, checkers))
@@ -254,6 +265,18 @@ def _check_one_sided(arrays: dict[str, npt.NDArray[Any]], points: int, checkers:
                 f"{where}: section {prefix + '_offset'!r} entry {i} reads {prefix}_pool[{int(offset[i])}:{stop}], "
                 f"outside section {prefix + '_pool'!r} of {pool.size} values"
             )
+        # Values: probabilities in [0, 1] that sum to 1 per distribution, finite means >= 0.
+        # (A CRC proves a file is what was written, not that what was written is a table.)
+        _check_values(arrays[f"{prefix}_pool"], f"{prefix}_pool", where, 0.0, 1.0)
+        for name in means:
+            _check_values(arrays[name], name, where, 0.0, float(np.finfo(np.float64).max))
+        total = np.concatenate(([0.0], np.cumsum(pool, dtype=np.float64)))
+        sums = total[offset + length.astype(np.int64)] - total[offset]
+        off = np.flatnonzero(np.abs(sums - 1.0) > 1e-5)
+        if off.size:
+            i = int(off[0])
+            raise BearoffFileError(f"{where}: section {prefix + '_pool'!r}: distribution {i} sums to "
+                                   f"{float(sums[i])!r}, not 1")
 
 
 def _check_two_sided(
@@ -272,6 +295,8 @@ def _check_two_sided(
                 f"{where}: section {name!r} has {array.size} values, expected {positions}^2 = "
                 f"{positions * positions} for {points}x{checkers}"
             )
+        # Equities are points in [-2, 2] (a mars counts 2), win probabilities in [0, 1].
+        _check_values(array, name, where, -2.0 if name == "equity" else 0.0, 2.0 if name == "equity" else 1.0)
 
 
 class OneSidedDB:
@@ -322,7 +347,7 @@ class OneSidedDB:
 
     def save(self, path: str | os.PathLike[str], dtype: str = "float64") -> Path:
         """Write the table to `path` atomically; `dtype="float32"` stores distributions in half the space."""
-        if dtype not in ("float64", "float32"):
+        if not isinstance(dtype, str) or dtype not in ("float64", "float32"):
             raise InvalidArgumentError(f"dtype={dtype!r} must be 'float64' or 'float32'")
         meta = {
             "kind": self.kind,
@@ -509,8 +534,8 @@ class TwoSidedDB:
             # Measured on the 2-core machine under load: the per-shell barriers cost more than the
             # second core gives (N=10: 7.1 s with 1 thread, 10.1 s with 2), so one by default.
             threads = 1
-        if not isinstance(threads, int) or threads < 1:
-            raise InvalidArgumentError(f"threads={threads!r} must be a positive integer")
+        if not isinstance(threads, int) or isinstance(threads, bool) or not 1 <= threads <= MAX_THREADS:
+            raise InvalidArgumentError(f"threads={threads!r} must be an integer in 1..{MAX_THREADS}")
         _check_game(game)
         builder = core.TwoSidedBuilder(points, checkers, total, game)
         shells = builder.positions
@@ -528,7 +553,7 @@ class TwoSidedDB:
 
     def save(self, path: str | os.PathLike[str], dtype: str = "float64") -> Path:
         """Write the table to `path` atomically; `dtype="float32"` halves the file."""
-        if dtype not in ("float64", "float32"):
+        if not isinstance(dtype, str) or dtype not in ("float64", "float32"):
             raise InvalidArgumentError(f"dtype={dtype!r} must be 'float64' or 'float32'")
         arrays = {name: a.astype(dtype, copy=False) for name, a in self._a.items()}
         meta = {
@@ -745,9 +770,10 @@ def default_one_sided(*, progress: bool | None = None, game: str = "fevga") -> O
     except BearoffFileError:  # missing, damaged, or another game's: (re)build it
         db = OneSidedDB.build(6, TOTAL_CHECKERS, game=game, progress=progress)
         try:
+            path.parent.mkdir(parents=True, exist_ok=True)  # fevga's own cache folder
             db.save(path)
             db.path = path
-        except (OSError, BearoffFileError) as exc:  # read-only cache: keep the table in memory for this process
+        except (OSError, FevgaError) as exc:  # read-only cache: keep the table in memory for this process
             warnings.warn(f"could not cache the bear-off table at {str(path)!r}: {exc}", stacklevel=2)
     if not isinstance(db, OneSidedDB) or (db.points, db.checkers, db.game) != (6, TOTAL_CHECKERS, game):
         raise BearoffFileError(f"cached bear-off file {str(path)!r} is not the {game} 6x15 one-sided table")

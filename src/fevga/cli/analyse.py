@@ -13,10 +13,18 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from fevga.analyser import Analyser, Thresholds, Totals
+from fevga.analyser import Analyser, Thresholds, Totals, interruption_note
 from fevga.errors import InvalidArgumentError
-from fevga.files import atomic_write
+from fevga.files import atomic_write, output_path
+from fevga.parallel import deferred_interrupt
 from fevga.records import load_record
+
+INTERRUPTED = 130  # exit status after Ctrl-C, once the partial analysis is printed
+
+
+class _Interrupted(Exception):
+    """Ctrl-C stopped the analysis: the HTML report being written is abandoned (never kept as
+    if it were complete), the text or JSON report says what it covers."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -56,6 +64,8 @@ def _numbers(text: str, count: int, option: str) -> list[float]:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.html:
+        output_path(args.html, "report")  # before the analysis, not after it
     doubtful, bad, very_bad = _numbers(args.thresholds, 3, "--thresholds")
     lucky, very_lucky = _numbers(args.luck, 2, "--luck")
     thresholds = Thresholds(doubtful, bad, very_bad, lucky, very_lucky)
@@ -64,8 +74,6 @@ def _run(args: argparse.Namespace) -> int:
         from fevga.analyser import HeuristicEvaluator
 
         evaluator = HeuristicEvaluator(plies=args.plies)
-    if args.evaluator == "net" and not 1 <= args.plies:
-        raise InvalidArgumentError(f"--plies {args.plies} must be at least 1 (1 rates a move by its result)")
     options = dict(plies=args.plies, evaluator=evaluator, thresholds=thresholds, rollouts=args.rollouts,
                    rollout_seed=args.seed, workers=args.workers)
     if len(args.records) > 1:
@@ -74,20 +82,27 @@ def _run(args: argparse.Namespace) -> int:
     if args.html:
         def write_html(handle: Any) -> None:
             text = io.TextIOWrapper(handle, encoding="utf-8", newline="\n")
-            _report(args, options, text)
-            text.flush()
-            text.detach()
+            try:
+                if not _report(args, options, text):
+                    raise _Interrupted
+                text.flush()
+            finally:
+                text.detach()
 
-        atomic_write(Path(args.html), write_html, what="report")
+        try:
+            atomic_write(Path(args.html), write_html, what="report")
+        except _Interrupted:
+            print(f"analysis interrupted: {args.html} not written (the partial analysis is printed)", file=sys.stderr)
+            return INTERRUPTED
         print(f"wrote {args.html}", file=sys.stderr)
-    else:
-        _report(args, options, None)
-    return 0
+        return 0
+    return 0 if _report(args, options, None) else INTERRUPTED
 
 
-def _report(args: argparse.Namespace, options: dict[str, Any], html: TextIO | None) -> None:
+def _report(args: argparse.Namespace, options: dict[str, Any], html: TextIO | None) -> bool:
     """Analyse every file game by game, writing the text (or JSON) report to stdout and the HTML
-    report to `html` as each game is done, then the totals across the files."""
+    report to `html` as each game is done, then the totals across the files. False when Ctrl-C
+    stopped it: the reports then end with what was analysed, and say so."""
     from fevga.report import HtmlReport, JsonReport, TextReport, totals_table
 
     out = sys.stdout
@@ -96,6 +111,7 @@ def _report(args: argparse.Namespace, options: dict[str, Any], html: TextIO | No
     if page is not None:
         page.begin_page("fevga analysis: " + ", ".join(Path(r).name for r in args.records))
     totals: dict[str, Totals] = {}
+    stopped = False
     if args.json and several:
         out.write('{"files": [\n')
     for index, name in enumerate(args.records):
@@ -108,10 +124,21 @@ def _report(args: argparse.Namespace, options: dict[str, Any], html: TextIO | No
         report.begin(analyser.header)
         if page is not None:
             page.begin(analyser.header, name if several else None)
-        for game in analyser.games():
-            report.game(game)
-            if page is not None:
-                page.game(game)
+        games = plies = 0  # counts only: the memory stays flat
+        last = None
+        try:
+            for last in analyser.games():
+                with deferred_interrupt():  # a game's report is written whole (the JSON stays valid)
+                    report.game(last)
+                    if page is not None:
+                        page.game(last)
+                    games, plies = games + 1, plies + len(last.plies)
+        except KeyboardInterrupt:  # while a report was written, not in the analysis itself
+            analyser.interrupted = True
+        if analyser.interrupted:
+            report.interrupted(interruption_note(plies, games, analyser.header.games, last)
+                               + (f"; {len(args.records) - index - 1} more file(s) not analysed"
+                                  if index + 1 < len(args.records) else ""))
         players = analyser.summaries()
         score = (analyser.score[0], analyser.score[1])
         report.end(players, score, analyser.elapsed)
@@ -121,6 +148,9 @@ def _report(args: argparse.Namespace, options: dict[str, Any], html: TextIO | No
             out.write("}")
         for player in players:
             totals.setdefault(player.name, Totals(player.color, player.name)).merge(player)
+        if analyser.interrupted:
+            stopped = True
+            break
         del record, analyser  # one file at a time
     merged = [t.summary() for t in totals.values()]
     title = f"Totals across {len(args.records)} files (players by name)"
@@ -131,10 +161,11 @@ def _report(args: argparse.Namespace, options: dict[str, Any], html: TextIO | No
             out.write(f"\n== {title} ==\n{totals_table(merged)}\n")
     elif args.json:
         out.write("\n")
-    if page is not None:
+    if page is not None and not stopped:
         if several:
             page.totals(merged, title)
         page.end_page()
+    return not stopped
 
 
 def _json(value: Any, indent: int | None = None) -> str:

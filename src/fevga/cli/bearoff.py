@@ -8,6 +8,7 @@ JSON as POSITION) uses Gioul tables, in which every double is a chain.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 import time
@@ -15,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from fevga.cli.game import add_game_option, game_of, position_argument
-from fevga.errors import FevgaError, InvalidNotationError, MissingBearoffError
+from fevga.errors import FevgaError, InvalidArgumentError, InvalidNotationError, MissingBearoffError
+from fevga.files import atomic_write, output_path
 from fevga_core.constants import NUM_CHECKERS
 
 Sides = tuple[tuple[int, ...], tuple[int, ...] | None, Any]
@@ -101,17 +103,26 @@ def _one_sided(path: Path | None, game: str = "fevga") -> Any:
 def _build(args: argparse.Namespace) -> int:
     from fevga.bearoff import OneSidedDB, TwoSidedDB, cache_dir
 
-    start = time.perf_counter()
     progress = not args.quiet and sys.stderr.isatty()
+    checkers = args.checkers
+    if checkers is None:  # 0 is refused by the build, not replaced
+        checkers = NUM_CHECKERS if args.kind == "one-sided" else 6
+    suffix = "" if args.game == "fevga" else f"-{args.game}"
+    out = args.out
+    if out is None:
+        out = cache_dir() / f"{args.kind}-{args.points}x{checkers}{suffix}.fbo"
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)  # fevga's own cache folder
+        except OSError as exc:
+            raise InvalidArgumentError(f"cannot make the cache folder {str(out.parent)!r}: "
+                                       f"{exc.strerror or exc}") from None
+    output_path(out, "bear-off table")  # a bad --out fails before the build, not after it
+    start = time.perf_counter()
     if args.kind == "one-sided":
-        checkers = NUM_CHECKERS if args.checkers is None else args.checkers  # 0 is refused by the build, not replaced
         db: Any = OneSidedDB.build(points=args.points, checkers=checkers, game=args.game, progress=progress)
     else:
-        checkers = 6 if args.checkers is None else args.checkers
         db = TwoSidedDB.build(checkers=checkers, points=args.points, game=args.game, progress=progress)
     built = time.perf_counter() - start
-    suffix = "" if args.game == "fevga" else f"-{args.game}"
-    out = args.out or cache_dir() / f"{args.kind}-{args.points}x{checkers}{suffix}.fbo"
     path = db.save(out, dtype=args.dtype)
     game = "" if args.game == "fevga" else f"{args.game} "
     print(f"{game}{args.kind} {args.points}x{checkers}: {len(db)} entries, built in {built:.2f} s, "
@@ -204,6 +215,7 @@ def _plot(args: argparse.Namespace) -> int:
         import matplotlib.pyplot as plt
     except ImportError:
         raise FevgaError("plotting needs matplotlib: pip install 'fevga[plot]'") from None
+    output_path(args.out, "plot")
     game = game_of(args, args.position)
     on_roll, opponent, _ = parse_sides(args.position, game)
     db = _one_sided(args.db, game)
@@ -227,8 +239,9 @@ def _plot(args: argparse.Namespace) -> int:
     axes.set_title("Bear-off distributions")
     axes.legend()
     figure.tight_layout()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(args.out)
+    image = io.BytesIO()
+    figure.savefig(image, format=suffix)
     plt.close(figure)
+    atomic_write(args.out, lambda handle: handle.write(image.getvalue()), what="plot")
     print(f"wrote {args.out}")
     return 0

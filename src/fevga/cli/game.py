@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from fevga.errors import InvalidArgumentError, InvalidRulesError
+from fevga.files import output_path
 from fevga.game import play_game
 from fevga.gioul import GioulPosition, play_gioul_game
 from fevga.notation import GIOUL_ID_LENGTH
@@ -135,6 +136,9 @@ def _show(args: argparse.Namespace) -> int:
     from fevga.notation import parse_dice
     from fevga.position import BLACK, WHITE
 
+    for path in (args.svg, args.png):
+        if path:
+            output_path(path, "board image")  # before anything is drawn or printed
     position = position_argument(args.position, game_of(args, args.position))
     perspective = BLACK if args.black else WHITE
     print(position.diagram(perspective))
@@ -300,6 +304,8 @@ def _save_any(record: Any, path: str) -> None:
 
 
 def _play(args: argparse.Namespace) -> int:
+    if args.save:
+        output_path(args.save, "record")  # before the game, not after it
     if args.human:
         return _play_human(args)
     for option in ("tutor",):

@@ -7,6 +7,7 @@ import argparse
 
 from fevga.cli.game import add_human_options
 from fevga.errors import InvalidArgumentError
+from fevga.files import output_path
 from fevga.game import play_match
 from fevga.match import GameOdds, match_equity_table
 from fevga.policy import POLICY_IDS
@@ -92,6 +93,8 @@ def _play_gioul_match(args: argparse.Namespace) -> int:
 
 
 def _play_match(args: argparse.Namespace) -> int:
+    if args.save:
+        output_path(args.save, "record")  # before the match, not after it
     if args.game == "gioul":
         return _play_gioul_match(args)
     rules = Rules.named(args.rules)

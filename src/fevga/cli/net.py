@@ -11,6 +11,7 @@ from fevga.analysis import MAX_PLIES, Hint, evaluate, hint
 from fevga.errors import InvalidArgumentError
 from fevga.cli.game import add_match_options, add_rules_option, score_of
 from fevga.net import Net, net_of
+from fevga.notation import GIOUL_ID_LENGTH
 from fevga.position import COLOR_NAMES, Position
 from fevga.rules import Rules
 
@@ -66,8 +67,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     tr.set_defaults(run=_train)
 
 
+def _fevga_position(text: str, command: str) -> Position:
+    """POSITION of evaluate / hint: a Fevga position (there is no Gioul net to judge a Gioul one)."""
+    if len(text.strip()) == GIOUL_ID_LENGTH or ('"gioul"' in text and text.strip().startswith("{")):
+        raise InvalidArgumentError(f"{text.strip()[:40]!r} is a Gioul position: fevga {command} judges Fevga "
+                                   "positions with the Fevga net (there is no Gioul net)")
+    return Position.parse(text)
+
+
 def _evaluate(args: argparse.Namespace) -> int:
-    position = Position.parse(args.position)
+    position = _fevga_position(args.position, "evaluate")
     net = net_of(args.net)
     result = evaluate(position, args.plies, Rules.named(args.rules), net=net)
     if args.json:
@@ -81,7 +90,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _hint(args: argparse.Namespace) -> int:
-    position = Position.parse(args.position)
+    position = _fevga_position(args.position, "hint")
     net = net_of(args.net)
     score = score_of(args)
     hints = hint(position, args.dice, args.plies, Rules.named(args.rules), net=net, score=score, length=args.length)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import itertools
 import math
+import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -52,7 +53,7 @@ class _Progress:
 
 def execute(job: Job, workers: int, backend: str, scheduler: Any, checkpoint: Path | None,
             checkpoint_every: float, progress: bool, on_block: Callable[[int, int], None] | None,
-            only: range | None = None) -> tuple[Tally, bool, int]:
+            only: range | None = None, cancel: threading.Event | None = None) -> tuple[Tally, bool, int]:
     """Play the job's missing blocks (of `only`, when given): (finished blocks, interrupted,
     games loaded from the checkpoint). Memory stays bounded whatever the job's size: the block
     list is never built, and finished blocks are folded into a running sum in block order."""
@@ -83,9 +84,9 @@ def execute(job: Job, workers: int, backend: str, scheduler: Any, checkpoint: Pa
 
     try:
         if backend == "dask":
-            interrupted = _execute_dask(job, todo, workers, scheduler, finished)
+            interrupted = _execute_dask(job, todo, workers, scheduler, finished, cancel)
         else:
-            interrupted = _execute_local(job, todo, workers, finished)
+            interrupted = _execute_local(job, todo, workers, finished, cancel)
     finally:
         bar.close()
         if checkpoint is not None:
@@ -93,9 +94,11 @@ def execute(job: Job, workers: int, backend: str, scheduler: Any, checkpoint: Pa
     return blocks, interrupted, resumed
 
 
-def _execute_local(job: Job, todo: Iterable[int], workers: int, finished: Callable[[int, Sums, int], None]) -> bool:
+def _execute_local(job: Job, todo: Iterable[int], workers: int, finished: Callable[[int, Sums, int], None],
+                   cancel: threading.Event | None = None) -> bool:
     # Even one worker runs in a thread: the main thread stays free to take Ctrl-C at once and
-    # raise the stop flag that the nogil loop checks between games.
+    # raise the stop flag that the nogil loop checks between games. `cancel`, checked every
+    # 0.2 s, does the same for a rollout run in another thread (a service's), which no signal reaches.
     stop = np.zeros(1, dtype=np.int32)
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fevga-rollout")
     pending: set[Future[tuple[int, Sums, int]]] = set()
@@ -107,6 +110,8 @@ def _execute_local(job: Job, todo: Iterable[int], workers: int, finished: Callab
                 break
         while pending:
             ready, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+            if cancel is not None and cancel.is_set():
+                raise KeyboardInterrupt
             for future in sorted(ready, key=id):
                 finished(*future.result())
                 nxt = next(queue, None)
@@ -124,7 +129,7 @@ def _execute_local(job: Job, todo: Iterable[int], workers: int, finished: Callab
 
 
 def _execute_dask(job: Job, todo: Iterable[int], workers: int, scheduler: Any,
-                  finished: Callable[[int, Sums, int], None]) -> bool:
+                  finished: Callable[[int, Sums, int], None], cancel: threading.Event | None = None) -> bool:
     try:
         distributed: Any = importlib.import_module("distributed")
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -161,6 +166,8 @@ def _execute_dask(job: Job, todo: Iterable[int], workers: int, scheduler: Any,
             futures.discard(future)
             for item in future.result():
                 finished(*item)
+            if cancel is not None and cancel.is_set():  # heard as each group of blocks comes back
+                raise KeyboardInterrupt
             submit()
         return False
     except KeyboardInterrupt:

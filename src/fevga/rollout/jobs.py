@@ -14,6 +14,7 @@ import numpy.typing as npt
 from fevga.bearoff.core_tables import tables_of, tables_spec
 from fevga.checks import check_int
 from fevga.errors import InvalidArgumentError
+from fevga.limits import MAX_WORKERS
 from fevga.match import MatchScore
 from fevga.net import Net, net_of
 from fevga.policy import Policy, chooser, policy_id, policy_name, policy_pair, uses_net
@@ -230,15 +231,15 @@ def check_games(games: int, stratify: bool) -> int:
 
 
 def check_workers(workers: int | None) -> int:
-    """Worker count: every core by default."""
+    """Worker count: every core by default, at most MAX_WORKERS (fevga.limits)."""
     if workers is None:
-        return os.cpu_count() or 1
-    return check_int("workers", workers, 1)
+        return min(os.cpu_count() or 1, MAX_WORKERS)
+    return check_int("workers", workers, 1, MAX_WORKERS)
 
 
 def check_backend(backend: str, scheduler: Any) -> str:
     """"local" or "dask" (a scheduler implies Dask)."""
-    if backend not in ("local", "dask"):
+    if not isinstance(backend, str) or backend not in ("local", "dask"):
         raise InvalidArgumentError(f"backend={backend!r} must be 'local' or 'dask'")
     return "dask" if scheduler is not None else backend
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from fevga.checks import check_int, check_position
 from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidPositionError
+from fevga.files import output_path
 from fevga.gioul import GioulMove, GioulPosition, to_array
 from fevga.notation import parse_dice
 from fevga.match import match_score
@@ -51,6 +53,7 @@ def rollout(
     checkpoint_every: float = 10.0,
     progress: bool | None = None,
     on_block: Callable[[int, int], None] | None = None,
+    cancel: threading.Event | None = None,
     net: NetSpec = None,
     score: tuple[int, int] | None = None,
     length: int | None = None,
@@ -70,7 +73,9 @@ def rollout(
     `checkpoint` saves finished blocks atomically and resumes from them; a file that is not a
     checkpoint of this same job (a callable policy is identified by its module and qualified
     name) raises InvalidArgumentError. Ctrl-C (or a KeyboardInterrupt raised by
-    `on_block(done, total)`) returns the partial result. With a match `score=(white, black)`
+    `on_block(done, total)`, called after each finished block, or `cancel`, a threading.Event
+    another thread sets: heard within 0.2 s, where signals reach only the main thread) returns
+    the partial result. With a match `score=(white, black)`
     and `length`, each game is also valued by the side's match winning chance after it, and the
     result carries `match_chance` (luck-adjusted like the equity when `luck` is on).
 
@@ -84,12 +89,12 @@ def rollout(
     games = check_games(games, stratify)
     count = check_workers(workers)
     backend = check_backend(backend, scheduler)
-    path = Path(checkpoint) if checkpoint is not None else None
+    path = _checkpoint_path(checkpoint)
     job, name, seed_value = make_job(_rows([start]), start.turn, games, seed, policy, truncate, luck, stratify,
                                      rules, bearoff, one_sided, net, match_score(score, length), _resume(seed, path))
     began = time.perf_counter()
     blocks, interrupted, resumed = execute(job, count, backend, scheduler, path, checkpoint_every,
-                                           _progress_default(progress), on_block)
+                                           _progress_default(progress), on_block, cancel=_cancel(cancel))
     total = blocks.total()
     return statistics(job, total, 0, start.id, name, seed_value, rules, interrupted or total.games < games,
                       time.perf_counter() - began, count, backend, resumed, score, length)
@@ -115,6 +120,7 @@ def rollout_moves(
     checkpoint_every: float = 10.0,
     progress: bool | None = None,
     on_block: Callable[[int, int], None] | None = None,
+    cancel: threading.Event | None = None,
     net: NetSpec = None,
     candidates: int | None = None,
     stop_early: bool = False,
@@ -162,7 +168,7 @@ def rollout_moves(
         legal = _chosen(start, dice, rules, moves)
     count = check_workers(workers)
     backend = check_backend(backend, scheduler)
-    path = Path(checkpoint) if checkpoint is not None else None
+    path = _checkpoint_path(checkpoint)
     if stop_early and path is not None:
         raise InvalidArgumentError("stop_early plays rounds that a checkpoint cannot resume: use one or the other")
     rows = _rows([m.position for m in legal])
@@ -176,7 +182,7 @@ def rollout_moves(
         width = job.row_width
         round_job = replace(job, rows=b"".join(rows[k * width : (k + 1) * width] for k in active))
         blocks, interrupted, loaded = execute(round_job, count, backend, scheduler, path, checkpoint_every,
-                                               _progress_default(progress), on_block, only)
+                                               _progress_default(progress), on_block, only, _cancel(cancel))
         resumed += loaded
         rounds.append((list(active), blocks.total()))
         if interrupted:
@@ -255,6 +261,15 @@ def _rows(positions: Sequence[Position | GioulPosition]) -> bytes:
     return b"".join(p._row() for p in positions if isinstance(p, Position))
 
 
+def _checkpoint_path(checkpoint: str | os.PathLike[str] | None) -> Path | None:
+    """The checkpoint file, checked before any game is played (fevga.files.output_path):
+    absent or a regular file in an existing folder."""
+    if checkpoint is None:
+        return None
+    output_path(checkpoint, "checkpoint")
+    return Path(checkpoint)
+
+
 def _resume(seed: SeedLike, path: Path | None) -> tuple[int, int | str] | None:
     """The master key and seed of the checkpoint to resume when no seed is given."""
     if seed is None and path is not None and checkpoint_exists(path):
@@ -317,3 +332,10 @@ def _progress_default(progress: bool | None) -> bool:
     import sys
 
     return sys.stderr.isatty()
+
+
+def _cancel(cancel: object) -> threading.Event | None:
+    """The `cancel` argument: None or something with is_set() (a threading.Event)."""
+    if cancel is not None and not callable(getattr(cancel, "is_set", None)):
+        raise InvalidArgumentError(f"cancel={repr(cancel)[:80]} must be a threading.Event or None")
+    return cancel  # type: ignore[return-value]

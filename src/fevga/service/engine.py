@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,7 +68,8 @@ class Key:
         """The value of `text`, or InvalidArgumentError naming the key and its domain."""
         if self.kind == "int":
             low, high = (int(v) for v in self.domain.split(".."))
-            if not text.lstrip("-").isdigit() or not low <= int(text) <= high:
+            digits = text.removeprefix("-")  # ASCII digits only ('²' and '١' pass isdigit()), at most 20
+            if not (digits.isascii() and digits.isdigit() and len(digits) <= 20) or not low <= int(text) <= high:
                 raise InvalidArgumentError(f"{self.name} must_be {self.domain}")
             return int(text)
         if self.kind == "bool":
@@ -213,22 +213,22 @@ class Engine:
             depth = int(self.values["engine.ply"])  # type: ignore[call-overload]
         return Choice(tuple(ranking), method, depth, time.perf_counter() - started, notes)
 
-    def _rollouts(self, stop: threading.Event | None) -> tuple[int, Callable[[int, int], None]]:
-        def on_block(done: int, total: int) -> None:
-            if stop is not None and stop.is_set():
-                raise KeyboardInterrupt  # rollout_moves returns what it has; we then raise Stopped
-        return int(self.values["engine.rollouts"]), on_block  # type: ignore[call-overload]
+    def _rollouts(self) -> int:
+        """Games per move of go's rollouts (0: none)."""
+        games = self.values["engine.rollouts"]
+        assert isinstance(games, int)  # Key.parse reads the int keys
+        return games
 
     def _choose_fevga(self, position: Position, dice: tuple[int, int],
                       stop: threading.Event | None) -> tuple[list[Ranked], str, tuple[str, ...]]:
-        games, on_block = self._rollouts(stop)
+        games = self._rollouts()
         if position.winner() is not None:
             raise InvalidArgumentError(f"position {position.id} is already finished")
         if games:
             moves = position.legal_moves(dice, self.rules)
             ranking = rollout_moves(position, dice, games=games, seed=int(self.values["engine.seed"]),  # type: ignore[call-overload]
                                     workers=int(self.values["engine.threads"]), policy="net",  # type: ignore[call-overload]
-                                    rules=self.rules, net=self.net, progress=False, on_block=on_block,
+                                    rules=self.rules, net=self.net, progress=False, cancel=stop,
                                     candidates=min(ROLLOUT_CANDIDATES, len(moves)))
             if stop is not None and stop.is_set():
                 raise Stopped
@@ -240,14 +240,14 @@ class Engine:
 
     def _choose_gioul(self, position: GioulPosition, dice: tuple[int, int] | None,
                       stop: threading.Event | None) -> tuple[list[Ranked], str, tuple[str, ...]]:
-        games, on_block = self._rollouts(stop)
+        games = self._rollouts()
         if position.winner() is not None:
             raise InvalidArgumentError(f"Gioul state {position.id} is already finished")
         moves = position.legal_moves(dice)
         if games:
             ranking = rollout_moves(position, dice, games=games, seed=int(self.values["engine.seed"]),  # type: ignore[call-overload]
                                     workers=int(self.values["engine.threads"]), policy="heuristic",  # type: ignore[call-overload]
-                                    rules=self.rules, progress=False, on_block=on_block)
+                                    rules=self.rules, progress=False, cancel=stop)
             if stop is not None and stop.is_set():
                 raise Stopped
             return [_rolled(m) for m in ranking], "rollout", ("gioul rollouts play the heuristic policy",)

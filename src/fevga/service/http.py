@@ -39,7 +39,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 from fevga.analysis import MAX_PLIES, evaluate, hint
-from fevga.errors import FevgaError, InvalidArgumentError, InvalidNotationError
+from fevga.errors import FevgaError, InvalidArgumentError, InvalidNotationError, RecordError
 from fevga.gioul import GioulPosition
 from fevga.notation import parse_dice
 from fevga.position import COLOR_NAMES, Position
@@ -415,10 +415,14 @@ def create_app(limits: Limits | None = None) -> FastAPI:
         if len(request.items) > limits.batch_positions:
             raise ApiError(422, "batch_limit", f"{len(request.items)} items (limit {limits.batch_positions})")
 
+        stop = threading.Event()  # set when the request is answered (408 included): the work stops too
+
         async def run() -> Any:
             def work() -> dict[str, Any]:
                 results = []
                 for index, item in enumerate(request.items):
+                    if stop.is_set():
+                        raise ApiError(408, "time_limit", "the batch ran out of time")
                     try:
                         results.append(one(parse_position(item.position, request.game, limits), item))
                     except FevgaError as exc:
@@ -426,7 +430,10 @@ def create_app(limits: Limits | None = None) -> FastAPI:
                     except ApiError as exc:
                         raise ApiError(exc.status, exc.code, f"items[{index}]: {exc.message}") from None
                 return {"count": len(results), "results": results}
-            return await core(work)
+            try:
+                return await core(work)
+            finally:
+                stop.set()
         return run()
 
     @app.post(f"{API}/moves", summary="legal moves of many positions")
@@ -618,43 +625,42 @@ def _evaluate_rows(text: str, limits: Limits, binary: bool = False) -> dict[str,
 
 
 def _rollout_work(position: Position | GioulPosition, dice: tuple[int, int] | None, by_move: bool,
-                  request: RolloutRequest) -> Callable[[Callable[[int, int], None]], Any]:
+                  request: RolloutRequest) -> Callable[[Callable[[int, int], None], threading.Event], Any]:
     from fevga.rollout import rollout, rollout_moves
 
     options = dict(games=request.games, seed=request.seed, workers=request.workers, policy=request.policy,
                    truncate=request.truncate, luck=request.luck, progress=False)
 
-    def work(on_block: Callable[[int, int], None]) -> Any:
+    def work(on_block: Callable[[int, int], None], cancel: threading.Event) -> Any:
         if by_move:
-            ranking = rollout_moves(position, dice, on_block=on_block, **options)  # type: ignore[arg-type]
+            ranking = rollout_moves(position, dice, on_block=on_block, cancel=cancel, **options)  # type: ignore[arg-type]
             return {"moves": [m.to_dict() for m in ranking]}
-        return rollout(position, on_block=on_block, **options).to_dict()  # type: ignore[arg-type]
+        return rollout(position, on_block=on_block, cancel=cancel, **options).to_dict()  # type: ignore[arg-type]
     return work
 
 
 def read_record(text: str) -> Any:
     """The match record of a request body: JSON (a game or a match, of either game) or the
-    text match format (Fevga); FevgaError (RecordError) naming the problem."""
-    from fevga.game import MatchRecord
+    text match format (Fevga); FevgaError (RecordError) naming the problem. JSON goes through
+    the records' bounded reader (nesting, integer size, finite numbers: docs/limits.md)."""
     from fevga.gioul import GioulGameRecord, GioulMatchRecord
-    from fevga.records import game_from_dict, match_from_dict, read_match
+    from fevga.records import is_json_record, read_json, read_match, record_from_data
 
     if not text.strip():
         raise ApiError(400, "invalid_record", "the request body is empty: send a record (JSON or text)")
-    if not text.lstrip().startswith("{"):
-        return read_match(text, "<request>")
+    text = text.removeprefix("\ufeff")
+    if not is_json_record(text):
+        return read_match(text, "the request body")
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
+        data = read_json(text, "the request body")
+    except RecordError as exc:
         raise ApiError(400, "invalid_record", f"the record is not valid JSON: {exc}") from None
-    gioul = isinstance(data, dict) and data.get("game") == "gioul"
-    if isinstance(data, dict) and "games" in data:
-        return GioulMatchRecord.from_dict(data) if gioul else match_from_dict(data)
-    if gioul:
+    if isinstance(data, dict) and data.get("game") == "gioul":
+        if "games" in data:
+            return GioulMatchRecord.from_dict(data)
         game = GioulGameRecord.from_dict(data)
         return GioulMatchRecord(length=0, games=(game,), score=game_score(game))
-    single = game_from_dict(data)
-    return MatchRecord(length=0, games=(single,), score=game_score(single))
+    return record_from_data(data, "the request body")
 
 
 def _bounded(record: Any, limits: Limits) -> Any:

@@ -6,7 +6,7 @@ queued without bound); finished jobs are kept, newest first, up to `keep` of the
 
 >>> from fevga import Position
 >>> jobs = JobQueue(max_jobs=1, keep=4)
->>> job = jobs.submit(lambda on_block: {"games": 0}, games=0, describe={})
+>>> job = jobs.submit(lambda on_block, cancel: {"games": 0}, games=0, describe={})
 >>> jobs.wait(job.id, timeout=10).status
 'done'
 >>> jobs.shutdown()
@@ -84,8 +84,9 @@ class JobQueue:
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=max_jobs, thread_name_prefix="fevga-job")
 
-    def submit(self, work: Callable[[OnBlock], Any], games: int, describe: dict[str, Any]) -> Job:
-        """Queue `work(on_block)` (it returns the JSON-ready result); TooManyJobs when full."""
+    def submit(self, work: Callable[[OnBlock, threading.Event], Any], games: int, describe: dict[str, Any]) -> Job:
+        """Queue `work(on_block, cancel)` (it returns the JSON-ready result; `cancel` is set when
+        the job is cancelled, and a rollout given it stops within 0.2 s); TooManyJobs when full."""
         with self._lock:
             if sum(j.unfinished for j in self._jobs.values()) >= self.max_jobs:
                 raise TooManyJobs(f"{self.max_jobs} rollout jobs are already queued or running; "
@@ -101,18 +102,16 @@ class JobQueue:
         for k in finished[: max(0, len(finished) - self.keep)]:
             del self._jobs[k]
 
-    def _run(self, job: Job, work: Callable[[OnBlock], Any]) -> None:
+    def _run(self, job: Job, work: Callable[[OnBlock, threading.Event], Any]) -> None:
         if job.cancel.is_set():
             return self._end(job, "cancelled")
         job.status, job.started = "running", time.time()
 
         def on_block(done: int, total: int) -> None:
             job.done_games = done
-            if job.cancel.is_set():
-                raise KeyboardInterrupt  # the rollout returns its partial result
 
         try:
-            result = work(on_block)
+            result = work(on_block, job.cancel)  # a cancelled rollout returns its partial result
         except FevgaError as exc:
             job.error = str(exc)
             return self._end(job, "failed")

@@ -165,7 +165,7 @@ class Session:
         self.dice = None  # refused dice leave none
         if len(args) != 2:
             return self.error("bad_command", "expected: dice <d1> <d2>")
-        if not all(a.isdigit() and len(a) == 1 for a in args):
+        if not all(a in "123456" and len(a) == 1 for a in args):  # '²'.isdigit() is true, int('²') fails
             return self.error("bad_value", f"dice {' '.join(args)[:40]} must be two numbers 1-6")
         dice = parse_dice((int(args[0]), int(args[1])))
         if isinstance(self.position, GioulPosition) and self.position.pending:
@@ -355,7 +355,11 @@ def _search(session: Session, line: str, lines: queue.Queue[str | None], waiting
     threading.Thread(target=search, name="ubgi-search", daemon=True).start()
     quitting = False
     while True:
-        during = lines.get()
+        try:
+            during = lines.get()
+        except KeyboardInterrupt:  # Ctrl-C reaches this thread only: the search stops too, at once
+            stop.set()
+            raise
         if during == _DONE:
             return quitting
         if waiting or during is None:
