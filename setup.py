@@ -7,6 +7,11 @@ Set FEVGA_SANITIZE=1 to build with AddressSanitizer and UndefinedBehaviorSanitiz
 (-fsanitize=address,undefined); such a build must run under LD_PRELOAD=$(gcc
 -print-file-name=libasan.so), see .ci/sanitize, which builds one in a copy of the tree.
 Set FEVGA_ONLY=movegen,bearoff to (re)build only those core modules during development.
+FEVGA_SIMD picks the SIMD paths of the quantised evaluator (fevga_core/qnet.pyx):
+  dispatch (default)  x86-64: the baseline (SSE2) and an AVX2 clone, chosen at import by the
+                      CPU, so the build runs on any x86-64 machine; elsewhere as portable
+  portable            the compiler's baseline for the target only (aarch64: NEON)
+  native              -march=native: the build machine's best, not for other machines
 """
 
 import os
@@ -32,13 +37,25 @@ COMPILER_DIRECTIVES = {
 
 CORE = Path("fevga_core")
 only = {name for name in os.environ.get("FEVGA_ONLY", "").split(",") if name}
+SIMD = os.environ.get("FEVGA_SIMD", "dispatch")
+if SIMD not in ("dispatch", "portable", "native"):
+    raise SystemExit(f"FEVGA_SIMD={SIMD!r} must be dispatch, portable or native")
+# Per-module extras. The quantised kernels are integer code; -ffp-contract=off keeps the float
+# tail (logits, sigmoids) free of fused multiply-adds, identical whatever the target.
+MODULE_FLAGS = {
+    "qnet": (["-march=native"] if SIMD == "native" else []) + ["-ffp-contract=off"],
+}
+MODULE_MACROS = {
+    "qnet": [("FEVGA_SIMD_DISPATCH", "1")] if SIMD == "dispatch" else [],
+}
 extensions = [
     Extension(
         f"fevga_core.{pyx.stem}",
         [str(pyx)],
         include_dirs=[np.get_include()],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=(["-O1", "-g", *SANITIZE_FLAGS] if SANITIZE else ["-O0", "-g"] if DEBUG else ["-O3"]),
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"), *MODULE_MACROS.get(pyx.stem, [])],
+        extra_compile_args=(["-O1", "-g", *SANITIZE_FLAGS] if SANITIZE else ["-O0", "-g"] if DEBUG else ["-O3"])
+        + MODULE_FLAGS.get(pyx.stem, []),
         extra_link_args=SANITIZE_FLAGS if SANITIZE else [],
     )
     for pyx in sorted(CORE.glob("*.pyx"))

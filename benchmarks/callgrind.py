@@ -1,7 +1,7 @@
 """Stable instruction counts of the core's kernels under `valgrind --tool=callgrind`.
 
     python benchmarks/callgrind.py movegen          # instructions per (position, roll) pair
-    python benchmarks/callgrind.py net              # instructions per raw evaluation
+    python benchmarks/callgrind.py net quantised    # per raw evaluation, float and quantised
     python benchmarks/callgrind.py all --passes 1 4
 
 Wall-clock timings on a shared 2-core host move by tens of percent from one hour to the next;
@@ -72,10 +72,37 @@ def _net_rows(data: dict[str, np.ndarray]) -> tuple[Callable[[], object], int]:
     return (lambda: core.evaluate_rows(rows)), len(rows)
 
 
+def _quantised_rows(data: dict[str, np.ndarray]) -> tuple[Callable[[], object], int]:
+    from fevga import Net
+    from fevga_core import qnet
+
+    net = Net.default()
+    quantised = qnet.QuantisedNet(net._core)
+    rows = data["positions"]
+    out = quantised.evaluate_rows(rows)
+    assert np.max(np.abs(out - net._core.evaluate_rows(rows))) < 0.01  # docs/net.md's bound
+    return (lambda: quantised.evaluate_rows(rows)), len(rows)
+
+
+def _quantised_results(data: dict[str, np.ndarray]) -> tuple[Callable[[], object], int]:
+    from fevga import Net
+    from fevga_core import qnet
+
+    quantised = qnet.QuantisedNet(Net.default()._core)
+    rows, dice = data["rows"], data["dice"]
+    out = np.zeros(len(rows), dtype=np.int32)
+    total = quantised.count_children(rows, dice, 0, out)
+    assert total == CORPUS_MOVES, f"{total} results, expected {CORPUS_MOVES}"
+    return (lambda: quantised.count_children(rows, dice, 0, out)), CORPUS_MOVES
+
+
 WORKLOADS: dict[str, Workload] = {
     "movegen": Workload("(position, roll) pair", _movegen),
     "movegen-gioul": Workload("(Gioul state, roll) pair", _movegen_gioul),
     "net": Workload("raw float evaluation", _net_rows),
+    "quantised": Workload("raw quantised evaluation", _quantised_rows),
+    "quantised-results": Workload("legal move, its result evaluated incrementally (generation included)",
+                                  _quantised_results),
 }
 
 
