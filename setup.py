@@ -7,6 +7,7 @@ Set FEVGA_SANITIZE=1 to build with AddressSanitizer and UndefinedBehaviorSanitiz
 (-fsanitize=address,undefined); such a build must run under LD_PRELOAD=$(gcc
 -print-file-name=libasan.so), see .ci/sanitize, which builds one in a copy of the tree.
 Set FEVGA_ONLY=movegen,bearoff to (re)build only those core modules during development.
+The modules are translated and compiled in parallel on every core (FEVGA_BUILD_JOBS=N to choose).
 FEVGA_SIMD picks the SIMD paths of the quantised evaluator (fevga_core/qnet.pyx):
   dispatch (default)  x86-64: the baseline (SSE2) and an AVX2 clone, chosen at import by the
                       CPU, so the build runs on any x86-64 machine; elsewhere as portable
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 from Cython.Build import cythonize
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 
 DEBUG = os.environ.get("FEVGA_DEBUG", "") not in ("", "0")
 SANITIZE = os.environ.get("FEVGA_SANITIZE", "") not in ("", "0")
@@ -34,6 +35,8 @@ COMPILER_DIRECTIVES = {
     "nonecheck": False,
     "embedsignature": True,
 }
+
+JOBS = int(os.environ.get("FEVGA_BUILD_JOBS", "0")) or os.cpu_count() or 1
 
 CORE = Path("fevga_core")
 only = {name for name in os.environ.get("FEVGA_ONLY", "").split(",") if name}
@@ -63,14 +66,18 @@ extensions = [
 ]
 
 setup(
-    packages=["fevga", "fevga.cli", "fevga.bearoff", "fevga.data", "fevga_core"],
-    package_dir={"fevga": "src/fevga", "fevga_core": "fevga_core"},
+    # Every package under src/ is found, so a new sub-package cannot be left out of the wheel
+    # (tests/test_packaging.py also compares the wheel's files with the tracked tree).
+    packages=[*find_packages("src"), "fevga_core"],
+    package_dir={"": "src", "fevga_core": "fevga_core"},
     package_data={"fevga": ["py.typed"], "fevga.data": ["*.npz", "*.json", "*.png"], "fevga_core": ["*.pxd", "*.pyi", "py.typed"]},
     ext_modules=cythonize(
         extensions,
         compiler_directives=COMPILER_DIRECTIVES,
+        nthreads=JOBS if JOBS > 1 else 0,
         show_all_warnings=False,
         annotate=os.environ.get("FEVGA_ANNOTATE", "") not in ("", "0"),
     ),
+    options={"build_ext": {"parallel": JOBS}},
     zip_safe=False,
 )

@@ -144,8 +144,8 @@ def variance() -> None:
                                                   progress=False))
         show(f"{policy}, stratified + truncate", rollout(START, games=8 * STRATA, seed=7, policy=policy,
                                                          truncate=True, progress=False))
-    show("heuristic, luck", rollout(START, games=STRATA, seed=7, luck=True, progress=False))
-    show("heuristic, no luck", rollout(START, games=STRATA, seed=7, progress=False))
+    show("heuristic, luck", rollout(START, games=STRATA, seed=7, luck=True, policy="heuristic", progress=False))
+    show("heuristic, no luck", rollout(START, games=STRATA, seed=7, policy="heuristic", progress=False))
     two3 = TwoSidedDB.build(checkers=3)
     race = Position.from_counts([12, 1, 0, 1, 0, 1] + [0] * 19, [12, 0, 1, 0, 1, 1] + [0] * 19)
     for luck in (False, True):

@@ -182,8 +182,13 @@ def test_html_report_is_self_contained_with_boards_for_flagged_decisions(tmp_pat
     html = report.to_html()
     parser = _Collector()
     parser.feed(html)
-    assert parser.tags.get("svg") == 3 * len(flagged)  # before, played, best
+    # before, played, best per flagged decision; a graph per game; the shared drawing once
+    assert parser.tags.get("svg") == 3 * len(flagged) + len(report.games) + 1
+    assert html.count('<g id="fevga-board-white">') == 1 and html.count('href="#fevga-board-white"') == 3 * len(flagged)
+    assert html.count('class="die"') == 2 * len(flagged)  # the dice of the "before" board
+    assert html.count('class="tray white"') == 3 * len(flagged) and html.count('class="graph"') == len(report.games)
     assert "script" not in parser.tags and parser.external == []
+    assert "pips" in html and "-0.000" not in html
     for p in flagged:
         assert f'id="g{p.game}p{p.number}"' in html and f'href="#g{p.game}p{p.number}"' in html
     page = tmp_path / "report.html"
@@ -442,3 +447,96 @@ def test_marks_of_a_hand_typed_match_agree_with_rollouts() -> None:
             assert loss + half > thresholds.doubtful  # a flagged move is not better than the best
         checked += 1
     assert checked == 6
+
+
+# ---------------------------------------------------------------------------------------
+# Numbering, wording, many files, streaming (issue 14, items 10 and 13; issue 19's memory)
+
+
+def _named_match(tmp_path: Path) -> tuple[Path, MatchRecord]:
+    from fevga.records import read_match, write_match
+
+    text = write_match(play_match(3, seed=12, policy="heuristic"), players=("Alice", "Bob"))
+    path = tmp_path / "alice-bob.mat"
+    path.write_text(text)
+    return path, read_match(text)
+
+
+def test_moves_are_numbered_as_the_mat_file_and_results_read_in_words(tmp_path: Path) -> None:
+    import re
+
+    path, match = _named_match(tmp_path)
+    report = analyse(match, plies=1)
+    text = path.read_text()
+    # each game's turn lines: "  n) 65: move   54: move" -> {(n, colour): move}
+    for game_text, game in zip(text.split(" Game ")[1:], report.games):
+        lines = {}
+        for line in game_text.splitlines():
+            m = re.match(r"^\s*(\d+)\) (.*)$", line)
+            if m:
+                lines[int(m.group(1))] = m.group(2)
+        assert max(p.move for p in game.plies) == max(lines)
+        for p in game.plies:
+            assert f"{p.dice[0]}{p.dice[1]}: {p.played.notation}" in lines[p.move] or p.played.notation == "pass"
+    words = report.to_text(all_plies=True)
+    assert re.search(r"\): (Alice|Bob) wins [12] points?", words)
+    assert "point(s)" not in words and "-0.000" not in words
+    first = report.games[0].plies[0]
+    assert f"  {first.move:3d}) {'Alice' if first.turn == 0 else 'Bob':<10}" in words
+    assert json.loads(report.to_json())["games"][0]["plies"][0]["move"] == first.move
+
+
+def test_signed_figures_never_read_minus_zero() -> None:
+    from fevga.analyser import signed, unsigned
+
+    assert signed(-0.0001) == "+0.000" and signed(-0.0) == "+0.000" and signed(-0.0006) == "-0.001"
+    assert unsigned(-0.0004) == "0.000" and unsigned(0.1234) == "0.123"
+
+
+def test_many_files_with_totals_across_them(tmp_path: Path) -> None:
+    path, match = _named_match(tmp_path)
+    from fevga.records import read_match, write_match
+
+    other = tmp_path / "bob-alice.mat"  # Bob plays White here: the totals go by name
+    other.write_text(write_match(play_match(1, seed=5, policy="random"), players=("Bob", "Alice")))
+    run = [sys.executable, "-m", "fevga", "analyse", str(path), str(other)]
+    data = json.loads(subprocess.run(run + ["--json"], capture_output=True, text=True, check=True).stdout)
+    assert [f["file"] for f in data["files"]] == [str(path), str(other)]
+    per_file = {name: 0 for name in ("Alice", "Bob")}
+    for f in data["files"]:
+        for p in f["analysis"]["players"]:
+            per_file[p["name"]] += p["decisions"]
+    assert {t["name"]: t["decisions"] for t in data["totals"]} == per_file
+    one = analyse(read_match(other.read_text()), plies=1)
+    assert data["files"][1]["analysis"]["players"][0]["total_loss"] == one.players[0].total_loss
+    text = subprocess.run(run, capture_output=True, text=True, check=True).stdout
+    assert f"== {path} ==" in text and "== Totals across 2 files (players by name) ==" in text
+    subprocess.run(run + ["--html", str(tmp_path / "both.html")], capture_output=True, text=True, check=True)
+    html = (tmp_path / "both.html").read_text()
+    assert html.count('<section class="analysis"') == 2 and "Totals across 2 files" in html
+    assert html.count('<g id="fevga-board-white">') == 1  # one shared drawing for the whole page
+
+
+def test_the_cli_streams_the_same_report_as_the_api(tmp_path: Path) -> None:
+    path, match = _named_match(tmp_path)
+    report = analyse(match, plies=1)
+    run = [sys.executable, "-m", "fevga", "analyse", str(path)]
+    streamed = json.loads(subprocess.run(run + ["--json"], capture_output=True, text=True, check=True).stdout)
+    expected = json.loads(report.to_json())
+    streamed.pop("elapsed"), expected.pop("elapsed")
+    assert streamed == expected
+    text = subprocess.run(run, capture_output=True, text=True, check=True).stdout
+    assert text.rstrip("\n") == report.to_text()
+
+
+def test_the_analyser_keeps_no_game_it_has_yielded() -> None:
+    import gc
+    import weakref
+
+    from fevga.analyser import Analyser
+
+    analyser = Analyser(play_match(3, seed=6, policy="random"), plies=1)
+    refs = [weakref.ref(game) for game in analyser.games()]
+    gc.collect()
+    assert len(refs) > 1 and all(r() is None for r in refs)  # memory does not grow with the games
+    assert analyser.summaries()[0].decisions > 0

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+import fevga
 from fevga import Position
 from fevga.cli import main
 
@@ -54,3 +56,32 @@ def test_output_into_a_closed_pipe_is_not_a_traceback() -> None:
     stderr = child.stderr.read()
     assert child.wait(timeout=120) == 1
     assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
+
+
+def test_version_and_board_pictures(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    version = run("--version")
+    assert version.returncode == 0 and version.stdout.strip() == f"fevga {fevga.__version__}"
+    svg_file, png_file = tmp_path / "b.svg", tmp_path / "b.png"
+    position = Position.from_counts([4, 2, 3, 3, 0, 0, 3] + [0] * 18, [9, 0, 0, 0, 1, 2, 3] + [0] * 18, 1)
+    shown = run("show", position.id, "--svg", str(svg_file), "--png", str(png_file), "--dice", "6-5")
+    assert shown.returncode == 0, shown.stderr
+    assert f"wrote {svg_file}" in shown.stdout and f"wrote {png_file}" in shown.stdout
+    root = ET.fromstring(svg_file.read_text())
+    ns = "{http://www.w3.org/2000/svg}"
+    points = [e for e in root.iter(f"{ns}polygon") if e.get("class") == "point"]
+    assert sorted(int(e.get("data-point", 0)) for e in points) == list(range(1, 25))
+    checkers = [e for e in root.iter(f"{ns}circle") if (e.get("class") or "").startswith("checker")]
+    assert len(checkers) == 30 - 4 - 9 and root.get("data-position") == position.id
+    trays = {e.get("class"): e.get("data-off") for e in root.iter(f"{ns}g") if "tray" in (e.get("class") or "")}
+    assert trays == {"tray white": "4", "tray black": "9"}
+    assert sorted(e.get("data-value") for e in root.iter(f"{ns}g") if e.get("class") == "die") == ["5", "6"]
+    caption = next(e for e in root.iter(f"{ns}text") if e.get("class") == "caption")
+    assert caption.text == "White 35 pips, 4 off · Black 32 pips, 9 off · Black to play"
+    assert float(caption.get("font-size", 0)) * 480 / float(root.get("viewBox", "0 0 1 1").split()[2]) >= 14
+    assert png_file.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    turned = run("show", position.id, "--black")
+    assert "(points in Black's own numbering)" in turned.stdout
+    bad = run("show", "--dice", "6-5")
+    assert bad.returncode == 2 and "--svg FILE" in bad.stderr

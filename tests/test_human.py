@@ -14,8 +14,9 @@ import time
 import uuid
 from pathlib import Path
 
-from fevga import Position
-from fevga.cli.human import Console, play_human_game, play_human_match
+from fevga import BLACK, WHITE, Position, Rules
+from dataclasses import replace
+from fevga.cli.human import Console, Engine, play_human_game, play_human_match
 from fevga.game import GameRecord
 from fevga.records import load_record
 
@@ -56,8 +57,8 @@ def test_a_whole_game_typed_move_by_move() -> None:
     assert GameRecord.from_json(record.to_json()) == record  # every ply replays legally
     shown = screen.getvalue()
     assert shown.count("illegal: ") == sum(1 for t in typist.typed if t == "24/1 13/off")
-    assert "hint (heuristic 2-ply" in shown and "wins" in shown
-    assert record.policies[0] == "human" and record.policies[1].startswith("heuristic")
+    assert "hint (net 1-ply, as fevga hint" in shown and "wins" in shown
+    assert record.policies == ("human", "net2")  # the engine that played: the shipped net, 2 plies
     boards = shown.count("White (W): pips")
     assert boards >= len(record.plies)  # the board after every roll
 
@@ -69,15 +70,17 @@ def test_piped_input_and_end_of_input(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     out = run.stdout
     assert "commands:" in out and "legal moves:" in out and "illegal: " in out
-    assert "Game stopped." in out and "24/1\n" in out  # piped commands are echoed
+    assert "End of input: the game is stopped unfinished." in out and "24/1\n" in out  # piped commands are echoed
+    assert "the input ended before the game did" in run.stderr and str(save) in run.stderr
     record = load_record(save).games[0]
     assert record.truncated and record.plies  # the engine's and forced moves so far
+    assert record.policies == ("human", "net2")
 
 
 def test_illegal_moves_say_why() -> None:
     screen = io.StringIO()
     answers = io.StringIO("24/20\n24/10\n13/10\n24/18/12\nquit\n")
-    play_human_game("white", seed=5, console=Console(stdin=answers, stdout=screen))
+    play_human_game("white", seed=5, console=Console(stdin=answers, stdout=screen), engine=Engine("heuristic"))
     shown = screen.getvalue()
     reasons = re.findall(r"illegal: (.*)", shown)
     assert len(reasons) == 4 and all("legal: " in r or "cannot read" in r for r in reasons), reasons
@@ -111,13 +114,13 @@ def test_in_a_pseudo_terminal() -> None:
         os.execv(sys.executable, FEVGA + ["play", "--human", "white", "--seed", "5"])
     try:
         first = _read_until(fd, r"white \d-\d> $")
-        assert "You (white) rolled" in first
+        assert "You (white, your own numbering) rolled" in first
         os.write(fd, b"moves\n")
         listed = _read_until(fd, r"legal moves: .*\n.*> $")
         assert "legal moves:" in listed
         os.write(fd, b"quit\n")
         rest = _read_until(fd, r"Game stopped")
-        assert "Game stopped" in rest
+        assert "Game stopped (quit)" in rest
     finally:
         os.close(fd)
         os.waitpid(pid, 0)
@@ -148,7 +151,7 @@ def test_under_tmux() -> None:
 
         wait_for(r"white \d-\d>")
         subprocess.run([tmux, "send-keys", "-t", session, "hint", "Enter"], check=True)
-        assert "hint (heuristic" in wait_for(r"hint \(heuristic[\s\S]*>")
+        assert "hint (net 1-ply" in wait_for(r"hint \(net[\s\S]*>")
         subprocess.run([tmux, "send-keys", "-t", session, "24/2", "Enter"], check=True)
         assert "illegal: " in wait_for(r"illegal: ")
         subprocess.run([tmux, "send-keys", "-t", session, "quit", "Enter"], check=True)
@@ -179,3 +182,218 @@ def test_met_command() -> None:
     assert abs(json.loads(data)["starter"][0][0] - 0.55) < 1e-12
     bad = subprocess.run(FEVGA + ["met", "--odds", "0.5,0.5"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+
+
+# ---------------------------------------------------------------------------------------
+# The engine, the hints and the options (issue 14, items 1-4)
+
+
+def test_engine_policies_play_as_the_core_policies_do() -> None:
+    """The engine of a human game is the named core policy: replaying self-play records of
+    net2, net and heuristic, it chooses every recorded move (so a record's name is the truth)."""
+    from fevga.cli.human import Engine
+    from fevga.game import play_game
+    from fevga.gioul import play_gioul_game
+
+    for policy in ("net2", "net", "heuristic"):
+        record = play_game(seed=11, policy=policy, max_plies=40)
+        engine = Engine(policy)
+        for ply, before in zip(record.plies, record.positions()):
+            moves = before.legal_moves(ply.dice)
+            if len(moves) > 1:
+                assert engine.choose(before, moves, ply.dice, record.rules).steps == ply.steps, (policy, before.id)
+    gioul = play_gioul_game(seed=5, policy="heuristic")
+    engine = Engine("heuristic", "gioul")
+    for decision, before in zip(gioul.decisions, gioul.positions()):
+        moves = before.legal_moves(decision.roll)
+        chosen = engine.choose(before, moves, decision.roll, gioul.rules)
+        assert chosen.position == next(m for m in moves if m.steps == decision.steps).position
+
+
+def _session_text(answers: str, human: str = "white", seed: int = 5, **kwargs: object) -> tuple[str, object]:
+    screen = io.StringIO()
+    record = play_human_game(human, seed=seed, console=Console(stdin=io.StringIO(answers), stdout=screen),
+                             **kwargs)  # type: ignore[arg-type]
+    return screen.getvalue(), record
+
+
+def test_hint_equals_fevga_hint() -> None:
+    shown, _ = _session_text("hint\nquit\n")
+    position = re.findall(r"ID (\S{16})", shown)[-1]
+    dice = re.findall(r"white (\d-\d)> hint", shown)[0]
+    table = shown.split("hint (net 1-ply, as fevga hint), equity for white:\n", 1)[1].splitlines()
+    ours = [line for line in table[:6] if not line.startswith("  ...")]
+    ours = ours[:next((i for i, line in enumerate(ours) if not line.startswith("  ")), len(ours))]
+    cli = subprocess.run(FEVGA + ["hint", position, dice], capture_output=True, text=True, check=True).stdout
+    assert len(ours) >= 2 and cli.splitlines()[1:len(ours) + 1] == ours  # the same header and rows
+
+
+def test_engine_options_work_or_are_refused(tmp_path: Path) -> None:
+    save = tmp_path / "g.json"
+    run = subprocess.run(FEVGA + ["play", "--human", "white", "--black", "heuristic", "--seed", "5", "--save",
+                                  str(save)], input="quit\n", capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "against heuristic" in run.stdout
+    assert json.loads(save.read_text())["policies"] == ["human", "heuristic"]
+    run = subprocess.run(FEVGA + ["play", "--human", "black", "--policy", "net", "--seed", "5", "--save", str(save)],
+                         input="quit\n", capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and json.loads(save.read_text())["policies"] == ["net", "human"]
+    for bad, words in ((["--white", "net"], "you play white"), (["--policy", "lookahead"], "cannot play a human"),
+                       (["--json"], "--save FILE.json"), (["--game", "gioul", "--policy", "net"], "no Gioul net"),
+                       (["--game", "gioul", "--save", str(tmp_path / "g.mat")], "JSON")):
+        refused = subprocess.run(FEVGA + ["play", "--human", "white", *bad], input="quit\n", capture_output=True,
+                                 text=True, timeout=120)
+        assert refused.returncode == 2 and words in refused.stderr and refused.stderr.count("\n") == 1, bad
+    refused = subprocess.run(FEVGA + ["play", "--tutor"], capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and "--human" in refused.stderr
+
+
+def test_black_sees_its_own_numbering() -> None:
+    shown, record = _session_text("board\nquit\n", human="black", seed=2)
+    assert "The board is drawn in Black's own numbering" in shown
+    board = shown.split("(points in Black's own numbering)\n", 1)[1].splitlines()
+    labels, cells = board[0].split(), board[1].split()
+    assert labels[:3] == ["13", "14", "15"] and "B15" in cells[-1] or "B14" in cells[-1]  # Black's 24: top right
+    assert board[4].split()[0] == "12" and "W15" in board[3].split()[0] + board[3]  # White's start is Black's 12
+    assert isinstance(record, GameRecord)
+
+
+def test_undo_takes_back_the_last_move_and_replays_the_same_dice() -> None:
+    screen = io.StringIO()
+
+    class Once(io.StringIO):
+        """Plays the first legal move, undoes it once, then plays the last legal move; then quits."""
+
+        step = 0
+
+        def readline(self, size: int | None = -1) -> str:
+            text = screen.getvalue()
+            position = Position.from_id(re.findall(r"ID (\S{16})", text)[-1])
+            dice = tuple(int(d) for d in re.findall(r"(\d)-(\d)> $", text)[-1])
+            Once.step += 1
+            moves = position.legal_moves(dice)
+            answer = {1: moves[0].notation, 2: "undo", 3: moves[-1].notation}.get(Once.step, "quit")
+            if Once.step == 2 and "(the only legal move)" in text.rsplit("ID", 2)[-1]:
+                answer = "undo"
+            return answer + "\n"
+
+    record = play_human_game("white", seed=3, console=Console(stdin=Once(), stdout=screen))
+    shown = screen.getvalue()
+    assert "Undone: your " in shown and "; the same dice again." in shown
+    rolls = re.findall(r"white (\d-\d)> ", shown)
+    assert rolls[0] == rolls[2]  # after undo the same roll is played again
+    assert isinstance(record, GameRecord) and record.truncated
+    first = next(p for p in record.plies if p.turn == WHITE and len(
+        record.positions()[record.plies.index(p)].legal_moves(p.dice)) > 1)
+    before = record.positions()[record.plies.index(first)]
+    assert first.steps == before.legal_moves(first.dice)[-1].steps  # the move played after the undo
+
+
+def test_resign_is_accepted_or_refused_as_it_should() -> None:
+    from fevga.records import game_from_json, read_match, write_match
+
+    # White (you) is far ahead: a point is more than the engine expects to win, it accepts.
+    ahead = Position.from_counts([0] + [3] * 5 + [0] * 19, [0] * 24 + [15], WHITE)
+    shown, record = _session_text("resign\n", start=ahead, seed=5)
+    assert isinstance(record, GameRecord) and record.resigned and record.winner == BLACK and record.points == 1
+    assert "You resigned: fevga wins 1 point." in shown
+    assert game_from_json(record.to_json()) == record
+    text = write_match(record)
+    assert "Black wins 1 point (resigned)" in text
+    assert read_match(text).games[0] == replace(record, seed="", policies=("White", "Black"))
+    # White has nothing off and all its checkers far away, Black is bearing off: a mars is likely,
+    # so a single point is refused and a mars accepted.
+    white = [0] * 24 + [15]
+    black = [3, 4, 4, 4, 0, 0] + [0] * 19
+    start = Position.from_counts(white, black, WHITE)
+    shown, record = _session_text("resign\nresign mars\n", start=start, seed=1)
+    assert "fevga refuses 1 point" in shown
+    assert isinstance(record, GameRecord) and record.resigned and record.points == 2 and record.winner == BLACK
+
+
+def test_tutor_warns_before_a_bad_move() -> None:
+    from fevga.analysis import hint
+
+    screen = io.StringIO()
+    state = {"worst": "", "at": ""}
+
+    class Pupil(io.StringIO):
+        """Types the hint's worst move, says no to the tutor, types it again and says yes; then quits."""
+
+        def readline(self, size: int | None = -1) -> str:
+            text = screen.getvalue()
+            if text.endswith("Play it anyway? [y/N] "):
+                return "n\n" if text.count("tutor: ") == 1 else "y\n"
+            if state["worst"] and text.count("tutor: ") >= 2:
+                return "quit\n"
+            position = Position.from_id(re.findall(r"ID (\S{16})", text)[-1])
+            dice = tuple(int(d) for d in re.findall(r"(\d)-(\d)> $", text)[-1])
+            ranking = hint(position, dice)
+            if ranking[-1].loss < 0.04:
+                return ranking[0].move.notation + "\n"  # nothing bad to play on this roll
+            state["worst"] = ranking[-1].move.notation
+            state["at"] = position.id
+            return state["worst"] + "\n"
+
+    record = play_human_game("white", seed=8, console=Console(stdin=Pupil(), stdout=screen), tutor="doubtful")
+    shown = screen.getvalue()
+    assert shown.count("tutor: ") == 2 and re.search(r"tutor: .* is (doubtful|bad|very bad): it gives up", shown)
+    assert isinstance(record, GameRecord)
+    before = record.positions()
+    warned = [(p, before[i]) for i, p in enumerate(record.plies) if before[i].id == state["at"]]
+    assert len(warned) == 1  # the move confirmed after the second warning was played there
+    ply, position = warned[0]
+    assert position.parse_move(state["worst"], ply.dice).position == position.legal_moves(ply.dice)[
+        [m.steps for m in position.legal_moves(ply.dice)].index(ply.steps)].position
+
+
+def test_gioul_against_the_heuristic(tmp_path: Path) -> None:
+    from fevga.gioul import GioulGameRecord, GioulPosition
+
+    screen = io.StringIO()
+
+    class GioulTypist(io.StringIO):
+        def readline(self, size: int | None = -1) -> str:
+            text = screen.getvalue()
+            state = GioulPosition.from_id(re.findall(r"ID (\S{20})", text)[-1])
+            rolled = re.findall(r"rolled (\d)-(\d)", text)
+            dice = (int(rolled[-1][0]), int(rolled[-1][1])) if state.pending == () and rolled else None
+            if "hint (" not in text.rsplit("ID", 1)[-1]:
+                return "hint\n"
+            return state.legal_moves(dice)[-1].notation + "\n"
+
+    record = play_human_game("white", seed=4, rules=Rules.gioul(),
+                             console=Console(stdin=GioulTypist(), stdout=screen))
+    shown = screen.getvalue()
+    assert "against heuristic (the best Gioul player until a Gioul net exists)" in shown
+    assert "hint (the Gioul heuristic (there is no Gioul net yet)), heuristic value" in shown
+    assert isinstance(record, GioulGameRecord) and record.final.is_game_over() and not record.truncated
+    assert record.policies == ("human", "heuristic")
+    assert GioulGameRecord.from_json(record.to_json()) == replace(record, decisions=record.decisions)
+    save = tmp_path / "gioul.json"
+    run = subprocess.run(FEVGA + ["play", "--human", "black", "--game", "gioul", "--seed", "4", "--save", str(save)],
+                         input="quit\n", capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    saved = GioulGameRecord.from_json(save.read_text())
+    assert saved.truncated and saved.policies == ("heuristic", "human") and "saved" in run.stdout
+
+
+def test_ctrl_c_saves_the_game_so_far(tmp_path: Path) -> None:
+    import pty
+    import signal
+
+    save = tmp_path / "interrupted.json"
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(sys.executable, FEVGA + ["play", "--human", "white", "--seed", "5", "--save", str(save)])
+    try:
+        _read_until(fd, r"white \d-\d> $")
+        os.kill(pid, signal.SIGINT)
+        rest = _read_until(fd, r"saved ")
+        assert "Game stopped (Ctrl-C)" in rest
+    finally:
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    assert os.WEXITSTATUS(status) == 130
+    record = load_record(save).games[0]
+    assert record.truncated and record.policies == ("human", "net2")

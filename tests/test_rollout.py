@@ -564,3 +564,64 @@ def test_cli_rolls_out_chosen_moves(capsys) -> None:  # type: ignore[no-untyped-
     assert err.startswith("fevga: error: ") and "24/12" in err and err.count("\n") == 1
     assert main(["rollout", "start", "--games", "36", "--no-progress", "--move", "24/13"]) == 2
     assert "give --dice" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------
+# One default policy, and results that say what they did (issue 14, items 6, 7, 9)
+
+
+def test_the_default_policy_is_the_net_in_the_api_and_the_cli(capsys: pytest.CaptureFixture[str]) -> None:
+    from fevga.gioul import GioulPosition
+    from fevga.net import Net
+
+    api = rollout(MIDGAME, games=36, seed=3, workers=1, progress=False)
+    assert api.policy == "net" and api.net == Net.default().checksum
+    data = api.to_dict()
+    assert data["policy"] == "net" and data["net"] == Net.default().checksum
+    assert "policy net (net " in api.summary()
+    assert main(["rollout", MIDGAME.id, "--games", "36", "--seed", "3", "--workers", "1", "--no-progress",
+                 "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert cli["policy"] == "net" and cli["equity"] == api.equity  # the same default: the same figure
+    assert main(["rollout", MIDGAME.id, "--games", "36", "--seed", "3", "--workers", "1", "--no-progress"]) == 0
+    assert "policy net" in capsys.readouterr().out
+    moves = rollout_moves(MIDGAME, "5-4", games=36, seed=3, workers=1, progress=False, candidates=2)
+    assert all(m.result.policy == "net" for m in moves)
+    gioul = rollout(GioulPosition.initial(), games=36, seed=3, workers=1, progress=False)
+    assert gioul.policy == "heuristic" and gioul.net is None  # no Gioul net yet
+    assert rollout(MIDGAME, games=36, seed=3, workers=1, progress=False, policy="random").net is None
+
+
+def test_stop_early_says_how_many_games_each_move_played(capsys: pytest.CaptureFixture[str]) -> None:
+    games = 4 * STRATA
+    ranking = rollout_moves(MIDGAME, "5-4", games=games, seed=2, workers=2, policy="heuristic", progress=False,
+                            stop_early=True)
+    played = [m.result.games for m in ranking]
+    assert max(played) == games and min(played) < games
+    assert all(m.stopped == (m.result.games < games) for m in ranking)  # "stopped" only when it played fewer
+    assert main(["rollout", MIDGAME.id, "--dice", "5-4", "--games", str(games), "--seed", "2", "--workers", "2",
+                 "--policy", "heuristic", "--stop-early", "--no-progress"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    stopped = sum(1 for m in ranking if m.stopped)
+    assert f"up to {games:,} games per move ({stopped} of {len(ranking)} stopped early" in out[0]
+    assert "games each" not in out[0]
+    rows = out[2:]
+    assert len(rows) == len(ranking)
+    for row, m in zip(rows, ranking):
+        assert row.split()[1] == m.move.notation.split()[0]
+        assert f"{m.result.games:,}" in row and ("(stopped)" in row) == m.stopped
+
+
+def test_rounded_game_counts_are_said(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rollout", "--games", "100", "--seed", "1", "--workers", "1", "--policy", "random",
+                 "--no-progress", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["games"] == 108
+    assert "--games 100 is rounded up to 108, a multiple of 36" in captured.err
+    assert main(["rollout", "--games", "100", "--seed", "1", "--workers", "1", "--policy", "random",
+                 "--no-progress", "--json", "--no-stratify"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["games"] == 100 and captured.err == ""
+    assert main(["rollout", "--games", "108", "--seed", "1", "--workers", "1", "--policy", "random",
+                 "--no-progress"]) == 0
+    assert "rounded" not in capsys.readouterr().err

@@ -2,12 +2,11 @@
 
 The analysis runs against a small evaluator interface (`Evaluator`): ``rank(position, dice,
 rules)`` returns the legal moves with their equity for the mover, best first, and
-``value(position, rules)`` the equity of the side on roll before it rolls. Today's default,
-`HeuristicEvaluator`, is built on the core's expectimax over the heuristic with exact
-bear-off tables in covered races; `ApiEvaluator` adapts the trained evaluator's
-``fevga.hint`` / ``fevga.evaluate`` API, so that the net drops in with one line:
-
-    fevga.analyse(record, evaluator=ApiEvaluator(plies=1))
+``value(position, rules)`` the equity of the side on roll before it rolls. The default,
+`ApiEvaluator`, is the shipped net through ``fevga.hint`` / ``fevga.evaluate``;
+`HeuristicEvaluator`, the core's expectimax over the heuristic with exact bear-off tables in
+covered races, is the old one (``evaluator=HeuristicEvaluator(plies)``, ``--evaluator
+heuristic``); any object with `rank` and `value` drops in the same way.
 
 Plies count as in ``fevga.hint`` / ``fevga.evaluate``: at 1 ply a move is rated by the
 static value of its result; every further ply looks one roll deeper.
@@ -35,14 +34,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from fevga.errors import InvalidArgumentError
 from fevga.game import GameRecord, MatchRecord
 from fevga.policy import Policy
-from fevga.position import COLOR_NAMES, Move, Position
+from fevga.position import COLOR_NAMES, WHITE, Move, Position
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike
 
@@ -75,7 +74,7 @@ def _finished_equity(after: Position) -> float | None:
 
 
 class HeuristicEvaluator:
-    """Today's evaluator: expectimax over the core's evaluation, counting plies as
+    """The heuristic evaluator (the analysis default before the net): expectimax over the core's evaluation, counting plies as
     ``fevga.hint`` and ``fevga.evaluate`` do (docs/net.md): at 1 ply a move is rated by the
     static value of its result, at n plies by the expectimax n - 1 plies below its result;
     ``value(position)`` at n plies averages over the 21 rolls the best move at n plies, so
@@ -368,6 +367,7 @@ class PlyAnalysis:
     evaluator_loss: float | None = None  # the evaluator's loss, when a rollout replaced it
     rollout_se: float | None = None      # standard error of the rollout loss
     rollout_games: int = 0
+    move: int = 0  # the record's move number: its turn line, as the text match format numbers it
 
     @property
     def forced(self) -> bool:
@@ -376,7 +376,8 @@ class PlyAnalysis:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {"game": self.game, "ply": self.number, "turn": COLOR_NAMES[self.turn], "position": self.position.id,
+        return {"game": self.game, "ply": self.number, "move": self.move, "turn": COLOR_NAMES[self.turn],
+                "position": self.position.id,
                 "dice": list(self.dice), "played": _move_dict(self.played), "best": _move_dict(self.best),
                 "loss": self.loss, "mark": self.mark, "legal_moves": self.legal_moves, "forced": self.forced,
                 "rank": self.rank, "luck": self.luck, "luck_mark": self.luck_mark,
@@ -452,6 +453,23 @@ class PlayerSummary:
                 "luck_marks": dict(self.luck_marks)}
 
 
+def signed(value: float, digits: int = 3) -> str:
+    """`value` with its sign to `digits` decimals, never "-0.000" (a value that rounds to zero is +0.000)."""
+    rounded = round(value, digits)
+    return f"{rounded + 0.0 if rounded != 0 else 0.0:+.{digits}f}"
+
+
+def unsigned(value: float, digits: int = 3) -> str:
+    """`value` to `digits` decimals without a sign for a value that rounds to zero ("0.000", never "-0.000")."""
+    rounded = round(value, digits)
+    return f"{rounded if rounded != 0 else 0.0:.{digits}f}"
+
+
+def points_text(points: int) -> str:
+    """ "1 point", "2 points"."""
+    return f"{points} point{'' if points == 1 else 's'}"
+
+
 @dataclass(frozen=True)
 class GameAnalysis:
     """The analysis of one game: its plies and the score before it."""
@@ -461,6 +479,87 @@ class GameAnalysis:
     result: str
     points: int
     plies: tuple[PlyAnalysis, ...]
+    resigned: bool = False
+
+    def result_text(self, names: tuple[str, str] = ("White", "Black")) -> str:
+        """The result in words: "Alice wins 1 point", "Bob wins 2 points (mars)", "a draw (dead
+        position)", "unfinished"."""
+        if self.result in COLOR_NAMES:
+            winner = names[COLOR_NAMES.index(self.result)]
+            how = " by resignation" if self.resigned else (" (mars)" if self.points == 2 else "")
+            return f"{winner} wins {points_text(self.points)}{how}"
+        return {"draw": "a draw (dead position)", "truncated": "unfinished"}.get(self.result, self.result)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"game": self.number, "score": list(self.score), "result": self.result, "points": self.points,
+                **({"resigned": True} if self.resigned else {}), "plies": [p.to_dict() for p in self.plies]}
+
+
+@dataclass
+class Totals:
+    """A player's totals, added up game by game (what `PlayerSummary` reports), so that a
+    streamed analysis keeps no more than one game in memory."""
+
+    color: int
+    name: str
+    decisions: int = 0
+    forced: int = 0
+    total_loss: float = 0.0
+    marks: dict[str, int] = field(default_factory=lambda: {m: 0 for m in MARKS})
+    luck: float = 0.0
+    luck_marks: dict[str, int] = field(default_factory=lambda: {m: 0 for m in LUCK_MARKS})
+
+    def add(self, game: GameAnalysis) -> None:
+        """Add this player's plies of `game`, in order."""
+        for p in game.plies:
+            if p.turn != self.color:
+                continue
+            if p.forced:
+                self.forced += 1
+            else:
+                self.decisions += 1
+                self.total_loss += p.loss
+                if p.mark:
+                    self.marks[p.mark] += 1
+            self.luck += p.luck
+            if p.luck_mark:
+                self.luck_marks[p.luck_mark] += 1
+
+    def merge(self, other: PlayerSummary | Totals) -> None:
+        """Add another summary's totals (the same player in another record)."""
+        self.decisions += other.decisions
+        self.forced += other.forced
+        self.total_loss += other.total_loss
+        self.luck += other.luck
+        for m in MARKS:
+            self.marks[m] += other.marks[m]
+        for m in LUCK_MARKS:
+            self.luck_marks[m] += other.luck_marks[m]
+
+    def summary(self) -> PlayerSummary:
+        """The PlayerSummary of these totals."""
+        return PlayerSummary(color=self.color, name=self.name, decisions=self.decisions, forced=self.forced,
+                             total_loss=self.total_loss, marks=dict(self.marks), luck=self.luck,
+                             luck_marks=dict(self.luck_marks))
+
+
+@dataclass(frozen=True)
+class AnalysisHeader:
+    """What every game of an analysis shares: how it was judged, and of what record."""
+
+    evaluator: str
+    luck_evaluator: str
+    thresholds: Thresholds
+    length: int
+    player_names: tuple[str, str] = ("White", "Black")
+    match_aware: bool = False
+    games: int = 0
+
+    @property
+    def units(self) -> str:
+        """The units of every equity in the analysis."""
+        return "normalised match equity (EMG)" if self.match_aware else "points (money equity)"
 
 
 @dataclass(frozen=True)
@@ -478,6 +577,11 @@ class Analysis:
     match_aware: bool = False
     elapsed: float = field(default=0.0, compare=False)
 
+    def header(self) -> AnalysisHeader:
+        """What the games share (the reports' opening)."""
+        return AnalysisHeader(self.evaluator, self.luck_evaluator, self.thresholds, self.length, self.player_names,
+                              self.match_aware, len(self.games))
+
     def plies(self) -> list[PlyAnalysis]:
         """Every analysed ply in order."""
         return [p for g in self.games for p in g.plies]
@@ -487,77 +591,48 @@ class Analysis:
         return [p for p in self.plies() if p.mark]
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form of everything."""
-        t = self.thresholds
-        return {
-            "evaluator": self.evaluator, "luck_evaluator": self.luck_evaluator,
-            "thresholds": {"doubtful": t.doubtful, "bad": t.bad, "very_bad": t.very_bad, "lucky": t.lucky,
-                           "very_lucky": t.very_lucky},
-            "length": self.length, "score": list(self.score), "match_aware": self.match_aware,
-            "units": "normalised match equity (EMG)" if self.match_aware else "points (money equity)", "players": [p.to_dict() for p in self.players],
-            "games": [{"game": g.number, "score": list(g.score), "result": g.result, "points": g.points,
-                       "plies": [p.to_dict() for p in g.plies]} for g in self.games],
-            "elapsed": self.elapsed,
-        }
+        """JSON-ready form of everything (the same as `to_json`, which the CLI streams game by game)."""
+        result: dict[str, Any] = json.loads(self.to_json())
+        return result
+
+    def _write(self, report: Any) -> None:
+        report.begin(self.header())
+        for game in self.games:
+            report.game(game)
+        report.end(self.players, self.score, self.elapsed)
 
     def to_json(self, indent: int | None = None) -> str:
-        """The JSON text of to_dict()."""
-        return json.dumps(self.to_dict(), indent=indent)
+        """The JSON text (fevga.report.JsonReport: the form `fevga analyse --json` streams)."""
+        import io
+
+        from fevga.report import JsonReport
+
+        out = io.StringIO()
+        self._write(JsonReport(out, indent))
+        return out.getvalue()
 
     def to_text(self, all_plies: bool = False) -> str:
         """A readable report: flagged decisions (or every ply), then per-player totals."""
-        lines = [f"Analysis by {self.evaluator} (luck: {self.luck_evaluator}); "
-                 + (f"{self.length} point match" if self.length else "session") + f", {len(self.games)} game(s); "
-                 + ("equities are normalised match equity (EMG)" if self.match_aware else "equities in points")]
-        for game in self.games:
-            lines.append("")
-            lines.append(f"Game {game.number} (score {self.player_names[0]} {game.score[0]}, "
-                         f"{self.player_names[1]} {game.score[1]}): {game.result}"
-                         + (f", {game.points} point(s)" if game.points else ""))
-            for p in game.plies:
-                if not (all_plies or p.mark or p.luck_mark.startswith("very")):
-                    continue
-                who = self.player_names[p.turn]
-                text = f"  {p.number:4d}. {who:<10} {p.dice[0]}{p.dice[1]}: {p.played.notation:<24}"
-                if p.forced:
-                    text += " (forced)"
-                elif p.played.position == p.best.position:
-                    text += " (best)"
-                elif p.mark or all_plies:
-                    text += f" best {p.best.notation:<24} loss {p.loss:.3f}" + (f"  {p.mark}" if p.mark else "")
-                if p.rollout_games:
-                    text += f" (rollout {p.rollout_games} games, +- {p.rollout_se:.3f}; evaluator {p.evaluator_loss:.3f})"
-                if p.luck_mark or all_plies:
-                    text += f"  luck {p.luck:+.3f}" + (f" {p.luck_mark}" if p.luck_mark else "")
-                lines.append(text)
-        lines.append("")
-        header = f"{'':<22}" + "".join(f"{p.name:>14}" for p in self.players)
-        lines.append(header)
-        rows: list[tuple[str, Callable[[PlayerSummary], str]]] = [
-            ("unforced decisions", lambda p: f"{p.decisions}"),
-            ("forced plies", lambda p: f"{p.forced}"),
-            ("doubtful", lambda p: f"{p.marks['doubtful']}"),
-            ("bad", lambda p: f"{p.marks['bad']}"),
-            ("very bad", lambda p: f"{p.marks['very bad']}"),
-            ("total equity loss", lambda p: f"{p.total_loss:.3f}"),
-            ("loss per decision", lambda p: f"{p.mean_loss:.4f}"),
-            ("performance rating", lambda p: f"{p.rating:.1f}"),
-            ("rating band", lambda p: p.band or "-"),
-            ("luck total", lambda p: f"{p.luck:+.3f}"),
-            ("very lucky / lucky", lambda p: f"{p.luck_marks['very lucky']} / {p.luck_marks['lucky']}"),
-            ("unlucky / very unlucky", lambda p: f"{p.luck_marks['unlucky']} / {p.luck_marks['very unlucky']}"),
-        ]
-        for label, cell in rows:
-            lines.append(f"{label:<22}" + "".join(f"{cell(p):>14}" for p in self.players))
-        lines.append("performance rating = 500 x mean equity loss per unforced decision (0 = perfect); bands: "
-                     + band_legend())
-        return "\n".join(lines)
+        import io
+
+        from fevga.report import TextReport
+
+        out = io.StringIO()
+        self._write(TextReport(out, all_plies))
+        return out.getvalue().rstrip("\n")
 
     def to_html(self) -> str:
-        """A self-contained HTML report (inline SVG boards, no scripts, no external files)."""
-        from fevga.report import analysis_html
+        """A self-contained HTML report (inline SVG boards and graphs, no scripts, no external files)."""
+        import io
 
-        return analysis_html(self)
+        from fevga.report import HtmlReport
+
+        out = io.StringIO()
+        report = HtmlReport(out)
+        report.begin_page(f"fevga analysis: {self.player_names[0]} - {self.player_names[1]}")
+        self._write(report)
+        report.end_page()
+        return out.getvalue()
 
 
 # ---------------------------------------------------------------------------------------
@@ -604,49 +679,116 @@ def analyse(
     are rolled out `rollouts` games each with `rollout_policy` (default: the net) on the same dice streams
     (`fevga.rollout_moves`, seed `rollout_seed`, `workers` threads); the rollout's loss then
     replaces the evaluator's (kept in `evaluator_loss`) and sets the mark.
-    """
-    if not isinstance(rollouts, int) or isinstance(rollouts, bool) or rollouts < 0:
-        raise InvalidArgumentError(f"rollouts {rollouts!r} must be a non-negative number of games")
-    import time
 
-    started = time.perf_counter()
-    match = _as_match(record)
-    decide: Evaluator = evaluator if evaluator is not None else ApiEvaluator(plies)
-    luck_eval: Evaluator = luck_evaluator if luck_evaluator is not None else _default_luck(decide)
-    marks = thresholds or Thresholds()
-    if not isinstance(marks, Thresholds):
-        raise InvalidArgumentError(f"thresholds {marks!r} must be a fevga.analyser.Thresholds")
-    games: list[GameAnalysis] = []
-    score = [0, 0]
-    match_aware = False
-    for index, game in enumerate(match.games, 1):
-        rules = rules_of(game.rules)
-        game_decide, game_luck = decide, luck_eval
-        if match.length > 0 and max(score) < match.length:
-            game_decide = _at_score(decide, (score[0], score[1]), match.length)
-            game_luck = game_decide if luck_eval is decide else _at_score(luck_eval, (score[0], score[1]),
-                                                                          match.length)
-            match_aware = match_aware or game_decide is not decide
-        positions = game.positions()
-        plies_out = []
-        for number, (ply, before) in enumerate(zip(game.plies, positions), 1):
-            after = positions[number]
-            analysed = _analyse_ply(game_decide, game_luck, marks, rules, index, number, ply.turn, before,
-                                    ply.dice, after, keep)
-            if rollouts and analysed.mark:
-                at = ((score[0], score[1]), match.length) if game_decide is not decide else None
-                analysed = _rollout_check(analysed, marks, rules, rollouts, rollout_seed, rollout_policy, workers, at)
-            plies_out.append(analysed)
-        games.append(GameAnalysis(number=index, score=(score[0], score[1]), result=game.result,
-                                  points=game.points, plies=tuple(plies_out)))
-        if game.winner is not None:
-            score[game.winner] += game.points
+    The whole analysis is kept in the result; `Analyser` gives it game by game instead (what
+    `fevga analyse` streams, so that its memory does not grow with the record).
+    """
+    analyser = Analyser(record, plies, evaluator=evaluator, luck_evaluator=luck_evaluator, thresholds=thresholds,
+                        keep=keep, rollouts=rollouts, rollout_seed=rollout_seed, rollout_policy=rollout_policy,
+                        workers=workers)
+    games = []
+    for game in analyser.games():
+        games.append(game)
         if progress is not None:
-            progress(index, len(match.games))
-    summaries = tuple(_summary(color, match.players[color], games) for color in (0, 1))
-    return Analysis(evaluator=decide.name, luck_evaluator=luck_eval.name, thresholds=marks, length=match.length,
-                    players=(summaries[0], summaries[1]), games=tuple(games), score=(score[0], score[1]),
-                    player_names=match.players, match_aware=match_aware, elapsed=time.perf_counter() - started)
+            progress(game.number, analyser.header.games)
+    return analyser.analysis(tuple(games))
+
+
+class Analyser:
+    """The analysis of a record game by game: `games()` yields each `GameAnalysis` as it is
+    done and keeps only the players' running totals, so a report written as the games come
+    (fevga.report) holds one game in memory whatever the record's size. Arguments as in `analyse`.
+
+    >>> from fevga.game import play_game
+    >>> analyser = Analyser(play_game(seed=3, policy="heuristic"))
+    >>> [g.number for g in analyser.games()], analyser.summaries()[0].decisions > 0
+    ([1], True)
+    """
+
+    def __init__(self, record: GameRecord | MatchRecord, plies: int = 1, *, evaluator: Evaluator | None = None,
+                 luck_evaluator: Evaluator | None = None, thresholds: Thresholds | None = None, keep: int = 5,
+                 rollouts: int = 0, rollout_seed: SeedLike = 0, rollout_policy: Policy = "net",
+                 workers: int | None = 1) -> None:
+        if not isinstance(rollouts, int) or isinstance(rollouts, bool) or rollouts < 0:
+            raise InvalidArgumentError(f"rollouts {rollouts!r} must be a non-negative number of games")
+        self.match = _as_match(record)
+        self.decide: Evaluator = evaluator if evaluator is not None else ApiEvaluator(plies)
+        self.luck: Evaluator = luck_evaluator if luck_evaluator is not None else _default_luck(self.decide)
+        marks = thresholds or Thresholds()
+        if not isinstance(marks, Thresholds):
+            raise InvalidArgumentError(f"thresholds {marks!r} must be a fevga.analyser.Thresholds")
+        self.marks = marks
+        self.keep = keep
+        self.rollouts, self.rollout_seed, self.rollout_policy, self.workers = (rollouts, rollout_seed,
+                                                                               rollout_policy, workers)
+        match = self.match
+        aware = match.length > 0 and bool(match.games) and _at_score(self.decide, (0, 0), match.length) \
+            is not self.decide
+        self.header = AnalysisHeader(self.decide.name, self.luck.name, marks, match.length, match.players, aware,
+                                     len(match.games))
+        self.score = [0, 0]
+        self.totals = (Totals(0, match.players[0]), Totals(1, match.players[1]))
+        self.elapsed = 0.0
+
+    def games(self) -> Iterator[GameAnalysis]:
+        """Each game's analysis in order (the totals and the score advance as they come)."""
+        import time
+
+        match = self.match
+        score = self.score
+        for index, game in enumerate(match.games, 1):
+            started = time.perf_counter()
+            rules = rules_of(game.rules)
+            game_decide, game_luck = self.decide, self.luck
+            if match.length > 0 and max(score) < match.length:
+                game_decide = _at_score(self.decide, (score[0], score[1]), match.length)
+                game_luck = game_decide if self.luck is self.decide else _at_score(self.luck, (score[0], score[1]),
+                                                                                   match.length)
+            positions = game.positions()
+            plies_out = []
+            moves = _move_numbers(game)
+            for number, (ply, before) in enumerate(zip(game.plies, positions), 1):
+                after = positions[number]
+                analysed = _analyse_ply(game_decide, game_luck, self.marks, rules, index, number, ply.turn, before,
+                                        ply.dice, after, self.keep)
+                if self.rollouts and analysed.mark:
+                    at = ((score[0], score[1]), match.length) if game_decide is not self.decide else None
+                    analysed = _rollout_check(analysed, self.marks, rules, self.rollouts, self.rollout_seed,
+                                              self.rollout_policy, self.workers, at)
+                plies_out.append(replace(analysed, move=moves[number - 1]))
+            analysed_game = GameAnalysis(number=index, score=(score[0], score[1]), result=game.result,
+                                         points=game.points, plies=tuple(plies_out), resigned=game.resigned)
+            for totals in self.totals:
+                totals.add(analysed_game)
+            if game.winner is not None:
+                score[game.winner] += game.points
+            self.elapsed += time.perf_counter() - started
+            yield analysed_game
+
+    def summaries(self) -> tuple[PlayerSummary, PlayerSummary]:
+        """Both players' totals over the games analysed so far."""
+        return (self.totals[0].summary(), self.totals[1].summary())
+
+    def analysis(self, games: tuple[GameAnalysis, ...]) -> Analysis:
+        """The Analysis of the analysed `games` (all of them, once `games()` is exhausted)."""
+        h = self.header
+        return Analysis(evaluator=h.evaluator, luck_evaluator=h.luck_evaluator, thresholds=h.thresholds,
+                        length=h.length, players=self.summaries(), games=games,
+                        score=(self.score[0], self.score[1]), player_names=h.player_names, match_aware=h.match_aware,
+                        elapsed=self.elapsed)
+
+
+def _move_numbers(game: GameRecord) -> list[int]:
+    """Each ply's move number as the text match format (records.write_match) numbers its turn
+    lines: a line holds White's turn then Black's, so White's turn always opens one."""
+    numbers: list[int] = []
+    line, black_free = 0, False
+    for ply in game.plies:
+        if ply.turn == WHITE or not black_free:
+            line += 1
+        black_free = ply.turn == WHITE
+        numbers.append(line)
+    return numbers
 
 
 def _default_luck(decide: Evaluator) -> Evaluator:
@@ -740,13 +882,3 @@ def _rollout_check(ply: PlyAnalysis, marks: Thresholds, rules: Rules, games: int
                             best_position, value(top))
     return replace(ply, loss=loss, mark=marks.mark(loss), evaluator_loss=ply.loss, rollout_se=se,
                    rollout_games=games, played=played, best=best_entry)
-
-
-def _summary(color: int, name: str, games: list[GameAnalysis]) -> PlayerSummary:
-    mine = [p for g in games for p in g.plies if p.turn == color]
-    decisions = [p for p in mine if not p.forced]
-    marks = {m: sum(1 for p in decisions if p.mark == m) for m in MARKS}
-    luck_marks = {m: sum(1 for p in mine if p.luck_mark == m) for m in LUCK_MARKS}
-    return PlayerSummary(color=color, name=name, decisions=len(decisions), forced=len(mine) - len(decisions),
-                         total_loss=sum(p.loss for p in decisions), marks=marks,
-                         luck=sum(p.luck for p in mine), luck_marks=luck_marks)

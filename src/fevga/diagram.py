@@ -1,4 +1,4 @@
-"""A plain-text board diagram in printed (White's) numbering."""
+"""A plain-text board diagram, in printed (White's) numbering or turned for Black."""
 
 from __future__ import annotations
 
@@ -23,16 +23,22 @@ def _cell(position: Position, printed: int) -> str:
     return "."
 
 
-def diagram(position: Position) -> str:
-    """Both armies on a printed-numbering board, with pips, borne-off counts and the ID.
+def diagram(position: Position, perspective: int = 0) -> str:
+    """Both armies with pips, borne-off counts and the ID, numbered as `perspective` numbers
+    its own points (13-24 on top, 12-1 below, as gnubg turns the board for each player).
 
-    White moves 24 -> 1 and bears off from 1-6; Black moves 12 -> 1 -> 24 -> 13 and
-    bears off from 13-18.
+    The default, White's numbering, is the printed numbering: White moves 24 -> 1 and bears
+    off from 1-6; Black moves 12 -> 1 -> 24 -> 13 and bears off from 13-18. Turned for Black
+    (``perspective=BLACK``), Black moves 24 -> 1 and bears off from its points 1-6, the
+    numbers it types its moves in.
     """
-    from fevga.position import BLACK, COLOR_NAMES, WHITE
+    from fevga.position import BLACK, COLOR_NAMES, WHITE, other_point
+
+    def printed(label: int) -> int:
+        return other_point(label) if perspective == BLACK else label
 
     def row(points: range) -> str:
-        cells = [f"{_cell(position, p):>4}" for p in points]
+        cells = [f"{_cell(position, printed(p)):>4}" for p in points]
         return "".join(cells[:6]) + "  |" + "".join(cells[6:])
 
     def numbers(points: range) -> str:
@@ -48,6 +54,8 @@ def diagram(position: Position) -> str:
         f"White (W): pips {position.pips(WHITE)}, off {position.counts(WHITE)[0]}"
         f"   Black (B): pips {position.pips(BLACK)}, off {position.counts(BLACK)[0]}",
     ]
+    if perspective == BLACK:
+        lines.insert(0, "(points in Black's own numbering)")
     winner = position.winner()
     if winner is not None:
         lines.append(f"{COLOR_NAMES[winner].capitalize()} has won {position.points()} point(s).")

@@ -55,11 +55,13 @@ class GameRecord:
     final: Position
     winner: Color | None
     points: int
-    truncated: bool = False
+    truncated: bool = False  # stopped before the end (result "truncated")
+    resigned: bool = False  # the loser resigned: `winner` and `points` are the resignation's
 
     @property
     def result(self) -> str:
-        """``"white"``, ``"black"``, ``"draw"`` (a dead position) or ``"truncated"``."""
+        """``"white"``, ``"black"`` (a win, or a resignation), ``"draw"`` (a dead position) or
+        ``"truncated"`` (stopped before the end)."""
         if self.truncated:
             return "truncated"
         return "draw" if self.winner is None else COLOR_NAMES[self.winner]
@@ -79,7 +81,8 @@ class GameRecord:
         for number, ply in enumerate(self.plies, 1):
             lines.append(f"{number:4d}. {COLOR_NAMES[ply.turn]:5s} {ply.dice[0]}-{ply.dice[1]}: {ply.notation}")
         outcome = self.result
-        lines.append(outcome if outcome in ("draw", "truncated") else f"{outcome} wins {self.points} point(s)")
+        lines.append(outcome if outcome in ("draw", "truncated") else
+                     f"{outcome} wins {self.points} point(s)" + (" (resigned)" if self.resigned else ""))
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -100,6 +103,7 @@ class GameRecord:
             "result": self.result,
             "winner": None if self.winner is None else COLOR_NAMES[self.winner],
             "points": self.points,
+            **({"resigned": True} if self.resigned else {}),
         }
 
     def to_json(self, indent: int | None = None) -> str:

@@ -326,9 +326,14 @@ class GioulPosition(CoreGioul):
         return f"GioulPosition.from_id({self.id!r})"
 
     def __str__(self) -> str:
+        return self.diagram()
+
+    def diagram(self, perspective: int = WHITE) -> str:
+        """The board drawn in `perspective`'s own numbering (fevga.diagram), with the roll counts
+        and what is due next."""
         from fevga.diagram import diagram
 
-        lines = diagram(self.board()).splitlines()[:-1]
+        lines = diagram(self.board(), perspective).splitlines()[:-1]
         roller = self.roller
         lines.append(
             f"Gioul. Next rolls: white {self.next_roll(WHITE)}, black {self.next_roll(BLACK)} (4 = fourth or later)."
@@ -623,10 +628,15 @@ class GioulGameRecord:
     winner: Color | None
     points: int
     start: GioulPosition | None = None
+    truncated: bool = False  # stopped before the end (result "truncated")
+    resigned: bool = False  # the loser resigned: `winner` and `points` are the resignation's
 
     @property
     def result(self) -> str:
-        """``"white"``, ``"black"`` or ``"draw"`` (a dead position)."""
+        """``"white"``, ``"black"`` (a win, or a resignation), ``"draw"`` (a dead position) or
+        ``"truncated"`` (stopped before the end)."""
+        if self.truncated:
+            return "truncated"
         return "draw" if self.winner is None else COLOR_NAMES[self.winner]
 
     def log(self) -> str:
@@ -640,7 +650,8 @@ class GioulGameRecord:
                 "hand-over": f"handed over ({COLOR_NAMES[d.roller]}'s roll)",
             }[d.kind]
             lines.append(f"{number:4d}. {COLOR_NAMES[d.mover]:5s} {why:28s} {dice:9s}: {d.notation}")
-        lines.append(self.result if self.winner is None else f"{self.result} wins {self.points} point(s)")
+        lines.append(self.result if self.winner is None else f"{self.result} wins {self.points} point(s)"
+                     + (" (resigned)" if self.resigned else ""))
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -667,6 +678,7 @@ class GioulGameRecord:
             "result": self.result,
             "winner": None if self.winner is None else COLOR_NAMES[self.winner],
             "points": self.points,
+            **({"resigned": True} if self.resigned else {}),
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -847,8 +859,20 @@ def _gioul_game_from_dict(data: Any, where: str = "game") -> GioulGameRecord:
         previous = mover
         state = chosen.position
     assert state is not None
+    if data.get("resigned", False) is not False:
+        from fevga.records import _resignation
+
+        resigner, conceded = _resignation(data, state, None, where)
+        return GioulGameRecord(seed, rules, (policies[0], policies[1]), tuple(decisions), state, resigner, conceded,
+                               start, resigned=True)
     if not state.is_game_over():
-        raise RecordError(f"{where}: the game is not finished after its decisions ({state.id})")
+        if data.get("result") == "truncated":
+            if data.get("final", state.id) != state.id or data.get("winner") is not None or data.get("points", 0):
+                raise RecordError(f"{where}: an unfinished game has its replayed final {state.id}, no winner, 0 points")
+            return GioulGameRecord(seed, rules, (policies[0], policies[1]), tuple(decisions), state, None, 0, start,
+                                   truncated=True)
+        raise RecordError(f"{where}: the game is not finished after its decisions ({state.id}); an unfinished "
+                          "game says \"result\": \"truncated\"")
     winner, points = state.winner(), state.points()
     outcome = (data.get("final"), data.get("winner"), data.get("points"))
     replay = (state.id, None if winner is None else COLOR_NAMES[winner], points)

@@ -137,9 +137,13 @@ class Position(CorePosition):
         return f"Position.from_id({self.id!r})"
 
     def __str__(self) -> str:
+        return self.diagram()
+
+    def diagram(self, perspective: int = WHITE) -> str:
+        """The board as text in `perspective`'s own numbering (default White's, the printed one)."""
         from fevga.diagram import diagram
 
-        return diagram(self)
+        return diagram(self, perspective)
 
     def _repr_svg_(self) -> str:
         from fevga import svg

@@ -159,6 +159,11 @@ def game_from_dict(data: Any, where: str = "game") -> GameRecord:
     if final != current:
         raise RecordError(f"{where}: final position {final.id} does not match the replayed {current.id}")
     result = data.get("result")
+    if data.get("resigned", False) is not False:
+        resigner, conceded = _resignation(data, current, rules, where)
+        return GameRecord(seed=seed, rules=rules, policies=(policies[0], policies[1]), start=start,
+                          opening_dice=opening_dice, plies=tuple(plies), final=final, winner=resigner,
+                          points=conceded, resigned=True)
     winner = current.winner()
     truncated = not current.is_game_over(rules)
     expected = "truncated" if truncated else ("draw" if winner is None else COLOR_NAMES[winner])
@@ -172,6 +177,31 @@ def game_from_dict(data: Any, where: str = "game") -> GameRecord:
     return GameRecord(seed=seed, rules=rules, policies=(policies[0], policies[1]), start=start,
                       opening_dice=opening_dice, plies=tuple(plies), final=final, winner=winner,
                       points=points, truncated=truncated)
+
+
+def _resignation(data: dict[str, Any], final: Any, rules: Rules | None, where: str) -> tuple[Color, int]:
+    """(winner, points) of a resigned game's record (``"resigned": true``), checked against its
+    replayed final position (Fevga or Gioul): a game still in play, won by the side not on turn
+    (resignations are offered on one's own turn), 1 point or, while the loser has no checker off, 2."""
+    if data.get("resigned") is not True:
+        raise RecordError(f"{where}: resigned {data.get('resigned')!r} must be true or absent")
+    over = final.is_game_over() if rules is None else final.is_game_over(rules)
+    if over:
+        raise RecordError(f"{where}: resigned, but the game is over in {final.id}")
+    winner_name = data.get("winner")
+    if winner_name not in _COLOR_OF:
+        raise RecordError(f"{where}: a resigned game needs its winner, 'white' or 'black', not {winner_name!r}")
+    winner = _COLOR_OF[winner_name]
+    if winner == final.turn:
+        raise RecordError(f"{where}: {winner_name} is on turn in {final.id}, so it cannot have won by resignation")
+    points = data.get("points")
+    most = 1 if final.counts(1 - winner)[0] else 2
+    if not isinstance(points, int) or isinstance(points, bool) or points not in range(1, most + 1):
+        raise RecordError(f"{where}: resigned points {points!r} must be 1" + (" or 2" if most == 2 else
+                          " (the loser has borne off a checker: no mars)"))
+    if data.get("result", winner_name) != winner_name:
+        raise RecordError(f"{where}: result {data.get('result')!r} does not match the resignation ({winner_name})")
+    return winner, int(points)
 
 
 def _loads(text: str) -> Any:
@@ -280,7 +310,10 @@ def write_match(record: Record, players: tuple[str, str] | None = None) -> str:
             score[game.winner] += game.points
             ends = match.length > 0 and score[game.winner] >= match.length
             plural = "point" if game.points == 1 else "points"
-            out.append(f"      {names[game.winner]} wins {game.points} {plural}" + (" and the match" if ends else ""))
+            out.append(f"      {names[game.winner]} wins {game.points} {plural}" + (" and the match" if ends else "")
+                       + (" (resigned)" if game.resigned else ""))
+        elif game.truncated:
+            out.append("      ; unfinished: stopped before the end of the game")
         elif not game.truncated:
             out.append("      Draw (dead position)")
     return "\n".join(out) + "\n"
@@ -307,7 +340,8 @@ _OPENING = re.compile(r"^\s*opening(?:\s+draw)?\s*:\s*white\s+(\d)\s*,?\s*black\
 _START = re.compile(r"^\s*start\s*:\s*(\S+)\s*$", re.IGNORECASE)
 _TURN_LINE = re.compile(r"^\s*(\d+)\)")
 _TURN = re.compile(r"(?<![\d/])([1-6])[- ]?([1-6])\s*:")
-_RESULT = re.compile(r"^\s*(?:(.+?)\s+)?wins\s+(\d+)\s+points?(\s+and\s+the\s+match)?\s*\.?\s*$", re.IGNORECASE)
+_RESULT = re.compile(r"^\s*(?:(.+?)\s+)?wins\s+(\d+)\s+points?(\s+and\s+the\s+match)?\s*\.?\s*(\(resigned\))?\s*$",
+                     re.IGNORECASE)
 _DRAW = re.compile(r"^\s*draw\b.*$", re.IGNORECASE)
 
 
@@ -385,6 +419,9 @@ class _GameBuilder:
         over = self.current.is_game_over(rules)
         winner = self.current.winner()
         points = self.current.points()
+        stated_line = _RESULT.match(self.result_text) if self.result is not None else None
+        if stated_line is not None and stated_line.group(4):  # "... (resigned)"
+            return self._resigned(over)
         if self.result is not None:  # optional: without it the replay decides
             line, column = self.result
             if not over:
@@ -409,6 +446,29 @@ class _GameBuilder:
         return GameRecord(seed="", rules=rules, policies=(self.reader.players[0], self.reader.players[1]),
                           start=self.start, opening_dice=self.opening, plies=tuple(self.plies), final=self.current,
                           winner=winner, points=points, truncated=not over)
+
+
+    def _resigned(self, over: bool) -> GameRecord:
+        """The record of a game whose result line ends in ``(resigned)``."""
+        assert self.result is not None and self.current is not None and self.start is not None
+        line, column = self.result
+        if over:
+            raise self.error(f"the result line says {self.result_text!r}, but the game is over ({self._state()})",
+                             line, column)
+        stated = self.reader.result_of(self.result_text, line, column)
+        assert stated is not None
+        who, points = stated
+        winner = 1 - self.current.turn
+        if who is not None and who != winner:
+            raise self.error(f"the result line says {self.reader.players[who]} won by resignation, but "
+                             f"{self.reader.players[who]} is on turn (a player resigns on their own turn)", line, column)
+        most = 1 if self.current.counts(self.current.turn)[0] else 2
+        if not 1 <= points <= most:
+            raise self.error(f"a resignation gives 1 point{' or 2' if most == 2 else ' (the loser has a checker off)'}, "
+                             f"not {points}", line, column)
+        return GameRecord(seed="", rules=self.reader.rules, policies=(self.reader.players[0], self.reader.players[1]),
+                          start=self.start, opening_dice=self.opening, plies=tuple(self.plies), final=self.current,
+                          winner=winner, points=points, resigned=True)
 
 
 @dataclass

@@ -103,7 +103,7 @@ def expectimax(
     games: int = 1296,
     seed: SeedLike = 0,
     workers: int | None = None,
-    policy: Policy = "heuristic",
+    policy: Policy | None = None,
     net: Net | str | os.PathLike[str] | None = None,
 ) -> float:
     """Exact expected equity of the side on roll over all 21 rolls, `depth` plies deep.
@@ -113,7 +113,8 @@ def expectimax(
     races, heuristic elsewhere), "net" (the net's equity, `net` or the shipped one, exact
     tables in covered races), a callable ``evaluator(position) -> equity of its side on
     roll``, or "rollout": exhaustive first plies, Monte Carlo after (each leaf rolled out
-    `games` times with `policy` and the same seed). Finished games score their points and
+    `games` times with `policy`, by default the rollouts' default (the net, `net` or the
+    shipped one), and the same seed). Finished games score their points and
     dead positions 0 at any depth.
     """
     start = check_position(position)
@@ -131,7 +132,7 @@ def expectimax(
 
         def leaf(p: Position) -> float:
             return rollout(p, games=games, seed=seed, workers=workers, policy=policy, rules=rules,
-                           bearoff=bearoff, one_sided=one_sided, progress=False).equity
+                           bearoff=bearoff, one_sided=one_sided, progress=False, net=net).equity
     elif callable(evaluator):
         leaf = evaluator
     else:

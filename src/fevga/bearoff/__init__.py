@@ -17,6 +17,7 @@ from fevga.bearoff.race import (
     estimate_error,
     estimate_matrix,
     evaluate,
+    expected_rolls_beyond,
     race_estimate,
 )
 from fevga.bearoff.tables import (
@@ -47,6 +48,7 @@ __all__ = [
     "estimate_error",
     "estimate_matrix",
     "evaluate",
+    "expected_rolls_beyond",
     "open_db",
     "race_estimate",
     "require_game",

@@ -37,6 +37,7 @@ from fevga.bearoff.tables import (
     side_counts,
 )
 from fevga.errors import InvalidArgumentError, MissingBearoffError
+from fevga.position import COLOR_NAMES
 from fevga_core import race as core_race
 
 from fevga.gioul import GioulPosition
@@ -79,13 +80,21 @@ def _core_tables(db: OneSidedDB) -> core_race.Tables:
 def race_estimate(on_roll: Side, opponent: Side | None = None, db: OneSidedDB | None = None) -> RaceEstimate:
     """Estimate a no-contact race from one-sided tables (default: the cached 6x15 table of the
     position's game; bare counts are Fevga sides unless `db` is a Gioul table)."""
+    table = db if db is not None else default_one_sided(game=game_of(on_roll) or "fevga")
     if opponent is None:
         if not (hasattr(on_roll, "counts") and hasattr(on_roll, "turn")):
             raise InvalidArgumentError("give both sides, or a Position (its side on roll plays first)")
-        check_position(db if db is not None else default_one_sided(game=game_of(on_roll) or "fevga"), on_roll)
-        opponent = tuple(on_roll.counts(1 - on_roll.turn))
-    table = db if db is not None else default_one_sided(game=game_of(on_roll) or "fevga")
-    _, win, win_mars, lose_mars = core_race.estimate(_core_tables(table), table.counts(on_roll), table.counts(opponent))
+        check_position(table, on_roll)
+        mine = table.counts(on_roll)
+        try:
+            theirs = table.counts(tuple(on_roll.counts(1 - on_roll.turn)))
+        except MissingBearoffError as exc:  # name the side as a side of the position, not as bare counts
+            detail = str(exc).split(" has ", 1)[-1].strip("'\"")
+            raise MissingBearoffError(f"{COLOR_NAMES[1 - on_roll.turn]}'s side (not on roll) in position "
+                                      f"{getattr(on_roll, 'id', on_roll)} has {detail}") from None
+    else:
+        mine, theirs = table.counts(on_roll), table.counts(opponent)
+    _, win, win_mars, lose_mars = core_race.estimate(_core_tables(table), mine, theirs)
     return RaceEstimate(win, win_mars, lose_mars)
 
 
@@ -232,13 +241,56 @@ def best_move(
     built for, under which the race estimate is exact). The first best move wins ties.
 
     For a Gioul position the move is the first decision of the roll (`dice`; None for the
-    pending decision of a chain), judged by playing the chain's later blocks best."""
+    pending decision of a chain), judged by playing the chain's later blocks best.
+
+    A race beyond the tables (a checker above the one-sided table's points) is judged by the
+    race estimate of the mover's expected rolls, `expected_rolls_beyond`; a position where the
+    armies can still meet raises MissingBearoffError."""
+    moves: Sequence[Move | GioulMove] = position.legal_moves(dice, rules)
     if not covers(position, two_sided=two_sided, one_sided=one_sided):
         if game_of(position) == "gioul":
             check_gioul_race(position)
-        raise MissingBearoffError(f"position {position.id} is not a bear-off race the tables cover")
-    moves: Sequence[Move | GioulMove] = position.legal_moves(dice, rules)
+        if not _no_contact(position):
+            raise MissingBearoffError(f"position {position.id} is not a race: the armies can still meet")
+        return _best_beyond(position, moves, one_sided)
     return _best_of(position, moves, two_sided, one_sided)
+
+
+# Mean pips of a roll (a double counts four times; in a Gioul race every double is a chain of
+# four of each number from it up to six, docs/rules.md 11.3): 294/36 and 574/36.
+PIPS_PER_ROLL = {"fevga": 294 / 36, "gioul": 574 / 36}
+
+
+def expected_rolls_beyond(side: Sequence[int], one: OneSidedDB, game: str = "fevga") -> float:
+    """The race estimate of a side's expected rolls to bear off when it has checkers above the
+    one-sided table's points (25 own-numbering counts): the table's expected rolls with those
+    checkers brought to its top point P, plus the pips that costs over the mean pips of a roll
+    (an effective pip count). Exact for sides the table covers."""
+    counts = list(side[1:])
+    top = one.points
+    outside = sum((point - top) * count for point, count in enumerate(counts[top:], top + 1))
+    inside = counts[:top]
+    inside[top - 1] += sum(counts[top:])
+    return float(one.mean_rolls(inside)) + outside / PIPS_PER_ROLL[game]
+
+
+def _best_beyond(position: Any, moves: Sequence[M], one_sided: OneSidedDB | None) -> M:
+    """best_move in a race beyond the tables: the fewest estimated rolls (`expected_rolls_beyond`),
+    a finished game first; the first best move wins ties."""
+    game = game_of(position) or "fevga"
+    one = one_sided if one_sided is not None else default_one_sided(game=game)
+    mover = position.turn
+
+    def rolls(move: Any) -> float:
+        after = move.position
+        if after.winner() == mover:
+            return 0.0
+        if getattr(after, "pending", ()) and after.turn == mover:
+            return min(rolls(m) for m in after.legal_moves())
+        return expected_rolls_beyond(after.counts(mover), one, game)
+
+    values = [rolls(m) for m in moves]
+    return moves[values.index(min(values))]
 
 
 def _measure(after: Any, mover: int, two: TwoSidedDB | None, one: OneSidedDB | None) -> float:

@@ -112,6 +112,16 @@ def check_gioul_race(position: Any) -> None:
             )
 
 
+def side_name(side: object) -> str:
+    """A side in words for messages: "white's side (on roll) in position ID" for a position,
+    "side (counts)" for bare counts."""
+    if hasattr(side, "counts") and hasattr(side, "turn") and hasattr(side, "id"):
+        from fevga.position import COLOR_NAMES
+
+        return f"{COLOR_NAMES[side.turn]}'s side (on roll) in position {side.id}"
+    return f"side {tuple(side) if isinstance(side, (list, tuple)) else side!r}"
+
+
 def side_counts(side: Side, points: int, checkers: int) -> tuple[int, ...]:
     """Counts on points 1..P of a side: P counts, 25 own-numbering counts, or a Position's side on roll.
 
@@ -139,9 +149,11 @@ def side_counts(side: Side, points: int, checkers: int) -> tuple[int, ...]:
         raise InvalidPositionError(f"bear-off side {side!r} has {sum(on_board)} checkers on the board")
     if any(on_board[points:]):
         highest = max(i + 1 for i, v in enumerate(on_board) if v)
-        raise MissingBearoffError(f"side {side!r} has a checker on point {highest}; the table covers points 1-{points}")
+        raise MissingBearoffError(f"{side_name(side)} has a checker on point {highest}; the table covers points "
+                                  f"1-{points}")
     if sum(on_board) > checkers:
-        raise MissingBearoffError(f"side {side!r} has {sum(on_board)} checkers on the board; the table covers {checkers}")
+        raise MissingBearoffError(f"{side_name(side)} has {sum(on_board)} checkers on the board; the table covers "
+                                  f"{checkers}")
     return tuple(int(v) for v in on_board[:points])
 
 

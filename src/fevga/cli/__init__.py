@@ -24,9 +24,9 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in (game, net, bearoff, rollout):
         module.register(subparsers)
-    from fevga.cli import analyse, match  # records, analysis and matches
+    from fevga.cli import analyse, match, service  # records, analysis and matches; the engine as a service
 
-    for module in (analyse, match):
+    for module in (analyse, match, service):
         module.register(subparsers)
     return parser
 

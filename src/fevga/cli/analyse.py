@@ -1,26 +1,35 @@
-"""`fevga analyse RECORD`: errors, luck and ratings of a recorded game or match."""
+"""`fevga analyse RECORD [RECORD ...]`: errors, luck and ratings of recorded games and matches,
+with per-player totals across the files (players are matched by name).
+
+The reports are written game by game as the analysis goes (fevga.report): the memory does not
+grow with the number of games.
+"""
 
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from pathlib import Path
+from typing import Any, TextIO
 
-from fevga.analyser import Thresholds, analyse
-from fevga.files import atomic_write
+from fevga.analyser import Analyser, Thresholds, Totals
 from fevga.errors import InvalidArgumentError
+from fevga.files import atomic_write
 from fevga.records import load_record
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the analyse sub-command."""
     parser = subparsers.add_parser("analyse", aliases=["analyze"],
-                                   help="analyse a game or match record (JSON or the text match format)")
-    parser.add_argument("record", help="record file: engine JSON or the text match format (docs/records.md)")
+                                   help="analyse game or match records (JSON or the text match format)")
+    parser.add_argument("records", nargs="+", metavar="RECORD",
+                        help="record file(s): engine JSON or the text match format (docs/records.md); with several, "
+                             "per-player totals across them follow")
     parser.add_argument("--plies", type=int, default=1,
                         help="plies of the decision evaluator: 1 rates a move by its result, 2 looks a roll deeper")
     parser.add_argument("--evaluator", choices=["heuristic", "net"], default="net",
-                        help="heuristic expectimax (default) or the trained net through fevga.hint/evaluate")
+                        help="the shipped net through fevga.hint/evaluate (default) or the old heuristic expectimax")
     parser.add_argument("--json", action="store_true", help="print the analysis as JSON")
     parser.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report to FILE")
     parser.add_argument("--all", action="store_true", help="list every ply, not only the flagged ones")
@@ -50,16 +59,85 @@ def _run(args: argparse.Namespace) -> int:
     doubtful, bad, very_bad = _numbers(args.thresholds, 3, "--thresholds")
     lucky, very_lucky = _numbers(args.luck, 2, "--luck")
     thresholds = Thresholds(doubtful, bad, very_bad, lucky, very_lucky)
-    record = load_record(args.record)
-    evaluator = None  # analyse's default: the shipped net
+    evaluator = None  # the analysis's default: the shipped net
     if args.evaluator == "heuristic":
         from fevga.analyser import HeuristicEvaluator
 
         evaluator = HeuristicEvaluator(plies=args.plies)
-    report = analyse(record, plies=args.plies, evaluator=evaluator, thresholds=thresholds,
-                     rollouts=args.rollouts, rollout_seed=args.seed, workers=args.workers)
+    if args.evaluator == "net" and not 1 <= args.plies:
+        raise InvalidArgumentError(f"--plies {args.plies} must be at least 1 (1 rates a move by its result)")
+    options = dict(plies=args.plies, evaluator=evaluator, thresholds=thresholds, rollouts=args.rollouts,
+                   rollout_seed=args.seed, workers=args.workers)
+    if len(args.records) > 1:
+        for name in args.records:  # every file is read and checked (one at a time) before the long work
+            load_record(name)
     if args.html:
-        atomic_write(Path(args.html), lambda handle: handle.write(report.to_html().encode("utf-8")), what="report")
+        def write_html(handle: Any) -> None:
+            text = io.TextIOWrapper(handle, encoding="utf-8", newline="\n")
+            _report(args, options, text)
+            text.flush()
+            text.detach()
+
+        atomic_write(Path(args.html), write_html, what="report")
         print(f"wrote {args.html}", file=sys.stderr)
-    print(report.to_json(indent=1) if args.json else report.to_text(all_plies=args.all))
+    else:
+        _report(args, options, None)
     return 0
+
+
+def _report(args: argparse.Namespace, options: dict[str, Any], html: TextIO | None) -> None:
+    """Analyse every file game by game, writing the text (or JSON) report to stdout and the HTML
+    report to `html` as each game is done, then the totals across the files."""
+    from fevga.report import HtmlReport, JsonReport, TextReport, totals_table
+
+    out = sys.stdout
+    several = len(args.records) > 1
+    page = HtmlReport(html) if html is not None else None
+    if page is not None:
+        page.begin_page("fevga analysis: " + ", ".join(Path(r).name for r in args.records))
+    totals: dict[str, Totals] = {}
+    if args.json and several:
+        out.write('{"files": [\n')
+    for index, name in enumerate(args.records):
+        record = load_record(name)
+        analyser = Analyser(record, **options)
+        report: Any = JsonReport(out, indent=1) if args.json else TextReport(out, args.all)
+        if several:
+            out.write(("" if index == 0 else ",\n") + f'{{"file": {_json(name)}, "analysis": ' if args.json
+                      else ("" if index == 0 else "\n") + f"== {name} ==\n")
+        report.begin(analyser.header)
+        if page is not None:
+            page.begin(analyser.header, name if several else None)
+        for game in analyser.games():
+            report.game(game)
+            if page is not None:
+                page.game(game)
+        players = analyser.summaries()
+        score = (analyser.score[0], analyser.score[1])
+        report.end(players, score, analyser.elapsed)
+        if page is not None:
+            page.end(players, score, analyser.elapsed)
+        if several and args.json:
+            out.write("}")
+        for player in players:
+            totals.setdefault(player.name, Totals(player.color, player.name)).merge(player)
+        del record, analyser  # one file at a time
+    merged = [t.summary() for t in totals.values()]
+    title = f"Totals across {len(args.records)} files (players by name)"
+    if several:
+        if args.json:
+            out.write(f'\n], "totals": {_json([p.to_dict() for p in merged], 1)}}}\n')
+        else:
+            out.write(f"\n== {title} ==\n{totals_table(merged)}\n")
+    elif args.json:
+        out.write("\n")
+    if page is not None:
+        if several:
+            page.totals(merged, title)
+        page.end_page()
+
+
+def _json(value: Any, indent: int | None = None) -> str:
+    import json
+
+    return json.dumps(value, indent=indent)

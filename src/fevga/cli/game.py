@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from typing import Any
 
 from fevga.errors import InvalidArgumentError, InvalidRulesError
 from fevga.game import play_game
@@ -73,10 +74,25 @@ def rules_argument(args: argparse.Namespace, game: str) -> Rules:
     return Rules.named(args.rules)
 
 
+def add_human_options(parser: argparse.ArgumentParser) -> None:
+    """The options of a game against the engine: --tutor [LEVEL] and --hint-plies N."""
+    parser.add_argument("--tutor", nargs="?", const="doubtful", default=None, choices=["doubtful", "bad", "very-bad"],
+                        help="with --human: warn before a move the hint marks this bad or worse (default: doubtful; "
+                             "thresholds 0.04 / 0.08 / 0.16 as in docs/analysis.md)")
+    parser.add_argument("--hint-plies", type=int, default=1,
+                        help="with --human: plies of the hints and the tutor, as fevga hint --plies (default: %(default)s)")
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the position, move, perft and self-play sub-commands."""
     show = subparsers.add_parser("show", help="draw a position in printed numbering")
     show.add_argument("position", nargs="?", default="start", help="position ID, 'start' or JSON (default: start)")
+    show.add_argument("--svg", metavar="FILE", help="also write the board as an SVG picture (fevga.svg.board)")
+    show.add_argument("--png", metavar="FILE",
+                      help="also write the board as a PNG picture (needs the png extra or the rsvg-convert tool)")
+    show.add_argument("--dice", default=None, help="draw these dice on the pictures, e.g. 6-5")
+    show.add_argument("--black", action="store_true", help="number the points as Black does (the board turned)")
+    show.add_argument("--size", type=int, default=480, help="width of the pictures in pixels (default: %(default)s)")
     add_game_option(show)
     show.set_defaults(run=_show)
 
@@ -98,9 +114,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     play = subparsers.add_parser("play", help="play a seeded self-play game and print its record")
     play.add_argument("--seed", type=int, default=None, help="random seed (default: fresh entropy, printed)")
-    play.add_argument("--policy", default="random", choices=sorted(POLICY_IDS), help="policy of both sides")
+    play.add_argument("--policy", default=None, choices=sorted(POLICY_IDS),
+                      help="policy of both sides (default: random; with --human the engine's, default net2 "
+                           "for Fevga, heuristic for Gioul)")
     play.add_argument("--human", choices=["white", "black", "both"],
                       help="play this side yourself in the terminal (type 'help' at the prompt)")
+    add_human_options(play)
     play.add_argument("--save", metavar="FILE", help="save the record (.json: JSON, else the text match format)")
     play.add_argument("--white", choices=sorted(POLICY_IDS), help="White's policy (overrides --policy)")
     play.add_argument("--black", choices=sorted(POLICY_IDS), help="Black's policy (overrides --policy)")
@@ -113,7 +132,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _show(args: argparse.Namespace) -> int:
-    print(position_argument(args.position, game_of(args, args.position)))
+    from fevga.notation import parse_dice
+    from fevga.position import BLACK, WHITE
+
+    position = position_argument(args.position, game_of(args, args.position))
+    perspective = BLACK if args.black else WHITE
+    print(position.diagram(perspective))
+    if not (args.svg or args.png):
+        if args.dice or args.size != 480:
+            raise InvalidArgumentError("--dice and --size draw pictures: add --svg FILE or --png FILE")
+        return 0
+    if not 16 <= args.size <= 4096:
+        raise InvalidArgumentError(f"--size {args.size} must be 16..4096 pixels")
+    dice = parse_dice(args.dice) if args.dice else None
+    from fevga import svg
+
+    board = position.board() if isinstance(position, GioulPosition) else position
+    for path, image in ((args.svg, "svg"), (args.png, "png")):
+        if path:
+            svg.save(board, path, image, size=args.size, dice=dice, perspective=perspective)
+            print(f"wrote {path}")
     return 0
 
 
@@ -194,16 +232,82 @@ def _perft(args: argparse.Namespace) -> int:
     return 0
 
 
+def engine_of(args: argparse.Namespace, game: str) -> Any:
+    """The engine side of a human game (fevga.cli.human.Engine) from --policy, --white, --black
+    and --net: options naming the human's own side, or a policy the engine cannot play, are refused."""
+    from fevga.cli.human import DEFAULT_ENGINE, Engine
+
+    human = {"white": ("white",), "black": ("black",), "both": ("white", "black")}[args.human]
+    for side in human:
+        if getattr(args, side):
+            raise InvalidArgumentError(f"--{side} {getattr(args, side)} names the policy of {side}, but you play "
+                                       f"{side} (--human {args.human})")
+    if args.human == "both" and (args.policy or args.net):
+        raise InvalidArgumentError("--policy and --net choose the engine's side, but with --human both "
+                                   "you play both sides")
+    chosen = {p for p in (args.policy, args.white, args.black) if p}
+    if len(chosen) > 1:
+        raise InvalidArgumentError(f"--policy, --white and --black name {sorted(chosen)} for the one engine side")
+    policy = chosen.pop() if chosen else DEFAULT_ENGINE[game]
+    if not 1 <= args.hint_plies <= 4:
+        raise InvalidArgumentError(f"--hint-plies {args.hint_plies} must be 1..4")
+    if game == "gioul" and args.hint_plies != 1:
+        raise InvalidArgumentError("--hint-plies is for the net's hints: Gioul's hints are the heuristic (no net yet)")
+    from fevga.net import net_of
+
+    return Engine(policy, game, net_of(args.net) if args.net else None, args.hint_plies)
+
+
+def _play_human(args: argparse.Namespace) -> int:
+    """`fevga play --human SIDE`: one game against the engine; --save keeps it, finished or not."""
+    import sys
+
+    from fevga.cli.human import Console, play_human_game
+
+    game = game_of(args, args.start)
+    if args.json:
+        raise InvalidArgumentError("--json prints a self-play record; save a human game with --save FILE.json")
+    if game == "gioul" and args.save and not args.save.lower().endswith(".json"):
+        raise InvalidArgumentError(f"--save {args.save!r}: Gioul records are saved as JSON (a .json file)")
+    start = position_argument(args.start, game) if args.start else None
+    engine = engine_of(args, game)
+    console = Console()
+    record = play_human_game(args.human, seed=args.seed, rules=rules_argument(args, game), console=console,
+                             engine=engine, start=start, tutor=args.tutor.replace("-", " ") if args.tutor else None)
+    if args.save:
+        _save_any(record, args.save)
+        print(f"saved {args.save}" + (" (unfinished)" if record.result == "truncated" else ""))
+    if console.stopped == "end of input":
+        print("fevga: the input ended before the game did; "
+              + (f"the game so far is saved in {args.save}" if args.save else "nothing was saved (no --save)"),
+              file=sys.stderr)
+    return 130 if console.stopped == "interrupted" else 0  # 130: the shell's status after Ctrl-C
+
+
+def _save_any(record: Any, path: str) -> None:
+    """Save a Fevga record (JSON or the text format by the suffix) or a Gioul record (JSON)."""
+    from fevga.gioul import GioulGameRecord
+
+    if isinstance(record, GioulGameRecord):
+        from fevga.files import atomic_write
+
+        text = record.to_json(indent=1)
+        atomic_write(path, lambda handle: handle.write(text.encode("utf-8")), what="record")
+        return
+    from fevga.records import save_record
+
+    save_record(record, path)
+
+
 def _play(args: argparse.Namespace) -> int:
     if args.human:
-        from fevga.cli.human import play_human_game
-        from fevga.records import save_record
-
-        human_record = play_human_game(args.human, seed=args.seed, rules=Rules.named(args.rules))
-        if args.save:
-            save_record(human_record, args.save)
-            print(f"saved {args.save}")
-        return 0
+        return _play_human(args)
+    for option in ("tutor",):
+        if getattr(args, option):
+            raise InvalidArgumentError(f"--{option} is for games against the engine: add --human white|black")
+    if args.hint_plies != 1:
+        raise InvalidArgumentError("--hint-plies is for games against the engine: add --human white|black")
+    args.policy = args.policy or "random"
     policy = (args.white or args.policy, args.black or args.policy)
     game = game_of(args, args.start)
     if game == "gioul":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from fevga.cli.game import add_human_options
 from fevga.errors import InvalidArgumentError
 from fevga.game import play_match
 from fevga.match import GameOdds, match_equity_table
@@ -29,10 +30,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     match = subparsers.add_parser("play-match", help="play a match to LENGTH points (engine or --human)")
     match.add_argument("length", type=int, help="points to win the match")
     match.add_argument("--seed", type=int, default=None, help="random seed (default: fresh entropy, printed)")
-    match.add_argument("--policy", default="heuristic", choices=sorted(POLICY_IDS), help="engine policy of both sides")
+    match.add_argument("--policy", default=None, choices=sorted(POLICY_IDS),
+                       help="engine policy of both sides (default: heuristic; with --human the engine's, default net2)")
     match.add_argument("--white", choices=sorted(POLICY_IDS), help="White's policy (overrides --policy)")
     match.add_argument("--black", choices=sorted(POLICY_IDS), help="Black's policy (overrides --policy)")
     match.add_argument("--human", choices=["white", "black", "both"], help="play a side yourself in the terminal")
+    match.add_argument("--net", default=None, metavar="FILE",
+                       help="with --human: net weights of the engine and the hints (default: shipped)")
+    add_human_options(match)
     match.add_argument("--save", metavar="FILE", help="save the record (.json: JSON, else the text match format)")
     match.add_argument("--rules", default="default", choices=["default", "strict"], help="rule preset")
     match.add_argument("--game", choices=["fevga", "gioul"], default="fevga",
@@ -69,7 +74,9 @@ def _play_gioul_match(args: argparse.Namespace) -> int:
     from fevga.gioul import play_gioul_match
 
     if args.human:
-        raise InvalidArgumentError("--human plays Fevga matches only; Gioul matches are engine against engine")
+        raise InvalidArgumentError("--human plays Fevga matches only; Gioul matches are engine against engine "
+                                   "(play a Gioul game yourself with fevga play --human white --game gioul)")
+    args.policy = args.policy or "heuristic"
     rules = rules_argument(args, "gioul")
     if args.save and not args.save.lower().endswith(".json"):
         raise InvalidArgumentError(f"--save {args.save!r}: Gioul match records are saved as JSON (a .json file)")
@@ -89,10 +96,26 @@ def _play_match(args: argparse.Namespace) -> int:
         return _play_gioul_match(args)
     rules = Rules.named(args.rules)
     if args.human:
-        from fevga.cli.human import play_human_match
+        import sys
 
-        record = play_human_match(args.length, args.human, seed=args.seed, rules=rules)
+        from fevga.cli.game import engine_of
+        from fevga.cli.human import Console, play_human_match
+
+        console = Console()
+        record = play_human_match(args.length, args.human, seed=args.seed, rules=rules, console=console,
+                                  engine=engine_of(args, "fevga"),
+                                  tutor=args.tutor.replace("-", " ") if args.tutor else None)
+        if args.save:
+            save_record(record, args.save)
+            print(f"saved {args.save}" + (" (unfinished)" if console.stopped else ""))
+        if console.stopped == "end of input":
+            print("fevga: the input ended before the match did", file=sys.stderr)
+        return 130 if console.stopped == "interrupted" else 0
     else:
+        if args.tutor or args.hint_plies != 1 or args.net:
+            raise InvalidArgumentError("--tutor, --hint-plies and --net are for matches against the engine: "
+                                       "add --human white|black")
+        args.policy = args.policy or "heuristic"
         policy = (args.white or args.policy, args.black or args.policy)
         record = play_match(args.length, seed=args.seed, policy=policy, rules=rules)
         print(f"{args.length} point match, seed {record.games[0].seed}, policies white={policy[0]} black={policy[1]}")

@@ -7,7 +7,7 @@ import json
 import shlex
 import sys
 
-from fevga.analysis import MAX_PLIES, evaluate, hint
+from fevga.analysis import MAX_PLIES, Hint, evaluate, hint
 from fevga.errors import InvalidArgumentError
 from fevga.cli.game import add_match_options, add_rules_option, score_of
 from fevga.net import Net, net_of
@@ -95,15 +95,20 @@ def _hint(args: argparse.Namespace) -> int:
                                     for h in shown]}, indent=2))
         return 0
     print(f"{COLOR_NAMES[position.turn]} to play {args.dice} in {position.id}: {len(hints)} move(s), best first")
-    match = score is not None
-    print(f"  {'#':>2} {'move':<28} {'ply':>3} {'equity':>8} {'loss':>7}   win   w.mars  l.mars"
-          + ("  match" if match else ""))
-    for rank, h in enumerate(shown, 1):
-        e = h.evaluation
-        print(f"  {rank:>2} {h.move.notation:<28} {h.plies:>3} {h.equity:+8.4f} {h.loss:7.4f} "
-              f"{e.win:6.1%} {e.win_mars:6.1%} {e.lose_mars:6.1%}"
-              + (f" {e.match_chance:6.1%}" if match and e.match_chance is not None else ""))
+    print("\n".join(hint_table(shown, score is not None)))
     return 0
+
+
+def hint_table(hints: list[Hint], match: bool = False) -> list[str]:
+    """The lines of `fevga hint`'s table (also the hints of a game against the engine)."""
+    lines = [f"  {'#':>2} {'move':<28} {'ply':>3} {'equity':>8} {'loss':>7}   win   w.mars  l.mars"
+             + ("  match" if match else "")]
+    for rank, h in enumerate(hints, 1):
+        e = h.evaluation
+        lines.append(f"  {rank:>2} {h.move.notation:<28} {h.plies:>3} {h.equity:+8.4f} {h.loss:7.4f} "
+                     f"{e.win:6.1%} {e.win_mars:6.1%} {e.lose_mars:6.1%}"
+                     + (f" {e.match_chance:6.1%}" if match and e.match_chance is not None else ""))
+    return lines
 
 
 def _train(args: argparse.Namespace) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from fevga.cli.game import add_game_option, add_match_options, add_rules_option, game_of, score_of
@@ -12,9 +13,11 @@ from fevga.gioul import GioulPosition
 from fevga.position import COLOR_NAMES, Position
 from fevga.policy import POLICY_IDS
 from fevga.rollout import DASK_CONNECT_TIMEOUT, DEFAULT_GAMES, moves_to_csv, rollout, rollout_moves
+from fevga.rollout.jobs import check_games
 from fevga.rules import Rules
 
 MOVE_GAMES = 1296  # default games per move when ranking the moves of a roll
+STRATUM = 36  # stratified rollouts play whole rotations of the 36 first rolls
 INTERRUPTED = 130  # exit status after Ctrl-C, once the partial result is printed
 
 
@@ -93,11 +96,15 @@ def _run(args: argparse.Namespace) -> int:
         position = Position.parse(args.position)
     rank = bool(args.dice) or args.pending
     games = args.games if args.games is not None else (MOVE_GAMES if rank else DEFAULT_GAMES)
+    if not args.no_stratify and games > 0 and games % STRATUM:
+        # Stratified games come in whole rotations of the 36 first rolls: say what is played.
+        print(f"fevga: note: --games {games:,} is rounded up to {check_games(games, True):,}, a multiple of "
+              f"{STRATUM} (every first roll equally often); --no-stratify plays exactly {games:,}", file=sys.stderr)
     options = {
         "games": games,
         "seed": args.seed,
         "workers": args.workers,
-        "policy": args.policy or ("heuristic" if gioul else "net"),
+        "policy": args.policy,  # None: the API's default, net for Fevga and heuristic for Gioul
         "truncate": args.truncate,
         "backend": "dask" if (args.dask or args.scheduler) else "local",
         "scheduler": args.scheduler,
@@ -137,18 +144,27 @@ def _rank(args: argparse.Namespace, position: Position | GioulPosition, options:
         print(moves_to_csv(ranking), end="")
     else:
         first = ranking[0].result
+        played = [m.result.games for m in ranking]
+        if args.stop_early:
+            stopped = sum(1 for m in ranking if m.stopped)
+            count = (f"up to {max(played):,} games per move ({stopped} of {len(ranking)} stopped early once their "
+                     f"95% CI separated from the best; the games column says how many each played)")
+        elif len(set(played)) == 1:
+            count = f"{played[0]:,} games each"
+        else:
+            count = f"{min(played):,}-{max(played):,} games per move"
         print(f"{COLOR_NAMES[position.turn]} to play {what} in {position.id}: {len(ranking)} move(s), "
-              f"{first.games} games each, policy {first.policy}, seed {first.seed}"
+              f"{count}, policy {first.policy}, seed {first.seed}"
               + (" (interrupted)" if first.interrupted else ""))
         match = first.match_chance is not None
         print(f"  {'#':>2} {'move':<28} {'equity':>8} {'+-':>7} {'diff':>8} {'+-':>7}  win     mars"
-              + ("    match" if match else ""))
+              + ("    match" if match else "") + ("    games" if args.stop_early else ""))
         for rank, m in enumerate(ranking, 1):
             r = m.result
             print(f"  {rank:>2} {m.move.notation:<28} {r.equity:+8.4f} {r.equity_se:7.4f} {m.diff:+8.4f} "
                   f"{m.diff_se:7.4f}  {r.win:6.2%} {r.win_mars:6.2%}"
                   + (f"  {r.match_chance:6.2%}" if r.match_chance is not None else "")
-                  + (f"  stopped after {r.games} games" if m.stopped else ""))
+                  + (f"  {r.games:>7,}" + (" (stopped)" if m.stopped else "") if args.stop_early else ""))
         if match:
             print(f"  diff is in match winning chance at {args.score} in a match to {args.length}")
     return INTERRUPTED if ranking[0].result.interrupted else 0

@@ -70,6 +70,7 @@ class RolloutResult:
     length: int | None = None
     match_chance: float | None = None
     match_chance_se: float | None = None
+    net: str | None = None  # sha256 of the net weights the policy (or the luck) used; None without a net
 
     @property
     def lose(self) -> float:
@@ -96,6 +97,7 @@ class RolloutResult:
             "length_counts": list(self.length_counts),
             "first_rolls": [{"roll": r, "games": n, "equity": e} for r, n, e in self.first_rolls],
             "policy": self.policy,
+            "net": self.net,
             "seed": self.seed,
             "truncate": self.truncate,
             "stratified": self.stratified,
@@ -141,7 +143,8 @@ class RolloutResult:
         """A readable multi-line summary."""
         low, high = self.ci95
         lines = [
-            f"position {self.position}: {self.games} games, policy {self.policy}, seed {self.seed}"
+            f"position {self.position}: {self.games} games, policy {self.policy}"
+            + (f" (net {self.net[:12]})" if self.net else "") + f", seed {self.seed}"
             + (" (interrupted)" if self.interrupted else ""),
             f"  equity {self.equity:+.4f} +- {self.equity_se:.4f}   95% CI [{low:+.4f}, {high:+.4f}]",
             f"  win {self.win:.2%}   win mars {self.win_mars:.2%}   lose {self.lose:.2%}"
@@ -234,6 +237,7 @@ def statistics(job: Job, total: Sums, k: int, position: str, policy: str, seed: 
         empty = RolloutResult(position, 0, nan, nan, nan, nan, nan, nan, (nan, nan), nan, nan, nan, 0, nan, (), (),
                               policy, seed, job.truncate, job.stratify, job.luck, tuple(rules.to_dict().items()),
                               interrupted, elapsed, workers, backend, resumed)
+        empty = replace(empty, net=None if job.net is None else job.net.checksum)
         return empty if job.match_weights is None else replace(empty, score=score, length=length)
     mean, var = _mean(s, n, "equity")
     raw_se = math.sqrt(var / n)
@@ -272,6 +276,8 @@ def statistics(job: Job, total: Sums, k: int, position: str, policy: str, seed: 
         backend=backend,
         resumed_games=resumed,
     )
+    if job.net is not None:
+        result = replace(result, net=job.net.checksum)
     if job.match_weights is None:
         return result
     chance, chance_var = _mean(s, n, "match")

@@ -37,7 +37,7 @@ def rollout(
     games: int = DEFAULT_GAMES,
     seed: SeedLike = None,
     workers: int | None = None,
-    policy: Policy | tuple[Policy, Policy] = "heuristic",
+    policy: Policy | tuple[Policy, Policy] | None = None,
     truncate: bool = False,
     backend: str = "local",
     scheduler: Any = None,
@@ -57,8 +57,10 @@ def rollout(
 ) -> RolloutResult:
     """Play `position` out `games` times and return the statistics of its side on roll.
 
-    `policy` is "random", "heuristic", "bearoff" (table-optimal in covered races, heuristic
-    elsewhere), "lookahead" (1-ply over the evaluator) or a callable
+    `policy` is "net" (the default: the shipped net, or `net`, rates each move's result; the
+    CLI's default too), "net2" (a 2-ply search over the net), "random", "heuristic", "bearoff"
+    (table-optimal in covered races, heuristic elsewhere), "lookahead" (1-ply over the
+    evaluator) or a callable
     ``policy(position, dice, moves) -> Move`` (slow: runs in Python). `truncate` scores a game
     from the bear-off tables once no contact is possible and the tables cover it. `luck`
     subtracts the luck of every roll (control variate). `workers` threads (default: every
@@ -75,9 +77,10 @@ def rollout(
     A `GioulPosition` (waiting for a roll, or in the middle of one) is played out by the Gioul
     core with the same statistics, seeding, stratification, luck, truncation (Gioul bear-off
     tables), checkpoints and backends; its policies are "random" and "heuristic", with no net
-    and no match score (docs/rollout.md, "Gioul").
+    and no match score (docs/rollout.md, "Gioul"); the default policy there is "heuristic".
     """
     start, rules = _start(position, rules)
+    policy = default_policy(policy, start)
     games = check_games(games, stratify)
     count = check_workers(workers)
     backend = check_backend(backend, scheduler)
@@ -98,7 +101,7 @@ def rollout_moves(
     games: int = DEFAULT_GAMES,
     seed: SeedLike = None,
     workers: int | None = None,
-    policy: Policy | tuple[Policy, Policy] = "heuristic",
+    policy: Policy | tuple[Policy, Policy] | None = None,
     truncate: bool = False,
     backend: str = "local",
     scheduler: Any = None,
@@ -142,6 +145,7 @@ def rollout_moves(
     handed over); results are for its mover. `candidates` needs a net: not for Gioul.
     """
     start, rules = _start(position, rules)
+    policy = default_policy(policy, start)
     games = check_games(games, stratify)
     legal: list[Any]
     if isinstance(start, GioulPosition):
@@ -194,7 +198,18 @@ def rollout_moves(
     # game values); ranking the moves still rolled out by it keeps their diffs <= 0.
     best, diffs = _compare(rounds, list(range(len(legal))), active)
     order = sorted(range(len(legal)), key=lambda k: (k not in active, -diffs[k][0]))
-    return [MoveRollout(legal[k], results[k], diffs[k][0], diffs[k][1], k not in active) for k in order]
+    # `stopped`: left behind by the stopping rule before its full count (a move dropped after the
+    # last round played every game, and is not "stopped").
+    return [MoveRollout(legal[k], results[k], diffs[k][0], diffs[k][1], k not in active and totals[k].games < games)
+            for k in order]
+
+
+def default_policy(policy: Policy | tuple[Policy, Policy] | None,
+                   position: object) -> Policy | tuple[Policy, Policy]:
+    """`policy`, or the default: "net" for Fevga, "heuristic" for Gioul (there is no Gioul net yet)."""
+    if policy is not None:
+        return policy
+    return "heuristic" if isinstance(position, GioulPosition) else "net"
 
 
 def _chosen(start: Position | GioulPosition, dice: object, rules: Rules,

@@ -1,0 +1,733 @@
+"""`fevga serve`: the engine as an HTTP JSON API (FastAPI on uvicorn; the ``fevga[serve]`` extra).
+
+Routes (all under ``/api/v1/``; the OpenAPI description is at ``/openapi.json``, the
+interactive one at ``/docs``; docs/http.md has examples):
+
+========================  ==========================================================
+``GET  moves``            legal moves of ``position`` with ``dice``
+``GET  evaluate``         evaluation of ``position`` at ``plies``
+``GET  hint``             every move of ``position`` with ``dice``, best first
+``POST moves|evaluate|hint``  the same for many positions (JSON body)
+``POST rollouts``         start a rollout job (202); ``GET rollouts/{id}`` its
+                          progress and result, ``DELETE rollouts/{id}`` cancels it
+``POST analyse``          analysis of a record (JSON or the text match format), as
+                          JSON or the HTML report
+``GET  limits``           the limits below, as enforced
+========================  ==========================================================
+
+``position`` is an ID (16 characters for Fevga, 20 for a Gioul state), ``start`` or the
+JSON form; ``game`` (``fevga``/``gioul``) chooses the game where the text cannot tell
+(``start``). Every error is a 4xx with a JSON body ``{"error": {"status", "code",
+"message"}}`` naming the problem; no traceback is ever shown. Core work runs in worker
+threads (the core releases the GIL), so the event loop keeps serving; each request has a
+time limit, and `Limits` bounds every size.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import sys
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+import contextlib
+from contextlib import asynccontextmanager
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Literal
+
+from fevga.analysis import MAX_PLIES, evaluate, hint
+from fevga.errors import FevgaError, InvalidArgumentError, InvalidNotationError
+from fevga.gioul import GioulPosition
+from fevga.notation import parse_dice
+from fevga.position import COLOR_NAMES, Position
+from fevga.rules import Rules
+from fevga.service.engine import heuristic_order
+from fevga.service.jobs import JobQueue, TooManyJobs
+
+try:
+    from fastapi import Body, FastAPI, Query, Request
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.responses import HTMLResponse, JSONResponse, Response
+    from pydantic import BaseModel, ConfigDict, Field
+    from starlette.exceptions import HTTPException
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+except ImportError as exc:  # pragma: no cover - the extra is missing
+    raise InvalidArgumentError(
+        f"fevga serve needs the serve extra: pip install 'fevga[serve]' ({exc.name} is missing)") from None
+
+__all__ = ["Limits", "create_app", "serve"]
+
+API = "/api/v1"
+GIOUL_NOTE = "Gioul moves are ordered by the heuristic policy: there is no Gioul net yet (issue 16)"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Every bound the server enforces (also served at ``GET /api/v1/limits``)."""
+
+    body_bytes: int = 1 << 20  # a request body (413 past it)
+    text_chars: int = 1000  # a position or dice text in a query or batch item
+    batch_positions: int = 10_000  # items of one batch request
+    plies_evaluate: int = MAX_PLIES  # GET evaluate (batch: batch_plies)
+    plies_hint: int = MAX_PLIES + 1  # GET hint
+    batch_plies: int = 2  # plies of a batch evaluate/hint
+    rollout_games: int = 1_000_000  # games of one rollout job (per move for a roll)
+    rollout_workers: int = 2  # threads of one rollout job
+    jobs: int = 4  # rollout jobs queued or running at once (429 past it)
+    keep_jobs: int = 64  # finished jobs remembered
+    record_games: int = 64  # games of a record to analyse
+    record_plies: int = 4000  # plies of a record to analyse, all games together
+    analyse_plies: int = 2  # evaluator plies of an analysis
+    seconds: float = 30.0  # compute time of one request (408 past it)
+    workers: int = os.cpu_count() or 1  # threads for the requests' core work
+
+    @classmethod
+    def default(cls) -> Limits:
+        """The limits `fevga serve` uses unless told otherwise."""
+        return cls()
+
+    def with_overrides(self, *, workers: int | None = None, jobs: int | None = None,
+                       seconds: float | None = None) -> Limits:
+        """These limits with the command line's overrides (None keeps a value)."""
+        for name, value in (("workers", workers), ("max-jobs", jobs)):
+            if value is not None and not 1 <= value <= 256:
+                raise InvalidArgumentError(f"--{name} {value} must be 1-256")
+        if seconds is not None and not 0 < seconds <= 3600:
+            raise InvalidArgumentError(f"--timeout {seconds} must be more than 0 and at most 3600 seconds")
+        changes: dict[str, Any] = {k: v for k, v in (("workers", workers), ("jobs", jobs), ("seconds", seconds))
+                                   if v is not None}
+        return replace(self, **changes)
+
+
+# ---------------------------------------------------------------------- errors
+
+
+class ApiError(Exception):
+    """An error answered as it is: a status, a code and a message."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def _code_of(exc: FevgaError) -> str:
+    """``InvalidPositionError`` -> ``invalid_position``."""
+    name = type(exc).__name__.removesuffix("Error")
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_") or "fevga"
+
+
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"status": status, "code": code, "message": " ".join(message.split())}},
+                        status_code=status)
+
+
+class BodyLimit:
+    """ASGI middleware: refuse a request body over `limit` bytes with 413, whether it says
+    its length or streams it in chunks. The body (bounded) is read before the app sees it."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            return await self._refuse(send, 413 if declared.isdigit() else 400)
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away
+                return None
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.limit:
+                return await self._refuse(send, 413)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()  # then wait for the disconnect, as a server would
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, send: Send, status: int) -> None:
+        if status == 413:
+            error = {"status": 413, "code": "body_too_large", "message": f"request body over the limit of {self.limit} bytes"}
+        else:
+            error = {"status": 400, "code": "invalid_request", "message": "Content-Length is not a number"}
+        body = json.dumps({"error": error}).encode()
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body})
+
+
+# ---------------------------------------------------------------------- inputs
+
+
+Game = Literal["fevga", "gioul"]
+RulesName = Literal["default", "strict"]  # Rules.named presets (docs/rules.md 9)
+
+
+def parse_position(text: str, game: str | None, limits: Limits) -> Position | GioulPosition:
+    """The position of an ID, ``start`` or JSON text; `game` where the text cannot tell."""
+    if len(text) > limits.text_chars:
+        raise ApiError(422, "too_long", f"position text of {len(text)} characters (limit {limits.text_chars})")
+    stripped = text.strip()
+    if game is None:
+        if len(stripped) == 20 or (stripped.startswith("{") and '"gioul"' in stripped):
+            game = "gioul"
+        else:
+            game = "fevga"
+    if game == "gioul":
+        return GioulPosition.parse(stripped)
+    if len(stripped) == 20:
+        raise InvalidNotationError(f"position {stripped!r} is a Gioul ID, but game=fevga")
+    return Position.parse(stripped)
+
+
+def _dice(position: Position | GioulPosition, text: str | None) -> tuple[int, int] | None:
+    """The dice of a move request: required for a Fevga position and a Gioul state due to
+    roll, refused for a Gioul state with dice pending."""
+    if isinstance(position, GioulPosition) and position.pending:
+        if text is not None:
+            raise ApiError(422, "dice_pending", f"{position.id} has dice pending "
+                           f"({' '.join(map(str, position.pending))}): leave dice out")
+        return None
+    if text is None:
+        raise ApiError(422, "missing_dice", "dice are required, e.g. dice=6-5")
+    if len(text) > 16:
+        raise ApiError(422, "invalid_dice", f"dice text of {len(text)} characters: expected e.g. 6-5")
+    return parse_dice(text)
+
+
+def _plies(plies: int, high: int) -> int:
+    if not 0 <= plies <= high:
+        raise ApiError(422, "plies_limit", f"plies={plies} must be 0..{high} here")
+    return plies
+
+
+def _position_dict(position: Position | GioulPosition) -> dict[str, Any]:
+    game = "gioul" if isinstance(position, GioulPosition) else "fevga"
+    out: dict[str, Any] = {"id": position.id, "game": game, "turn": COLOR_NAMES[position.turn]}
+    if isinstance(position, GioulPosition):
+        out["pending"] = list(position.pending)
+    return out
+
+
+def _rules(name: str, position: Position | GioulPosition) -> Rules | None:
+    """The rules preset `name` for `position`'s game (None: the game's defaults)."""
+    if name == "default":
+        return None
+    if isinstance(position, GioulPosition):
+        raise ApiError(422, "unsupported", f"rules={name}: Gioul has no Fevga rule options (docs/rules.md)")
+    return Rules.named(name)
+
+
+def _moves_of(position: Position | GioulPosition, dice: tuple[int, int] | None,
+              rules: str = "default") -> dict[str, Any]:
+    if position.winner() is not None:
+        raise ApiError(422, "game_over", f"position {position.id} is already finished")
+    moves = position.legal_moves(dice, _rules(rules, position))
+    return {"position": _position_dict(position), "dice": list(dice) if dice else None, "count": len(moves),
+            "moves": [{"move": m.notation, "after": m.position.id} for m in moves]}
+
+
+def _evaluation_of(position: Position | GioulPosition, plies: int, rules: str = "default") -> dict[str, Any]:
+    if isinstance(position, GioulPosition):
+        raise ApiError(422, "unsupported", "Gioul evaluation needs a Gioul net, which fevga does not have yet "
+                       "(issue 16); POST /api/v1/rollouts rolls a Gioul state out")
+    e = evaluate(position, plies, _rules(rules, position))
+    return {"position": _position_dict(position), "plies": plies, "win": e.win, "win_mars": e.win_mars,
+            "lose_mars": e.lose_mars, "lose": e.lose, "equity": e.equity}
+
+
+def _hint_of(position: Position | GioulPosition, dice: tuple[int, int] | None, plies: int,
+             after: bool = False, rules: str = "default") -> dict[str, Any]:
+    """The ranked moves; with `after`, each move's resulting position ID too (encoding the
+    IDs costs more than ranking the moves at 1 ply, so it is asked for)."""
+    if position.winner() is not None:
+        raise ApiError(422, "game_over", f"position {position.id} is already finished")
+    head = {"position": _position_dict(position), "dice": list(dice) if dice else None}
+    if isinstance(position, GioulPosition):
+        moves = heuristic_order(position, position.legal_moves(dice, _rules(rules, position)))
+        return {**head, "method": "heuristic", "note": GIOUL_NOTE,
+                "moves": [{"move": m.notation, **({"after": m.position.id} if after else {})} for m in moves]}
+    if plies < 1:
+        raise ApiError(422, "plies_limit", "hint plies must be at least 1 (a move is rated by its result)")
+    hints = hint(position, dice, plies, _rules(rules, position))
+    return {**head, "method": f"net {plies}-ply", "moves": [
+        {"move": h.move.notation, **({"after": h.move.position.id} if after else {}), "equity": h.equity,
+         "win": h.evaluation.win, "win_mars": h.evaluation.win_mars, "lose_mars": h.evaluation.lose_mars,
+         "loss": h.loss, "plies": h.plies}
+        for h in hints]}
+
+
+# ---------------------------------------------------------------------- bodies
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class BatchItem(_Strict):
+    """One position of a batch request, with its dice where moves are asked for."""
+
+    position: str = Field(max_length=1000, description="an ID, 'start' or the JSON form")
+    dice: str | None = Field(default=None, max_length=16, description="e.g. '6-5' (moves and hint)")
+
+
+class BatchRequest(_Strict):
+    """Many positions at once (at most `Limits.batch_positions`): `items`, or for evaluate
+    `rows`, the base64 text of an (n, 51) uint8 array in fevga.batch's row layout."""
+
+    items: list[BatchItem] = Field(default_factory=list)
+    rows: str | None = Field(default=None, description="moves, evaluate: base64 of n x 51 bytes (fevga.batch rows)")
+    dice_rows: str | None = Field(default=None, description="moves: base64 of n x 2 bytes, the dice of each row")
+    game: Game | None = None
+    rules: RulesName = "default"
+    after: bool = Field(default=False, description="hint: also each move's resulting position ID")
+    plies: int | None = Field(default=None, ge=0, le=MAX_PLIES + 1,
+                              description="evaluate: 0 (default) ..; hint: 1 (default) ..")
+
+
+class RolloutRequest(_Strict):
+    """A rollout job: a position (every move of a roll when `dice` is given)."""
+
+    position: str = Field(max_length=1000)
+    game: Game | None = None
+    dice: str | None = Field(default=None, max_length=16, description="roll out every move of this roll")
+    games: int = Field(default=1296, ge=1, description="games (per move with dice)")
+    seed: int = Field(default=0, ge=0, le=2**63 - 1)
+    policy: Literal["random", "heuristic", "bearoff", "lookahead", "net", "net2"] = "heuristic"
+    truncate: bool = False
+    luck: bool = False
+    workers: int = Field(default=1, ge=1)
+
+
+# ---------------------------------------------------------------------- the app
+
+
+def create_app(limits: Limits | None = None) -> FastAPI:
+    """The ASGI application (wrapped in the body-size middleware) with `limits`."""
+    limits = limits or Limits.default()
+    pool = ThreadPoolExecutor(max_workers=limits.workers, thread_name_prefix="fevga-http")
+    jobs = JobQueue(limits.jobs, limits.keep_jobs)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # load the net and the bear-off tables before the first request, not during it
+        await asyncio.get_running_loop().run_in_executor(pool, hint, Position.initial(), (6, 5))
+        yield
+        # Ctrl-C / SIGTERM: uvicorn stops taking requests, then the jobs are cancelled here
+        await asyncio.get_running_loop().run_in_executor(None, jobs.shutdown)
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    app = FastAPI(title="fevga", version=_version(), description=__doc__ or "", lifespan=lifespan,
+                  openapi_url="/openapi.json", docs_url="/docs", redoc_url=None)
+    app.state.limits, app.state.jobs, app.state.pool = limits, jobs, pool
+
+    async def core(fn: Callable[..., Any], *args: Any) -> Any:
+        """Run `fn(*args)` in a worker thread within the time limit (408 past it); a dict
+        result is serialised there too (JSON of big batches stays off the event loop)."""
+        def work() -> Any:
+            result = fn(*args)
+            return Response(json.dumps(result), media_type="application/json") if isinstance(result, dict) else result
+
+        future = asyncio.get_running_loop().run_in_executor(pool, work)
+        try:
+            return await asyncio.wait_for(future, limits.seconds)
+        except asyncio.TimeoutError:
+            raise ApiError(408, "time_limit", f"the request took more than {limits.seconds:g} s (waiting for a worker "
+                           "included); ask for fewer plies or positions") from None
+
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return _error(exc.status, exc.code, exc.message)
+
+    @app.exception_handler(FevgaError)
+    async def _fevga_error(request: Request, exc: FevgaError) -> JSONResponse:
+        return _error(400, _code_of(exc), str(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = []
+        for e in exc.errors()[:5]:
+            where = ".".join(str(p) for p in e.get("loc", ()))
+            problems.append(f"{where}: {e.get('msg', 'invalid')}")
+        return _error(422, "invalid_request", "; ".join(problems) or "invalid request")
+
+    @app.exception_handler(HTTPException)
+    async def _http(request: Request, exc: HTTPException) -> JSONResponse:
+        code = {400: "invalid_request", 404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return _error(exc.status_code, code, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def _internal(request: Request, exc: Exception) -> JSONResponse:  # a bug: never a traceback
+        print(f"fevga serve: internal error {type(exc).__name__} on {request.url.path}", file=sys.stderr)
+        return _error(500, "internal", f"internal error ({type(exc).__name__}); please report it")
+
+    text = Query(..., max_length=limits.text_chars, description="an ID, 'start' or the JSON form")
+    dice_q = Query(None, max_length=16, description="two dice, e.g. 6-5")
+    game_q = Query(None, description="fevga or gioul, where the position text cannot tell")
+    rules_q = Query("default", description="the rules preset: default or strict (docs/rules.md 9)")
+
+    @app.get(f"{API}/limits", summary="the limits this server enforces")
+    async def get_limits() -> dict[str, Any]:
+        return asdict(limits)
+
+    @app.get(f"{API}/moves", summary="legal moves of a position with dice")
+    async def get_moves(position: str = text, dice: str | None = dice_q, game: Game | None = game_q,
+                        rules: RulesName = rules_q) -> Any:
+        def work() -> dict[str, Any]:
+            p = parse_position(position, game, limits)
+            return _moves_of(p, _dice(p, dice), rules)
+        return await core(work)
+
+    @app.get(f"{API}/evaluate", summary="evaluation of a position for its side on roll")
+    async def get_evaluate(position: str = text, plies: int = Query(0, ge=0, le=limits.plies_evaluate),
+                           game: Game | None = game_q, rules: RulesName = rules_q) -> Any:
+        return await core(lambda: _evaluation_of(parse_position(position, game, limits), plies, rules))
+
+    @app.get(f"{API}/hint", summary="every move of a roll, best first")
+    async def get_hint(position: str = text, dice: str | None = dice_q,
+                       plies: int = Query(1, ge=1, le=limits.plies_hint),
+                       game: Game | None = game_q, rules: RulesName = rules_q,
+                       after: bool = Query(False, description="also each move's resulting position ID")) -> Any:
+
+        def work() -> dict[str, Any]:
+            p = parse_position(position, game, limits)
+            return _hint_of(p, _dice(p, dice), plies, after, rules)
+        return await core(work)
+
+    def batch(request: BatchRequest, one: Callable[[Position | GioulPosition, BatchItem], Any]) -> Any:
+        if len(request.items) > limits.batch_positions:
+            raise ApiError(422, "batch_limit", f"{len(request.items)} items (limit {limits.batch_positions})")
+
+        async def run() -> Any:
+            def work() -> dict[str, Any]:
+                results = []
+                for index, item in enumerate(request.items):
+                    try:
+                        results.append(one(parse_position(item.position, request.game, limits), item))
+                    except FevgaError as exc:
+                        raise ApiError(400, _code_of(exc), f"items[{index}]: {exc}") from None
+                    except ApiError as exc:
+                        raise ApiError(exc.status, exc.code, f"items[{index}]: {exc.message}") from None
+                return {"count": len(results), "results": results}
+            return await core(work)
+        return run()
+
+    @app.post(f"{API}/moves", summary="legal moves of many positions")
+    async def post_moves(http: Request, request: BatchRequest = Body(...)) -> Any:
+        if request.rows is not None or request.dice_rows is not None:
+            if request.items or request.rows is None or request.dice_rows is None:
+                raise ApiError(422, "invalid_request", "the bulk form takes rows and dice_rows, without items")
+            return await core(_moves_rows, request.rows, request.dice_rows, limits, _binary(http),
+                              None if request.rules == "default" else Rules.named(request.rules))
+        return await batch(request, lambda p, item: _moves_of(p, _dice(p, item.dice), request.rules))
+
+    @app.post(f"{API}/evaluate", summary="evaluations of many positions")
+    async def post_evaluate(http: Request, request: BatchRequest = Body(...)) -> Any:
+        plies = _plies(0 if request.plies is None else request.plies, limits.batch_plies)
+        if request.rows is not None:
+            if request.items or plies:
+                raise ApiError(422, "invalid_request", "rows are evaluated at 0 plies, without items")
+            return await core(_evaluate_rows, request.rows, limits, _binary(http))
+        if plies == 0 and request.game != "gioul" and len(request.items) <= limits.batch_positions:
+            return await core(_evaluate_items, request.items, limits)  # one call of the batch API
+        return await batch(request, lambda p, item: _evaluation_of(p, plies, request.rules))
+
+    @app.post(f"{API}/hint", summary="move rankings of many (position, dice) pairs")
+    async def post_hint(request: BatchRequest = Body(...)) -> Any:
+        plies = _plies(1 if request.plies is None else request.plies, limits.batch_plies)
+        return await batch(request, lambda p, item: _hint_of(p, _dice(p, item.dice), plies, request.after,
+                                                             request.rules))
+
+    @app.post(f"{API}/rollouts", status_code=202, summary="start a rollout job")
+    async def post_rollout(request: RolloutRequest = Body(...)) -> Any:
+        if request.games > limits.rollout_games:
+            raise ApiError(422, "games_limit", f"games={request.games} (limit {limits.rollout_games})")
+        if request.workers > limits.rollout_workers:
+            raise ApiError(422, "workers_limit", f"workers={request.workers} (limit {limits.rollout_workers})")
+        position = parse_position(request.position, request.game, limits)
+        if position.winner() is not None:
+            raise ApiError(422, "game_over", f"position {position.id} is already finished")
+        dice = None if request.dice is None else _dice(position, request.dice)
+        by_move = request.dice is not None or (isinstance(position, GioulPosition) and bool(position.pending))
+        if isinstance(position, GioulPosition) and request.policy not in ("random", "heuristic"):
+            raise ApiError(422, "unsupported", f"Gioul rollouts play the random or heuristic policy, not {request.policy}")
+        work = _rollout_work(position, dice, by_move, request)
+        try:
+            job = jobs.submit(work, request.games, request.model_dump())
+        except TooManyJobs as exc:
+            raise ApiError(429, "too_many_jobs", str(exc)) from None
+        return JSONResponse(job.to_dict(), status_code=202, headers={"Location": f"{API}/rollouts/{job.id}"})
+
+    @app.get(f"{API}/rollouts", summary="every known rollout job")
+    async def list_rollouts() -> Any:
+        return {"jobs": [j.to_dict() for j in jobs.list()]}
+
+    def known(job: Any, job_id: str) -> Any:
+        if job is None:
+            raise ApiError(404, "unknown_job", f"no rollout job {job_id[:40]!r}")
+        return job.to_dict()
+
+    @app.get(f"{API}/rollouts/{{job_id}}", summary="a rollout job's progress and result")
+    async def get_rollout(job_id: str) -> Any:
+        return known(jobs.get(job_id), job_id)
+
+    @app.delete(f"{API}/rollouts/{{job_id}}", summary="cancel a rollout job")
+    async def delete_rollout(job_id: str) -> Any:
+        return known(jobs.cancel(job_id), job_id)
+
+    @app.post(f"{API}/analyse", summary="analyse a game or match record",
+              openapi_extra={"requestBody": {"content": {"application/json": {"schema": {"type": "object"}},
+                                                         "text/plain": {"schema": {"type": "string"}}},
+                                             "required": True}})
+    async def post_analyse(request: Request, format: Literal["json", "html"] = "json",
+                           plies: int = Query(1, ge=1, le=limits.analyse_plies),
+                           evaluator: Literal["net", "heuristic"] = "net") -> Any:
+        raw = await request.body()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ApiError(400, "invalid_record", "the record is not UTF-8 text") from None
+        stop = threading.Event()
+        try:
+            report = await core(_analyse, text, plies, evaluator, limits, stop)
+        finally:
+            stop.set()  # a timed-out analysis stops after its current game
+        if format == "html":
+            return HTMLResponse(report.to_html())
+        return JSONResponse(report.to_dict())
+
+    return app
+
+
+def _evaluate_items(items: list[BatchItem], limits: Limits) -> dict[str, Any]:
+    """0-ply evaluations of many Fevga items by one fevga.batch.evaluate call."""
+    from fevga import batch
+
+    positions: list[Position] = []
+    for index, item in enumerate(items):
+        try:
+            position = parse_position(item.position, None, limits)
+        except FevgaError as exc:
+            raise ApiError(400, _code_of(exc), f"items[{index}]: {exc}") from None
+        if isinstance(position, GioulPosition):
+            raise ApiError(422, "unsupported", f"items[{index}]: Gioul evaluation needs a Gioul net (issue 16)")
+        positions.append(position)
+    values: Any = batch.evaluate(batch.to_array(positions)) if positions else []
+    results = []
+    for item, position, (win, win_mars, lose_mars) in zip(items, positions, values):
+        text = item.position.strip()  # a 16-character ID that parsed is canonical: answered as given
+        head = {"id": text, "game": "fevga", "turn": COLOR_NAMES[position.turn]} if len(text) == 16 else \
+            _position_dict(position)
+        results.append({"position": head, "plies": 0, "win": float(win),
+                        "win_mars": float(win_mars), "lose_mars": float(lose_mars), "lose": 1.0 - float(win),
+                        "equity": 2.0 * float(win) - 1.0 + float(win_mars) - float(lose_mars)})
+    return {"count": len(results), "results": results}
+
+
+def _bulk(text: str, width: int, what: str, limits: Limits) -> Any:
+    """The (n, width) uint8 array of base64 `text` (n within the batch limit)."""
+    import base64
+    import binascii
+
+    import numpy as np
+
+    try:
+        data = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise ApiError(400, "invalid_rows", f"{what} must be base64 text (A-Z a-z 0-9 + /)") from None
+    if len(data) % width:
+        raise ApiError(400, "invalid_rows", f"{what} hold {len(data)} bytes: not a multiple of {width}")
+    if len(data) // width > limits.batch_positions:
+        raise ApiError(422, "batch_limit", f"{len(data) // width} {what} (limit {limits.batch_positions})")
+    return np.frombuffer(data, dtype=np.uint8).reshape(-1, width)
+
+
+def _b64(array: Any) -> str:
+    import base64
+
+    return base64.b64encode(array.tobytes()).decode("ascii")
+
+
+BINARY = "application/octet-stream"
+
+
+def _binary(http: Request) -> bool:
+    """Whether the client asks for the bulk answer as raw bytes (Accept: application/octet-stream)."""
+    return BINARY in http.headers.get("accept", "")
+
+
+def _raw(arrays: list[Any], **counts: int) -> Response:
+    """The arrays' little-endian bytes one after the other, their sizes in X-Fevga-* headers."""
+    headers = {f"X-Fevga-{name.capitalize()}": str(value) for name, value in counts.items()}
+    return Response(b"".join(a.tobytes() for a in arrays), media_type=BINARY, headers=headers)
+
+
+def _moves_rows(rows_text: str, dice_text: str, limits: Limits, binary: bool = False,
+                rules: Rules | None = None) -> dict[str, Any] | Response:
+    """fevga.batch.legal_moves of base64 rows and dice, answered as its arrays in base64:
+    offsets (n + 1, <i8), results (m x 51, u1), steps (m x 4 x 2, u1), nsteps (m, u1); or
+    with `binary` those arrays' bytes in that order (headers X-Fevga-Count n, X-Fevga-Moves m)."""
+    from fevga import batch
+
+    rows = _bulk(rows_text, batch.POSITION_WIDTH, "rows", limits)
+    dice = _bulk(dice_text, 2, "dice_rows", limits)
+    moves = batch.legal_moves(rows, dice, rules)
+    if binary:
+        return _raw([moves.offsets.astype("<i8"), moves.results, moves.steps, moves.nsteps], count=len(rows),
+                    moves=int(moves.offsets[-1]))
+    return {"count": len(rows), "moves": int(moves.offsets[-1]), "offsets": _b64(moves.offsets.astype("<i8")),
+            "results": _b64(moves.results), "steps": _b64(moves.steps), "nsteps": _b64(moves.nsteps)}
+
+
+def _evaluate_rows(text: str, limits: Limits, binary: bool = False) -> dict[str, Any] | Response:
+    """0-ply evaluations of base64 rows, answered in bulk too: ``values`` is the base64 text
+    of an (n, 3) little-endian float64 array (win, win_mars, lose_mars for the side on roll
+    of each row; writing 3n floats as JSON text would cost more than the net), or with
+    `binary` that array's bytes (header X-Fevga-Count n)."""
+    from fevga import batch
+
+    rows = _bulk(text, batch.POSITION_WIDTH, "rows", limits)
+    values = batch.evaluate(batch.validate_positions(rows)).astype("<f8")
+    if binary:
+        return _raw([values], count=len(rows))
+    return {"count": len(rows), "plies": 0, "columns": ["win", "win_mars", "lose_mars"], "dtype": "<f8",
+            "values": _b64(values)}
+
+
+def _rollout_work(position: Position | GioulPosition, dice: tuple[int, int] | None, by_move: bool,
+                  request: RolloutRequest) -> Callable[[Callable[[int, int], None]], Any]:
+    from fevga.rollout import rollout, rollout_moves
+
+    options = dict(games=request.games, seed=request.seed, workers=request.workers, policy=request.policy,
+                   truncate=request.truncate, luck=request.luck, progress=False)
+
+    def work(on_block: Callable[[int, int], None]) -> Any:
+        if by_move:
+            ranking = rollout_moves(position, dice, on_block=on_block, **options)  # type: ignore[arg-type]
+            return {"moves": [m.to_dict() for m in ranking]}
+        return rollout(position, on_block=on_block, **options).to_dict()  # type: ignore[arg-type]
+    return work
+
+
+def _analyse(text: str, plies: int, evaluator: str, limits: Limits, stop: threading.Event) -> Any:
+    from fevga.analyser import HeuristicEvaluator, analyse
+    from fevga.game import MatchRecord
+    from fevga.records import game_from_dict, match_from_dict, read_match
+
+    if not text.strip():
+        raise ApiError(400, "invalid_record", "the request body is empty: send a record (JSON or text)")
+    if text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            raise ApiError(400, "invalid_record", f"the record is not valid JSON: {exc}") from None
+        if isinstance(data, dict) and data.get("game") == "gioul":
+            raise ApiError(422, "unsupported", "Gioul records cannot be analysed yet: there is no Gioul net (issue 16)")
+        if isinstance(data, dict) and "games" in data:
+            record = match_from_dict(data)
+        else:
+            game = game_from_dict(data)
+            record = MatchRecord(length=0, games=(game,), score=game_score(game))
+    else:
+        record = read_match(text, "<request>")
+    games = len(record.games)
+    total = sum(len(g.plies) for g in record.games)
+    if games > limits.record_games or total > limits.record_plies:
+        raise ApiError(422, "record_limit", f"the record has {games} games and {total} plies "
+                       f"(limits {limits.record_games} and {limits.record_plies})")
+
+    def progress(done: int, count: int) -> None:
+        if stop.is_set():
+            raise ApiError(408, "time_limit", "the analysis ran out of time")
+
+    decide = HeuristicEvaluator(plies=plies) if evaluator == "heuristic" else None
+    return analyse(record, plies=plies, evaluator=decide, progress=progress)
+
+
+def game_score(game: Any) -> tuple[int, int]:
+    """The score a single game's result gives (White's, Black's points)."""
+    if game.winner is None:
+        return (0, 0)
+    return (game.points, 0) if game.winner == 0 else (0, game.points)
+
+
+def _version() -> str:
+    from fevga import __version__
+
+    return __version__
+
+
+# ---------------------------------------------------------------------- the server
+
+
+def _server_class() -> Any:
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, which after a graceful stop on Ctrl-C or SIGTERM does not raise
+        the signal again (that would end `fevga serve` with a KeyboardInterrupt or a kill):
+        the command then says it stopped and exits 0."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            with super().capture_signals():
+                try:
+                    yield
+                finally:
+                    getattr(self, "_captured_signals", []).clear()
+
+    return Server
+
+
+def serve(host: str = "127.0.0.1", port: int = 8765, limits: Limits | None = None,
+          ready: Callable[[str], None] | None = None) -> int:
+    """Serve the API on `host`:`port` (0: a free port) until Ctrl-C or SIGTERM, which stop
+    it cleanly: running requests finish, rollout jobs are cancelled. Prints the address it
+    listens on (and calls `ready(url)`); returns the exit status."""
+    import uvicorn
+
+    limits = limits or Limits.default()
+    if not isinstance(port, int) or not 0 <= port <= 65535:
+        raise InvalidArgumentError(f"--port {port!r} must be 0-65535")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # accepted connections inherit it: without, each answer's second write waits for a
+    # delayed ACK (40 ms on Linux), since asyncio sets it only on sockets it made itself
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise InvalidArgumentError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    bound = sock.getsockname()[1]
+    url = f"http://{'[' + host + ']' if family == socket.AF_INET6 else host}:{bound}"
+    app = create_app(limits)
+    config = uvicorn.Config(BodyLimit(app, limits.body_bytes), log_level="warning", access_log=False,
+                            timeout_graceful_shutdown=5, limit_concurrency=1024, lifespan="on")
+    server = _server_class()(config)
+    print(f"fevga serve: listening on {url} (API at {url}{API}/, OpenAPI at {url}/openapi.json)",
+          file=sys.stderr, flush=True)
+    if ready is not None:
+        ready(url)
+    server.run(sockets=[sock])
+    print("fevga serve: stopped", file=sys.stderr, flush=True)
+    return 0
+
