@@ -18,19 +18,24 @@
 #   CONTACT             1 (shared) inputs 106 + 213 (both sides' contact input)
 #
 # Each row is computed in float64 from the float32 weights and rounded once to int16 at
-# scale S1 = 2^s1; the biases b1 to int32 at S1. A position's accumulator is the int32 sum
-# of its rows (at most 45: 2 x (15 points + 4) + 2 x 3 relations + contact) plus the bias:
-# exact integer arithmetic, so any order of additions (raw, incremental, any SIMD width, any
-# thread) gives the same value. Activations are the accumulator through ReLU, clipped to the
-# int16 range 0..32767 (that is 0..2^(15 - s1) in the float net's units: 16 at s1 = 11; the
-# shipped net's hidden units stay below 5 on the benchmark corpus). The output layer:
-# dot_k = sum_j a_j w2q[k][j] with w2q = round(S2 w2) int16, S2 = 2^s2, summed exactly (each
-# of the kernel's 8 int32 lanes adds lanes / 8 products, which the choice of s2 bounds below
-# 2^31), then logit_k = b2[k] + dot_k / (S1 S2) in float64 and the float net's sigmoids.
+# scale S1 = 2^s1, the biases b1 likewise. A position's accumulator is the bias plus the sum
+# of its rows (at most 45: 2 x (15 points + 4) + 2 x 3 relations + contact), added in
+# wrapping 16-bit arithmetic. accumulator_bounds() bounds every lane's true sum over every
+# position (each side's checkers placed on points 1-24 and off to the extreme, each other
+# feature at its extreme level or absent), and s1 is chosen so that the bound lies inside
+# int16: the wrapped sum then IS the true sum, whatever the order of additions (raw or
+# incremental, any SIMD width, any thread). Activations are max(accumulator, 0), at most
+# 32767. The output layer: dot_k = sum_j a_j w2q[k][j], w2q = round(S2 w2) int16, S2 = 2^s2,
+# by pmaddwd-style products into int32 partial sums of at most 16 products each (s2 is chosen
+# so that 16 x the largest activation x the largest |w2q| stays below 2^31), the partial sums
+# added in int64: exact. Then logit_k = b2[k] + dot_k / (S1 S2) in float64 (no fused
+# multiply-adds: setup.py) and the float net's sigmoids (net.pxd logit_probabilities).
 #
-# Scales (quantise()): s1 = the largest of 11, 10, ... for which every table entry fits
-# int16; s2 = the largest of 11, 10, ... for which every w2q fits int16 and the lane bound
-# holds. The shipped net gets s1 = 11, s2 = 10.
+# Scales (QuantisedNet.__init__): s1 = the largest of 11, 10, ..., 0 for which every entry
+# and the accumulator bound fit int16; s2 = the largest of 14, 13, ..., 0 for which every
+# w2q fits int16 and the partial-sum bound holds. The shipped net gets s1 = 9, s2 = 12. The
+# error against the float net comes from rounding alone; docs/net.md "Quantised inference"
+# gives the measured bound.
 #
 # Incremental evaluation: every result of one position's roll has the opponent on roll with
 # its checkers unchanged, so qnet_parent sums the bias, the opponent's own rows (b = 0) and
@@ -38,12 +43,13 @@
 # changed (points its steps touched, off, run, released, bear-off) minus the old ones, and
 # its relation rows. The result is the same integer accumulator as a fresh evaluation.
 #
-# SIMD: the two kernels below are written once with GCC/Clang vector extensions (8 x int32
-# lanes). On x86-64 setup.py defines FEVGA_SIMD_DISPATCH: the kernels are compiled twice,
-# for the x86-64 baseline (SSE2) and with target("avx2"), and fevga_q_select() picks one at
-# import by the CPU (__builtin_cpu_supports), so one wheel runs on any x86-64 machine. On
-# aarch64 the same code compiles to NEON; elsewhere to what the target has (or scalar code).
-# Results are integers: identical on every path.
+# SIMD: the accumulator update is written once with GCC/Clang vector extensions (16 x int16
+# lanes); the output layer with SSE2 / AVX2 intrinsics on x86-64 and vector extensions
+# elsewhere. On x86-64 setup.py defines FEVGA_SIMD_DISPATCH: the kernels are compiled for the
+# x86-64 baseline (SSE2) and with target("avx2"), and fevga_q_select() picks one at import by
+# the CPU (__builtin_cpu_supports), so one wheel runs on any x86-64 machine (qnet.SIMD names
+# the path). On aarch64 the same code compiles to NEON; elsewhere to what the target has.
+# Results are integers until the logits: identical on every path (tests/test_qnet.py).
 
 from libc.stdint cimport int16_t, uint32_t
 from libc.string cimport memcpy, memset
@@ -60,9 +66,8 @@ from fevga_core.board cimport (
 from fevga_core.movegen cimport ScratchC, scratch_new, scratch_free, generate_moves, apply_move
 from fevga_core.net cimport (
     CoreNet, NET_INPUTS, NET_SIDE_INPUTS, NET_OUTPUTS, RelationC, relation_counts, position_contact,
-    logit_probabilities, outputs_equity,
+    logit_probabilities,
 )
-from fevga_core.race cimport Tables, TablesC, race_value
 
 from fevga_core.errors import InvalidArgumentError, InvalidDiceError
 
@@ -189,15 +194,18 @@ cdef extern from *:
                                   int, int) = fevga_q_update_base;
     static void (*fevga_q_output)(const int16_t*, const int16_t*, int, int64_t*) = fevga_q_output_base;
 
-    /* Pick the kernels for this CPU once, at import; returns the name of the path taken. */
-    static const char* fevga_q_select(void) {
+    /* Pick the kernels: the CPU's best (at import) or, best = 0, the baseline (tests compare
+       the two); returns the name of the path taken. */
+    static const char* fevga_q_select(int best) {
     #if defined(FEVGA_SIMD_DISPATCH) && defined(__x86_64__)
         __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx2")) {
+        if (best && __builtin_cpu_supports("avx2")) {
             fevga_q_update = fevga_q_update_avx2;
             fevga_q_output = fevga_q_output_avx2;
             return "avx2";
         }
+        fevga_q_update = fevga_q_update_base;
+        fevga_q_output = fevga_q_output_base;
         return "sse2";
     #elif defined(__x86_64__) && defined(__AVX2__)
         return "avx2 (built for this CPU)";
@@ -213,9 +221,16 @@ cdef extern from *:
     void fevga_q_update(int16_t* dst, const int16_t* src, const int16_t* const* add, int na,
                         const int16_t* const* sub, int ns, int lanes) noexcept nogil
     void fevga_q_output(const int16_t* acc, const int16_t* w2, int lanes, int64_t* dots) noexcept nogil
-    const char* fevga_q_select() noexcept nogil
+    const char* fevga_q_select(int best) noexcept nogil
 
-SIMD = fevga_q_select().decode()
+SIMD = fevga_q_select(1).decode()
+
+
+def _use_kernels(bint best):
+    """Switch every QuantisedNet to the CPU's best kernels or (False) the baseline ones and
+    return the path's name: for tests, which check that both give the same bits. Not
+    thread-safe: call it when no evaluation runs."""
+    return fevga_q_select(best).decode()
 
 # Row numbers of the tables (the layout drawn at the top).
 cdef enum:
@@ -476,7 +491,7 @@ cdef class QuantisedNet:
     >>> from fevga import Net
     >>> q = QuantisedNet(Net.default()._core)
     >>> (q.s1, q.s2)
-    (11, 10)
+    (9, 12)
     """
 
     cdef QNetC c
@@ -638,55 +653,6 @@ cdef class QuantisedNet:
             scratch_free(&scratch)
         return total
 
-    def choose_rows(self, Tables tables not None, const uint8_t[:, ::1] rows not None,
-                    const uint8_t[:, ::1] dice not None, int flags, int32_t[::1] out not None):
-        """For each (row, dice) pair: the index of the move whose result is best for the mover
-        at 1 ply, as the "net" policy chooses (a finished game or a race the tables cover
-        valued exactly, else this net; the first best on ties); returns the moves seen."""
-        cdef Py_ssize_t i, n = rows.shape[0]
-        cdef int k, count, best
-        cdef int64_t total = 0
-        cdef double value, best_value
-        cdef double theirs[NET_OUTPUTS]
-        cdef double mine[NET_OUTPUTS]
-        cdef PositionC pos, child
-        cdef QParentC shared
-        cdef ScratchC scratch
-        _check_pairs(rows, dice, flags)
-        if out.shape[0] != n:
-            raise InvalidArgumentError(f"out must hold {n} values, not {out.shape[0]}")
-        scratch_new(&scratch, 1)
-        try:
-            with nogil:
-                for i in range(n):
-                    if i % 4096 == 4095:
-                        check_interrupt()
-                    position_load(&pos, &rows[i, 0])
-                    count = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, scratch.moves, scratch.ws)
-                    if count < 0:
-                        with gil:
-                            raise OverflowError("more legal moves than the generator buffer holds")
-                    qnet_parent(&self.c, &pos, &shared)
-                    best = 0
-                    best_value = -1e300
-                    for k in range(count):
-                        child = pos
-                        apply_move(&child, &scratch.moves[k])
-                        if not _exact(&tables.c, &child, theirs):
-                            qnet_result(&self.c, &shared, &scratch.moves[k], theirs)
-                        mine[0] = 1.0 - theirs[0]           # the mover's view (search.pxd flip)
-                        mine[1] = theirs[2]
-                        mine[2] = theirs[1]
-                        value = outputs_equity(mine)
-                        if value > best_value:
-                            best_value = value
-                            best = k
-                    out[i] = best
-                    total += count
-        finally:
-            scratch_free(&scratch)
-        return total
-
 
 cdef void _load_board(PositionC* pos, const uint8_t* row) noexcept nogil:
     """position_load without the Zobrist key (the net does not read it; pos stays local)."""
@@ -702,18 +668,6 @@ cdef void _load_board(PositionC* pos, const uint8_t* row) noexcept nogil:
         side.mask = mask
     pos.turn = row[2 * NUM_SLOTS]
     pos.key = 0
-
-
-cdef bint _exact(const TablesC* tables, const PositionC* pos, double* out) noexcept nogil:
-    """A finished game's result or a covered race's table value for the side on roll of `pos`
-    (search.pyx's static value before the net); False for neither."""
-    cdef double equity
-    if pos.side[0].counts[0] == NUM_CHECKERS or pos.side[1].counts[0] == NUM_CHECKERS:
-        out[0] = 0.0
-        out[1] = 0.0
-        out[2] = 1.0 if pos.side[pos.turn].counts[0] == 0 else 0.0
-        return True
-    return race_value(tables, pos, &equity, &out[0], &out[1], &out[2])
 
 
 cdef int _check_pairs(const uint8_t[:, ::1] rows, const uint8_t[:, ::1] dice, int flags) except -1:
