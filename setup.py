@@ -13,6 +13,8 @@ FEVGA_SIMD picks the SIMD paths of the quantised evaluator (fevga_core/qnet.pyx)
                       CPU, so the build runs on any x86-64 machine; elsewhere as portable
   portable            the compiler's baseline for the target only (aarch64: NEON)
   native              -march=native: the build machine's best, not for other machines
+  generic             the vector-extension kernels only, no intrinsics (the path of targets
+                      other than x86-64, built here to check it gives the same bits)
 """
 
 import os
@@ -41,15 +43,15 @@ JOBS = int(os.environ.get("FEVGA_BUILD_JOBS", "0")) or os.cpu_count() or 1
 CORE = Path("fevga_core")
 only = {name for name in os.environ.get("FEVGA_ONLY", "").split(",") if name}
 SIMD = os.environ.get("FEVGA_SIMD", "dispatch")
-if SIMD not in ("dispatch", "portable", "native"):
-    raise SystemExit(f"FEVGA_SIMD={SIMD!r} must be dispatch, portable or native")
+if SIMD not in ("dispatch", "portable", "native", "generic"):
+    raise SystemExit(f"FEVGA_SIMD={SIMD!r} must be dispatch, portable, native or generic")
 # Per-module extras. The quantised kernels are integer code; -ffp-contract=off keeps the float
 # tail (logits, sigmoids) free of fused multiply-adds, identical whatever the target.
 MODULE_FLAGS = {
     "qnet": (["-march=native"] if SIMD == "native" else []) + ["-ffp-contract=off"],
 }
 MODULE_MACROS = {
-    "qnet": [("FEVGA_SIMD_DISPATCH", "1")] if SIMD == "dispatch" else [],
+    "qnet": {"dispatch": [("FEVGA_SIMD_DISPATCH", "1")], "generic": [("FEVGA_SIMD_GENERIC", "1")]}.get(SIMD, []),
 }
 extensions = [
     Extension(

@@ -2,6 +2,7 @@
 
     python benchmarks/callgrind.py movegen          # instructions per (position, roll) pair
     python benchmarks/callgrind.py net quantised    # per raw evaluation, float and quantised
+    python benchmarks/callgrind.py net-results quantised-results   # per legal move's result
     python benchmarks/callgrind.py all --passes 1 4
 
 Wall-clock timings on a shared 2-core host move by tens of percent from one hour to the next;
@@ -72,6 +73,19 @@ def _net_rows(data: dict[str, np.ndarray]) -> tuple[Callable[[], object], int]:
     return (lambda: core.evaluate_rows(rows)), len(rows)
 
 
+def _net_results(data: dict[str, np.ndarray]) -> tuple[Callable[[], object], int]:
+    from fevga import Net
+    from fevga.bearoff.core_tables import tables_of
+    from fevga_core import search
+
+    core, tables = Net.default()._core, tables_of("default")
+    rows, dice = data["rows"], data["dice"]
+    out = np.zeros(len(rows), dtype=np.int32)
+    total = search.choose_rows(core, tables, rows, dice, 1, 0, out)
+    assert total == CORPUS_MOVES, f"{total} results, expected {CORPUS_MOVES}"
+    return (lambda: search.choose_rows(core, tables, rows, dice, 1, 0, out)), CORPUS_MOVES
+
+
 def _quantised_rows(data: dict[str, np.ndarray]) -> tuple[Callable[[], object], int]:
     from fevga import Net
     from fevga_core import qnet
@@ -101,6 +115,8 @@ WORKLOADS: dict[str, Workload] = {
     "movegen-gioul": Workload("(Gioul state, roll) pair", _movegen_gioul),
     "net": Workload("raw float evaluation", _net_rows),
     "quantised": Workload("raw quantised evaluation", _quantised_rows),
+    "net-results": Workload("legal move, its result valued by the float net at 1 ply (generation included)",
+                            _net_results),
     "quantised-results": Workload("legal move, its result evaluated incrementally (generation included)",
                                   _quantised_results),
 }

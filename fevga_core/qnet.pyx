@@ -49,6 +49,7 @@
 # x86-64 baseline (SSE2) and with target("avx2"), and fevga_q_select() picks one at import by
 # the CPU (__builtin_cpu_supports), so one wheel runs on any x86-64 machine (qnet.SIMD names
 # the path). On aarch64 the same code compiles to NEON; elsewhere to what the target has.
+# FEVGA_SIMD=generic builds that portable path on x86-64 too, to check it where CI runs.
 # Results are integers until the logits: identical on every path (tests/test_qnet.py).
 
 from libc.stdint cimport int16_t, uint32_t
@@ -105,7 +106,7 @@ cdef extern from *:
        partial sum adds 16 products at most (the scale of w2 keeps that below 2^31), and the
        partial sums are added in int64. x86 multiplies with pmaddwd (SSE2, AVX2), other
        targets widen to 32 bits. */
-    #if defined(__x86_64__)
+    #if defined(__x86_64__) && !defined(FEVGA_SIMD_GENERIC)
     #include <immintrin.h>
     static void fevga_q_output_sse2(const int16_t* acc, const int16_t* w2, int lanes, int64_t* dots) {
         const __m128i zero = _mm_setzero_si128();
@@ -190,6 +191,21 @@ cdef extern from *:
     }
     #endif
 
+    /* Bit p - 1 set for each of the 24 points p whose count (counts[p], p = 1..24) is not 0. */
+    static inline uint32_t fevga_q_points_mask(const uint8_t* counts) {
+    #if defined(__x86_64__) && !defined(FEVGA_SIMD_GENERIC)
+        const __m128i zero = _mm_setzero_si128();
+        uint32_t empty = (uint32_t) _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*) (counts + 1)), zero))
+                         | (uint32_t) _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadl_epi64((const __m128i*) (counts + 17)), zero)) << 16;
+        return ~empty & 0xFFFFFFu;
+    #else
+        uint32_t mask = 0;
+        int p;
+        for (p = 1; p <= 24; p++) mask |= (uint32_t) (counts[p] != 0) << (p - 1);
+        return mask;
+    #endif
+    }
+
     static void (*fevga_q_update)(int16_t*, const int16_t*, const int16_t* const*, int, const int16_t* const*,
                                   int, int) = fevga_q_update_base;
     static void (*fevga_q_output)(const int16_t*, const int16_t*, int, int64_t*) = fevga_q_output_base;
@@ -197,7 +213,9 @@ cdef extern from *:
     /* Pick the kernels: the CPU's best (at import) or, best = 0, the baseline (tests compare
        the two); returns the name of the path taken. */
     static const char* fevga_q_select(int best) {
-    #if defined(FEVGA_SIMD_DISPATCH) && defined(__x86_64__)
+    #if defined(FEVGA_SIMD_GENERIC)
+        return "generic";
+    #elif defined(FEVGA_SIMD_DISPATCH) && defined(__x86_64__)
         __builtin_cpu_init();
         if (best && __builtin_cpu_supports("avx2")) {
             fevga_q_update = fevga_q_update_avx2;
@@ -222,6 +240,7 @@ cdef extern from *:
                         const int16_t* const* sub, int ns, int lanes) noexcept nogil
     void fevga_q_output(const int16_t* acc, const int16_t* w2, int lanes, int64_t* dots) noexcept nogil
     const char* fevga_q_select(int best) noexcept nogil
+    uint32_t fevga_q_points_mask(const uint8_t* counts) noexcept nogil
 
 SIMD = fevga_q_select(1).decode()
 
@@ -656,16 +675,10 @@ cdef class QuantisedNet:
 
 cdef void _load_board(PositionC* pos, const uint8_t* row) noexcept nogil:
     """position_load without the Zobrist key (the net does not read it; pos stays local)."""
-    cdef int p, color
-    cdef uint32_t mask
-    cdef SideC* side
+    cdef int color
     for color in range(2):
-        side = &pos.side[color]
-        memcpy(side.counts, row + color * NUM_SLOTS, NUM_SLOTS)
-        mask = 0
-        for p in range(1, NUM_SLOTS):
-            mask |= (<uint32_t> (side.counts[p] != 0)) << (p - 1)
-        side.mask = mask
+        memcpy(pos.side[color].counts, row + color * NUM_SLOTS, NUM_SLOTS)
+        pos.side[color].mask = fevga_q_points_mask(row + color * NUM_SLOTS)
     pos.turn = row[2 * NUM_SLOTS]
     pos.key = 0
 

@@ -8,6 +8,7 @@ thread and run; arguments checked at the boundary before the core trusts them.
 
 from __future__ import annotations
 
+import pickle
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 
@@ -160,6 +161,8 @@ def test_nets_that_cannot_be_quantised_are_refused() -> None:
         qnet.QuantisedNet(CoreNet(huge, 128))
     with pytest.raises(TypeError):
         qnet.QuantisedNet(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):  # its tables hold raw pointers: ship the Net, quantise on arrival
+        pickle.dumps(Net.default().quantised())
 
 
 def test_bad_arguments_are_refused_at_the_boundary() -> None:
