@@ -235,17 +235,18 @@ def test_cli_analyse_text_json_html(tmp_path: Path) -> None:
 
 def test_flagged_decisions_rechecked_by_rollouts() -> None:
     record = play_game(seed=21, policy=_chooser({3, 10}), max_plies=40)
-    plain = analyse(record, plies=1)
+    marks = Thresholds(0.3, 0.4, 0.5)  # five of the sixteen flagged by default: the rollouts are the cost
+    plain = analyse(record, plies=1, thresholds=marks)
     flagged = {p.number for p in plain.flagged()}
-    assert flagged
-    checked = analyse(record, plies=1, rollouts=72, rollout_seed=5)
-    again = analyse(record, plies=1, rollouts=72, rollout_seed=5)
+    assert len(flagged) == 5
+    checked = analyse(record, plies=1, rollouts=72, rollout_seed=5, thresholds=marks)
+    again = analyse(record, plies=1, rollouts=72, rollout_seed=5, thresholds=marks)
     assert [p.loss for p in checked.plies()] == [p.loss for p in again.plies()]  # seeded
     for before, after in zip(plain.plies(), checked.plies()):
         if before.number in flagged:
             assert after.rollout_games == 72 and after.evaluator_loss == before.loss
             assert after.rollout_se is not None and after.rollout_se >= 0 and after.loss >= 0
-            assert after.mark == Thresholds().mark(after.loss)
+            assert after.mark == marks.mark(after.loss)
             assert json.loads(checked.to_json())["games"][0]["plies"][after.number - 1]["rollout"]["games"] == 72
         else:
             assert after.rollout_games == 0 and after.loss == before.loss
@@ -267,7 +268,8 @@ def test_rollout_checks_in_a_match_compare_match_chances() -> None:
     from fevga.rollout import rollout_moves
 
     match = play_match(3, seed=5, policy="random")
-    report = analyse(match, plies=1, rollouts=36, rollout_seed=2)
+    # only the four worst decisions re-checked (284 by default thresholds): one is enough here
+    report = analyse(match, plies=1, rollouts=36, rollout_seed=2, thresholds=Thresholds(1.0, 1.1, 1.2))
     assert report.match_aware
     checked = [(g, p) for g in report.games for p in g.plies if p.rollout_games]
     assert checked

@@ -76,7 +76,7 @@ def test_positions_are_checked_once_for_type_and_finished_games() -> None:
         expectimax(finished, 1)
 
 
-def test_a_deep_expectimax_answers_ctrl_c() -> None:
+def test_a_deep_expectimax_answers_ctrl_c(ctrl_c: None) -> None:
     """Depth 4 from a mid-game position would run for hours: the core's roll loop checks for
     Ctrl-C (every 2^14 generator calls), so the pending SIGINT stops it within the call."""
     import os

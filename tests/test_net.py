@@ -488,7 +488,7 @@ def test_match_chance_follows_the_match_equity_table(corpus: list[Position]) -> 
         evaluate(position, score=(7, 0), length=7)
 
 
-def test_a_deep_evaluation_answers_ctrl_c(corpus: list[Position]) -> None:
+def test_a_deep_evaluation_answers_ctrl_c(corpus: list[Position], ctrl_c: None) -> None:
     """A 3-ply evaluation of a mid-game position takes tens of seconds; Ctrl-C stops it at once."""
     import os
     import signal
