@@ -11,6 +11,13 @@ The modules are translated and compiled in parallel on every core (FEVGA_BUILD_J
 Cython's utility code (memoryviews, argument parsing, ...) is generated once, into the shared
 module fevga_core._cyutility, instead of into every module: it was two thirds of each module's
 C, and the build now compiles half as much.
+FEVGA_SIMD picks the SIMD paths of the quantised evaluator (fevga_core/qnet.pyx):
+  dispatch (default)  x86-64: the baseline (SSE2) and an AVX2 clone, chosen at import by the
+                      CPU, so the build runs on any x86-64 machine; elsewhere as portable
+  portable            the compiler's baseline for the target only (aarch64: NEON)
+  native              -march=native: the build machine's best, not for other machines
+  generic             the vector-extension kernels only, no intrinsics (the path of targets
+                      other than x86-64, built here to check it gives the same bits)
 """
 
 import os
@@ -39,6 +46,17 @@ JOBS = int(os.environ.get("FEVGA_BUILD_JOBS", "0")) or os.cpu_count() or 1
 CORE = Path("fevga_core")
 SHARED_UTILITY = "fevga_core._cyutility"
 only = {name for name in os.environ.get("FEVGA_ONLY", "").split(",") if name}
+SIMD = os.environ.get("FEVGA_SIMD", "dispatch")
+if SIMD not in ("dispatch", "portable", "native", "generic"):
+    raise SystemExit(f"FEVGA_SIMD={SIMD!r} must be dispatch, portable, native or generic")
+# Per-module extras. The quantised kernels are integer code; -ffp-contract=off keeps the float
+# tail (logits, sigmoids) free of fused multiply-adds, identical whatever the target.
+MODULE_FLAGS = {
+    "fevga_core.qnet": (["-march=native"] if SIMD == "native" else []) + ["-ffp-contract=off"],
+}
+MODULE_MACROS = {
+    "fevga_core.qnet": {"dispatch": [("FEVGA_SIMD_DISPATCH", "1")], "generic": [("FEVGA_SIMD_GENERIC", "1")]}.get(SIMD, []),
+}
 
 
 def core_extension(name: str, source: str) -> Extension:
@@ -47,8 +65,9 @@ def core_extension(name: str, source: str) -> Extension:
         name,
         [source],
         include_dirs=[np.get_include()],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=(["-O1", "-g", *SANITIZE_FLAGS] if SANITIZE else ["-O0", "-g"] if DEBUG else ["-O3"]),
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"), *MODULE_MACROS.get(name, [])],
+        extra_compile_args=(["-O1", "-g", *SANITIZE_FLAGS] if SANITIZE else ["-O0", "-g"] if DEBUG else ["-O3"])
+        + MODULE_FLAGS.get(name, []),
         extra_link_args=SANITIZE_FLAGS if SANITIZE else [],
     )
 

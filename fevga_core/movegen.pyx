@@ -13,6 +13,14 @@
 # The result is every distinct node with the top score: the legal moves. A node is
 # recorded after its children (so the many intermediate nodes that children outscore are
 # never copied), and when no rule filter is active the last die's nodes are scored inline.
+#
+# Which nodes can repeat (so which need the visited set): none at depth 1 (one die from the
+# root: each source gives another position, and the two dice of a pair are salted apart),
+# and none in a double searched in canonical order. There a node is a non-increasing
+# sequence of sources, so one per multiset M of sources, and M is a function of the
+# position it reaches: with m_p sources on own point p, the change of point p's count is
+# m_{p+d} - m_p (arrivals come only from p + d; a bear-off lands on slot 0), which fixes
+# m_24, m_23, ..., m_1 in turn. Only deeper nodes of pairs and of other doubles are looked up.
 
 cimport cython
 from libc.stdint cimport SIZE_MAX
@@ -43,8 +51,19 @@ STATE_SALT[:] = [0x0ULL, 0x9E3779B97F4A7C15ULL, 0xC2B2AE3D27D4EB4FULL,
                  0x165667B19E3779F9ULL, 0xD6E8FEB86659FD93ULL]
 
 
-cdef uint64_t SOURCE_SALT = 0x2545F4914F6CDD1DULL
-cdef uint64_t RECORDED_SALT = 0x5851F42D4C957F2DULL
+# ZOBRIST_STEP[(color * 25 + slot) * 16 + c] = ZOBRIST[... c] ^ ZOBRIST[... c + 1]: the key
+# change of a slot going from c to c + 1 checkers (or back), so one step is two lookups.
+cdef uint64_t ZOBRIST_STEP[2 * NUM_SLOTS * 16]
+
+
+cdef void _fill_zobrist_step() noexcept nogil:
+    cdef const uint64_t* z = zobrist_table()
+    cdef int i
+    for i in range(2 * NUM_SLOTS * 16):
+        ZOBRIST_STEP[i] = 0 if i % 16 == 15 else z[i] ^ z[i + 1]
+
+
+_fill_zobrist_step()
 
 
 cdef int scratch_new(ScratchC* scratch, size_t lists) except -1:
@@ -79,8 +98,8 @@ cdef inline void workspace_reset(WorkspaceC* ws, uint32_t slots) noexcept nogil:
 
 
 cdef inline bint workspace_insert(WorkspaceC* ws, uint64_t key) noexcept nogil:
-    """Add `key`; False if it was already there in this call."""
-    cdef uint32_t i = <uint32_t> (key ^ (key >> 29)) & ws.slots_mask
+    """Add `key`; False if it was already there in this call (a key's low bits are uniform)."""
+    cdef uint32_t i = <uint32_t> key & ws.slots_mask
     while ws.stamps[i] == ws.stamp:
         if ws.keys[i] == key:
             return False
@@ -127,7 +146,7 @@ cdef inline uint32_t legal_sources(const StepRulesC* r, const SideC* side, int d
     cdef uint32_t movable = movable_sources(r, side)
     # board landings: s > d and s - d not closed by the opponent
     cdef uint32_t legal = movable & ~(r.opp_block << d) & ~((1u << d) - 1)
-    cdef uint32_t risky, bit, mask
+    cdef uint32_t risky, bit, mask, gap
     cdef int high, s, t
     if side.mask and not (side.mask & ~(<uint32_t> HOME_MASK)):   # every checker home
         high = highest_point(side.mask)
@@ -136,13 +155,16 @@ cdef inline uint32_t legal_sources(const StepRulesC* r, const SideC* side, int d
         else:
             legal |= movable & (1u << (d - 1))
     if r.per_die:
-        # a step ends in a forbidden prime only by landing in it or if it is already there
-        if breaks_prime(r, side.mask):
-            risky = legal
-        else:
-            risky = legal & (0xFFFFFFu << (18 + d))
-            if r.ban_prime:
-                risky |= legal & (0x3Fu << (5 + d))
+        # A step ends in a forbidden prime only by landing in it or if it is already there,
+        # and it fills at most one point: a zone with two empty points is safe.
+        risky = 0
+        gap = ~side.mask & START_QUARTER_MASK
+        if (gap & (gap - 1)) == 0:
+            risky = legal if gap == 0 else legal & (0xFFFFFFu << (18 + d))
+        if r.ban_prime:
+            gap = ~side.mask & BEFORE_OPP_MOTHER_MASK
+            if (gap & (gap - 1)) == 0:
+                risky |= legal if gap == 0 else legal & (0x3Fu << (5 + d))
         while risky:
             bit = risky & (~risky + 1)
             risky ^= bit
@@ -211,10 +233,12 @@ cdef bint side_can_move(const StepRulesC* r, const SideC* side) noexcept nogil:
 ctypedef struct GenC:
     StepRulesC r
     StepRulesC opp_r        # the opponent's step rules (must_open variant), block set per node
-    const uint64_t* z       # Zobrist entries of the mover's colour
-    uint64_t key            # key of the current node (mover still on roll)
+    const uint64_t* zs      # ZOBRIST_STEP entries of the mover's colour
+    uint32_t land[7]        # land[d]: own points a checker may play die d from onto an open point
+    bint released           # the mover is released from the mother rule (so at every node)
+    uint64_t key            # key of the current node (mover still on roll; generic search)
     uint64_t turn_key
-    SideC cur
+    SideC cur               # the current node (generic search)
     SideC opp
     uint8_t steps[MAX_STEPS][2]
     int dice[2]
@@ -222,7 +246,6 @@ ctypedef struct GenC:
     int ndice               # dice of the double still to play at the root (4, or 1-3 for a Gioul rest)
     bint end_checks         # six-prime bans judged on the final position only
     bint no_playable        # must_open = no_playable_roll
-    bint simple             # no filter of docs/rules.md §6 steps 2-3 is active
     bint canonical          # a double may be played in non-increasing source order
     uint32_t oblig_mask     # rule 5.2: the six points to open (0 = no obligation)
     MoveC* out
@@ -231,6 +254,59 @@ ctypedef struct GenC:
     bint overflow
     WorkspaceC* ws
 
+
+cdef inline uint32_t node_sources(const GenC* g, const SideC* side, int d) noexcept nogil:
+    """legal_sources(&g.r, side, d), the common case decided in a few steps: a released side
+    not bearing off, whose prime zones each miss two points (so that legal_sources' per-source
+    prime checks reject nothing), plays from every point the die can leave."""
+    cdef uint32_t m = side.mask, gap
+    if g.released and m & ~(<uint32_t> HOME_MASK):
+        if not g.r.per_die:
+            return m & g.land[d]
+        gap = ~m & START_QUARTER_MASK
+        if gap & (gap - 1):
+            if not g.r.ban_prime:
+                return m & g.land[d]
+            gap = ~m & BEFORE_OPP_MOTHER_MASK
+            if gap & (gap - 1):
+                return m & g.land[d]
+    return legal_sources(&g.r, side, d)
+
+
+cdef inline void side_stepped(SideC* child, const SideC* side, size_t s, size_t t, size_t cs, size_t ct,
+                              uint32_t low, int d) noexcept nogil:
+    """child = side after one checker went from s to t (low = bit s - 1; cs and ct the
+    counts of s and t before the step)."""
+    child[0] = side[0]
+    child.counts[s] = cs - 1
+    child.counts[t] = ct + 1
+    child.mask = (side.mask & ~(low if cs == 1 else 0)) | ((low >> d) if t else 0)
+
+
+cdef inline void push_move(GenC* g, const SideC* side, uint64_t key, int nsteps) noexcept nogil:
+    """Append a result: the mover's side, the key of its node (mover on roll), g.steps."""
+    cdef MoveC* move
+    if g.nmoves == MAX_MOVES:
+        g.overflow = True
+        return
+    move = &g.out[g.nmoves]
+    g.nmoves += 1
+    move.after = side[0]
+    move.key = key ^ g.turn_key
+    move.nsteps = nsteps
+    memcpy(move.steps, g.steps, sizeof(g.steps))
+
+
+cdef inline void raise_best(GenC* g, int score) noexcept nogil:
+    """A candidate of `score` >= g.best is about to be recorded: a higher score drops the list."""
+    if score > g.best:
+        g.best = score
+        g.nmoves = 0
+
+
+# ---------------------------------------------------------------------------------------
+# The generic search (any rule filter of docs/rules.md §6 steps 2-3 active): every node is
+# scored by candidate_score, on g.cur / g.key changed and restored step by step.
 
 cdef inline int candidate_score(GenC* g, int depth, int larger) noexcept nogil:
     cdef uint32_t m = g.cur.mask
@@ -248,82 +324,242 @@ cdef inline int candidate_score(GenC* g, int depth, int larger) noexcept nogil:
     return score
 
 
-cdef inline void record(GenC* g, int depth) noexcept nogil:
-    """Append the current node to the result list (the caller checked its score)."""
-    cdef MoveC* move
-    if g.nmoves == MAX_MOVES:
-        g.overflow = True
-        return
-    move = &g.out[g.nmoves]
-    g.nmoves += 1
-    move.after = g.cur
-    move.key = g.key ^ g.turn_key
-    move.nsteps = depth
-    memcpy(move.steps, g.steps, sizeof(g.steps))
-
-
 cdef void visit(GenC* g, int depth, int state, int larger) noexcept nogil:
     cdef int score = candidate_score(g, depth, larger)
     if g.cur.counts[0] != NUM_CHECKERS:          # else the game is over: no later dice
         if g.is_double:
             if depth < g.ndice:
                 expand(g, depth, g.dice[0], depth + 1, 0)
-
         else:
             if not (state & 1):
                 expand(g, depth, g.dice[0], state | 1, depth == 0 and g.dice[0] > g.dice[1])
             if not (state & 2):
                 expand(g, depth, g.dice[1], state | 2, depth == 0 and g.dice[1] > g.dice[0])
     if score >= g.best:
-        # In canonical order one position may be reached with different last sources
-        # (explored separately); record it once.
-        if g.canonical and not workspace_insert(g.ws, g.key ^ STATE_SALT[depth] ^ RECORDED_SALT):
-            return
-        if score > g.best:
-            g.best = score
-            g.nmoves = 0
-        record(g, depth)
+        raise_best(g, score)
+        push_move(g, &g.cur, g.key, depth)
 
 
 cdef void expand(GenC* g, int depth, int d, int next_state, int larger) noexcept nogil:
-    cdef uint32_t sources = legal_sources(&g.r, &g.cur, d)
-    cdef const uint64_t* z = g.z
+    cdef uint32_t sources = node_sources(g, &g.cur, d)
     if g.canonical and depth:
         sources &= (1u << g.steps[depth - 1][0]) - 1    # sources <= the previous step's
-    cdef int s, t, cs, ct, score
-    cdef uint32_t saved_mask
-    cdef uint64_t saved_key, salt = STATE_SALT[next_state]
-    cdef bint last = g.simple and next_state == (g.ndice if g.is_double else 3)
-    cdef bint by_source = g.canonical and not last
+    cdef int s, t, cs, ct
+    cdef uint32_t saved_mask = g.cur.mask
+    cdef uint64_t key, saved_key = g.key, salt = STATE_SALT[next_state]
+    cdef bint lookup = depth > 0 and not g.canonical      # the only nodes that can repeat (header)
     while sources:
         s = __builtin_ctz(sources) + 1
         sources &= sources - 1
         t = s - d if s > d else 0
         cs = g.cur.counts[s]
         ct = g.cur.counts[t]
-        saved_mask = g.cur.mask
-        saved_key = g.key
-        g.key ^= z[s * 16 + cs] ^ z[s * 16 + cs - 1] ^ z[t * 16 + ct] ^ z[t * 16 + ct + 1]
-        # canonical order: what a node may still play depends on its last source too
-        if workspace_insert(g.ws, g.key ^ salt ^ (SOURCE_SALT * s if by_source else 0)):
-            g.steps[depth][0] = s
-            g.steps[depth][1] = t
-            if last:
-                # The last die, no rule filter: the child is a leaf scored 2 * dice.
-                score = 2 * (depth + 1)
-                if score >= g.best:
-                    if score > g.best:
-                        g.best = score
-                        g.nmoves = 0
-                    side_step(&g.cur, s, t)
-                    record(g, depth + 1)
-            else:
-                side_step(&g.cur, s, t)
-                visit(g, depth + 1, next_state, larger)
+        key = saved_key ^ g.zs[s * 16 + cs - 1] ^ g.zs[t * 16 + ct]
+        if lookup and not workspace_insert(g.ws, key ^ salt):
+            continue
+        g.steps[depth][0] = s
+        g.steps[depth][1] = t
+        g.key = key
+        g.cur.counts[s] = cs - 1
+        g.cur.counts[t] = ct + 1
+        g.cur.mask = (saved_mask & ~((<uint32_t> (cs == 1)) << (s - 1))) | ((1u << t) >> 1)
+        visit(g, depth + 1, next_state, larger)
         g.cur.counts[s] = cs
         g.cur.counts[t] = ct
-        g.cur.mask = saved_mask
-        g.key = saved_key
+    g.cur.mask = saved_mask
+    g.key = saved_key
+
+
+# ---------------------------------------------------------------------------------------
+# The unfiltered search (default rules, Gioul): the same tree walked in the same order with
+# the same records as the generic search, specialised. A node's score is 2 x its dice (+1
+# at depth 1 for the larger die of a pair), so the nodes of the last die outscore all the
+# others: they are recorded in a tight loop (record_leaves) and an inner node is recorded
+# only while no node below it has been (score >= best). Each node is a SideC of its own on
+# the stack (no restoring), passed down with its key.
+
+cdef inline void leaf_template(MoveC* tmpl, const GenC* g, const SideC* node, int depth) noexcept nogil:
+    """What every child of `node` by the last die shares: a copy patched per child."""
+    tmpl.after = node[0]
+    memcpy(tmpl.steps, g.steps, sizeof(g.steps))
+    tmpl.nsteps = depth + 1
+
+
+cdef inline void write_leaf(MoveC* move, const MoveC* tmpl, size_t s, size_t t, size_t cs, size_t ct,
+                            uint32_t low, int d, uint64_t move_key, int depth) noexcept nogil:
+    """move = the template's node after a step s -> t (low = bit s - 1, cs and ct the counts of
+    s and t before it), with its key and this step."""
+    move[0] = tmpl[0]
+    move.after.counts[s] = cs - 1
+    move.after.counts[t] = ct + 1
+    move.after.mask = (tmpl.after.mask & ~(low if cs == 1 else 0)) | ((low >> d) if t else 0)
+    move.key = move_key
+    move.steps[depth][0] = s
+    move.steps[depth][1] = t
+
+
+cdef void record_leaves(GenC* g, const SideC* node, uint64_t node_key, int depth, int d,
+                        uint32_t sources) noexcept nogil:
+    """Record every child of `node` (at `depth`) by the last die `d` from `sources`: nodes
+    that cannot repeat (a double in canonical order, a die from the root)."""
+    cdef MoveC tmpl
+    cdef uint64_t move_key = node_key ^ g.turn_key
+    cdef const uint64_t* zs = g.zs
+    cdef MoveC* move
+    cdef MoveC* end = g.out + MAX_MOVES
+    cdef uint32_t low
+    cdef size_t s, t, cs, ct
+    raise_best(g, 2 * (depth + 1))
+    leaf_template(&tmpl, g, node, depth)
+    move = g.out + g.nmoves
+    while sources:
+        if move == end:
+            g.overflow = True
+            break
+        low = sources & (~sources + 1)
+        sources ^= low
+        s = __builtin_ctz(low) + 1
+        t = s - d if s > <size_t> d else 0
+        cs = tmpl.after.counts[s]
+        ct = tmpl.after.counts[t]
+        write_leaf(move, &tmpl, s, t, cs, ct, low, d, move_key ^ zs[s * 16 + cs - 1] ^ zs[t * 16 + ct], depth)
+        move += 1
+    g.nmoves = move - g.out
+
+
+cdef void record_new_leaves(GenC* g, const SideC* node, uint64_t node_key, int depth, int d,
+                            uint32_t sources, uint32_t* commuted, uint32_t first_bit) noexcept nogil:
+    """record_leaves for nodes that can repeat: each child unless the visited set has it
+    (workspace_insert on locals). Also commuted[p] |= first_bit for each child by a step from p
+    (pair_search)."""
+    cdef MoveC tmpl
+    cdef uint64_t delta, move_key = node_key ^ g.turn_key
+    cdef uint64_t slot_key = node_key ^ STATE_SALT[g.ndice if g.is_double else 3]
+    cdef const uint64_t* zs = g.zs
+    cdef MoveC* move
+    cdef MoveC* end = g.out + MAX_MOVES
+    cdef uint32_t low
+    cdef size_t s, t, cs, ct, i, slots = g.ws.slots_mask
+    cdef uint64_t* keys = g.ws.keys
+    cdef uint32_t* stamps = g.ws.stamps
+    cdef uint32_t stamp = g.ws.stamp
+    raise_best(g, 2 * (depth + 1))
+    leaf_template(&tmpl, g, node, depth)
+    move = g.out + g.nmoves
+    while sources:
+        low = sources & (~sources + 1)
+        sources ^= low
+        s = __builtin_ctz(low) + 1
+        t = s - d if s > <size_t> d else 0
+        cs = tmpl.after.counts[s]
+        ct = tmpl.after.counts[t]
+        commuted[s] |= first_bit
+        delta = zs[s * 16 + cs - 1] ^ zs[t * 16 + ct]
+        i = <uint32_t> (slot_key ^ delta) & slots
+        while stamps[i] == stamp and keys[i] != slot_key ^ delta:
+            i = (i + 1) & slots
+        if stamps[i] == stamp:
+            continue
+        stamps[i] = stamp
+        keys[i] = slot_key ^ delta
+        if move == end:
+            g.overflow = True
+            break
+        write_leaf(move, &tmpl, s, t, cs, ct, low, d, move_key ^ delta, depth)
+        move += 1
+    g.nmoves = move - g.out
+
+
+cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept nogil:
+    """Both orders of a non-double: the first die, then the other from each result.
+
+    A child of the second order whose steps, taken in the first order, were a child there
+    too is the same position, already in the visited set: it is skipped without a lookup
+    (commuted[p] holds the first-order first steps that a step from p followed)."""
+    cdef SideC child
+    cdef uint64_t key
+    cdef uint32_t sources, leaves
+    cdef uint32_t commuted[NUM_SLOTS]
+    cdef uint32_t unused[NUM_SLOTS]
+    cdef uint32_t low
+    cdef const uint64_t* zs = g.zs
+    cdef size_t s, t, cs, ct
+    cdef int k, first, second, score
+    memset(commuted, 0, sizeof(commuted))
+    for k in range(2):
+        first = g.dice[k]
+        second = g.dice[1 - k]
+        score = 2 + (first > second)
+        sources = node_sources(g, root, first)
+        while sources:
+            low = sources & (~sources + 1)
+            sources ^= low
+            s = __builtin_ctz(low) + 1
+            t = s - first if s > <size_t> first else 0
+            cs = root.counts[s]
+            ct = root.counts[t]
+            key = root_key ^ zs[s * 16 + cs - 1] ^ zs[t * 16 + ct]
+            side_stepped(&child, root, s, t, cs, ct, low, first)
+            g.steps[0][0] = s
+            g.steps[0][1] = t
+            if child.counts[0] != NUM_CHECKERS:
+                leaves = node_sources(g, &child, second)
+                if k == 1:
+                    leaves &= ~commuted[s]
+                if leaves:      # the second order notes into a scratch row, read by nobody
+                    record_new_leaves(g, &child, key, 1, second, leaves, &commuted[0] if k == 0 else &unused[0],
+                                      1u << (s - 1))
+            if score >= g.best:
+                raise_best(g, score)
+                push_move(g, &child, key, 1)
+
+
+cdef void double_search(GenC* g, const SideC* node, uint64_t node_key, int depth,
+                        uint32_t allowed) noexcept nogil:
+    """The dice of a double from `node` (at `depth` < g.ndice, game not over), sources in
+    `allowed` (canonical order: those <= the previous step's). The last two dice are one
+    loop here (the children's leaves recorded in place), not one call per child."""
+    cdef SideC child
+    cdef uint64_t key, salt = STATE_SALT[depth + 1]
+    cdef const uint64_t* zs = g.zs
+    cdef int d = g.dice[0], score = 2 * (depth + 1)
+    cdef size_t s, t, cs, ct
+    cdef uint32_t low
+    cdef bint lookup = depth > 0 and not g.canonical     # the only nodes that can repeat (header)
+    cdef bint before_last = depth + 2 == g.ndice
+    cdef uint32_t leaves, below, sources = node_sources(g, node, d) & allowed
+    cdef uint32_t unused[NUM_SLOTS]
+    if not sources:
+        return
+    if depth + 1 == g.ndice:            # a Gioul block of one die
+        record_leaves(g, node, node_key, depth, d, sources)
+        return
+    while sources:
+        low = sources & (~sources + 1)
+        sources ^= low
+        s = __builtin_ctz(low) + 1
+        t = s - d if s > <size_t> d else 0
+        cs = node.counts[s]
+        ct = node.counts[t]
+        key = node_key ^ zs[s * 16 + cs - 1] ^ zs[t * 16 + ct]
+        if lookup and not workspace_insert(g.ws, key ^ salt):
+            continue
+        side_stepped(&child, node, s, t, cs, ct, low, d)
+        g.steps[depth][0] = s
+        g.steps[depth][1] = t
+        if child.counts[0] != NUM_CHECKERS:
+            below = (1u << s) - 1 if g.canonical else BOARD_MASK
+            if before_last:
+                leaves = node_sources(g, &child, d) & below
+                if leaves and g.canonical:
+                    record_leaves(g, &child, key, depth + 1, d, leaves)
+                elif leaves:
+                    record_new_leaves(g, &child, key, depth + 1, d, leaves, &unused[0], 0)
+            else:
+                double_search(g, &child, key, depth + 1, below)
+        if score >= g.best:
+            raise_best(g, score)
+            push_move(g, &child, key, depth + 1)
 
 
 cdef bint double_commutes(const StepRulesC* r, const SideC* side, int d) noexcept nogil:
@@ -348,11 +584,10 @@ cdef bint double_commutes(const StepRulesC* r, const SideC* side, int d) noexcep
     for k in range(1, 5):       # points a checker may reach with up to four steps of d
         reach |= side.mask >> (k * d)
     # a banned prime needs each of its empty points (at most four: one per step) reachable
-    if (__builtin_popcount(reach & START_QUARTER_MASK) == 6
-            and __builtin_popcount(quarter) >= 2):
+    # (x & (x - 1)) != 0: two points or more, without a popcount (not in the x86-64 baseline)
+    if (reach & START_QUARTER_MASK) == START_QUARTER_MASK and (quarter & (quarter - 1)):
         return False
-    if (r.ban_prime and __builtin_popcount(reach & BEFORE_OPP_MOTHER_MASK) == 6
-            and __builtin_popcount(ban) >= 2):
+    if r.ban_prime and (reach & BEFORE_OPP_MOTHER_MASK) == BEFORE_OPP_MOTHER_MASK and (ban & (ban - 1)):
         return False
     return True
 
@@ -361,7 +596,7 @@ cdef uint32_t trapped_obligation(const SideC* me, const SideC* opp) noexcept nog
     """Rule 5.2: the six points (my numbering) I must open, or 0 if no obligation."""
     cdef int x
     cdef uint32_t front
-    if opp.counts[0] or __builtin_popcount(opp.mask) != 1:
+    if opp.counts[0] or opp.mask == 0 or opp.mask & (opp.mask - 1):     # not exactly one point
         return 0
     x = highest_point(opp.mask)
     if x < 7:
@@ -384,35 +619,50 @@ cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
                    MoveC* out, WorkspaceC* ws) noexcept nogil:
     cdef GenC g
     cdef int color = pos.turn
+    cdef const SideC* me = &pos.side[color]
     cdef const SideC* opp = &pos.side[1 - color]
     step_rules_init(&g.r, opp.mask, flags)
-    g.z = zobrist_table() + color * NUM_SLOTS * 16
-    g.key = pos.key
+    g.land[d1] = ~(g.r.opp_block << d1) & ~((1u << d1) - 1)
+    g.land[d2] = ~(g.r.opp_block << d2) & ~((1u << d2) - 1)
+    g.released = (me.mask & g.r.release_mask) != 0 or me.counts[0] != 0
+    g.zs = ZOBRIST_STEP + color * NUM_SLOTS * 16
     g.turn_key = zobrist_turn()
-    g.cur = pos.side[color]
+    memset(g.steps, 0, sizeof(g.steps))
     g.dice[0] = d1
     g.dice[1] = d2
     g.is_double = d1 == d2
     g.ndice = ndice
     g.end_checks = g.r.primes and not g.r.per_die
     g.no_playable = (flags & FLAG_MUST_OPEN_NO_PLAYABLE) != 0
-    g.oblig_mask = 0 if g.no_playable or not g.r.primes else trapped_obligation(&g.cur, opp)
-    if g.no_playable:
-        g.opp = opp[0]
-        step_rules_init(&g.opp_r, 0, flags)
-    g.simple = not g.end_checks and not g.no_playable and g.oblig_mask == 0
-    g.canonical = g.is_double and double_commutes(&g.r, &g.cur, d1)
+    g.oblig_mask = 0 if g.no_playable or not g.r.primes else trapped_obligation(me, opp)
+    g.canonical = g.is_double and double_commutes(&g.r, me, d1)
     g.out = out
     g.nmoves = 0
     g.best = -1
     g.overflow = False
     g.ws = ws
-    workspace_reset(ws, VISITED_SIZE if g.is_double else 1024)
-    visit(&g, 0, 0, 0)
+    if not g.canonical:
+        workspace_reset(ws, VISITED_SIZE if g.is_double else 1024)
+    if g.end_checks or g.no_playable or g.oblig_mask:
+        if g.no_playable:
+            g.opp = opp[0]
+            step_rules_init(&g.opp_r, 0, flags)
+        g.cur = me[0]
+        g.key = pos.key
+        visit(&g, 0, 0, 0)
+    else:
+        if me.counts[0] != NUM_CHECKERS:
+            if g.is_double:
+                double_search(&g, me, pos.key, 0, BOARD_MASK)
+            else:
+                pair_search(&g, me, pos.key)
+        if g.best <= 0:          # nothing to play: the root is the one move (a pass)
+            raise_best(&g, 0)
+            push_move(&g, me, pos.key, 0)
     if g.overflow:
         return -1
     if g.nmoves == 0:        # every candidate broke an end-of-turn ban: the turn passes
-        out[0].after = pos.side[color]
+        out[0].after = me[0]
         out[0].key = pos.key ^ g.turn_key
         out[0].nsteps = 0
         g.nmoves = 1

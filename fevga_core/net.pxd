@@ -1,6 +1,8 @@
 # The neural evaluator: Fevga input encoding, forward pass and one SGD step (net.pyx
 # documents the encoding; docs/net.md the design and the training recipe).
 
+from libc.math cimport exp
+
 from fevga_core.types cimport PositionC, SideC
 
 cdef enum:
@@ -32,6 +34,19 @@ cdef class CoreNet:
 
 cdef Py_ssize_t net_param_count(int hidden) noexcept nogil
 
+# The counts behind a side's relation inputs (net.pyx: 103-105): checkers trapped behind six
+# points of the other side, blocked steps, escaped checkers.
+ctypedef struct RelationC:
+    int trapped
+    int blocked
+    int escaped
+
+cdef void relation_counts(const SideC* side, const SideC* other, RelationC* out) noexcept nogil
+
+cdef inline bint position_contact(const PositionC* pos) noexcept nogil:
+    """Input 106 of both sides: 0 once both sides are on their own points 1-12 (a pure race)."""
+    return (pos.side[0].mask & ~0xFFFu) != 0 or (pos.side[1].mask & ~0xFFFu) != 0
+
 # Encodings: the inputs that depend on one side alone, and those relating it to the other.
 cdef void encode_own(const SideC* side, int base, EncodingC* enc) noexcept nogil
 cdef void encode_relation(const SideC* side, const SideC* other, bint contact, int base,
@@ -55,3 +70,15 @@ cdef double net_train_step(NetC* net, const PositionC* pos, const double* target
 cdef inline double outputs_equity(const double* out) noexcept nogil:
     """Points expected by the side on roll: win 1, mars 2, no draws in the outputs."""
     return 2.0 * out[0] - 1.0 + out[1] - out[2]
+
+
+cdef inline double sigmoid(double x) noexcept nogil:
+    return 1.0 / (1.0 + exp(-x))
+
+
+cdef inline void logit_probabilities(const double* logits, double* out) noexcept nogil:
+    """The three output logits as (win, win_mars, lose_mars): valid probabilities by construction."""
+    cdef double win = sigmoid(logits[0])
+    out[0] = win
+    out[1] = win * sigmoid(logits[1])
+    out[2] = (1.0 - win) * sigmoid(logits[2])

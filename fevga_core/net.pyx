@@ -25,7 +25,7 @@
 # target weighted by the win target, of s2 likewise by the loss target; its gradient with
 # respect to the logits is (s0 - t0, t0 s1 - t1, (1 - t0) s2 - t2).
 
-from libc.math cimport exp, log
+from libc.math cimport log
 from libc.string cimport memcpy
 
 import numpy as np
@@ -35,7 +35,7 @@ from fevga_core.types cimport (
 )
 from fevga_core.board cimport (
     position_load, position_load_checked, rows_checked, side_pips, rotate12, longest_run, check_interrupt,
-    __builtin_popcount, __builtin_ctz,
+    __builtin_ctz,
 )
 
 from fevga_core.errors import InvalidArgumentError
@@ -157,25 +157,37 @@ cdef void encode_own(const SideC* side, int base, EncodingC* enc) noexcept nogil
         _push(enc, base + 102, 1.0)
 
 
-cdef void encode_relation(const SideC* side, const SideC* other, bint contact, int base,
-                          EncodingC* enc) noexcept nogil:
+# POP6[w]: points held among a six-point window w (a popcount is a libgcc call on baseline x86-64).
+cdef uint8_t POP6[64]
+POP6[:] = [bin(w).count("1") for w in range(64)]
+
+
+cdef void relation_counts(const SideC* side, const SideC* other, RelationC* out) noexcept nogil:
     cdef uint32_t theirs = rotate12(other.mask)     # the other side's points, in this numbering
-    cdef uint32_t window
-    cdef int p, n, lowest, trapped = 0, blocked = 0, escaped = 0
+    cdef uint32_t occupied = side.mask
+    cdef int p, n, lowest, front, trapped = 0, blocked = 0, escaped = 0
     lowest = __builtin_ctz(theirs) + 1 if theirs else 25
-    for p in range(1, 25):
+    while occupied:
+        p = __builtin_ctz(occupied) + 1
+        occupied &= occupied - 1
         n = side.counts[p]
-        if n == 0:
-            continue
-        # own points p-6 .. p-1 (those that exist) in front of this checker
-        window = theirs & ((1u << (p - 1)) - 1u)
-        if p > 7:
-            window &= ~((1u << (p - 7)) - 1u)
-        blocked += n * __builtin_popcount(window)
-        if p > 6 and __builtin_popcount(window) == 6:
+        # own points p-6 .. p-1 (those that exist) in front of this checker: bits p-7 .. p-2
+        front = POP6[((theirs << 6) >> (p - 1)) & 0x3F]
+        blocked += n * front
+        if p > 6 and front == 6:
             trapped += n
         if p < lowest:
             escaped += n
+    out.trapped = trapped
+    out.blocked = blocked
+    out.escaped = escaped
+
+
+cdef void encode_relation(const SideC* side, const SideC* other, bint contact, int base,
+                          EncodingC* enc) noexcept nogil:
+    cdef RelationC rel
+    relation_counts(side, other, &rel)
+    cdef int trapped = rel.trapped, blocked = rel.blocked, escaped = rel.escaped
     if trapped:
         _push(enc, base + 103, trapped / 15.0)
     if blocked:
@@ -186,15 +198,11 @@ cdef void encode_relation(const SideC* side, const SideC* other, bint contact, i
         _push(enc, base + 106, 1.0)
 
 
-cdef inline bint _contact(const PositionC* pos) noexcept nogil:
-    return (pos.side[0].mask & ~0xFFFu) != 0 or (pos.side[1].mask & ~0xFFFu) != 0
-
-
 cdef inline void _encode_rest(const PositionC* pos, EncodingC* enc) noexcept nogil:
     """Everything but the side on roll's own inputs (those go into net_base)."""
     cdef const SideC* me = &pos.side[pos.turn]
     cdef const SideC* them = &pos.side[1 - pos.turn]
-    cdef bint contact = _contact(pos)
+    cdef bint contact = position_contact(pos)
     encode_own(them, NET_SIDE_INPUTS, enc)
     encode_relation(me, them, contact, 0, enc)
     encode_relation(them, me, contact, NET_SIDE_INPUTS, enc)
@@ -218,10 +226,6 @@ cdef void net_base(const NetC* net, const SideC* on_roll, float* acc) noexcept n
     net_accumulate(net, &enc, acc)
 
 
-cdef inline double _sigmoid(double x) noexcept nogil:
-    return 1.0 / (1.0 + exp(-x))
-
-
 cdef void _outputs(const NetC* net, float* acc, double* logits) noexcept nogil:
     """ReLU in place over acc, then the three output logits."""
     cdef int k, h = net.hidden
@@ -230,13 +234,6 @@ cdef void _outputs(const NetC* net, float* acc, double* logits) noexcept nogil:
     fevga_relu_dot3(acc, net.params + <Py_ssize_t> (NET_INPUTS + 1) * h, h, dots)
     for k in range(NET_OUTPUTS):
         logits[k] = b2[k] + dots[k]
-
-
-cdef inline void _probabilities(const double* logits, double* out) noexcept nogil:
-    cdef double win = _sigmoid(logits[0])
-    out[0] = win
-    out[1] = win * _sigmoid(logits[1])
-    out[2] = (1.0 - win) * _sigmoid(logits[2])
 
 
 cdef void net_finish(const NetC* net, const PositionC* pos, const float* base,
@@ -249,7 +246,7 @@ cdef void net_finish(const NetC* net, const PositionC* pos, const float* base,
     _encode_rest(pos, &enc)
     net_accumulate(net, &enc, acc)
     _outputs(net, acc, logits)
-    _probabilities(logits, out)
+    logit_probabilities(logits, out)
 
 
 cdef void net_evaluate(const NetC* net, const PositionC* pos, double* out) noexcept nogil:
@@ -285,7 +282,7 @@ cdef double net_train_step(NetC* net, const PositionC* pos, const double* target
     net_accumulate(net, &enc, acc)
     _outputs(net, acc, logits)
     for k in range(NET_OUTPUTS):
-        s[k] = _sigmoid(logits[k])
+        s[k] = sigmoid(logits[k])
     loss = -(_xlogy(t0, s[0]) + _xlogy(1.0 - t0, 1.0 - s[0])
              + _xlogy(t1, s[1]) + _xlogy(t0 - t1, 1.0 - s[1])
              + _xlogy(t2, s[2]) + _xlogy(1.0 - t0 - t2, 1.0 - s[2]))

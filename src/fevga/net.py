@@ -31,6 +31,7 @@ from fevga.errors import InvalidArgumentError, NetFileError
 from fevga.files import atomic_write
 from fevga.inputs import ArraySpec, parse_json, read_file, read_npz
 from fevga_core import net as core
+from fevga_core import qnet
 
 FORMAT = "fevga-net"
 FORMAT_VERSION = 1
@@ -149,6 +150,20 @@ class Net:
         """Write the net atomically; returns the path."""
         data = self.to_bytes()
         return atomic_write(path, lambda handle: handle.write(data))
+
+    def quantised(self) -> qnet.QuantisedNet:
+        """This net in int16 tables for fast inference (docs/net.md "Quantised inference").
+
+        A snapshot: training the net later does not change it. Its outputs stay within the
+        bound docs/net.md measures of the float net's, and are the same bits on every CPU path.
+
+        >>> from fevga import Position, batch
+        >>> rows = batch.to_array([Position.initial()])
+        >>> error = Net.default().quantised().evaluate_rows(rows) - Net.default()._core.evaluate_rows(rows)
+        >>> bool(np.abs(error).max() < 0.01)
+        True
+        """
+        return qnet.QuantisedNet(self._core)
 
     @property
     def params(self) -> npt.NDArray[np.float32]:

@@ -1,0 +1,66 @@
+"""The quantised evaluator against the float net on one core (docs/net.md "Quantised inference").
+
+Run: python -m pytest benchmarks/bench_qnet.py --benchmark-enable
+Compare the float and quantised rows of one run (the host is shared: ratios, not absolutes);
+benchmarks/callgrind.py gives the stable instruction counts of the same workloads.
+Each benchmark first checks a known answer (the agreement bound, the corpus's legal moves).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from corpus import midgame_positions, position_roll_pairs
+
+from fevga import Net, batch
+from fevga.bearoff.core_tables import tables_of
+from fevga_core import search
+
+NET_SHA = "e5c5882445f6e4ff167a43697800c4de4669241288d66dbc016faf1fa559c47a"
+CORPUS_MOVES = 439_038  # legal moves over the corpus x 21 rolls (bench_movegen's known answer)
+BOUND = 0.01  # docs/net.md: |quantised - float| per output
+
+
+def _net() -> Net:
+    net = Net.default()
+    assert net.checksum == NET_SHA, "the shipped net changed: re-measure the known answers of bench_qnet.py"
+    return net
+
+
+def _per_second(benchmark: Any, key: str, units: int) -> None:
+    stats = getattr(benchmark, "stats", None)
+    if stats is not None:
+        benchmark.extra_info[key] = units / stats.stats.median
+
+
+@pytest.mark.parametrize("kind", ["float", "quantised"])
+def test_raw_evaluations_per_second(benchmark: Any, kind: str) -> None:
+    """Static evaluations of the corpus positions, each from scratch."""
+    net = _net()
+    quantised = net.quantised()
+    rows = batch.to_array(midgame_positions())
+    assert np.abs(quantised.evaluate_rows(rows) - net._core.evaluate_rows(rows)).max() < BOUND
+    evaluate = net._core.evaluate_rows if kind == "float" else quantised.evaluate_rows
+    benchmark.pedantic(evaluate, args=(rows,), rounds=20, iterations=1, warmup_rounds=2)
+    _per_second(benchmark, "positions_per_second", len(rows))
+
+
+@pytest.mark.parametrize("kind", ["float", "quantised"])
+def test_move_results_per_second(benchmark: Any, kind: str) -> None:
+    """Every legal move of every corpus position and roll generated and its result evaluated:
+    float, the 1-ply "net" choice (the opponent's half of the first layer once per roll);
+    quantised, incrementally from the parent's accumulator."""
+    net = _net()
+    quantised = net.quantised()
+    rows, dice = position_roll_pairs()
+    out = np.zeros(len(rows), dtype=np.int32)
+    if kind == "float":
+        tables = tables_of("default")
+        run = (lambda: search.choose_rows(net._core, tables, rows, dice, 1, 0, out))
+    else:
+        run = (lambda: quantised.count_children(rows, dice, 0, out))
+    assert run() == CORPUS_MOVES
+    benchmark.pedantic(run, rounds=5, iterations=1, warmup_rounds=1)
+    _per_second(benchmark, "results_per_second", CORPUS_MOVES)

@@ -1,0 +1,196 @@
+"""Stable instruction counts of the core's kernels under `valgrind --tool=callgrind`.
+
+    python benchmarks/callgrind.py movegen          # instructions per (position, roll) pair
+    python benchmarks/callgrind.py net quantised    # per raw evaluation, float and quantised
+    python benchmarks/callgrind.py net-results quantised-results   # per legal move's result
+    python benchmarks/callgrind.py all --passes 1 4
+
+Wall-clock timings on a shared 2-core host move by tens of percent from one hour to the next;
+instruction counts do not. Each workload runs twice in a fresh interpreter under callgrind,
+once with `--passes` LOW and once with HIGH passes over the same corpus, and the figure is
+
+    (instructions(HIGH) - instructions(LOW)) / ((HIGH - LOW) x units per pass)
+
+so that interpreter start-up, imports and loading the corpus cancel out. The corpus is the
+benchmarks' shared one (benchmarks/corpus.py: 1,000 mid-game positions from seeded random
+games, each with the 21 rolls), built once outside valgrind and handed to both runs in a file.
+Every run first checks the workload's known answer (as the pytest benchmarks do).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+CORPUS_MOVES = 439_038  # bench_movegen's known answer: legal moves over the corpus x 21 rolls
+GIOUL_CORPUS_MOVES = 396_805  # bench_gioul's known answer: its Gioul corpus x 21 rolls, first decisions
+
+
+@dataclass(frozen=True)
+class Workload:
+    unit: str
+    prepare: Callable[[dict[str, np.ndarray]], tuple[Callable[[], object], int]]  # -> (one pass, units per pass)
+
+
+def _movegen(data: dict[str, np.ndarray]) -> tuple[Callable[[], object], int]:
+    from fevga_core import movegen
+
+    rows, dice = data["rows"], data["dice"]
+    out = np.zeros(len(rows), dtype=np.int32)
+    movegen.count_moves(rows, dice, 0, out)
+    assert int(out.sum()) == CORPUS_MOVES, f"{int(out.sum())} moves, expected {CORPUS_MOVES}"
+    return (lambda: movegen.count_moves(rows, dice, 0, out)), len(rows)
+
+
+def _movegen_gioul(data: dict[str, np.ndarray]) -> tuple[Callable[[], object], int]:
+    from fevga_core import gioul
+
+    rows, dice = data["gioul_rows"], data["dice"]
+    out = np.zeros(len(rows), dtype=np.int32)
+    gioul.count_moves(rows, dice, out)
+    assert int(out.sum()) == GIOUL_CORPUS_MOVES, f"{int(out.sum())} moves, expected {GIOUL_CORPUS_MOVES}"
+    return (lambda: gioul.count_moves(rows, dice, out)), len(rows)
+
+
+def _net_rows(data: dict[str, np.ndarray]) -> tuple[Callable[[], object], int]:
+    from fevga import Net
+
+    core = Net.default()._core
+    rows = data["positions"]
+    out = core.evaluate_rows(rows)
+    assert out.shape == (len(rows), 3) and np.all((out[:, 1] <= out[:, 0]) & (out[:, 2] <= 1 - out[:, 0]))
+    return (lambda: core.evaluate_rows(rows)), len(rows)
+
+
+def _net_results(data: dict[str, np.ndarray]) -> tuple[Callable[[], object], int]:
+    from fevga import Net
+    from fevga.bearoff.core_tables import tables_of
+    from fevga_core import search
+
+    core, tables = Net.default()._core, tables_of("default")
+    rows, dice = data["rows"], data["dice"]
+    out = np.zeros(len(rows), dtype=np.int32)
+    total = search.choose_rows(core, tables, rows, dice, 1, 0, out)
+    assert total == CORPUS_MOVES, f"{total} results, expected {CORPUS_MOVES}"
+    return (lambda: search.choose_rows(core, tables, rows, dice, 1, 0, out)), CORPUS_MOVES
+
+
+def _quantised_rows(data: dict[str, np.ndarray]) -> tuple[Callable[[], object], int]:
+    from fevga import Net
+    from fevga_core import qnet
+
+    net = Net.default()
+    quantised = qnet.QuantisedNet(net._core)
+    rows = data["positions"]
+    out = quantised.evaluate_rows(rows)
+    assert np.max(np.abs(out - net._core.evaluate_rows(rows))) < 0.01  # docs/net.md's bound
+    return (lambda: quantised.evaluate_rows(rows)), len(rows)
+
+
+def _quantised_results(data: dict[str, np.ndarray]) -> tuple[Callable[[], object], int]:
+    from fevga import Net
+    from fevga_core import qnet
+
+    quantised = qnet.QuantisedNet(Net.default()._core)
+    rows, dice = data["rows"], data["dice"]
+    out = np.zeros(len(rows), dtype=np.int32)
+    total = quantised.count_children(rows, dice, 0, out)
+    assert total == CORPUS_MOVES, f"{total} results, expected {CORPUS_MOVES}"
+    return (lambda: quantised.count_children(rows, dice, 0, out)), CORPUS_MOVES
+
+
+WORKLOADS: dict[str, Workload] = {
+    "movegen": Workload("(position, roll) pair", _movegen),
+    "movegen-gioul": Workload("(Gioul state, roll) pair", _movegen_gioul),
+    "net": Workload("raw float evaluation", _net_rows),
+    "quantised": Workload("raw quantised evaluation", _quantised_rows),
+    "net-results": Workload("legal move, its result valued by the float net at 1 ply (generation included)",
+                            _net_results),
+    "quantised-results": Workload("legal move, its result evaluated incrementally (generation included)",
+                                  _quantised_results),
+}
+
+
+def _child(name: str, passes: int, corpus: str) -> None:
+    """Runs under valgrind: load the corpus, check the known answer, run `passes` passes."""
+    with np.load(corpus) as archive:
+        data = {key: archive[key] for key in archive.files}
+    run, _ = WORKLOADS[name].prepare(data)
+    for _ in range(passes):
+        run()
+
+
+def _write_corpus(path: Path) -> None:
+    sys.path.insert(0, str(HERE))
+    from bench_gioul import pairs as gioul_pairs
+    from corpus import midgame_positions, position_roll_pairs
+
+    from fevga import batch
+
+    rows, dice = position_roll_pairs()
+    gioul_rows, _, gioul_dice = gioul_pairs()
+    assert np.array_equal(dice, gioul_dice)
+    np.savez(path, rows=rows, dice=dice, positions=batch.to_array(midgame_positions()), gioul_rows=gioul_rows)
+
+
+def _instructions(name: str, passes: int, corpus: Path, work: Path) -> int:
+    out = work / f"callgrind.{name}.{passes}"
+    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+               sys.executable, str(Path(__file__).resolve()), "--child", name, str(passes), str(corpus)]
+    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+    if done.returncode:
+        raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if not found:
+        raise SystemExit(f"no instruction count in valgrind's output:\n{done.stderr[-3000:]}")
+    return int(found.group(1))
+
+
+def measure(name: str, low: int, high: int, corpus: Path, work: Path) -> float:
+    """Instructions per unit of workload `name`, two pass counts differenced."""
+    run, units = None, 0
+    with np.load(corpus) as archive:
+        data = {key: archive[key] for key in archive.files}
+    run, units = WORKLOADS[name].prepare(data)  # the known answer, outside valgrind first
+    del run
+    counts = [_instructions(name, passes, corpus, work) for passes in (low, high)]
+    return (counts[1] - counts[0]) / ((high - low) * units)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("workloads", nargs="+", choices=[*WORKLOADS, "all"])
+    parser.add_argument("--passes", nargs=2, type=int, default=(1, 3), metavar=("LOW", "HIGH"),
+                        help="passes over the corpus of the two runs (default: 1 3)")
+    args = parser.parse_args(argv)
+    low, high = args.passes
+    if not 0 <= low < high:
+        parser.error("--passes needs 0 <= LOW < HIGH")
+    if shutil.which("valgrind") is None:
+        parser.error("valgrind is not installed")
+    names = list(WORKLOADS) if "all" in args.workloads else args.workloads
+    with tempfile.TemporaryDirectory(prefix="fevga-callgrind.") as folder:
+        work = Path(folder)
+        corpus = work / "corpus.npz"
+        _write_corpus(corpus)
+        for name in names:
+            per_unit = measure(name, low, high, corpus, work)
+            print(f"{name:20} {per_unit:10,.0f} instructions per {WORKLOADS[name].unit}", flush=True)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 5 and sys.argv[1] == "--child":
+        _child(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+    else:
+        main()

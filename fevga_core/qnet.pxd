@@ -1,0 +1,42 @@
+# The quantised, incremental evaluator: the float net (net.pxd) in integers, for fast play
+# (qnet.pyx documents the tables, the scales and the bounds; docs/net.md "Quantised inference").
+
+from libc.stdint cimport int16_t
+from fevga_core.types cimport PositionC, SideC, MoveC, int32_t, int64_t
+from fevga_core.net cimport NET_MAX_HIDDEN
+
+cdef enum:
+    QNET_LANES = 128            # hidden units are padded to a multiple of this (kernel blocks)
+    QNET_MAX_LANES = NET_MAX_HIDDEN
+    QNET_MAX_ROWS = 96          # table rows one update adds or subtracts (qnet.pyx: at most 72)
+
+# A quantised net over tables it does not own (QuantisedNet keeps them alive):
+#   bias[lanes]                 round(S1 b1), int16
+#   rows[QNET_ROWS][lanes]      the first-layer tables, int16 at scale S1 = 2^s1 (qnet.pyx)
+#   w2[3][lanes]                round(S2 w2), int16 at scale S2 = 2^s2
+#   b2[3]                       the output biases (float, as in the float net)
+ctypedef struct QNetC:
+    int hidden                  # hidden units of the float net
+    int lanes                   # hidden rounded up to QNET_LANES (padding lanes are 0)
+    int s1
+    int s2
+    const int16_t* bias
+    const int16_t* rows
+    const int16_t* w2
+    double b2[3]
+
+# The accumulator shared by the results of one position's moves (every result has the
+# opponent on roll, with its checkers unchanged): bias + the opponent's own rows as side on
+# roll + the mover's own rows before the move, as the other side. A result's accumulator
+# is this one plus the rows of the points and features its move changes.
+ctypedef struct QParentC:
+    PositionC parent
+    int16_t acc[QNET_MAX_LANES]
+
+# Probabilities (win, win_mars, lose_mars) for the side on roll of `pos`.
+cdef void qnet_evaluate(const QNetC* q, const PositionC* pos, double* out) noexcept nogil
+# Prepare `shared` for the results of the moves of `parent`; then qnet_result gives the
+# probabilities for the side on roll of the result of `move` (the opponent), the same numbers
+# as qnet_evaluate of that result, bit for bit.
+cdef void qnet_parent(const QNetC* q, const PositionC* parent, QParentC* shared) noexcept nogil
+cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move, double* out) noexcept nogil

@@ -1,0 +1,45 @@
+"""The quantised, incremental evaluator: the float net in int16 tables (see qnet.pyx)."""
+
+import numpy as np
+from numpy.typing import NDArray
+
+from fevga_core.net import CoreNet
+
+SIMD: str
+ROWS: int
+LANES: int
+S1_MAX: int
+S2_MAX: int
+
+def _use_kernels(best: bool) -> str:
+    """Switch to the CPU's best kernels or the baseline ones (tests); returns the path's name."""
+
+def accumulator_bounds(
+    bias: NDArray[np.int16], table: NDArray[np.int16]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """(lowest, highest) first-layer accumulator of each lane over every position."""
+
+class QuantisedNet:
+    """A float net's int16 snapshot: fast, deterministic, within docs/net.md's bound of it."""
+
+    def __init__(self, net: CoreNet) -> None: ...
+    @property
+    def hidden(self) -> int: ...
+    @property
+    def s1(self) -> int:
+        """log2 of the first layer's scale."""
+    @property
+    def s2(self) -> int:
+        """log2 of the output weights' scale."""
+    def tables(self) -> tuple[NDArray[np.int16], NDArray[np.int16], NDArray[np.int16]]:
+        """(bias (lanes,), rows (ROWS, lanes), w2 (3, lanes)), copies."""
+    def evaluate_rows(self, rows: NDArray[np.uint8]) -> NDArray[np.float64]:
+        """(n, 3) win, win_mars, lose_mars of each valid row for its side on roll."""
+    def evaluate_moves(
+        self, rows: NDArray[np.uint8], dice: NDArray[np.uint8], flags: int = 0
+    ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """Every legal move's result of each (row, dice) pair, evaluated incrementally: (offsets, outputs)."""
+    def count_children(
+        self, rows: NDArray[np.uint8], dice: NDArray[np.uint8], flags: int, out_counts: NDArray[np.int32]
+    ) -> int:
+        """evaluate_moves without keeping the outputs; returns the number of results evaluated."""
