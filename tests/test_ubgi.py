@@ -381,6 +381,25 @@ def test_isready_and_stop_during_a_long_search(engine: Controller) -> None:
     assert payload in {m.notation for m in GioulPosition.initial().legal_moves("3-1")}
 
 
+def test_a_go_sent_during_a_search_still_answers_isready_and_stop(engine: Controller) -> None:
+    """A go that arrives while an earlier search is still stopping waits behind it; the
+    isready and stop that follow it are sent during the later search and must be taken at
+    once, not after its million games (CI hung 42 minutes on this race)."""
+    engine.send("set engine.rollouts 1000000")
+    engine.send("position fevgaid start")
+    engine.send("dice 6 5")
+    engine.send("go")
+    engine.send("isready")
+    assert engine.read() == "readyok"
+    engine.send(b"stop\ngo\nisready")  # one write: the second go and its isready queue behind the first
+    assert engine.read(timeout=30) == "error bad_state stopped"
+    began = time.monotonic()
+    assert engine.read(timeout=30) == "readyok"
+    assert time.monotonic() - began < 20
+    engine.send("stop")
+    assert engine.read(timeout=30) == "error bad_state stopped"
+
+
 def test_end_of_input_is_quit() -> None:
     proc = subprocess.run([sys.executable, "-m", "fevga", "ubgi"], input=b"ubgi\nisready\n", capture_output=True,
                           timeout=60)

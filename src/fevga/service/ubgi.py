@@ -343,8 +343,11 @@ def run(source: BinaryIO | None = None, sink: TextIO | None = None) -> int:
 def _search(session: Session, line: str, lines: queue.Queue[str | None], waiting: list[str | None],
             write: Callable[[str], None]) -> bool:
     """Run one go in a thread while answering isready and taking stop/quit; True to quit now.
-    Lines that come after commands still waiting are queued behind them, to keep their order."""
+    Lines that come after commands still waiting are queued behind them, to keep their order.
+    The lines already waiting behind this go came during an earlier search: to this one they
+    are lines sent during it (an isready behind it is answered at once, a stop stops it)."""
     stop = threading.Event()
+    backlog, waiting[:] = waiting[:], []
 
     def search() -> None:
         try:
@@ -356,7 +359,7 @@ def _search(session: Session, line: str, lines: queue.Queue[str | None], waiting
     quitting = False
     while True:
         try:
-            during = lines.get()
+            during = backlog.pop(0) if backlog else lines.get()
         except KeyboardInterrupt:  # Ctrl-C reaches this thread only: the search stops too, at once
             stop.set()
             raise
