@@ -351,10 +351,10 @@ def test_rollout_candidates_are_the_nets_top_moves(corpus: list[Position]) -> No
 
 
 def test_stopping_rule_stops_separated_moves_and_keeps_the_best() -> None:
-    position = Position.from_id("FVW-AAYVVu4AFAAA")
+    position = Position.from_id("AABVW74AABbdwAAA")  # 8 moves for 6-3, short games (tests/test_rollout.py)
     games = 4 * 1296
-    full = fevga.rollout_moves(position, "2-1", games=games, seed=4, policy="heuristic", workers=2, progress=False)
-    early = fevga.rollout_moves(position, "2-1", games=games, seed=4, policy="heuristic", workers=2, progress=False,
+    full = fevga.rollout_moves(position, "6-3", games=games, seed=4, policy="heuristic", workers=2, progress=False)
+    early = fevga.rollout_moves(position, "6-3", games=games, seed=4, policy="heuristic", workers=2, progress=False,
                                 stop_early=True)
     stopped = [m for m in early if m.stopped]
     assert stopped and not early[0].stopped and early[0].result.games == games

@@ -19,6 +19,9 @@ from fevga.rules import Rules
 from fevga.search import static_value
 
 START = Position.initial()
+# ply 85 of heuristic game seed 7: 8 moves for 6-3, five of them stopped early (after 1 or 2 blocks)
+# at 4 blocks, seed 2, and short games (1.4 s for the rollout with the stopping rule)
+STOPS_EARLY = Position.from_id("AABVW74AABbdwAAA")
 MIDGAME = Position.from_id("fytUAAj8tbAACAAA")  # ply 16 of a heuristic self-play game: 27 moves for 5-4
 TIMING = ("elapsed", "workers", "backend")
 
@@ -606,12 +609,12 @@ def test_the_default_policy_is_the_net_in_the_api_and_the_cli(capsys: pytest.Cap
 
 def test_stop_early_says_how_many_games_each_move_played(capsys: pytest.CaptureFixture[str]) -> None:
     games = 4 * STRATA
-    ranking = rollout_moves(MIDGAME, "5-4", games=games, seed=2, workers=2, policy="heuristic", progress=False,
+    ranking = rollout_moves(STOPS_EARLY, "6-3", games=games, seed=2, workers=2, policy="heuristic", progress=False,
                             stop_early=True)
     played = [m.result.games for m in ranking]
     assert max(played) == games and min(played) < games
     assert all(m.stopped == (m.result.games < games) for m in ranking)  # "stopped" only when it played fewer
-    assert main(["rollout", MIDGAME.id, "--dice", "5-4", "--games", str(games), "--seed", "2", "--workers", "2",
+    assert main(["rollout", STOPS_EARLY.id, "--dice", "6-3", "--games", str(games), "--seed", "2", "--workers", "2",
                  "--policy", "heuristic", "--stop-early", "--no-progress"]) == 0
     out = capsys.readouterr().out.splitlines()
     stopped = sum(1 for m in ranking if m.stopped)
