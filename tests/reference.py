@@ -235,7 +235,11 @@ def _legal_finals(me: Counts, op: Counts, dice: Dice, rules: Mapping[str, object
         candidates = {c for c in candidates if not _breaks_prime_rules(c[0], rules)}
 
     if rules["must_open"] == "no_playable_roll":  # step 3
-        fulfilling = {c for c in candidates if _side_can_move(op, c[0], rules)}
+        can_move: dict[Counts, bool] = {}  # one answer per final position (candidates repeat finals)
+        for final, _ in candidates:
+            if final not in can_move:
+                can_move[final] = _side_can_move(op, final, rules)
+        fulfilling = {c for c in candidates if can_move[c[0]]}
     else:
         front = _trapped_front(me, op)
         fulfilling = {c for c in candidates if any(c[0][p] == 0 for p in front)} if front else set()
