@@ -2,6 +2,8 @@
 
 Run: python -m pytest benchmarks/bench_bearoff.py --benchmark-enable
 (the N = 10 two-sided builds are marked slow: add -m "not slow" to leave them out).
+Run as smoke tests (timers disabled, as in CI) the big builds check their known answers at
+smaller sizes: one-sided 15x7 for 15x9, two-sided N = 7 for N = 10.
 Targets: one-sided 15x6 build <= 1 s, two-sided 6x6 <= 3 s (Fevga and Gioul alike), batch
 lookups >= 10 million/s.
 """
@@ -9,6 +11,7 @@ lookups >= 10 million/s.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from fractions import Fraction
@@ -40,10 +43,16 @@ def test_one_sided_build_15x6(benchmark: Any) -> None:
         assert median <= 1.0
 
 
+def _big(benchmark: Any, full: int, smoke: int) -> int:
+    """The size of a big build: `full` when timed, `smoke` when the timers are disabled."""
+    return smoke if benchmark.disabled else full
+
+
 def test_one_sided_build_15x9(benchmark: Any) -> None:
-    db = benchmark.pedantic(OneSidedDB.build, args=(9, 15), rounds=1, iterations=1)
+    points = _big(benchmark, 9, 7)
+    db = benchmark.pedantic(OneSidedDB.build, args=(points, 15), rounds=1, iterations=1)
     assert db.mean_rolls(SIX) == 1.25
-    assert len(db) == 1_307_504
+    assert len(db) == math.comb(points + 15, 15)  # 1,307,504 at 9 points
     benchmark.extra_info["pool_values"] = int(db._a["dist_pool"].size)
 
 
@@ -60,7 +69,8 @@ def test_gioul_one_sided_build_15x6(benchmark: Any) -> None:
 
 
 def test_gioul_one_sided_build_15x9(benchmark: Any) -> None:
-    db = benchmark.pedantic(OneSidedDB.build, args=(9, 15), kwargs={"game": "gioul"}, rounds=1, iterations=1)
+    db = benchmark.pedantic(OneSidedDB.build, args=(_big(benchmark, 9, 7), 15), kwargs={"game": "gioul"}, rounds=1,
+                            iterations=1)
     assert db.mean_rolls(SIX) == pytest.approx(11 / 9, abs=1e-15)
     benchmark.extra_info["pool_values"] = int(db._a["dist_pool"].size)
 
@@ -122,7 +132,7 @@ import json, resource, sys, time
 from fevga.bearoff import OneSidedDB, TwoSidedDB, estimate_error
 game = sys.argv[2]
 start = time.perf_counter()
-ts = TwoSidedDB.build(10, game=game)
+ts = TwoSidedDB.build(int(sys.argv[3]), game=game)
 seconds = time.perf_counter() - start
 expected = 0.8125 if game == "fevga" else 67 / 81
 assert abs(ts.win_probability((0,0,0,0,0,1), (0,0,0,0,0,1)) - expected) < 1e-15
@@ -139,14 +149,15 @@ print(json.dumps({"seconds": seconds, "peak_rss_bytes": peak, "disk_float64": pa
 @pytest.mark.parametrize("game", ["fevga", "gioul"])
 def test_two_sided_build_10(benchmark: Any, tmp_path: Path, game: str) -> None:
     """N = 10 (64 million pairs) in a fresh process, so its peak memory is its own."""
+    size = _big(benchmark, 10, 7)
 
     def run() -> dict[str, float]:
-        out = subprocess.run([sys.executable, "-c", _N10, str(tmp_path), game], check=True, capture_output=True,
-                             text=True)
+        out = subprocess.run([sys.executable, "-c", _N10, str(tmp_path), game, str(size)], check=True,
+                             capture_output=True, text=True)
         figures: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
         return figures
 
     figures = benchmark.pedantic(run, rounds=1, iterations=1)
     benchmark.extra_info.update(figures)
-    print(f"{game} two-sided N=10:", figures)
+    print(f"{game} two-sided N={size}:", figures)
     assert figures["max_abs_error"] < 0.05
