@@ -30,7 +30,7 @@ from fevga_core.board cimport (
 )
 from fevga_core.movegen cimport (
     ScratchC, WorkspaceC, scratch_new, scratch_free, generate_moves, generate_block, can_play_die,
-    apply_move, position_is_dead, player_can_move,
+    apply_move, position_is_dead, player_can_move, moves_copy_out, moves_release, STACK_MOVES,
 )
 from fevga_core.game cimport (
     RngC, rng_seed, rng_below, game_seed, roll_dice, opening_draw, choose_move,
@@ -664,6 +664,8 @@ cdef class CoreGioul:
         cdef CoreGioul child
         cdef GioulC rolled = self.c
         cdef type cls = type(self)
+        cdef MoveC stack[STACK_MOVES]
+        cdef MoveC* moves
         if gioul_over(&self.c):
             return []
         if not rolled.count:
@@ -671,15 +673,18 @@ cdef class CoreGioul:
         n = gioul_pending_moves(&rolled, _SCRATCH.moves, _SCRATCH.ws)
         if n < 0:
             raise OverflowError("more legal moves than the generator buffer holds")
-        out = []
-        for k in range(n):
-            child = cls.__new__(cls)
-            child.c = rolled
-            gioul_apply(&child.c, &_SCRATCH.moves[k])
-            steps = tuple([(_SCRATCH.moves[k].steps[j][0], _SCRATCH.moves[k].steps[j][1])
-                           for j in range(_SCRATCH.moves[k].nsteps)])
-            out.append(tuple.__new__(move_cls, (steps, child)))
-        return out
+        moves = moves_copy_out(_SCRATCH.moves, n, stack)  # before any Python object is made
+        try:
+            out = []
+            for k in range(n):
+                child = cls.__new__(cls)
+                child.c = rolled
+                gioul_apply(&child.c, &moves[k])
+                steps = tuple([(moves[k].steps[j][0], moves[k].steps[j][1]) for j in range(moves[k].nsteps)])
+                out.append(tuple.__new__(move_cls, (steps, child)))
+            return out
+        finally:
+            moves_release(moves, stack)
 
     def _count_legal(self, int d1, int d2):
         """Number of legal moves of the next decision (0 for a finished game)."""

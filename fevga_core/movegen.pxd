@@ -4,6 +4,7 @@ from fevga_core.types cimport SideC, PositionC, MoveC, uint8_t, uint32_t, uint64
 
 cdef enum:
     VISITED_SIZE = 8192     # power of two, > 2 x the most nodes one turn can visit (~3,900)
+    STACK_MOVES = 64        # moves_copy_out keeps up to this many moves in the caller's stack buffer
 
 # Scratch memory of one generator call: an open-addressing set of (key, dice state)
 # already expanded. `stamp` ages entries out between calls without clearing the table.
@@ -49,3 +50,10 @@ cdef bint can_play_die(const PositionC* pos, int color, int d, int flags) noexce
 cdef bint player_can_move(const PositionC* pos, int color, int flags) noexcept nogil
 cdef bint position_is_dead(const PositionC* pos, int flags) noexcept nogil
 cdef void apply_move(PositionC* pos, const MoveC* move) noexcept nogil
+
+# A copy of n generated moves, taken out of a shared scratch list before the caller creates
+# any Python object (that may run a finaliser, or let another thread in, which generates
+# again into the same list): `stack` (STACK_MOVES entries) if they fit, else heap memory.
+# Give the result back with moves_release(moves, stack).
+cdef MoveC* moves_copy_out(const MoveC* src, int n, MoveC* stack) except NULL
+cdef void moves_release(MoveC* moves, MoveC* stack) noexcept nogil

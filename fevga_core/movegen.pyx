@@ -692,6 +692,21 @@ cdef void apply_move(PositionC* pos, const MoveC* move) noexcept nogil:
     pos.turn ^= 1
 
 
+cdef MoveC* moves_copy_out(const MoveC* src, int n, MoveC* stack) except NULL:
+    cdef MoveC* moves = stack
+    if n > STACK_MOVES:
+        moves = <MoveC*> malloc(n * sizeof(MoveC))
+        if moves == NULL:
+            raise MemoryError("no memory for the legal moves")
+    memcpy(moves, src, n * sizeof(MoveC))
+    return moves
+
+
+cdef void moves_release(MoveC* moves, MoveC* stack) noexcept nogil:
+    if moves != stack:
+        free(moves)
+
+
 # ---------------------------------------------------------------------------------------
 # Batch entry points over NumPy arrays (layout: board.pyx, "Flat row layout").
 # Shapes are checked once per call; each row is validated (board.row_problem) when it is

@@ -6,8 +6,7 @@
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.exc cimport PyErr_CheckSignals
-from libc.stdlib cimport malloc, free
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcmp
 
 from fevga_core.types cimport (
     PositionC, MoveC, SideC, uint8_t, uint64_t, NUM_SLOTS, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FEVGA_FLAGS,
@@ -18,7 +17,7 @@ from fevga_core.board cimport (
 )
 from fevga_core.movegen cimport (
     ScratchC, WorkspaceC, scratch_new, scratch_free, generate_moves, apply_move,
-    player_can_move, position_is_dead,
+    player_can_move, position_is_dead, moves_copy_out, moves_release, STACK_MOVES,
 )
 
 from numpy import integer as np_integer
@@ -29,7 +28,6 @@ MAX_PERFT_DEPTH = 12        # far beyond any feasible run (depth 5 from the star
 ALL_FLAGS = FEVGA_FLAGS     # every Fevga rule flag bit of types.pxd (fevga.rules.FLAG_*)
 cdef enum:
     SIGNAL_INTERVAL = 1 << 14   # generator calls between two Ctrl-C checks (~ms apart)
-    STACK_MOVES = 64            # _legal_moves copies up to this many moves on the stack
 
 # Scratch buffers for calls made with the GIL held (one call at a time). Only the generator
 # writes them, and each call copies what it needs out before any Python code can run (a
@@ -161,7 +159,7 @@ cdef class CorePosition:
         cdef CorePosition child
         cdef type cls = type(self)
         cdef MoveC stack[STACK_MOVES]
-        cdef MoveC* moves = stack
+        cdef MoveC* moves
         check_dice(d1, d2)
         fevga_flags_checked(flags)
         if self._winner() >= 0:
@@ -169,13 +167,7 @@ cdef class CorePosition:
         n = generate_moves(&self.c, d1, d2, flags, _SCRATCH.moves, _SCRATCH.ws)
         if n < 0:
             raise OverflowError("more legal moves than the generator buffer holds")
-        # Copy the moves out of the shared scratch before creating any Python object: creating
-        # one may run a finaliser (or let another thread in) that calls the generator again.
-        if n > STACK_MOVES:
-            moves = <MoveC*> malloc(n * sizeof(MoveC))
-            if moves == NULL:
-                raise MemoryError("no memory for the legal moves")
-        memcpy(moves, _SCRATCH.moves, n * sizeof(MoveC))
+        moves = moves_copy_out(_SCRATCH.moves, n, stack)  # before any Python object is made
         try:
             out = []
             for k in range(n):
@@ -186,8 +178,7 @@ cdef class CorePosition:
                 out.append(tuple.__new__(move_cls, (steps, child)))
             return out
         finally:
-            if moves != stack:
-                free(moves)
+            moves_release(moves, stack)
 
     def _count_legal(self, int d1, int d2, int flags):
         """Number of distinct legal moves for dice (d1, d2)."""

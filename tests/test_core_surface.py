@@ -19,7 +19,10 @@ from hypothesis import strategies as st
 
 import fevga
 import fevga.batch
+import fevga.game
+import fevga.gioul
 from fevga import FevgaError, InvalidArgumentError, InvalidDiceError, InvalidPositionError, Position
+from fevga.gioul import GioulPosition
 from fevga_core import bearoff, board, game, movegen
 from fevga_core import race as core_race
 from fevga_core import rollout as core_rollout
@@ -192,30 +195,46 @@ def test_core_functions_check_rows() -> None:
 
 
 class _Finaliser:
-    """Garbage in a reference cycle whose finaliser generates moves (runs inside gc)."""
+    """Garbage in a reference cycle whose finaliser generates moves (runs inside gc) and
+    leaves the next such garbage behind, so that every collection has one to run."""
+
+    budget = 0
 
     def __init__(self) -> None:
         self.cycle = self
 
     def __del__(self) -> None:
         Position.initial().legal_moves("1-1")
+        GioulPosition.initial().legal_moves((1, 1))
+        if _Finaliser.budget > 0:
+            _Finaliser.budget -= 1
+            _Finaliser()
 
 
-def test_legal_moves_survive_a_reentrant_call_from_a_finaliser() -> None:
-    import fevga.game
+def _busy_position(game_name: str) -> tuple[Any, Any]:
+    """A mid-game position of `game_name` and the dice that give it the most legal moves."""
+    if game_name == "fevga":
+        position: Any = fevga.game.play_game(seed=1).positions()[20]
+    else:
+        position = next(p for p in fevga.gioul.play_gioul_game(seed=1).positions()[20:] if not p.pending)
+    pairs = [(a, b) for a in range(1, 7) for b in range(a, 7)]
+    return position, max(pairs, key=position.count_legal_moves)
 
-    position = fevga.game.play_game(seed=1).positions()[20]  # a mid-game position
-    dice = max(((a, b) for a in range(1, 7) for b in range(a, 7)), key=position.count_legal_moves)
+
+@pytest.mark.parametrize("game_name", ["fevga", "gioul"])
+def test_legal_moves_survive_a_reentrant_call_from_a_finaliser(game_name: str) -> None:
+    position, dice = _busy_position(game_name)
     expected = [(m.steps, m.position) for m in position.legal_moves(dice)]
     assert len(expected) > 1
     threshold = gc.get_threshold()
     gc.set_threshold(1, 1, 1)
     try:
         for _ in range(60):
-            for _ in range(4):
-                _Finaliser()
+            _Finaliser.budget = 50
+            _Finaliser()
             assert [(m.steps, m.position) for m in position.legal_moves(dice)] == expected
     finally:
+        _Finaliser.budget = 0
         gc.set_threshold(*threshold)
         gc.collect()
 

@@ -97,3 +97,17 @@ def test_gioul_rollout_refusals_are_one_line() -> None:
         result = run("rollout", *args, "--games", "36")
         assert result.returncode == 2, args
         assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
+
+def test_play_saves_a_gioul_self_play_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from fevga.gioul import GioulGameRecord, play_gioul_game
+
+    path = tmp_path / "g.json"
+    assert main(["play", "--game", "gioul", "--seed", "7", "--save", str(path)]) == 0
+    saved = GioulGameRecord.from_json(path.read_text(encoding="utf-8"))
+    assert saved == play_gioul_game(seed=7)
+    assert saved.positions()[-1] == saved.final  # it replays through the rules
+    capsys.readouterr()
+    text = tmp_path / "g.txt"
+    assert main(["play", "--game", "gioul", "--seed", "7", "--save", str(text)]) == 2
+    assert "Gioul records are saved as JSON" in capsys.readouterr().err
+    assert not text.exists()

@@ -271,8 +271,6 @@ def _play_human(args: argparse.Namespace) -> int:
     game = game_of(args, args.start)
     if args.json:
         raise InvalidArgumentError("--json prints a self-play record; save a human game with --save FILE.json")
-    if game == "gioul" and args.save and not args.save.lower().endswith(".json"):
-        raise InvalidArgumentError(f"--save {args.save!r}: Gioul records are saved as JSON (a .json file)")
     start = position_argument(args.start, game) if args.start else None
     engine = engine_of(args, game)
     console = Console()
@@ -304,7 +302,10 @@ def _save_any(record: Any, path: str) -> None:
 
 
 def _play(args: argparse.Namespace) -> int:
+    game = game_of(args, args.start)
     if args.save:
+        if game == "gioul" and not args.save.lower().endswith(".json"):
+            raise InvalidArgumentError(f"--save {args.save!r}: Gioul records are saved as JSON (a .json file)")
         output_path(args.save, "record")  # before the game, not after it
     if args.human:
         return _play_human(args)
@@ -315,7 +316,6 @@ def _play(args: argparse.Namespace) -> int:
         raise InvalidArgumentError("--hint-plies is for games against the engine: add --human white|black")
     args.policy = args.policy or "random"
     policy = (args.white or args.policy, args.black or args.policy)
-    game = game_of(args, args.start)
     if game == "gioul":
         if args.start:
             raise InvalidArgumentError("--start is not supported for Gioul games (they begin with the one-die draw)")
@@ -325,6 +325,8 @@ def _play(args: argparse.Namespace) -> int:
         else:
             print(f"Gioul, seed {gioul.seed}, policies white={policy[0]} black={policy[1]}")
             print(gioul.log())
+        if args.save:
+            _save_any(gioul, args.save)
         return 0
     start = position_argument(args.start) if args.start else None
     if start is not None and not isinstance(start, Position):
@@ -336,7 +338,5 @@ def _play(args: argparse.Namespace) -> int:
         print(f"seed {record.seed}, policies white={policy[0]} black={policy[1]}")
         print(record.log())
     if args.save:
-        from fevga.records import save_record
-
-        save_record(record, args.save)
+        _save_any(record, args.save)
     return 0
