@@ -65,6 +65,13 @@ cdef inline int longest_run(uint32_t m) noexcept nogil:
     return n
 
 
+cdef inline uint64_t mix64(uint64_t z) noexcept nogil:
+    """The splitmix64 finaliser (Steele, Lea & Flood): a bijective 64-bit mix."""
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
 cdef inline int check_interrupt() except -1 nogil:
     """Raise KeyboardInterrupt (or the pending signal's exception) from a nogil loop."""
     with gil:

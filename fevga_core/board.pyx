@@ -30,10 +30,7 @@ cdef uint64_t ZOBRIST_TURN
 
 cdef inline uint64_t splitmix64_next(uint64_t* state) noexcept nogil:
     state[0] += 0x9E3779B97F4A7C15ULL
-    cdef uint64_t z = state[0]
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
-    return z ^ (z >> 31)
+    return mix64(state[0])
 
 
 cdef void _fill_zobrist() noexcept nogil:

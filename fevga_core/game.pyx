@@ -8,7 +8,9 @@
 #   opening one-die draw: rng_below(6) + 1 for White, then for Black, rerolled on ties.
 
 from fevga_core.types cimport PositionC, MoveC, SideC, uint8_t, uint32_t, uint64_t
-from fevga_core.board cimport side_pips, rotate12, longest_run, position_load_checked, __builtin_popcount, __builtin_ctz
+from fevga_core.board cimport (
+    side_pips, rotate12, longest_run, mix64, position_load_checked, __builtin_popcount, __builtin_ctz,
+)
 from fevga_core.movegen cimport apply_move
 
 from fevga_core.errors import InvalidArgumentError
@@ -20,17 +22,11 @@ cdef inline uint64_t _rotl(uint64_t x, int k) noexcept nogil:
     return (x << k) | (x >> (64 - k))
 
 
-cdef inline uint64_t _mix64(uint64_t z) noexcept nogil:
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
-    return z ^ (z >> 31)
-
-
 cdef void rng_seed(RngC* rng, uint64_t seed) noexcept nogil:
     cdef int i
     for i in range(4):
         seed += 0x9E3779B97F4A7C15ULL
-        rng.s[i] = _mix64(seed)
+        rng.s[i] = mix64(seed)
 
 
 cdef uint64_t rng_next(RngC* rng) noexcept nogil:
@@ -60,7 +56,7 @@ cdef uint32_t rng_below(RngC* rng, uint32_t n) noexcept nogil:
 
 cdef uint64_t game_seed(uint64_t master, uint64_t index) noexcept nogil:
     """The seed of game `index` of a job: independent of workers and of game order."""
-    return _mix64(master ^ _mix64(index + 0x9E3779B97F4A7C15ULL))
+    return mix64(master ^ mix64(index + 0x9E3779B97F4A7C15ULL))
 
 
 cdef void roll_dice(RngC* rng, int* d1, int* d2) noexcept nogil:

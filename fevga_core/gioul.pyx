@@ -26,7 +26,7 @@ from fevga_core.types cimport (
 )
 from fevga_core.board cimport (
     zobrist_turn, position_load, position_store, side_pips, row_problem, row_problem_text, ROLL_D1, ROLL_D2,
-    check_interrupt,
+    check_interrupt, mix64,
 )
 from fevga_core.movegen cimport (
     ScratchC, WorkspaceC, scratch_new, scratch_free, generate_moves, generate_block, can_play_die,
@@ -42,12 +42,6 @@ cnp.import_array()
 cdef enum:
     MAX_RECORDED = 8192     # decisions one recorded game may hold (real games: a few hundred)
     PERFT_SIGNAL_INTERVAL = 1 << 14   # generator calls of perft between two Ctrl-C checks (~ms apart)
-
-
-cdef inline uint64_t _mix64(uint64_t z) noexcept nogil:
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
-    return z ^ (z >> 31)
 
 
 cdef inline void _set_turn(GioulC* s, int color) noexcept nogil:
@@ -81,7 +75,7 @@ cdef uint64_t gioul_key(const GioulC* s) noexcept nogil:
     """The board's Zobrist key mixed with the roll counts and the pending dice."""
     cdef uint64_t extra = (s.rolls[0] | (s.rolls[1] << 2) | (s.roller << 4) | (s.die << 5)
                            | (s.count << 8) | (s.last << 11) | (s.pair << 14))
-    return s.pos.key ^ _mix64(extra + 0x6A09E667F3BCC909ULL)
+    return s.pos.key ^ mix64(extra + 0x6A09E667F3BCC909ULL)
 
 
 cdef void gioul_begin_roll(GioulC* s, int d1, int d2) noexcept nogil:
