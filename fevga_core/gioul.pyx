@@ -30,7 +30,7 @@ from fevga_core.board cimport (
 )
 from fevga_core.movegen cimport (
     ScratchC, WorkspaceC, scratch_new, scratch_free, generate_moves, generate_block, can_play_die,
-    apply_move, position_is_dead, player_can_move, moves_copy_out, moves_release, STACK_MOVES,
+    apply_move, position_is_dead, player_can_move, moves_copy_out, moves_release, STACK_MOVES, move_steps,
 )
 from fevga_core.game cimport (
     RngC, rng_seed, rng_below, game_seed, roll_dice, opening_draw, choose_move,
@@ -654,7 +654,7 @@ cdef class CoreGioul:
     def _legal_moves(self, int d1, int d2, type move_cls):
         """The legal moves of the next decision as `move_cls` tuples (steps, next state):
         of the pending decision, or (no dice pending) of the first decision of roll d1-d2."""
-        cdef int n, k, j
+        cdef int n, k
         cdef CoreGioul child
         cdef GioulC rolled = self.c
         cdef type cls = type(self)
@@ -674,8 +674,7 @@ cdef class CoreGioul:
                 child = cls.__new__(cls)
                 child.c = rolled
                 gioul_apply(&child.c, &moves[k])
-                steps = tuple([(moves[k].steps[j][0], moves[k].steps[j][1]) for j in range(moves[k].nsteps)])
-                out.append(tuple.__new__(move_cls, (steps, child)))
+                out.append(tuple.__new__(move_cls, (move_steps(&moves[k]), child)))
             return out
         finally:
             moves_release(moves, stack)

@@ -57,3 +57,5 @@ cdef void apply_move(PositionC* pos, const MoveC* move) noexcept nogil
 # Give the result back with moves_release(moves, stack).
 cdef MoveC* moves_copy_out(const MoveC* src, int n, MoveC* stack) except NULL
 cdef void moves_release(MoveC* moves, MoveC* stack) noexcept nogil
+# The steps of a move as the public API gives them: a tuple of (from, to) pairs.
+cdef tuple move_steps(const MoveC* move)

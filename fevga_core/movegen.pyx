@@ -707,6 +707,11 @@ cdef void moves_release(MoveC* moves, MoveC* stack) noexcept nogil:
         free(moves)
 
 
+cdef tuple move_steps(const MoveC* move):
+    cdef int j
+    return tuple([(move.steps[j][0], move.steps[j][1]) for j in range(move.nsteps)])
+
+
 # ---------------------------------------------------------------------------------------
 # Batch entry points over NumPy arrays (layout: board.pyx, "Flat row layout").
 # Shapes are checked once per call; each row is validated (board.row_problem) when it is

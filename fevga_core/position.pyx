@@ -17,7 +17,7 @@ from fevga_core.board cimport (
 )
 from fevga_core.movegen cimport (
     ScratchC, WorkspaceC, scratch_new, scratch_free, generate_moves, apply_move,
-    player_can_move, position_is_dead, moves_copy_out, moves_release, STACK_MOVES,
+    player_can_move, position_is_dead, moves_copy_out, moves_release, STACK_MOVES, move_steps,
 )
 
 from numpy import integer as np_integer
@@ -155,7 +155,7 @@ cdef class CorePosition:
     def _legal_moves(self, int d1, int d2, int flags, type move_cls):
         """The legal moves for dice (d1, d2) as `move_cls` tuples (steps, result), where steps
         is a tuple of (from, to) pairs; [] for a finished game."""
-        cdef int n, k, j
+        cdef int n, k
         cdef CorePosition child
         cdef type cls = type(self)
         cdef MoveC stack[STACK_MOVES]
@@ -174,8 +174,7 @@ cdef class CorePosition:
                 child = cls.__new__(cls)
                 child.c = self.c
                 apply_move(&child.c, &moves[k])
-                steps = tuple([(moves[k].steps[j][0], moves[k].steps[j][1]) for j in range(moves[k].nsteps)])
-                out.append(tuple.__new__(move_cls, (steps, child)))
+                out.append(tuple.__new__(move_cls, (move_steps(&moves[k]), child)))
             return out
         finally:
             moves_release(moves, stack)
