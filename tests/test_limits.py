@@ -25,6 +25,7 @@ import fevga.bearoff
 import fevga.game
 import fevga.svg
 import fevga.gioul
+import fevga.match
 import fevga.strength
 import fevga.train
 from fevga import FevgaError, GioulPosition, InvalidArgumentError, Position
@@ -53,6 +54,18 @@ START = Position.initial()
                                        dice=itertools.repeat(5)), "more than 24 dice"),
     (lambda: GioulPosition.from_counts([0] * 24 + [15], [0] * 24 + [15], next_roll=(2, 1), roller=0, dice="\u00b2"),
      "expected numbers 1-6"),
+    (lambda: fevga.strength.duel("random", "random", games=10**12, workers=1), "games=1000000000000 must be an integer in 2..100000000"),
+    (lambda: fevga.strength.duel("random", "random", games=71, workers=1), "even integer"),
+    (lambda: fevga.match.measure_odds(10**12, workers=1), "games=1000000000000 must be an integer in 1..100000000"),
+    (lambda: fevga.match.measure_odds(10**12, opening=True), "games=1000000000000 must be an integer in 1..100000000"),
+    (lambda: fevga.strength.rate_policy("random", games=10**12), "games=1000000000000 must be an integer in 1..1000000"),
+    (lambda: fevga.game.play_match(256, seed=1), "match length=256 must be an integer in 1..255"),
+    (lambda: fevga.game.play_match(3, seed=1, max_games=10**12), "max_games=1000000000000 must be an integer in 1..100000"),
+    (lambda: fevga.gioul.play_gioul_match(10**9, seed=1), "match length=1000000000 must be an integer in 1..255"),
+    (lambda: fevga.gioul.play_gioul_match(3, seed=1, max_games=2**70), "max_games="),
+    (lambda: fevga.game.play_game(seed=1, max_plies=4097), "max_plies=4097 must be an integer in 0..4096"),
+    (lambda: fevga.match.match_equity_table(256), "match length=256 must be an integer in 1..255"),
+    (lambda: fevga.evaluate(START, score=(0, 0), length=10**12), "match length=1000000000000 must be an integer in 1..255"),
 ])
 def test_limits_are_checked_before_the_work(call: object, needle: str) -> None:
     with pytest.raises(FevgaError) as info:

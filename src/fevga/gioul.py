@@ -494,10 +494,9 @@ def to_array(states: Sequence[GioulPosition]) -> np.ndarray:
 def validate_states(rows: object) -> np.ndarray:
     """The (n, 58) C-contiguous uint8 array of Gioul state rows, every row checked for the
     invariants of a GioulPosition (InvalidPositionError names the first bad row and why)."""
-    from fevga.batch import _array
-    from fevga.limits import MAX_BATCH_ROWS
+    from fevga.limits import MAX_BATCH_ROWS, as_array
 
-    array = _array(rows, "Gioul states")
+    array = as_array(rows, "Gioul states")
     if array.ndim != 2 or array.shape[1] != GIOUL_WIDTH:
         raise InvalidPositionError(f"Gioul states must have shape (n, {GIOUL_WIDTH}), not {array.shape}")
     if array.shape[0] > MAX_BATCH_ROWS:
@@ -988,10 +987,10 @@ def play_gioul_match(
     """
     from fevga_core import game as core_game
 
-    if not isinstance(length, int) or isinstance(length, bool) or length < 1:
-        raise InvalidArgumentError(f"match length {length!r} must be a positive integer")
-    if not isinstance(max_games, int) or isinstance(max_games, bool) or max_games < 1:
-        raise InvalidArgumentError(f"max_games {max_games!r} must be a positive integer")
+    from fevga.limits import MAX_LENGTH, MAX_MATCH_GAMES, check_int
+
+    length = check_int("match length", length, 1, MAX_LENGTH)
+    max_games = check_int("max_games", max_games, 1, MAX_MATCH_GAMES)
     rules = rules_of(rules, "gioul")
     pair = policy if isinstance(policy, tuple) else (policy, policy)
     if len(pair) != 2:

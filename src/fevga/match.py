@@ -37,8 +37,8 @@ import numpy as np
 import numpy.typing as npt
 
 from fevga.errors import InvalidArgumentError
+from fevga.limits import MAX_GAMES, MAX_LENGTH, check_int
 
-MAX_LENGTH = 255
 Starter = Literal["me", "opponent", "draw"]
 
 
@@ -131,6 +131,7 @@ def measure_odds(games: int, seed: int = 2026, policy: str = "net", workers: int
     """
     from fevga.net import net_of
 
+    check_int("games", games, 1, MAX_GAMES)
     if opening:
         n, win, win_mars, lose_mars, draw = _play_openings(games, seed, policy, net, rules)
     else:
@@ -160,8 +161,6 @@ def _play_openings(games: int, seed: int, policy: str, net: Any,
     from fevga.game import play_game
     from fevga.seeding import seed_sequence
 
-    if not isinstance(games, int) or isinstance(games, bool) or games < 1:
-        raise InvalidArgumentError(f"games={games!r} must be a positive integer")
     win = win_mars = lose_mars = draw = 0
     for child in seed_sequence(seed).spawn(games):
         record = play_game(seed=child, policy=policy, rules=rules, net=net)
@@ -265,14 +264,12 @@ def match_equity_table(length: int = 25, odds: GameOdds | None = None,
     ``first_roll="opening_dice"`` the former opens with the draw's two dice, never a double.
     Under the default rules both open with fresh dice, and `opening` is left out.
     """
-    if not isinstance(length, int) or isinstance(length, bool) or not 1 <= length <= MAX_LENGTH:
-        raise InvalidArgumentError(f"match length {length!r} must be an integer from 1 to {MAX_LENGTH}")
+    n = check_int("match length", length, 1, MAX_LENGTH)
     odds = DEFAULT_ODDS if odds is None else odds
     for given in (odds, opening):
         if given is not None and not isinstance(given, GameOdds):
             raise InvalidArgumentError(f"odds {given!r} must be a fevga.match.GameOdds")
     first = odds if opening is None else opening
-    n = length
     s = np.zeros((n + 1, n + 1))
     s[0, 1:] = 1.0  # I have won
     u = np.full((n + 1, n + 1), 0.5)
@@ -335,8 +332,7 @@ class MatchScore:
     def __init__(self, score: object, length: object) -> None:
         if not (isinstance(score, tuple) and len(score) == 2 and all(isinstance(v, int) for v in score)):
             raise InvalidArgumentError(f"score {score!r} must be a (white, black) pair of integers")
-        if not isinstance(length, int) or isinstance(length, bool):
-            raise InvalidArgumentError(f"match length {length!r} must be an integer")
+        length = check_int("match length", length, 1, MAX_LENGTH)
         self.away = (away_scores(score, length, 0), away_scores(score, length, 1))
         self.table = match_equity_table(length)
 

@@ -24,7 +24,7 @@ from fevga.files import atomic_write
 from fevga.errors import FevgaError, RecordError
 from fevga.game import GameRecord, MatchRecord, Ply, _with_turn
 from fevga.inputs import parse_json, read_file
-from fevga.match import MAX_LENGTH
+from fevga.limits import MAX_GAME_PLIES as MAX_PLIES, MAX_LENGTH, MAX_MATCH_GAMES as MAX_GAMES
 from fevga.notation import format_steps, parse_dice
 from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, Color, Position
 from fevga.rules import Rules
@@ -47,8 +47,6 @@ __all__ = [
 _COLOR_OF = {name: color for color, name in enumerate(COLOR_NAMES)}
 
 MAX_RECORD_BYTES = 64 << 20  # a record file (a season of 10,000 games is about 30 MB of JSON)
-MAX_GAMES = 100_000  # games in one match record
-MAX_PLIES = 4_096  # plies in one game (checkers only move forward: a real game has a few hundred)
 
 
 # ---------------------------------------------------------------------------------------

@@ -45,6 +45,7 @@ from fevga.rollout.jobs import check_workers
 from fevga.bearoff.core_tables import tables_of
 from fevga.rules import Rules
 from fevga.seeding import master_key
+from fevga.limits import MAX_GAMES
 from fevga.strength import duel
 from fevga_core import train as core
 
@@ -52,7 +53,6 @@ CHECKPOINT = "checkpoint.npz"
 NET_FILE = "net.npz"
 CURVE_JSON = "curve.json"
 CURVE_PNG = "curve.png"
-MAX_GAMES = 100_000_000
 TRAIN_CHUNK_GAMES = 32  # self-play games per task of a batch (a Ctrl-C waits for at most one per thread)
 
 

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fevga.bearoff.fileformat import TableFile, write_table
-from fevga.limits import MAX_THREADS
+from fevga.limits import MAX_THREADS, as_array
 from fevga.errors import BearoffFileError, FevgaError, InvalidArgumentError, InvalidPositionError, MissingBearoffError
 from fevga_core import bearoff as core
 from fevga_core import constants
@@ -176,7 +176,7 @@ def check_position(db: Any, side: object) -> None:
 
 
 def _counts_array(counts: npt.ArrayLike, points: int) -> npt.NDArray[np.uint8]:
-    array = np.asarray(counts)
+    array = as_array(counts, "batch counts")
     if array.ndim != 2 or array.shape[1] != points:
         raise InvalidArgumentError(f"batch counts of shape {array.shape} must be (n, {points})")
     if array.dtype.kind not in "iu" and array.size:  # never truncate 1.5 checkers to 1
