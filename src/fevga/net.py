@@ -98,7 +98,7 @@ class Net:
         def refused(message: str) -> NetFileError:
             return NetFileError(f"{name}: not a fevga net file ({message})")
 
-        arrays = read_npz(data, _ARRAYS, ("meta", "params"), refused, "npz")
+        arrays = read_npz(data, _ARRAYS, ("meta", "params"), refused, "npz", max_total=MAX_FILE_BYTES)
         meta_bytes, params = arrays["meta"], arrays["params"]
         if meta_bytes.ndim != 1:
             raise NetFileError(f"{name}: the meta section is not JSON bytes")
