@@ -107,6 +107,18 @@ def test_a_start_of_the_wrong_type_names_it(bad: object) -> None:
         fevga.game.play_game(seed=1, start=bad, max_plies=1)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("policy", [np.zeros((2, 51)), ("random", np.zeros(3)), [1, 2], 7])
+def test_a_policy_of_the_wrong_type_names_it(policy: object) -> None:
+    # an array policy raised NumPy's "truth value of an array is ambiguous" ValueError from
+    # play_game's name comparisons (the probe sweep, seed 777); policy_pair now checks each one
+    for call in (lambda: fevga.game.play_game(seed=1, policy=policy),  # type: ignore[arg-type]
+                 lambda: fevga.game.play_match(1, seed=1, policy=policy),  # type: ignore[arg-type]
+                 lambda: fevga.rollout(START, games=36, workers=1, policy=policy, progress=False),  # type: ignore[arg-type]
+                 lambda: fevga.strength.duel(policy, "random", games=2, workers=1)):  # type: ignore[arg-type]
+        with pytest.raises(InvalidArgumentError, match="policy"):
+            call()
+
+
 @pytest.mark.parametrize("value", [2**70, -1, 10**12, "bogus", 1.5, [True]])
 def test_rule_options_of_the_wrong_type_or_size(value: object) -> None:
     for name in ("release", "first_roll", "ban_prime_before_opponent_mother", "must_open", "game"):
