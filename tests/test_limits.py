@@ -273,3 +273,24 @@ def test_a_rollout_in_another_thread_stops_when_cancelled() -> None:
     assert not worker.is_alive() and results[0].interrupted and results[0].games < 10**6
     with pytest.raises(InvalidArgumentError, match="cancel='yes' must be a threading.Event"):
         fevga.rollout(START, games=36, progress=False, cancel="yes")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("kwargs, needle", [
+    ({"rollouts": 36, "workers": 10**6}, "workers=1000000 must be an integer in 1..256"),
+    ({"rollouts": 36, "workers": 0}, "workers=0"),
+    ({"rollouts": 2**60}, "rollouts=1152921504606846976 must be an integer in 0..9007199254740956"),
+    ({"rollouts": -1}, "rollouts=-1"),
+])
+def test_analysis_rollout_limits_are_checked_before_the_analysis(kwargs: dict[str, int], needle: str,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # workers went unchecked until the first re-check, after the analysis of the plies before it
+    import fevga.analyser
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the analysis started")
+
+    monkeypatch.setattr(fevga.analyser.Analyser, "games", never)
+    record = fevga.game.play_game(seed=1, policy="heuristic", max_plies=30)
+    with pytest.raises(InvalidArgumentError) as info:
+        fevga.analyse(record, **kwargs)
+    assert needle in str(info.value), str(info.value)

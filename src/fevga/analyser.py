@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from fevga.errors import InvalidArgumentError
+from fevga.limits import check_int
 from fevga.game import GameRecord, MatchRecord
 from fevga.policy import Policy
 from fevga.position import COLOR_NAMES, WHITE, Move, Position
@@ -724,8 +725,10 @@ class Analyser:
                  luck_evaluator: Evaluator | None = None, thresholds: Thresholds | None = None, keep: int = 5,
                  rollouts: int = 0, rollout_seed: SeedLike = 0, rollout_policy: Policy = "net",
                  workers: int | None = 1) -> None:
-        if not isinstance(rollouts, int) or isinstance(rollouts, bool) or rollouts < 0:
-            raise InvalidArgumentError(f"rollouts {rollouts!r} must be a non-negative number of games")
+        from fevga.rollout.jobs import MAX_GAMES, check_workers
+
+        if check_int("rollouts", rollouts, 0, MAX_GAMES - 36):  # the re-checks' limits, before the analysis starts
+            check_workers(workers)
         self.match = _as_match(record)
         self.decide: Evaluator = evaluator if evaluator is not None else ApiEvaluator(plies)
         self.luck: Evaluator = luck_evaluator if luck_evaluator is not None else _default_luck(self.decide)
