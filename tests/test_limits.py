@@ -26,6 +26,7 @@ import fevga.game
 import fevga.svg
 import fevga.gioul
 import fevga.match
+import fevga.records
 import fevga.strength
 import fevga.train
 from fevga import FevgaError, GioulPosition, InvalidArgumentError, Position
@@ -293,4 +294,42 @@ def test_analysis_rollout_limits_are_checked_before_the_analysis(kwargs: dict[st
     record = fevga.game.play_game(seed=1, policy="heuristic", max_plies=30)
     with pytest.raises(InvalidArgumentError) as info:
         fevga.analyse(record, **kwargs)
+    assert needle in str(info.value), str(info.value)
+
+
+_RECORD = fevga.game.play_game(seed=1, policy="heuristic", max_plies=6)
+_TABLE = fevga.match.match_equity_table(5)
+
+
+@pytest.mark.parametrize("call, needle", [
+    # found by an in-process pass of every hostile value over the secondary arguments of the API
+    (lambda: fevga.svg.board(START, size=None), "size=None must be an integer in 1..10000"),
+    (lambda: fevga.svg.board(START, dice=iter([6] * 100_000)), "more than 24 items"),  # itertools.repeat filled the memory
+    (lambda: fevga.svg.board(START, dice="65"), "dice '65' must be a sequence"),
+    (lambda: fevga.svg.board(START, dice=(6, 7)), "die=7 must be an integer in 1..6"),
+    (lambda: fevga.svg.board(START, coordinates=np.zeros(3)), "coordinates=array"),
+    (lambda: fevga.bearoff.OneSidedDB.build(2, 2).mean_rolls(iter([6] * 100_000)), "more than 25 items"),
+    (lambda: fevga.bearoff.TwoSidedDB.build(2).win_probability(iter([0] * 100_000), [0, 1]), "more than 25 items"),
+    (lambda: _TABLE.starter(None, 1), "away score None must be an integer"),  # type: ignore[arg-type]
+    (lambda: _TABLE.grid(np.zeros(3)), "starter array"),  # type: ignore[arg-type]
+    (lambda: _TABLE.to_text(size="x"), "size='x' must be an integer"),  # type: ignore[arg-type]
+    (lambda: fevga.match.match_winning_chance(_TABLE, None, 0.5, 0, 0), "away scores None"),  # type: ignore[arg-type]
+    (lambda: fevga.match.match_winning_chance(_TABLE, (2, 2), None, 0, 0), "win=None must be a number in [0, 1]"),  # type: ignore[arg-type]
+    (lambda: fevga.match.GameOdds.from_probabilities(float("nan"), 0, 0, 0), "win=nan must be a number in [0, 1]"),
+    (lambda: fevga.records.write_match(None), "record None must be"),  # type: ignore[arg-type]
+    (lambda: fevga.records.save_record(_RECORD, None), "record path None must be a string or a path"),  # type: ignore[arg-type]
+    (lambda: fevga.records.load_record(""), "record path '' is not a file name"),
+    (lambda: fevga.bearoff.open_db(None), "bear-off file path None"),  # type: ignore[arg-type]
+    (lambda: fevga.bearoff.OneSidedDB.build(2, 2).save(None), "bear-off table path None"),  # type: ignore[arg-type]
+    (lambda: fevga.analyse(_RECORD, keep="x"), "keep='x' must be an integer"),  # type: ignore[arg-type]
+    (lambda: fevga.analyse(_RECORD, evaluator="start"), "evaluator 'start' must be an analysis evaluator"),  # type: ignore[arg-type]
+    (lambda: fevga.analyse(_RECORD, thresholds=np.zeros(3)), "thresholds array"),  # type: ignore[arg-type]
+    (lambda: fevga.rollout(START, games=36, workers=1, progress=False, truncate=np.zeros(3)), "truncate=array"),
+    (lambda: fevga.rollout(START, games=36, workers=1, progress=False, luck="no"), "luck='no' must be True or False"),
+    (lambda: fevga.rollout(START, games=36, workers=1, progress=False, stratify=np.zeros(3)), "stratify=array"),
+    (lambda: fevga.rollout_moves(START, (6, 5), games=36, workers=1, progress=np.zeros(2)), "progress=array"),
+])
+def test_secondary_arguments_of_the_wrong_type_name_them(call: object, needle: str) -> None:
+    with pytest.raises(FevgaError) as info:
+        call()  # type: ignore[operator]
     assert needle in str(info.value), str(info.value)

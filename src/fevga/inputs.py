@@ -28,6 +28,7 @@ import struct
 import zipfile
 import zlib
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -44,12 +45,21 @@ ErrorFactory = Callable[[str, "int | None", "int | None"], FevgaError]
 """Makes the format's error from (message, line or None, column or None)."""
 
 
+def file_path(path: object, what: str, error: Callable[[str], FevgaError]) -> Path:
+    """`path` as a Path if it is a file name: a non-empty string or os.PathLike of text without
+    NUL, or error(message) naming `what` (every reader and writer takes its path through here)."""
+    raw = os.fspath(path) if isinstance(path, (str, os.PathLike)) else path
+    if not isinstance(raw, str):
+        raise error(f"{what} path {repr(path)[:80]} must be a string or a path")
+    if not raw or "\x00" in raw:
+        raise error(f"{what} path {raw[:80]!r} is not a file name")
+    return Path(raw)
+
+
 def read_file(path: str | os.PathLike[str], limit: int, error: Callable[[str], FevgaError], what: str) -> bytes:
     """The bytes of a regular file of at most `limit` bytes, or error(message) naming `what`,
     the path and the limit. A FIFO, device or directory is refused without reading it."""
-    name = os.fspath(path) if isinstance(path, (str, os.PathLike)) else path
-    if not isinstance(name, str):
-        raise error(f"{what} path {path!r} must be a string or a path")
+    name = str(file_path(path, what, error))
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO must not block the open
     except FileNotFoundError:

@@ -1,6 +1,7 @@
 """The explicit size limits of the public API, each checked before any work starts
 (docs/limits.md lists them with the limits of the file formats), and the two checks every
-boundary uses: `check_int` for a count, a size or a depth, `as_array` for an array argument.
+boundary uses: `check_int` for a count, a size or a depth, `check_real` for a probability or
+another bounded number, `check_flag` for a switch, `as_array` for an array argument.
 
 >>> from fevga import batch, Position
 >>> batch.count_legal_moves(batch.to_array([Position.initial()]), [[6, 5]], threads=MAX_THREADS + 1)
@@ -41,6 +42,24 @@ def check_int(name: str, value: object, low: int, high: int | None = None) -> in
         bound = f">= {low}" if high is None else f"in {low}..{high}"
         raise InvalidArgumentError(f"{name}={shown[:80]} must be an integer {bound}")
     return int(value)
+
+
+def check_flag(name: str, value: object, *, none: bool = False) -> bool | None:
+    """`value` as a bool if it is True or False (or None, when `none` allows it): never the
+    truth value of something else (an array raises NumPy's ValueError, a string is always true)."""
+    if value is None and none:
+        return None
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidArgumentError(f"{name}={repr(value)[:60]} must be True or False" + (" or None" if none else ""))
+    return bool(value)
+
+
+def check_real(name: str, value: object, low: float, high: float) -> float:
+    """`value` as a float if it is a finite real number (not a bool) in [low, high]."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or (isinstance(value, int) and value.bit_length() > 64) or not low <= float(value) <= high:
+        raise InvalidArgumentError(f"{name}={repr(value)[:60]} must be a number in [{low:g}, {high:g}]")
+    return float(value)
 
 
 def as_array(value: object, name: str, kinds: str = "", what: str = "an integer array") -> npt.NDArray[Any]:

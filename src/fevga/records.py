@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any, Union
 
 from fevga.files import atomic_write
-from fevga.errors import FevgaError, RecordError
+from fevga.errors import FevgaError, InvalidArgumentError, RecordError
 from fevga.game import GameRecord, MatchRecord, Ply, _with_turn
-from fevga.inputs import parse_json, read_file
+from fevga.inputs import file_path, parse_json, read_file
 from fevga.limits import MAX_GAME_PLIES as MAX_PLIES, MAX_LENGTH, MAX_MATCH_GAMES as MAX_GAMES
 from fevga.notation import format_steps, parse_dice
 from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, Color, Position
@@ -297,6 +297,8 @@ def _rules_text(rules: Rules) -> str:
 
 def write_match(record: Record, players: tuple[str, str] | None = None) -> str:
     """The text form of a match (or of one game, written as a session of one game)."""
+    if not isinstance(record, (GameRecord, MatchRecord)):
+        raise InvalidArgumentError(f"record {repr(record)[:60]} must be a fevga GameRecord or MatchRecord")
     match = record if isinstance(record, MatchRecord) else MatchRecord(length=0, games=(record,), score=_score_of((record,)))
     names = players or match.players
     for name in names:
@@ -744,7 +746,7 @@ def load_record(path: str | os.PathLike[str]) -> MatchRecord:
 
     A single game is returned as a session (length 0) of one game.
     """
-    file = Path(path)
+    file = file_path(path, "record", RecordError)
     raw = read_file(file, MAX_RECORD_BYTES, RecordError, "record")
     try:
         text = raw.decode("utf-8")
@@ -791,6 +793,6 @@ def record_from_data(data: Any, source: str = "<string>") -> MatchRecord:
 
 def save_record(record: Record, path: str | os.PathLike[str]) -> None:
     """Write a record atomically: JSON if `path` ends in .json, else the text match format."""
-    file = Path(path)
+    file = file_path(path, "record", InvalidArgumentError)
     text = record.to_json(indent=1) if file.suffix.lower() == ".json" else write_match(record)
     atomic_write(file, lambda handle: handle.write(text.encode("utf-8")), what="record")

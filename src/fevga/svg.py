@@ -24,8 +24,11 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape
+
+from fevga.limits import bounded, check_flag, check_int
 
 if TYPE_CHECKING:
     from fevga.position import Position
@@ -55,6 +58,8 @@ RADIUS = POINT_W * 0.45
 TRI_H = INNER_H * 0.42
 STACK = 5  # checkers drawn on a point before the rest is written as a number
 DIE = 30.0
+MAX_SIZE = 10_000  # pixels of a board's width (`board(size=)`)
+MAX_DICE = 24  # dice drawn on a board: a Gioul chain from 1-1 leaves at most 24 pending
 
 
 def _column_x(index: int) -> float:
@@ -236,6 +241,14 @@ def board(position: Position, *, size: int = 480, coordinates: bool = True, dice
 
     if not isinstance(position, (Position, GioulPosition)):
         raise InvalidArgumentError(f"position {repr(position)[:80]} must be a fevga.Position or a GioulPosition")
+    size = check_int("size", size, 1, MAX_SIZE)
+    perspective = check_int("perspective", perspective, 0, 1)
+    coordinates, captioned, shared = (check_flag(name, value) for name, value in
+                                      (("coordinates", coordinates), ("captioned", captioned), ("shared", shared)))
+    if dice is not None:
+        if not isinstance(dice, Iterable) or isinstance(dice, (str, bytes)):
+            raise InvalidArgumentError(f"dice {repr(dice)[:60]} must be a sequence of numbers 1-6")
+        dice = tuple(check_int("die", value, 1, 6) for value in bounded(dice, "dice", MAX_DICE))
     height = BOARD_H + (CAPTION_H if captioned else 0)
     scale = size / BOARD_W
     parts = [
