@@ -314,8 +314,8 @@ _TABLE = fevga.match.match_equity_table(5)
     (lambda: _TABLE.grid(np.zeros(3)), "starter array"),  # type: ignore[arg-type]
     (lambda: _TABLE.to_text(size="x"), "size='x' must be an integer"),  # type: ignore[arg-type]
     (lambda: fevga.match.match_winning_chance(_TABLE, None, 0.5, 0, 0), "away scores None"),  # type: ignore[arg-type]
-    (lambda: fevga.match.match_winning_chance(_TABLE, (2, 2), None, 0, 0), "win=None must be a number in [0, 1]"),  # type: ignore[arg-type]
-    (lambda: fevga.match.GameOdds.from_probabilities(float("nan"), 0, 0, 0), "win=nan must be a number in [0, 1]"),
+    (lambda: fevga.match.match_winning_chance(_TABLE, (2, 2), None, 0, 0), "win=None must be a finite number"),  # type: ignore[arg-type]
+    (lambda: fevga.match.GameOdds.from_probabilities(float("nan"), 0, 0, 0), "win=nan must be a finite number"),
     (lambda: fevga.records.write_match(None), "record None must be"),  # type: ignore[arg-type]
     (lambda: fevga.records.save_record(_RECORD, None), "record path None must be a string or a path"),  # type: ignore[arg-type]
     (lambda: fevga.records.load_record(""), "record path '' is not a file name"),
@@ -333,3 +333,10 @@ def test_secondary_arguments_of_the_wrong_type_name_them(call: object, needle: s
     with pytest.raises(FevgaError) as info:
         call()  # type: ignore[operator]
     assert needle in str(info.value), str(info.value)
+
+
+def test_probabilities_a_rounding_error_outside_0_1_are_still_numbers() -> None:
+    # a net's or a rollout's P(win) can be -2.2e-16 or 1 + 2.2e-16: refusing it broke analyses
+    # at a match score (the full suite, on the first version of check_real)
+    chance = fevga.match.match_winning_chance(_TABLE, (2, 2), -2.220446049250313e-16, 0.0, 0.0)
+    assert chance == pytest.approx(fevga.match.match_winning_chance(_TABLE, (2, 2), 0.0, 0.0, 0.0), abs=1e-12)

@@ -13,6 +13,7 @@ fevga.errors.InvalidArgumentError: threads=257 must be an integer in 1..256
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
@@ -54,11 +55,13 @@ def check_flag(name: str, value: object, *, none: bool = False) -> bool | None:
     return bool(value)
 
 
-def check_real(name: str, value: object, low: float, high: float) -> float:
-    """`value` as a float if it is a finite real number (not a bool) in [low, high]."""
+def check_real(name: str, value: object, low: float = -math.inf, high: float = math.inf) -> float:
+    """`value` as a float if it is a finite real number (not a bool), in [low, high] if given."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or (isinstance(value, int) and value.bit_length() > 64) or not low <= float(value) <= high:
-        raise InvalidArgumentError(f"{name}={repr(value)[:60]} must be a number in [{low:g}, {high:g}]")
+            or (isinstance(value, int) and value.bit_length() > 64) or not math.isfinite(value) \
+            or not low <= float(value) <= high:
+        bound = "" if (low, high) == (-math.inf, math.inf) else f" in [{low:g}, {high:g}]"
+        raise InvalidArgumentError(f"{name}={repr(value)[:60]} must be a finite number{bound}")
     return float(value)
 
 

@@ -65,7 +65,7 @@ class GameOdds:
     def from_probabilities(cls, win: float, win_mars: float, lose_mars: float, draw: float = 0.0) -> GameOdds:
         """Odds from P(win), P(win with mars), P(lose with mars), P(draw) (the form of rollouts
         and evaluations: win includes win_mars)."""
-        win, win_mars, lose_mars, draw = (check_real(name, value, 0.0, 1.0) for name, value in
+        win, win_mars, lose_mars, draw = (check_real(name, value) for name, value in
                                           (("win", win), ("win_mars", win_mars), ("lose_mars", lose_mars), ("draw", draw)))
         lose = 1.0 - win - draw
         return cls(win - win_mars, win_mars, lose - lose_mars, lose_mars, draw)
@@ -325,7 +325,7 @@ def match_winning_chance(table: MatchEquityTable, away: tuple[int, int], win: fl
     if not (isinstance(away, tuple) and len(away) == 2):
         raise InvalidArgumentError(f"away scores {repr(away)[:60]} must be a pair (mine, the opponent's)")
     a, b = (check_int("away score", value, -(2**31), table.length) for value in away)
-    win, win_mars, lose_mars, draw = (check_real(name, value, 0.0, 1.0) for name, value in
+    win, win_mars, lose_mars, draw = (check_real(name, value) for name, value in
                                       (("win", win), ("win_mars", win_mars), ("lose_mars", lose_mars), ("draw", draw)))
     if a <= 0 or b <= 0:
         raise InvalidArgumentError(f"away scores {away!r} must be positive while the match is on")
