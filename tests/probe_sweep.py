@@ -42,6 +42,7 @@ from typing import Any
 
 PYTHON = sys.executable
 MEMORY_LIMIT = 8 << 30  # bytes of address space per probe: a runaway allocation fails, the machine survives
+MAX_RSS_KIB = 3 << 20  # peak resident memory of an api probe: more is a "memory" verdict (a zip bomb read)
 
 
 @dataclass
@@ -52,7 +53,8 @@ class Probe:
     kind: str
     code: str = ""
     argv: list[str] = field(default_factory=list)
-    expect: str = "any"  # any: ok or a clean error; error: must fail cleanly; ok: must succeed
+    expect: str = "any"  # any: ok or a clean error; error: must fail cleanly; ok: must succeed;
+    # raise:NAME: must raise exactly that exception (a callback's own), interrupt: KeyboardInterrupt
     shell: str = ""  # a shell command line instead of argv (closed descriptors)
     delay: float = 0.0  # signal probes: seconds before SIGINT
     wait_for: str = ""  # signal probes: a file whose existence means "under way"
@@ -83,6 +85,8 @@ PRELUDE = textwrap.dedent("""
     MID = fevga.game.play_game(seed=5, policy="heuristic", max_plies=24).final
     RACE = Position.from_counts([0, 3, 3, 3, 3, 2, 1] + [0] * 18, [0, 2, 3, 3, 3, 3, 1] + [0] * 18, 0)
     CHECK = True
+    def big(x, n):  # an int over n: a legal but long job the guards leave out (any other value is probed)
+        return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) and x > n
 """)
 
 HARNESS = textwrap.dedent("""
@@ -103,6 +107,8 @@ HARNESS = textwrap.dedent("""
         else:
             out = {"status": "other", "type": type(exc).__name__, "message": str(exc)[:300],
                    "traceback": traceback.format_exc()[-1500:]}
+    import resource
+    out["rss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print("PROBE-RESULT " + json.dumps(out), flush=True)
 """).replace("PRELUDE", repr(PRELUDE))
 
@@ -147,6 +153,17 @@ def _judge_api(probe: Probe, done: subprocess.CompletedProcess[str]) -> tuple[st
         return "crash", f"exit {done.returncode}, no result: {done.stderr[-600:]}"
     result = json.loads(lines[-1][len("PROBE-RESULT "):])
     status = result["status"]
+    if result.get("rss_kib", 0) > MAX_RSS_KIB:
+        return "memory", f"peak RSS {result['rss_kib'] >> 10} MiB ({status} {result.get('type', '')})"
+    if probe.expect.startswith("raise:"):  # a callback's own exception must surface as itself
+        wanted = probe.expect[len("raise:"):]
+        if status == "other" and result["type"] == wanted:
+            return "pass", f"raised {wanted}"
+        return "wrong-answer", f"expected {wanted} to surface, got {status} {result.get('type', '')}: {result.get('message', '')}"
+    if probe.expect == "interrupt":  # re-raised, or (a rollout) a result marked interrupted
+        if status == "interrupt" or (status == "ok" and result["check"]):
+            return "pass", status
+        return "wrong-answer", f"expected KeyboardInterrupt or an interrupted result, got {status} {result.get('type', '')}"
     if status == "other":
         return "non-fevga-exception", f"{result['type']}: {result['message']} | {result.get('traceback', '')[-600:]}"
     if status == "ok" and not result["check"]:
@@ -230,9 +247,9 @@ TEMPLATES = [
     "fevga.evaluate(X)", "fevga.evaluate(MID, X)", "fevga.evaluate(MID, 0, X)", "fevga.evaluate(MID, net=X)",
     "fevga.evaluate(MID, score=X, length=5)", "fevga.hint(X, (6, 5))", "fevga.hint(MID, X)",
     "fevga.hint(MID, (6, 5), X)", "fevga.expectimax(X)", "fevga.expectimax(MID, X)",
-    "fevga.expectimax(MID, 0, X)", "fevga.perft(X, 1)", "fevga.perft(P, X) if X not in (3, 4, 5, 6, 7, 8, 9, 10, 11, 12) else None",
+    "fevga.expectimax(MID, 0, X)", "fevga.perft(X, 1)", "fevga.perft(P, X) if not (big(X, 2) and not big(X, 12)) else None",
     "fevga.rollout(X, games=36, seed=1, workers=1, policy='random', progress=False)",
-    "fevga.rollout(P, games=X, seed=1, workers=1, policy='random', progress=False) if not (isinstance(X, int) and 36 < X) else None",
+    "fevga.rollout(P, games=X, seed=1, workers=1, policy='random', progress=False) if not (big(X, 36) and not big(X, 2**53)) else None",
     "fevga.rollout(P, games=36, seed=X, workers=1, policy='random', progress=False)",
     "fevga.rollout(P, games=36, seed=1, workers=X, policy='random', progress=False)",
     "fevga.rollout(P, games=36, seed=1, workers=1, policy=X, progress=False)",
@@ -246,20 +263,61 @@ TEMPLATES = [
     "fevga.batch.count_legal_moves(fevga.batch.to_array([P]), [[6, 5]], threads=X)",
     "fevga.batch.evaluate(X)", "fevga.batch.evaluate(fevga.batch.to_array([P]), threads=X)",
     "fevga.batch.legal_moves(X, [[6, 5]])", "fevga.batch.to_array(X)", "fevga.batch.to_array([X])",
-    "fevga.gioul.count_legal_moves(X, [[6, 5]])", "fevga.gioul.self_play(X, seed=1) if not (isinstance(X, int) and 1000 < X < 10**7) else None",
+    "fevga.gioul.count_legal_moves(X, [[6, 5]])", "fevga.gioul.self_play(X, seed=1)",
     "fevga.game.play_game(seed=X)", "fevga.game.play_game(seed=1, policy=X)", "fevga.game.play_game(seed=1, start=X)",
-    "fevga.game.play_match(X, seed=1, policy='random') if not (isinstance(X, int) and 9 < X < 10**7) else None",
+    "fevga.game.play_match(X, seed=1, policy='random')",
     "fevga.analyse(X)", "fevga.analyse(fevga.game.play_game(seed=1, max_plies=6), X)",
-    "fevga.analyse(fevga.game.play_game(seed=1, max_plies=6), rollouts=X) if not (isinstance(X, int) and 0 < X) else None",
-    "fevga.bearoff.OneSidedDB.build(3, X) if X not in (4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) else None",
-    "fevga.bearoff.TwoSidedDB.build(X) if X not in (4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) else None",
+    "fevga.analyse(fevga.game.play_game(seed=1, max_plies=6), rollouts=X) if not (big(X, 0) and not big(X, 2**53)) else None",
+    "fevga.bearoff.OneSidedDB.build(3, X) if not big(X, 3) or big(X, 15) else None",
+    "fevga.bearoff.TwoSidedDB.build(X) if not big(X, 3) or big(X, 15) else None",
     "fevga.bearoff.TwoSidedDB.build(2, threads=X)", "fevga.bearoff.race_estimate(X, [0, 0, 1])",
     "fevga.bearoff.evaluate(X)", "fevga.bearoff.best_move(X, (6, 5))", "fevga.svg.board(X)",
     "fevga.records.parse_record(X)", "fevga.records.game_from_dict(X)", "fevga.records.match_from_dict(X)",
-    "fevga.match.match_equity_table(X) if not (isinstance(X, int) and 30 < X) else None",
-    "fevga.strength.duel('random', 'random', games=X, workers=1) if not (isinstance(X, int) and 100 < X) else None",
-    "Net.load(X)", "Net(X, 8)", "Net(np.zeros(10, dtype=np.float32), X)", "Net.initial(X) if X not in (P,) else None",
+    "fevga.match.match_equity_table(X)",
+    "fevga.strength.duel('random', 'random', games=X, workers=1)",
+    "Net.load(X)", "Net(X, 8)", "Net(np.zeros(10, dtype=np.float32), X)", "Net.initial(X)", "Net.initial(8, X)",
+    "Net(Net.initial(8).params, 8, X)", "Net(np.full(1747, X) if isinstance(X, float) else X, 8)",
+    "fevga.match.measure_odds(X, workers=1, policy='random')", "fevga.match.measure_odds(X, policy='random', opening=True)",
+    "fevga.strength.rate_policy('random', games=X, plies=0, evaluator='heuristic')",
+    "fevga.strength.duel('random', 'random', games=72, workers=X)",
+    "fevga.game.play_match(3, seed=1, policy='random', max_games=X)", "fevga.game.play_game(seed=1, max_plies=X)",
+    "fevga.gioul.play_gioul_match(X, seed=1)", "fevga.gioul.play_gioul_match(3, seed=1, max_games=X)",
+    "fevga.gioul.play_gioul_game(seed=X)", "fevga.gioul.play_gioul_game(seed=1, start=X)",
+    "fevga.gioul_perft(X, 1)", "fevga.gioul_perft(G, X) if not (big(X, 2) and not big(X, 12)) else None",
+    "fevga.evaluate(MID, score=(0, 0), length=X)", "fevga.rollout(MID, games=36, workers=1, progress=False, score=(0, 0), length=X)",
+    "fevga.expectimax(MID, 1, evaluator=X)", "fevga.bearoff.OneSidedDB.build(2, 2).counts(X)",
     "fevga.search.static_value(X)", "fevga.search.lookahead(X)",
+    # the secondary arguments: tables, pictures, switches, paths, odds
+    "fevga.match.match_equity_table(5).to_text(size=X)", "fevga.match.match_equity_table(5).to_text(starter=X)",
+    "fevga.match.match_equity_table(5).starter(X, 1)", "fevga.match.match_equity_table(5).grid(X)",
+    "fevga.svg.board(P, size=X)", "fevga.svg.board(P, dice=X)", "fevga.svg.board(P, coordinates=X)",
+    "fevga.svg.board(P, perspective=X)", "fevga.bearoff.OneSidedDB.build(2, 2).mean_rolls(X)",
+    "fevga.bearoff.TwoSidedDB.build(2).win_probability(X, [0, 0, 0, 0, 0, 1])",
+    "fevga.bearoff.OneSidedDB.build(2, 2).mean_rolls_batch(X)", "fevga.batch.from_array(X)", "fevga.gioul.to_array(X)",
+    "fevga.gioul.from_array(X)", "fevga.records.write_match(X)", "fevga.records.read_match(X)",
+    "fevga.analyse(fevga.game.play_game(seed=1, max_plies=6), thresholds=X)",
+    "fevga.analyse(fevga.game.play_game(seed=1, max_plies=6), keep=X)",
+    "fevga.analyse(fevga.game.play_game(seed=1, max_plies=6), evaluator=X)",
+    "fevga.analyse(fevga.game.play_game(seed=1, max_plies=6), rollouts=36, workers=X)",
+    "fevga.rollout(MID, games=36, workers=1, progress=False, truncate=X)",
+    "fevga.rollout(MID, games=36, workers=1, progress=False, checkpoint=X)",
+    "fevga.rollout(MID, games=36, workers=1, progress=False, luck=X)", "fevga.rollout(MID, games=36, workers=1, progress=X)",
+    "fevga.rollout(MID, games=36, workers=1, progress=False, stratify=X)",
+    "fevga.rollout(MID, games=36, workers=1, progress=False, backend=X)",
+    "fevga.rollout_moves(MID, (6, 5), games=36, workers=1, progress=False, candidates=X)",
+    "GioulPosition.from_counts([0] * 24 + [15], [0] * 24 + [15], next_roll=X, roller=0)",
+    "GioulPosition.from_counts([0] * 24 + [15], [0] * 24 + [15], next_roll=(2, 1), roller=X)",
+    "fevga.match.GameOdds.from_probabilities(X, 0, 0, 0)",
+    "fevga.match.match_winning_chance(fevga.match.match_equity_table(5), X, 0.5, 0, 0)",
+    "fevga.match.match_winning_chance(fevga.match.match_equity_table(5), (2, 2), X, 0, 0)",
+    "fevga.train.TrainConfig(games=X).validate()", "fevga.train.TrainConfig(lam=X).validate()",
+    "Net.default().save(X)", "fevga.records.save_record(fevga.game.play_game(seed=1, max_plies=4), X)",
+    "fevga.game.play_game(seed=1, rules=X)", "fevga.evaluate(MID, score=X, length=5)",
+    "fevga.batch.evaluate(fevga.batch.to_array([P]), net=X)", "fevga.gioul.self_play(2, seed=X)",
+    "fevga.strength.duel('net', 'random', games=2, net_a=X, workers=1)",
+    "fevga.match.measure_odds(36, policy=X, workers=1)", "fevga.records.game_from_dict({'plies': X})",
+    "fevga.records.match_from_dict({'length': X, 'games': [{'plies': []}]})", "fevga.bearoff.open_db(X)",
+    "fevga.bearoff.OneSidedDB.build(2, 2).save(X)",
 ]
 
 PERFT = json.loads((Path(__file__).parent / "data" / "perft.json").read_text())
@@ -274,6 +332,14 @@ CORRECTNESS = [
       for p in range(4)],
     "rows = fevga.batch.to_array([Position.from_counts([15] + [0] * 24, [0] * 24 + [15], t) for t in (0, 1)]);"
     " v = fevga.batch.evaluate(rows); CHECK = v.tolist() == [[1, 1, 0], [0, 0, 1]]; NOTE = str(v)",
+    "F = [(Position.from_counts(w, b, t), v) for w, b in (([15] + [0] * 24, [0] * 24 + [15]), ([15] + [0] * 24, [1] + [0] * 23 + [14]),"
+    " ([0] * 24 + [15], [15] + [0] * 24), ([1] + [0] * 23 + [14], [15] + [0] * 24)) for t in (0, 1)"
+    " for v in [None]]; rows = fevga.batch.to_array([f for f, _ in F] + [MID]); v = fevga.batch.evaluate(rows, threads=2);"
+    " e = [fevga.evaluate(f) for f, _ in F]; CHECK = all(tuple(v[i]) == (x.win, x.win_mars, x.lose_mars) for i, x in enumerate(e))"
+    " and [x.equity for x in e] == [2, -2, 1, -1, -2, 2, -1, 1]; NOTE = str((v.tolist(), [x.equity for x in e]))",
+    *[f"W = Position.from_counts([15] + [0] * 24, [0] * 24 + [15], {t}); e = [fevga.evaluate(W, p) for p in range(4)];"
+      f" h = fevga.search.static_value(W); CHECK = all(x.equity == {2 if t == 0 else -2} and x.win == {1 if t == 0 else 0}"
+      f" and x.lose_mars == {0 if t == 0 else 1} for x in e); NOTE = str(e)" for t in (0, 1)],
     "rows = fevga.batch.to_array([MID, RACE, P] * 50); v = fevga.batch.evaluate(rows, threads=2);"
     " CHECK = all(tuple(v[i]) == (lambda e: (e.win, e.win_mars, e.lose_mars))(fevga.evaluate([MID, RACE, P][i % 3])) for i in range(150))",
     "CHECK = fevga.perft(P, 2) == 479",
@@ -290,6 +356,65 @@ CORRECTNESS = [
     "d = fevga.bearoff.OneSidedDB.build(3, 3); CHECK = d.mean_rolls([0, 0, 1]) == 1.0",
     "t = fevga.bearoff.TwoSidedDB.build(2); CHECK = t.win_probability([0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 1]) == 0.8125",
 ]
+
+
+CALLBACKS = {  # a callable policy (or evaluator) and the exception it must surface as
+    "raise": ("lambda p, d, m: 1 / 0", "raise:ZeroDivisionError"),
+    "raise-later": ("(lambda n: lambda p, d, m: m[0] if next(n) < 8 else {}[0])(itertools.count())", "raise:KeyError"),
+    "exit": ("lambda p, d, m: sys.exit(3)", "raise:SystemExit"),
+    "exit-later": ("(lambda n: lambda p, d, m: m[0] if next(n) < 8 else sys.exit(0))(itertools.count())", "raise:SystemExit"),
+    "interrupt": ("(lambda n: lambda p, d, m: m[0] if next(n) < 8 else (_ for _ in ()).throw(KeyboardInterrupt))(itertools.count())",
+                  "interrupt"),
+    "memory": ("lambda p, d, m: (_ for _ in ()).throw(MemoryError)", "raise:MemoryError"),
+    "garbage": ("lambda p, d, m: 'not a move'", "error"),
+    "none": ("lambda p, d, m: None", "error"),
+    "other-move": ("lambda p, d, m: P.legal_moves((6, 5))[0]", "error"),
+}
+CALLBACK_CALLS = {  # each job with the callback in slot F; after it, no half-done output may be left
+    "play-game": "fevga.game.play_game(seed=1, policy=F)",
+    "play-game-pair": "fevga.game.play_game(seed=1, policy=('heuristic', F))",
+    "play-match": "fevga.game.play_match(3, seed=1, policy=F)",
+    "rollout": "fevga.rollout(MID, games=72, seed=1, workers=1, policy=F, progress=False)",
+    "rollout-threads": "fevga.rollout(MID, games=2592, seed=1, workers=2, policy=F, progress=False)",
+    "rollout-checkpoint": "fevga.rollout(MID, games=2592, seed=1, workers=2, policy=F, progress=False, checkpoint='cb-CASE.npz')",
+    "rollout-moves": "fevga.rollout_moves(MID, (6, 5), games=72, seed=1, workers=1, policy=F, progress=False)",
+    "duel": "fevga.strength.duel(F, 'random', games=72, workers=1)",
+    "measure-odds": "fevga.match.measure_odds(72, policy=F, opening=True)",
+}
+EVALUATORS = {  # callable evaluators of expectimax: what they raise surfaces, what they return is checked
+    "raise": ("lambda p: 1 / 0", "raise:ZeroDivisionError"), "exit": ("lambda p: sys.exit(2)", "raise:SystemExit"),
+    "nan": ("lambda p: float('nan')", "error"), "inf": ("lambda p: float('inf')", "error"),
+    "string": ("lambda p: 'x'", "error"), "none": ("lambda p: None", "error"), "huge": ("lambda p: 10**400", "error"),
+    "array": ("lambda p: np.zeros(3)", "error"),
+}
+
+
+def callback_probes() -> list[Probe]:
+    """Callable policies and evaluators that raise, exit or return garbage: the callback's own
+    exception surfaces (a FevgaError for garbage), and a checkpoint is never left half-written."""
+    probes = []
+    for job, call in CALLBACK_CALLS.items():
+        for case, (function, expect) in CALLBACKS.items():
+            code = f"F = {function}\nR = " + call.replace("CASE", case)
+            if expect == "interrupt":
+                code += ("\nCHECK = getattr(R, 'interrupted', None) is True or (isinstance(R, list) and "
+                         "all(m.result.interrupted for m in R)); NOTE = repr(R)[:200]")
+            after = ""
+            if job == "rollout-checkpoint":
+                code = f"F = {function}\ntry:\n    R = {call.replace('CASE', case)}\nfinally:\n" \
+                       f"    left = [n for n in os.listdir('.') if n.endswith('.fevga-tmp')]\n" \
+                       f"    assert not left, left\n" \
+                       f"    if os.path.exists('cb-{case}.npz'): __import__('fevga.rollout.checkpoints', fromlist=['_'])." \
+                       f"_read_checkpoint(" \
+                       f"__import__('pathlib').Path('cb-{case}.npz'))\n"
+                if expect == "interrupt":
+                    code += "CHECK = R.interrupted\n"
+            probes.append(Probe(f"callback.policy.{job}.{case}", "api", code, expect=expect, after=after))
+    for case, (function, expect) in EVALUATORS.items():
+        for depth in (0, 1, 2):
+            probes.append(Probe(f"callback.evaluator.{depth}.{case}", "api",
+                                f"v = fevga.expectimax(MID, {depth}, evaluator={function}); NOTE = repr(v)", expect=expect))
+    return probes
 
 
 def _pick(count: int, per: int, rng: random.Random) -> list[int]:
@@ -592,6 +717,19 @@ def checkpoint_files(folder: Path, rng: random.Random) -> tuple[list[tuple[str, 
     edited = dict(arrays)
     edited["blocks"] = np.arange(10**6, dtype=np.int64)
     put("blocks-huge", _npz(**edited))
+    buffer = io.BytesIO()  # a zip bomb of members each within its own limit: 2 GiB in a few MB
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        for name, array in arrays.items():
+            if name not in ("sums", "prefix_sums"):
+                archive.writestr(f"{name}.npy", _npy_member(array))
+        for name in ("sums", "prefix_sums"):
+            with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array_header_1_0(member, {"descr": "<f8", "fortran_order": False,
+                                                              "shape": (1 << 27,)})
+                block = bytes(1 << 24)
+                for _ in range(64):
+                    member.write(block)
+    put("bomb", buffer.getvalue())
     return files, " ".join(options)
 
 
@@ -610,6 +748,9 @@ def file_probes(folder: Path, rng: random.Random) -> list[Probe]:
     checkpoints, options = checkpoint_files(folder, rng)
     for name, path in checkpoints:
         probes.append(Probe(f"file.checkpoint.cli.{name}", "cli", argv=[*options.split(), "--checkpoint", str(path)]))
+        probes.append(Probe(f"file.checkpoint.api.{name}", "api",
+                            f"__import__('fevga.rollout.checkpoints', fromlist=['_'])._read_checkpoint("
+                            f"__import__('pathlib').Path({str(path)!r}))"))
     train = folder / "train"
     subprocess.run([PYTHON, "-m", "fevga", "train", str(train), "--games", "64", "--batch", "32", "--hidden", "8",
                     "--check-every", "32", "--check-games", "36", "--workers", "1", "--no-progress"], check=True,
@@ -661,7 +802,9 @@ def cli_probes(folder: Path, rng: random.Random, per: int) -> list[Probe]:
                 continue
             probes.append(Probe(f"cli.arg.{o:02d}.{v:02d}", "cli", argv=argv))
     for i, command in enumerate(["met", "show", "moves start 6-5", "perft 2", "evaluate", "hint start 6-5",
-                                 "rollout --games 36 --workers 1 --policy random", "--version", "met --json"]):
+                                 "rollout --games 36 --workers 1 --policy random", "--version", "met --json",
+                                 "perft 2 --game gioul", "moves --game gioul start 6-5", "play --game gioul --seed 1",
+                                 "play-match 1 --seed 1 --policy random"]):
         probes.append(Probe(f"cli.closed-stdout.{i}", "cli", shell=f"{PYTHON} -m fevga {command} >&-"))
         probes.append(Probe(f"cli.full-stdout.{i}", "cli", shell=f"{PYTHON} -m fevga {command} > /dev/full"))
         probes.append(Probe(f"cli.closed-stderr.{i}", "cli", shell=f"{PYTHON} -m fevga {command} nonsense 2>&-"))
@@ -758,6 +901,11 @@ def signal_probes(folder: Path) -> list[Probe]:
     big = "rows = np.repeat(fevga.batch.to_array([P]), 3_000_000, axis=0); dice = np.tile([[6, 5]], (3_000_000, 1))\n"
     api = {
         "perft": "fevga.perft(P, 9)",
+        "gioul-perft": "fevga.gioul_perft(G, 8)",
+        "gioul-perft-7": "fevga.gioul_perft(G, 7)",
+        "gioul-rollout": "r = fevga.rollout(G, games=10**9, workers=2, policy='heuristic', progress=False); assert r.interrupted; raise KeyboardInterrupt",
+        "gioul-match": "[fevga.gioul.play_gioul_match(255, seed=i) for i in range(10**6)]",
+        "callback-rollout": "fevga.rollout(MID, games=10**8, workers=2, policy=lambda p, d, m: m[-1], progress=False)",
         "expectimax": "fevga.expectimax(P, 6)",
         "expectimax-net": "fevga.expectimax(MID, 4, evaluator='net')",
         "expectimax-callable": "fevga.expectimax(MID, 6, evaluator=lambda p: 0.0)",
@@ -779,7 +927,11 @@ def signal_probes(folder: Path) -> list[Probe]:
     record = folder / "sig-record.json"
     save_record(play_game(seed=11, policy="random"), record)
     cli = {
-        "perft": ["perft", "9"], "rollout": ["rollout", "--games", "1000000000", "--no-progress"],
+        "perft": ["perft", "9"], "gioul-perft": ["perft", "8", "--game", "gioul"],
+        "gioul-perft-7": ["perft", "7", "--game", "gioul"],
+        "gioul-rollout": ["rollout", "--game", "gioul", "--games", "1000000000", "--no-progress"],
+        "gioul-play-match": ["play-match", "255", "--game", "gioul", "--policy", "heuristic"],
+        "rollout": ["rollout", "--games", "1000000000", "--no-progress"],
         "rollout-moves": ["rollout", "--dice", "5-5", "--games", "100000000", "--no-progress"],
         "rollout-checkpoint": ["rollout", "--games", "100000000", "--checkpoint", "sig-ck.npz", "--no-progress"],
         "analyse-rollouts": ["analyse", str(record), "--rollouts", "100000000", "--workers", "1"],
@@ -856,7 +1008,7 @@ def kill_probes(folder: Path) -> list[Probe]:
 
 def all_probes(folder: Path, seed: int, per: int) -> list[Probe]:
     rng = random.Random(seed)
-    probes = api_probes(rng, per) + cli_probes(folder, rng, per) + path_probes(folder) + file_probes(folder, rng) \
+    probes = api_probes(rng, per) + callback_probes() + cli_probes(folder, rng, per) + path_probes(folder) + file_probes(folder, rng) \
         + signal_probes(folder) + kill_probes(folder)
     ids = Counter(p.id for p in probes)
     duplicated = [i for i, n in ids.items() if n > 1]

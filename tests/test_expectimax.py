@@ -93,3 +93,26 @@ def test_a_deep_expectimax_answers_ctrl_c() -> None:
             core_rollout.expectimax_value(MIDGAME._row(), 4, 0, Tables(), 100.0)
     finally:
         timer.cancel()
+
+
+@pytest.mark.parametrize("returned", [float("nan"), float("inf"), -float("inf"), "x", None, 10**400, [0.5], True])
+@pytest.mark.parametrize("depth", [0, 1])
+def test_a_callable_evaluator_must_return_a_finite_number(returned: object, depth: int) -> None:
+    # the probe sweep (seed 9) found NaN and inf search values and raw ValueError, TypeError
+    # and OverflowError from what a callable evaluator returned
+    from fevga.search import lookahead
+
+    with pytest.raises(InvalidArgumentError, match="an equity must be a finite number"):
+        expectimax(Position.initial(), depth, evaluator=lambda p: returned)
+    policy = lookahead(lambda p: returned)
+    start = Position.initial()
+    with pytest.raises(InvalidArgumentError, match="an equity must be a finite number"):
+        policy(start, (6, 5), start.legal_moves((6, 5)))
+
+
+def test_what_a_callable_evaluator_raises_surfaces_as_itself() -> None:
+    def broken(position: Position) -> float:
+        raise ZeroDivisionError("inside the evaluator")
+
+    with pytest.raises(ZeroDivisionError, match="inside the evaluator"):
+        expectimax(Position.initial(), 1, evaluator=broken)

@@ -179,5 +179,5 @@ def test_fresh_entropy_is_recorded_so_the_game_can_be_replayed() -> None:
 def test_unfinished_match_has_no_winner() -> None:
     match = play_match(100, seed=1, max_games=1)
     assert len(match.games) == 1 and match.winner is None and match.to_dict()["winner"] is None
-    with pytest.raises(InvalidArgumentError, match="max_games 0"):
+    with pytest.raises(InvalidArgumentError, match="max_games=0 must be an integer in 1..100000"):
         play_match(100, seed=1, max_games=0)

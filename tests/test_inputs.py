@@ -159,6 +159,28 @@ def test_a_net_zip_bomb_is_refused_before_decompressing(tmp_path: Path) -> None:
     assert int(grown_kib) < 64_000  # the peak grew by far less than the 256 MiB: they were never decompressed
 
 
+def test_members_each_within_their_limit_are_no_zip_bomb_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a rollout checkpoint allows 2^27 values in each of its ten arrays: 10 GiB once decompressed
+    # from a file of a few MB, although the file itself may hold at most 1 GiB
+    import fevga.inputs
+    from fevga.inputs import read_npz
+    from fevga.rollout import checkpoints
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        for name in ("a", "b"):
+            archive.writestr(f"{name}.npy", _member(np.zeros(1 << 19)))  # 4 MiB each, 8 MiB in all
+    spec = {name: ((np.dtype(np.float64),), 1 << 20) for name in ("a", "b")}
+
+    def never(*args: object) -> None:
+        raise AssertionError("a member was decompressed")
+
+    monkeypatch.setattr(fevga.inputs, "_read_npy", never)
+    with pytest.raises(CheckpointError, match="declare 8388864 bytes in all, over the limit of 6291456 bytes"):
+        read_npz(buffer.getvalue(), spec, ("a",), CheckpointError, "archive", max_total=6 << 20)
+    assert checkpoints.MAX_FILE_BYTES < len(checkpoints._SPECS) * checkpoints.MAX_ARRAY_VALUES * 8  # why it matters
+
+
 @pytest.mark.parametrize("shape", [(10**12,), (2**40, 2**40), (111_620,), (-1,)])
 def test_a_declared_shape_over_the_limit_is_refused(tmp_path: Path, shape: tuple[int, ...]) -> None:
     meta = np.frombuffer(json.dumps({"format": "fevga-net"}).encode(), dtype=np.uint8)

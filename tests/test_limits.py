@@ -25,6 +25,8 @@ import fevga.bearoff
 import fevga.game
 import fevga.svg
 import fevga.gioul
+import fevga.match
+import fevga.records
 import fevga.strength
 import fevga.train
 from fevga import FevgaError, GioulPosition, InvalidArgumentError, Position
@@ -53,6 +55,18 @@ START = Position.initial()
                                        dice=itertools.repeat(5)), "more than 24 dice"),
     (lambda: GioulPosition.from_counts([0] * 24 + [15], [0] * 24 + [15], next_roll=(2, 1), roller=0, dice="\u00b2"),
      "expected numbers 1-6"),
+    (lambda: fevga.strength.duel("random", "random", games=10**12, workers=1), "games=1000000000000 must be an integer in 2..100000000"),
+    (lambda: fevga.strength.duel("random", "random", games=71, workers=1), "even integer"),
+    (lambda: fevga.match.measure_odds(10**12, workers=1), "games=1000000000000 must be an integer in 1..100000000"),
+    (lambda: fevga.match.measure_odds(10**12, opening=True), "games=1000000000000 must be an integer in 1..100000000"),
+    (lambda: fevga.strength.rate_policy("random", games=10**12), "games=1000000000000 must be an integer in 1..1000000"),
+    (lambda: fevga.game.play_match(256, seed=1), "match length=256 must be an integer in 1..255"),
+    (lambda: fevga.game.play_match(3, seed=1, max_games=10**12), "max_games=1000000000000 must be an integer in 1..100000"),
+    (lambda: fevga.gioul.play_gioul_match(10**9, seed=1), "match length=1000000000 must be an integer in 1..255"),
+    (lambda: fevga.gioul.play_gioul_match(3, seed=1, max_games=2**70), "max_games="),
+    (lambda: fevga.game.play_game(seed=1, max_plies=4097), "max_plies=4097 must be an integer in 0..4096"),
+    (lambda: fevga.match.match_equity_table(256), "match length=256 must be an integer in 1..255"),
+    (lambda: fevga.evaluate(START, score=(0, 0), length=10**12), "match length=1000000000000 must be an integer in 1..255"),
 ])
 def test_limits_are_checked_before_the_work(call: object, needle: str) -> None:
     with pytest.raises(FevgaError) as info:
@@ -92,6 +106,18 @@ def test_a_position_argument_of_the_wrong_type_names_it(bad: object) -> None:
 def test_a_start_of_the_wrong_type_names_it(bad: object) -> None:
     with pytest.raises(InvalidArgumentError, match="must be a fevga.Position"):
         fevga.game.play_game(seed=1, start=bad, max_plies=1)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("policy", [np.zeros((2, 51)), ("random", np.zeros(3)), [1, 2], 7])
+def test_a_policy_of_the_wrong_type_names_it(policy: object) -> None:
+    # an array policy raised NumPy's "truth value of an array is ambiguous" ValueError from
+    # play_game's name comparisons (the probe sweep, seed 777); policy_pair now checks each one
+    for call in (lambda: fevga.game.play_game(seed=1, policy=policy),  # type: ignore[arg-type]
+                 lambda: fevga.game.play_match(1, seed=1, policy=policy),  # type: ignore[arg-type]
+                 lambda: fevga.rollout(START, games=36, workers=1, policy=policy, progress=False),  # type: ignore[arg-type]
+                 lambda: fevga.strength.duel(policy, "random", games=2, workers=1)):  # type: ignore[arg-type]
+        with pytest.raises(InvalidArgumentError, match="policy"):
+            call()
 
 
 @pytest.mark.parametrize("value", [2**70, -1, 10**12, "bogus", 1.5, [True]])
@@ -248,3 +274,62 @@ def test_a_rollout_in_another_thread_stops_when_cancelled() -> None:
     assert not worker.is_alive() and results[0].interrupted and results[0].games < 10**6
     with pytest.raises(InvalidArgumentError, match="cancel='yes' must be a threading.Event"):
         fevga.rollout(START, games=36, progress=False, cancel="yes")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("kwargs, needle", [
+    ({"rollouts": 36, "workers": 10**6}, "workers=1000000 must be an integer in 1..256"),
+    ({"rollouts": 36, "workers": 0}, "workers=0"),
+    ({"rollouts": 2**60}, "rollouts=1152921504606846976 must be an integer in 0..9007199254740956"),
+    ({"rollouts": -1}, "rollouts=-1"),
+])
+def test_analysis_rollout_limits_are_checked_before_the_analysis(kwargs: dict[str, int], needle: str,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # workers went unchecked until the first re-check, after the analysis of the plies before it
+    import fevga.analyser
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the analysis started")
+
+    monkeypatch.setattr(fevga.analyser.Analyser, "games", never)
+    record = fevga.game.play_game(seed=1, policy="heuristic", max_plies=30)
+    with pytest.raises(InvalidArgumentError) as info:
+        fevga.analyse(record, **kwargs)
+    assert needle in str(info.value), str(info.value)
+
+
+_RECORD = fevga.game.play_game(seed=1, policy="heuristic", max_plies=6)
+_TABLE = fevga.match.match_equity_table(5)
+
+
+@pytest.mark.parametrize("call, needle", [
+    # found by an in-process pass of every hostile value over the secondary arguments of the API
+    (lambda: fevga.svg.board(START, size=None), "size=None must be an integer in 1..10000"),
+    (lambda: fevga.svg.board(START, dice=iter([6] * 100_000)), "more than 24 items"),  # itertools.repeat filled the memory
+    (lambda: fevga.svg.board(START, dice="65"), "dice '65' must be a sequence"),
+    (lambda: fevga.svg.board(START, dice=(6, 7)), "die=7 must be an integer in 1..6"),
+    (lambda: fevga.svg.board(START, coordinates=np.zeros(3)), "coordinates=array"),
+    (lambda: fevga.bearoff.OneSidedDB.build(2, 2).mean_rolls(iter([6] * 100_000)), "more than 25 items"),
+    (lambda: fevga.bearoff.TwoSidedDB.build(2).win_probability(iter([0] * 100_000), [0, 1]), "more than 25 items"),
+    (lambda: _TABLE.starter(None, 1), "away score None must be an integer"),  # type: ignore[arg-type]
+    (lambda: _TABLE.grid(np.zeros(3)), "starter array"),  # type: ignore[arg-type]
+    (lambda: _TABLE.to_text(size="x"), "size='x' must be an integer"),  # type: ignore[arg-type]
+    (lambda: fevga.match.match_winning_chance(_TABLE, None, 0.5, 0, 0), "away scores None"),  # type: ignore[arg-type]
+    (lambda: fevga.match.match_winning_chance(_TABLE, (2, 2), None, 0, 0), "win=None must be a number in [0, 1]"),  # type: ignore[arg-type]
+    (lambda: fevga.match.GameOdds.from_probabilities(float("nan"), 0, 0, 0), "win=nan must be a number in [0, 1]"),
+    (lambda: fevga.records.write_match(None), "record None must be"),  # type: ignore[arg-type]
+    (lambda: fevga.records.save_record(_RECORD, None), "record path None must be a string or a path"),  # type: ignore[arg-type]
+    (lambda: fevga.records.load_record(""), "record path '' is not a file name"),
+    (lambda: fevga.bearoff.open_db(None), "bear-off file path None"),  # type: ignore[arg-type]
+    (lambda: fevga.bearoff.OneSidedDB.build(2, 2).save(None), "bear-off table path None"),  # type: ignore[arg-type]
+    (lambda: fevga.analyse(_RECORD, keep="x"), "keep='x' must be an integer"),  # type: ignore[arg-type]
+    (lambda: fevga.analyse(_RECORD, evaluator="start"), "evaluator 'start' must be an analysis evaluator"),  # type: ignore[arg-type]
+    (lambda: fevga.analyse(_RECORD, thresholds=np.zeros(3)), "thresholds array"),  # type: ignore[arg-type]
+    (lambda: fevga.rollout(START, games=36, workers=1, progress=False, truncate=np.zeros(3)), "truncate=array"),
+    (lambda: fevga.rollout(START, games=36, workers=1, progress=False, luck="no"), "luck='no' must be True or False"),
+    (lambda: fevga.rollout(START, games=36, workers=1, progress=False, stratify=np.zeros(3)), "stratify=array"),
+    (lambda: fevga.rollout_moves(START, (6, 5), games=36, workers=1, progress=np.zeros(2)), "progress=array"),
+])
+def test_secondary_arguments_of_the_wrong_type_name_them(call: object, needle: str) -> None:
+    with pytest.raises(FevgaError) as info:
+        call()  # type: ignore[operator]
+    assert needle in str(info.value), str(info.value)

@@ -321,6 +321,44 @@ def test_bad_parameters_are_rejected() -> None:
         Net(params, 8)
 
 
+_SIZE8 = Net.initial(8).params.size
+
+
+@pytest.mark.parametrize("params, needle", [
+    ("abc", "must be a flat array of float32 parameters"),
+    (None, "must be a flat array"),
+    (object(), "not an array of Python objects"),
+    ([[1.0, 2.0], [3.0]], "cannot be read as"),
+    ([2**70] * _SIZE8, "not an array of Python objects"),
+    (np.zeros(_SIZE8, dtype=np.complex64), "not an array of complex64"),
+    (np.zeros(_SIZE8, dtype=bool), "not an array of bool"),
+    (np.array(["1"] * _SIZE8), "not an array of <U1"),
+    (np.zeros((_SIZE8, 1), dtype=np.float32), f"shape ({_SIZE8}, 1) do not fit"),
+    (np.zeros(_SIZE8 + 1, dtype=np.float32), "do not fit a net of 8 hidden units"),
+    (np.full(_SIZE8, 1e300), "must be finite"),  # float64 beyond float32: inf after the cast
+    (np.full(_SIZE8, np.nan), "must be finite"),
+])
+def test_a_net_from_an_array_is_validated_before_the_core(params: object, needle: str) -> None:
+    with pytest.raises(InvalidArgumentError, match="net parameters") as info:
+        Net(params, 8)  # type: ignore[arg-type]
+    assert needle in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("provenance, needle", [
+    (5, "must be a dict or None"), ({"x": float("nan")}, "not JSON data"), ({"x": object()}, "not JSON data"),
+    ({"x": "y" * (1 << 20)}, "over the limit"), ({"deep": json.loads("[" * 40 + "]" * 40)}, "nests"),
+])
+def test_a_net_provenance_must_be_what_a_net_file_can_hold(provenance: object, needle: str) -> None:
+    with pytest.raises(InvalidArgumentError, match=needle):
+        Net(Net.initial(8).params, 8, provenance)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("hidden, seed", [(2**70, 0), ("8", 0), (8, -1), (8, "x"), (8, 2**200)])
+def test_net_initial_checks_its_arguments(hidden: object, seed: object) -> None:
+    with pytest.raises(InvalidArgumentError):
+        Net.initial(hidden, seed)  # type: ignore[arg-type]
+
+
 def test_net_params_are_read_only() -> None:
     with pytest.raises(ValueError):
         Net.default().params[0] = 1.0

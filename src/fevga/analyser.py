@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from fevga.errors import InvalidArgumentError
+from fevga.limits import MAX_ITEMS, check_int
 from fevga.game import GameRecord, MatchRecord
 from fevga.gioul import GioulGameRecord, GioulMatchRecord
 from fevga.policy import HEURISTIC_SCALE, Policy
@@ -69,6 +70,15 @@ class Evaluator(Protocol):
 
     def value(self, position: Position, rules: Rules) -> float:
         """The equity of the side on roll before it rolls."""
+
+
+def _evaluator(name: str, evaluator: object) -> Evaluator:
+    """`evaluator` if it has what the analysis calls (a name, rank and value)."""
+    if not (isinstance(getattr(evaluator, "name", None), str) and callable(getattr(evaluator, "rank", None))
+            and callable(getattr(evaluator, "value", None))):
+        raise InvalidArgumentError(f"{name} {repr(evaluator)[:60]} must be an analysis evaluator (a name, rank() "
+                                   "and value(): ApiEvaluator, HeuristicEvaluator, ...)")
+    return evaluator  # type: ignore[return-value]
 
 
 def _finished_equity(after: Position) -> float | None:
@@ -720,16 +730,19 @@ class Analyser:
                  luck_evaluator: Evaluator | None = None, thresholds: Thresholds | None = None, keep: int = 5,
                  rollouts: int = 0, rollout_seed: SeedLike = 0, rollout_policy: Policy = "net",
                  workers: int | None = 1) -> None:
-        if not isinstance(rollouts, int) or isinstance(rollouts, bool) or rollouts < 0:
-            raise InvalidArgumentError(f"rollouts {rollouts!r} must be a non-negative number of games")
+        from fevga.rollout.jobs import MAX_GAMES, check_workers
+
+        if check_int("rollouts", rollouts, 0, MAX_GAMES - 36):  # the re-checks' limits, before the analysis starts
+            check_workers(workers)
         self.match = _as_match(record)
-        self.decide: Evaluator = evaluator if evaluator is not None else ApiEvaluator(plies)
-        self.luck: Evaluator = luck_evaluator if luck_evaluator is not None else _default_luck(self.decide)
-        marks = thresholds or Thresholds()
+        self.decide: Evaluator = _evaluator("evaluator", evaluator) if evaluator is not None else ApiEvaluator(plies)
+        self.luck: Evaluator = _evaluator("luck_evaluator", luck_evaluator) if luck_evaluator is not None \
+            else _default_luck(self.decide)
+        marks = Thresholds() if thresholds is None else thresholds
         if not isinstance(marks, Thresholds):
-            raise InvalidArgumentError(f"thresholds {marks!r} must be a fevga.analyser.Thresholds")
+            raise InvalidArgumentError(f"thresholds {repr(marks)[:60]} must be a fevga.analyser.Thresholds")
         self.marks = marks
-        self.keep = keep
+        self.keep = check_int("keep", keep, 0, MAX_ITEMS)
         self.rollouts, self.rollout_seed, self.rollout_policy, self.workers = (rollouts, rollout_seed,
                                                                                rollout_policy, workers)
         match = self.match

@@ -24,14 +24,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from fevga.checks import check_threads
 from fevga.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError
-from fevga.limits import MAX_BATCH_ROWS, bounded
+from fevga.limits import MAX_BATCH_ROWS, as_array, bounded
 from fevga.net import Net, net_of
 from fevga.parallel import run_chunks
 from fevga.position import Position
@@ -67,7 +66,7 @@ def from_array(rows: NDArray[np.uint8]) -> list[Position]:
 
 def validate_positions(rows: object) -> NDArray[np.uint8]:
     """The (n, 51) C-contiguous uint8 array of `rows`, or InvalidPositionError naming the bad row."""
-    array = _array(rows, "positions")
+    array = as_array(rows, "positions")
     if array.ndim != 2 or array.shape[1] != POSITION_WIDTH:
         raise InvalidPositionError(f"positions must have shape (n, {POSITION_WIDTH}), not {array.shape}")
     if array.shape[0] > MAX_BATCH_ROWS:
@@ -86,7 +85,7 @@ def validate_positions(rows: object) -> NDArray[np.uint8]:
 
 def validate_dice(dice: object, n: int) -> NDArray[np.uint8]:
     """The (n, 2) uint8 dice array, or InvalidDiceError naming the bad row."""
-    array = _array(dice, "dice")
+    array = as_array(dice, "dice")
     if array.shape != (n, 2):
         raise InvalidDiceError(f"dice must have shape ({n}, 2), not {array.shape}")
     if array.dtype.kind not in "iu":
@@ -95,20 +94,6 @@ def validate_dice(dice: object, n: int) -> NDArray[np.uint8]:
     if bad.size:
         raise InvalidDiceError(f"dice row {int(bad[0])} is {array[bad[0]].tolist()}: values must be 1-6")
     return np.ascontiguousarray(array, dtype=np.uint8)
-
-
-def _array(value: object, name: str) -> NDArray[Any]:
-    """np.asarray(value), or InvalidArgumentError naming `name` for what NumPy cannot make an
-    array of (ragged lists, objects, endless iterators are not arrays)."""
-    if value is None or isinstance(value, (str, bytes)):
-        raise InvalidArgumentError(f"{name} {repr(value)[:60]} must be an integer array")
-    try:
-        array = np.asarray(value)
-    except (ValueError, TypeError, OverflowError) as exc:
-        raise InvalidArgumentError(f"{name} cannot be read as an integer array: {exc}") from None
-    if array.dtype.kind == "O":
-        raise InvalidArgumentError(f"{name} must be an integer array, not an array of Python objects")
-    return array
 
 
 def _finished_rows(positions: NDArray[np.uint8]) -> NDArray[np.intp]:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from fevga.errors import FevgaError, InvalidArgumentError
+from fevga.inputs import file_path
 
 TEMP_SUFFIX = ".fevga-tmp"
 _TEMP_TAIL = re.compile(r"(\d+)-[0-9a-f]{8}" + re.escape(TEMP_SUFFIX))
@@ -73,14 +74,8 @@ def output_path(path: str | os.PathLike[str], what: str = "file") -> Path:
     """The file that writing `path` creates or replaces (a symlink's final target), once
     checked: absent or a regular file, writable, in an existing folder. InvalidArgumentError
     names `what`, the path and the reason otherwise; nothing is written."""
-    if not isinstance(path, (str, os.PathLike)):
-        raise InvalidArgumentError(f"{what} path {path!r} must be a string or a path")
-    raw = os.fspath(path)
-    if not isinstance(raw, str):
-        raise InvalidArgumentError(f"{what} path {raw!r} must be text, not bytes")
-    if not raw or "\x00" in raw:
-        raise _refused(what, raw, "not a file name")
-    target = Path(raw)
+    target = file_path(path, what, InvalidArgumentError)
+    raw = str(target)
     info = _lstat(target, what, raw)
     via = ""
     if info is not None and stat.S_ISLNK(info.st_mode):

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from fevga.errors import IllegalMoveError, InvalidArgumentError, RecordError
+from fevga.limits import MAX_GAME_PLIES, MAX_LENGTH, MAX_MATCH_GAMES, check_int
 from fevga.notation import Step, format_steps
 from fevga.position import BLACK, COLOR_NAMES, WHITE, Color, Position
 from fevga.net import Net, net_of
@@ -178,8 +179,7 @@ def play_game(
     net file; default: the shipped net) serves the "net" and "net2" policies.
     """
     pair = policy_pair(policy)
-    if not isinstance(max_plies, int) or max_plies < 0:
-        raise InvalidArgumentError(f"max_plies {max_plies!r} must be a non-negative integer")
+    max_plies = check_int("max_plies", max_plies, 0, MAX_GAME_PLIES)
     if start is not None and not isinstance(start, Position):
         raise InvalidArgumentError(f"start {repr(start)[:80]} must be a fevga.Position (Gioul: fevga.gioul.play_gioul_game)")
     begin = start or Position.initial()
@@ -279,10 +279,8 @@ def play_match(
     GameRecord: ``play_game(seed=g.seed, policy=..., rules=..., start=None if
     g.opening_dice else g.start)`` replays it exactly.
     """
-    if not isinstance(length, int) or length < 1:
-        raise InvalidArgumentError(f"match length {length!r} must be a positive integer")
-    if not isinstance(max_games, int) or max_games < 1:
-        raise InvalidArgumentError(f"max_games {max_games!r} must be a positive integer")
+    length = check_int("match length", length, 1, MAX_LENGTH)
+    max_games = check_int("max_games", max_games, 1, MAX_MATCH_GAMES)
     rules = rules_of(rules)
     pair = policy_pair(policy)
     evaluator = net_of(net) if uses_net(pair) else None

@@ -54,8 +54,8 @@ from fevga_core.gioul import (
     random_games,
     record_game,
 )
-from fevga.limits import MAX_BATCH_ROWS, bounded
-from fevga.checks import check_int, check_threads
+from fevga.limits import MAX_BATCH_ROWS, MAX_LENGTH, MAX_MATCH_GAMES, as_array, bounded, check_int
+from fevga.checks import check_threads
 from fevga.parallel import run_chunks
 from fevga.diagram import diagram
 
@@ -491,9 +491,7 @@ def to_array(states: Sequence[GioulPosition]) -> np.ndarray:
 def validate_states(rows: object) -> np.ndarray:
     """The (n, 58) C-contiguous uint8 array of Gioul state rows, every row checked for the
     invariants of a GioulPosition (InvalidPositionError names the first bad row and why)."""
-    from fevga.batch import _array
-
-    array = _array(rows, "Gioul states")
+    array = as_array(rows, "Gioul states")
     if array.ndim != 2 or array.shape[1] != GIOUL_WIDTH:
         raise InvalidPositionError(f"Gioul states must have shape (n, {GIOUL_WIDTH}), not {array.shape}")
     if array.shape[0] > MAX_BATCH_ROWS:
@@ -851,10 +849,8 @@ def play_gioul_match(
     >>> max(match.score) >= 3
     True
     """
-    if not isinstance(length, int) or isinstance(length, bool) or length < 1:
-        raise InvalidArgumentError(f"match length {length!r} must be a positive integer")
-    if not isinstance(max_games, int) or isinstance(max_games, bool) or max_games < 1:
-        raise InvalidArgumentError(f"max_games {max_games!r} must be a positive integer")
+    length = check_int("match length", length, 1, MAX_LENGTH)
+    max_games = check_int("max_games", max_games, 1, MAX_MATCH_GAMES)
     rules = rules_of(rules, "gioul")
     pair = policy if isinstance(policy, tuple) else (policy, policy)
     if len(pair) != 2:

@@ -28,6 +28,7 @@ import struct
 import zipfile
 import zlib
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -44,12 +45,21 @@ ErrorFactory = Callable[[str, "int | None", "int | None"], FevgaError]
 """Makes the format's error from (message, line or None, column or None)."""
 
 
+def file_path(path: object, what: str, error: Callable[[str], FevgaError]) -> Path:
+    """`path` as a Path if it is a file name: a non-empty string or os.PathLike of text without
+    NUL, or error(message) naming `what` (every reader and writer takes its path through here)."""
+    raw = os.fspath(path) if isinstance(path, (str, os.PathLike)) else path
+    if not isinstance(raw, str):
+        raise error(f"{what} path {repr(path)[:80]} must be a string or a path")
+    if not raw or "\x00" in raw:
+        raise error(f"{what} path {raw[:80]!r} is not a file name")
+    return Path(raw)
+
+
 def read_file(path: str | os.PathLike[str], limit: int, error: Callable[[str], FevgaError], what: str) -> bytes:
     """The bytes of a regular file of at most `limit` bytes, or error(message) naming `what`,
     the path and the limit. A FIFO, device or directory is refused without reading it."""
-    name = os.fspath(path) if isinstance(path, (str, os.PathLike)) else path
-    if not isinstance(name, str):
-        raise error(f"{what} path {path!r} must be a string or a path")
+    name = str(file_path(path, what, error))
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO must not block the open
     except FileNotFoundError:
@@ -137,10 +147,13 @@ ArraySpec = tuple[tuple[np.dtype[Any], ...], int]
 
 
 def read_npz(data: bytes, arrays: Mapping[str, ArraySpec], required: tuple[str, ...],
-             error: Callable[[str], FevgaError], what: str) -> dict[str, npt.NDArray[Any]]:
+             error: Callable[[str], FevgaError], what: str, *, max_total: int) -> dict[str, npt.NDArray[Any]]:
     """The arrays of a NumPy .npz archive held in `data`, each checked against `arrays`
     (its dtypes and element limit) before it is decompressed; `required` names must all be
-    present and no other name may be. error(message) names `what`, the array and the limit."""
+    present and no other name may be, and the members' declared sizes may not add up to more
+    than `max_total` bytes (the format's file limit: what an uncompressed file could hold), so
+    that many members each within its own limit are no zip bomb either. error(message) names
+    `what`, the array and the limit."""
     end = data.rfind(b"PK\x05\x06", max(0, len(data) - 65557))
     if not data.startswith(b"PK") or end < 0 or end + 22 > len(data):
         raise error(f"{what}: not a .npz archive")
@@ -157,14 +170,21 @@ def read_npz(data: bytes, arrays: Mapping[str, ArraySpec], required: tuple[str, 
             missing = [name for name in required if name not in names]
             if missing:  # first: a foreign archive is told by what it lacks
                 raise error(f"{what}: no {', '.join(map(repr, missing))} array{'s' if len(missing) > 1 else ''}")
-            for info, name in zip(infos, names):
-                if name not in arrays or name in out:
-                    raise error(f"{what}: unexpected or repeated array {info.filename[:80]!r}")
+            if len(set(names)) != len(names):
+                raise error(f"{what}: a repeated array")
+            for info, name in zip(infos, names):  # every declared size, before anything is decompressed
+                if name not in arrays:
+                    raise error(f"{what}: unexpected array {info.filename[:80]!r}")
                 dtypes, limit = arrays[name]
                 largest = max(d.itemsize for d in dtypes) * limit + MAX_NPY_HEADER
                 if info.file_size > largest:
                     raise error(f"{what}: array {name!r} declares {info.file_size} bytes, over the limit of "
                                 f"{largest} bytes")
+            declared = sum(info.file_size for info in infos)
+            if declared > max_total:
+                raise error(f"{what}: its arrays declare {declared} bytes in all, over the limit of {max_total} bytes")
+            for info, name in zip(infos, names):
+                dtypes, limit = arrays[name]
                 with archive.open(info) as member:
                     out[name] = _read_npy(member, name, dtypes, limit, error, what)
     except FevgaError:

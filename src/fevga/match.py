@@ -37,12 +37,12 @@ import numpy as np
 import numpy.typing as npt
 
 from fevga.errors import InvalidArgumentError
+from fevga.limits import MAX_GAMES, MAX_LENGTH, check_int, check_real
 from fevga.net import net_of
 from fevga.position import Position
 from fevga.seeding import seed_sequence
 from fevga.rules import rules_of
 
-MAX_LENGTH = 255
 Starter = Literal["me", "opponent", "draw"]
 
 
@@ -69,6 +69,8 @@ class GameOdds:
     def from_probabilities(cls, win: float, win_mars: float, lose_mars: float, draw: float = 0.0) -> GameOdds:
         """Odds from P(win), P(win with mars), P(lose with mars), P(draw) (the form of rollouts
         and evaluations: win includes win_mars)."""
+        win, win_mars, lose_mars, draw = (check_real(name, value, 0.0, 1.0) for name, value in
+                                          (("win", win), ("win_mars", win_mars), ("lose_mars", lose_mars), ("draw", draw)))
         lose = 1.0 - win - draw
         return cls(win - win_mars, win_mars, lose - lose_mars, lose_mars, draw)
 
@@ -133,6 +135,7 @@ def measure_odds(games: int, seed: int = 2026, policy: str = "net", workers: int
     of `match_equity_table`). The 95% half-widths are 1.96 binomial standard errors (conservative
     for the stratified sample); for an outcome never seen, the rule-of-three bound 3 / games.
     """
+    check_int("games", games, 1, MAX_GAMES)
     if opening:
         n, win, win_mars, lose_mars, draw = _play_openings(games, seed, policy, net, rules)
     else:
@@ -160,8 +163,6 @@ def _play_openings(games: int, seed: int, policy: str, net: Any,
     """(games, win, win_mars, lose_mars, draw) for the starter of games begun by the one-die draw."""
     from fevga.game import play_game
 
-    if not isinstance(games, int) or isinstance(games, bool) or games < 1:
-        raise InvalidArgumentError(f"games={games!r} must be a positive integer")
     win = win_mars = lose_mars = draw = 0
     for child in seed_sequence(seed).spawn(games):
         record = play_game(seed=child, policy=policy, rules=rules, net=net)
@@ -193,7 +194,8 @@ class MatchEquityTable:
 
     def starter(self, a: int, b: int) -> float:
         """P(I win the match) needing `a` against `b`, when I start the next game."""
-        return float(self.starts[self._index(a), self._index(b)]) if a > 0 or b > 0 else self._both_won()
+        i, j = self._index(a), self._index(b)
+        return float(self.starts[i, j]) if i > 0 or j > 0 else self._both_won()
 
     def receiver(self, a: int, b: int) -> float:
         """P(I win the match) needing `a` against `b`, when the opponent starts the next game."""
@@ -201,12 +203,13 @@ class MatchEquityTable:
 
     def draw(self, a: int, b: int) -> float:
         """P(I win the match) needing `a` against `b`, before the one-die draw for the start."""
-        if self.drawn is None or a <= 0 or b <= 0:
+        if self.drawn is None or self._index(a) == 0 or self._index(b) == 0:
             return 0.5 * (self.starter(a, b) + self.receiver(a, b))
         return float(self.drawn[self._index(a), self._index(b)])
 
     def value(self, a: int, b: int, starter: Starter = "draw") -> float:
         """P(I win the match) needing `a` against `b`; `starter` says who starts the next game."""
+        starter = _starter(starter)
         if starter == "me":
             return self.starter(a, b)
         if starter == "opponent":
@@ -226,6 +229,7 @@ class MatchEquityTable:
     def grid(self, starter: Starter = "draw") -> npt.NDArray[np.float64]:
         """The (length, length) array of value(a, b, starter) for a, b = 1..length."""
         s = self.starts[1:, 1:]
+        starter = _starter(starter)
         if starter == "me":
             return s.copy()
         if starter == "opponent":
@@ -247,13 +251,20 @@ class MatchEquityTable:
 
     def to_text(self, starter: Starter = "draw", size: int | None = None) -> str:
         """A readable table in percent: rows = my away score, columns = the opponent's."""
-        n = min(self.length, size or self.length)
+        n = self.length if size is None else min(self.length, check_int("size", size, 0) or self.length)
         grid = self.grid(starter)
         head = "away " + "".join(f"{b:>6d}" for b in range(1, n + 1))
         lines = [head]
         for a in range(1, n + 1):
             lines.append(f"{a:>4d} " + "".join(f"{100 * grid[a - 1, b - 1]:6.1f}" for b in range(1, n + 1)))
         return "\n".join(lines)
+
+
+def _starter(starter: object) -> Starter:
+    """`starter` if it names who starts the next game."""
+    if not isinstance(starter, str) or starter not in ("me", "opponent", "draw"):
+        raise InvalidArgumentError(f"starter {repr(starter)[:60]} must be 'me', 'opponent' or 'draw'")
+    return starter  # type: ignore[return-value]
 
 
 def match_equity_table(length: int = 25, odds: GameOdds | None = None,
@@ -265,14 +276,12 @@ def match_equity_table(length: int = 25, odds: GameOdds | None = None,
     ``first_roll="opening_dice"`` the former opens with the draw's two dice, never a double.
     Under the default rules both open with fresh dice, and `opening` is left out.
     """
-    if not isinstance(length, int) or isinstance(length, bool) or not 1 <= length <= MAX_LENGTH:
-        raise InvalidArgumentError(f"match length {length!r} must be an integer from 1 to {MAX_LENGTH}")
+    n = check_int("match length", length, 1, MAX_LENGTH)
     odds = DEFAULT_ODDS if odds is None else odds
     for given in (odds, opening):
         if given is not None and not isinstance(given, GameOdds):
             raise InvalidArgumentError(f"odds {given!r} must be a fevga.match.GameOdds")
     first = odds if opening is None else opening
-    n = length
     s = np.zeros((n + 1, n + 1))
     s[0, 1:] = 1.0  # I have won
     u = np.full((n + 1, n + 1), 0.5)
@@ -313,7 +322,11 @@ def match_winning_chance(table: MatchEquityTable, away: tuple[int, int], win: fl
     includes `win_mars`, and P(lose) = 1 - win - draw. The winner of the game starts the
     next one; a draw goes back to the one-die draw.
     """
-    a, b = away
+    if not (isinstance(away, tuple) and len(away) == 2):
+        raise InvalidArgumentError(f"away scores {repr(away)[:60]} must be a pair (mine, the opponent's)")
+    a, b = (check_int("away score", value, -(2**31), table.length) for value in away)
+    win, win_mars, lose_mars, draw = (check_real(name, value, 0.0, 1.0) for name, value in
+                                      (("win", win), ("win_mars", win_mars), ("lose_mars", lose_mars), ("draw", draw)))
     if a <= 0 or b <= 0:
         raise InvalidArgumentError(f"away scores {away!r} must be positive while the match is on")
     lose = 1.0 - win - draw
@@ -335,8 +348,7 @@ class MatchScore:
     def __init__(self, score: object, length: object) -> None:
         if not (isinstance(score, tuple) and len(score) == 2 and all(isinstance(v, int) for v in score)):
             raise InvalidArgumentError(f"score {score!r} must be a (white, black) pair of integers")
-        if not isinstance(length, int) or isinstance(length, bool):
-            raise InvalidArgumentError(f"match length {length!r} must be an integer")
+        length = check_int("match length", length, 1, MAX_LENGTH)
         self.away = (away_scores(score, length, 0), away_scores(score, length, 1))
         self.table = match_equity_table(length)
 

@@ -30,6 +30,7 @@ import numpy.typing as npt
 from fevga.errors import InvalidArgumentError, NetFileError
 from fevga.files import atomic_write
 from fevga.inputs import ArraySpec, parse_json, read_file, read_npz
+from fevga.limits import as_array, check_int
 from fevga_core import net as core
 from fevga_core import qnet
 
@@ -50,27 +51,28 @@ class Net:
     __slots__ = ("_params", "_core", "hidden", "provenance", "checksum")
 
     def __init__(self, params: npt.ArrayLike, hidden: int, provenance: dict[str, Any] | None = None) -> None:
-        if not isinstance(hidden, int) or not 1 <= hidden <= core.MAX_HIDDEN:
-            raise InvalidArgumentError(f"hidden units {hidden!r} must be an int in 1..{core.MAX_HIDDEN}")
-        array = np.array(params, dtype=np.float32).reshape(-1)  # a private copy
-        if array.size != core.param_count(hidden):
-            raise InvalidArgumentError(
-                f"{array.size} parameters do not fit a net of {hidden} hidden units ({core.param_count(hidden)} expected)"
-            )
+        hidden = check_int("hidden units", hidden, 1, core.MAX_HIDDEN)
+        expected = core.param_count(hidden)
+        given = as_array(params, "net parameters", "fiu", "a flat array of float32 parameters")
+        if given.ndim != 1 or given.size != expected:
+            raise InvalidArgumentError(f"net parameters of shape {given.shape} do not fit a net of {hidden} hidden "
+                                       f"units (a flat array of {expected} expected)")
+        with np.errstate(over="ignore", invalid="ignore"):  # a value float32 cannot hold is refused below
+            array = np.array(given, dtype=np.float32)  # a private, C-contiguous copy
         if not np.all(np.isfinite(array)):
-            raise InvalidArgumentError("net parameters must be finite")
+            raise InvalidArgumentError(f"net parameters must be finite float32 values (parameter "
+                                       f"{int(np.flatnonzero(~np.isfinite(array))[0])} is not)")
+        self.provenance = _checked_provenance(provenance)
         self._params = array
         self._core = core.CoreNet(array, hidden)
         self.hidden = hidden
-        self.provenance = dict(provenance or {})
         self.checksum = hashlib.sha256(array.tobytes()).hexdigest()
 
     @classmethod
     def initial(cls, hidden: int = 128, seed: int = 0) -> Net:
         """A freshly initialised net (He-scaled first layer, small outputs), reproducible from `seed`."""
-        if not isinstance(hidden, int) or not 1 <= hidden <= core.MAX_HIDDEN:
-            raise InvalidArgumentError(f"hidden units {hidden!r} must be an int in 1..{core.MAX_HIDDEN}")
-        rng = np.random.Generator(np.random.PCG64(seed))
+        hidden = check_int("hidden units", hidden, 1, core.MAX_HIDDEN)
+        rng = np.random.Generator(np.random.PCG64(check_int("seed", seed, 0, 2**128 - 1)))
         inputs = core.INPUTS
         params = np.zeros(core.param_count(hidden), dtype=np.float32)
         # About 40 inputs are active in a typical position: scale the first layer for that fan-in.
@@ -96,7 +98,7 @@ class Net:
         def refused(message: str) -> NetFileError:
             return NetFileError(f"{name}: not a fevga net file ({message})")
 
-        arrays = read_npz(data, _ARRAYS, ("meta", "params"), refused, "npz")
+        arrays = read_npz(data, _ARRAYS, ("meta", "params"), refused, "npz", max_total=MAX_FILE_BYTES)
         meta_bytes, params = arrays["meta"], arrays["params"]
         if meta_bytes.ndim != 1:
             raise NetFileError(f"{name}: the meta section is not JSON bytes")
@@ -184,6 +186,27 @@ class Net:
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled (for Dask workers) as its parameters; the constructor validates them again.
         return (Net, (self._params, self.hidden, self.provenance))
+
+
+def _checked_provenance(provenance: object) -> dict[str, Any]:
+    """A copy of `provenance` if a net file can hold it: a dict of JSON values that the net
+    reader reads back (finite numbers, the JSON limits of fevga.inputs, under MAX_META_BYTES)."""
+    if provenance is None:
+        return {}
+    if not isinstance(provenance, dict):
+        raise InvalidArgumentError(f"net provenance {repr(provenance)[:60]} must be a dict or None")
+    try:
+        text = json.dumps(provenance, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise InvalidArgumentError(f"net provenance is not JSON data a net file can hold ({str(exc)[:120]})") from None
+    if len(text.encode()) > MAX_META_BYTES // 2:
+        raise InvalidArgumentError(f"net provenance takes {len(text.encode())} bytes of JSON, over the limit of "
+                                   f"{MAX_META_BYTES // 2}")
+
+    def refused(message: str, line: int | None, column: int | None) -> InvalidArgumentError:
+        return InvalidArgumentError(f"net provenance: {message}")
+
+    return dict(parse_json(text, refused, "JSON"))
 
 
 _DEFAULT_LOCK = threading.Lock()

@@ -33,16 +33,20 @@ def policy_id(policy: Policy) -> int:
         return CALLBACK_ID
     if isinstance(policy, str) and policy in POLICY_IDS:
         return POLICY_IDS[policy]
-    raise InvalidArgumentError(f"policy {policy!r} must be one of {sorted(POLICY_IDS)} or a callable")
+    raise InvalidArgumentError(f"policy {repr(policy)[:80]} must be one of {sorted(POLICY_IDS)} or a callable")
 
 
 def policy_pair(policy: Policy | tuple[Policy, Policy]) -> tuple[Policy, Policy]:
     """(white, black) policies of one policy for both sides or of a pair of them."""
     if isinstance(policy, tuple):
         if len(policy) != 2:
-            raise InvalidArgumentError(f"policy pair {policy!r} must be (white_policy, black_policy)")
-        return policy
-    return (policy, policy)
+            raise InvalidArgumentError(f"policy pair {repr(policy)[:80]} must be (white_policy, black_policy)")
+        pair = policy
+    else:
+        pair = (policy, policy)
+    for one in pair:  # each a name or a callable, before anything compares it with a name
+        policy_id(one)
+    return pair
 
 
 def uses_net(policies: Sequence[Policy]) -> bool:

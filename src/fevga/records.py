@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any, Union
 
 from fevga.files import atomic_write
-from fevga.errors import FevgaError, RecordError
+from fevga.errors import FevgaError, InvalidArgumentError, RecordError
 from fevga.game import GameRecord, MatchRecord, Ply, _with_turn
 from fevga.gioul import Decision, GioulGameRecord, GioulMatchRecord, GioulPosition
-from fevga.inputs import parse_json, read_file
-from fevga.match import MAX_LENGTH
+from fevga.inputs import file_path, parse_json, read_file
+from fevga.limits import MAX_GAME_PLIES as MAX_PLIES, MAX_LENGTH, MAX_MATCH_GAMES as MAX_GAMES
 from fevga.notation import format_steps, parse_dice
 from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, Color, Position
 from fevga.rules import Rules
@@ -50,8 +50,6 @@ __all__ = [
 _COLOR_OF = {name: color for color, name in enumerate(COLOR_NAMES)}
 
 MAX_RECORD_BYTES = 64 << 20  # a record file (a season of 10,000 games is about 30 MB of JSON)
-MAX_GAMES = 100_000  # games in one match record
-MAX_PLIES = 4_096  # plies in one game (checkers only move forward: a real game has a few hundred)
 
 
 # ---------------------------------------------------------------------------------------
@@ -443,6 +441,9 @@ def _rules_text(rules: Rules) -> str:
 def write_match(record: Record, players: tuple[str, str] | None = None) -> str:
     """The text form of a match (or of one game, written as a session of one game), of
     either game: a Gioul record says ``Rules: game=gioul``."""
+    if not isinstance(record, (GameRecord, MatchRecord, GioulGameRecord, GioulMatchRecord)):
+        raise InvalidArgumentError(f"record {repr(record)[:60]} must be a fevga GameRecord or MatchRecord (or a "
+                                   "Gioul one)")
     match = record if isinstance(record, (MatchRecord, GioulMatchRecord)) else session_of(record)
     names = players or match.players
     for name in names:
@@ -1019,7 +1020,7 @@ def load_record(path: str | os.PathLike[str]) -> AnyMatch:
 
     A single game is returned as a session (length 0) of one game.
     """
-    file = Path(path)
+    file = file_path(path, "record", RecordError)
     raw = read_file(file, MAX_RECORD_BYTES, RecordError, "record")
     try:
         text = raw.decode("utf-8")
@@ -1067,6 +1068,6 @@ def record_from_data(data: Any, source: str = "<string>") -> AnyMatch:
 
 def save_record(record: Record, path: str | os.PathLike[str]) -> None:
     """Write a record atomically: JSON if `path` ends in .json, else the text match format."""
-    file = Path(path)
+    file = file_path(path, "record", InvalidArgumentError)
     text = record.to_json(indent=1) if file.suffix.lower() == ".json" else write_match(record)
     atomic_write(file, lambda handle: handle.write(text.encode("utf-8")), what="record")

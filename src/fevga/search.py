@@ -8,9 +8,13 @@ the static evaluator that rollouts use for luck.
 
 from __future__ import annotations
 
+import math
+import numbers
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Union
+
+import numpy as np
 
 from fevga.bearoff.core_tables import tables_of, tables_spec
 from fevga.checks import check_int, check_position
@@ -92,7 +96,19 @@ def _value_after(position: Position, evaluator: Callable[[Position], float]) -> 
     final = _final_points(position, 1 - position.turn)
     if final is not None:
         return final
-    return -float(evaluator(position))
+    return -leaf_value(evaluator, position)
+
+
+def leaf_value(evaluator: Callable[[Position], float], position: Position) -> float:
+    """A callable evaluator's equity of `position`, checked: a finite real number (what it
+    raises itself, it raises; anything else it returns is an InvalidArgumentError, never a
+    NaN or infinite search value or a raw TypeError)."""
+    value = evaluator(position)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) \
+            or (isinstance(value, numbers.Integral) and abs(int(value)) > 2**53) or not math.isfinite(value):
+        raise InvalidArgumentError(f"evaluator {getattr(evaluator, '__name__', 'callable')} returned "
+                                   f"{repr(value)[:60]} for position {position.id}: an equity must be a finite number")
+    return float(value)
 
 
 def expectimax(
@@ -142,7 +158,8 @@ def expectimax(
                 raise KeyboardInterrupt
             return result.equity
     elif callable(evaluator):
-        leaf = evaluator
+        def leaf(p: Position) -> float:
+            return leaf_value(evaluator, p)
     else:
         raise InvalidArgumentError(f"evaluator {evaluator!r} must be 'heuristic', 'bearoff', 'net', 'rollout' or a callable")
     return _expectimax_py(start, depth, leaf, rules)
@@ -153,7 +170,7 @@ def _expectimax_py(position: Position, depth: int, leaf: Callable[[Position], fl
     if final is not None:
         return final
     if depth == 0:
-        return float(leaf(position))
+        return leaf(position)
     total = 0.0
     for (a, b), weight in zip(ROLLS, ROLL_WEIGHTS):
         moves = position.legal_moves((a, b), rules)

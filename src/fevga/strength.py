@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from fevga.errors import InvalidArgumentError
+from fevga.limits import MAX_GAMES, MAX_RATED_GAMES, check_int
 from fevga.net import Net
 from fevga.policy import Policy, policy_name
 from fevga.game import play_game
@@ -55,8 +56,8 @@ def duel(a: Policy, b: Policy, games: int = 2592, seed: SeedLike = 0, *, net_a: 
          rules: Any = None) -> Duel:
     """Play `games` games of `a` against `b` (half with `a` as White), identical dice streams in
     both halves; `net_a` / `net_b` are the nets of net policies (default: the shipped net)."""
-    if not isinstance(games, int) or isinstance(games, bool) or games < 2 or games % 2:
-        raise InvalidArgumentError(f"games={games!r} must be an even integer >= 2")
+    if check_int("games", games, 2, MAX_GAMES) % 2:
+        raise InvalidArgumentError(f"games={games!r} must be an even integer (half the games with each colour)")
     start = Position.initial()
     half = games // 2
     common = dict(games=half, seed=seed, workers=workers, progress=progress, rules=rules)
@@ -126,8 +127,7 @@ def rate_policy(policy: Policy, games: int = 100, seed: SeedLike = 2026, plies: 
     (default: the shipped one); the analysis always uses `evaluator` (default: the shipped net,
     ``fevga.analyse``'s default at `plies`).
     """
-    if not isinstance(games, int) or isinstance(games, bool) or games < 1:
-        raise InvalidArgumentError(f"games={games!r} must be a positive integer")
+    check_int("games", games, 1, MAX_RATED_GAMES)
     sequence = seed_sequence(seed)
     ratings: list[float] = []
     loss = 0.0

@@ -24,13 +24,16 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
-from fevga.position import BLACK, COLOR_NAMES, Position, WHITE, other_point
+
 from fevga.errors import InvalidArgumentError
-from fevga.gioul import GioulPosition
-from pathlib import Path
 from fevga.files import atomic_write
+from fevga.gioul import GioulPosition
+from fevga.limits import bounded, check_flag, check_int
+from fevga.position import BLACK, COLOR_NAMES, WHITE, Position, other_point
 
 _COLORS = {
     "frame": "#5b3a1e",
@@ -57,6 +60,8 @@ RADIUS = POINT_W * 0.45
 TRI_H = INNER_H * 0.42
 STACK = 5  # checkers drawn on a point before the rest is written as a number
 DIE = 30.0
+MAX_SIZE = 10_000  # pixels of a board's width (`board(size=)`)
+MAX_DICE = 24  # dice drawn on a board: a Gioul chain from 1-1 leaves at most 24 pending
 
 
 def _column_x(index: int) -> float:
@@ -228,6 +233,14 @@ def board(position: Position, *, size: int = 480, coordinates: bool = True, dice
     """
     if not isinstance(position, (Position, GioulPosition)):
         raise InvalidArgumentError(f"position {repr(position)[:80]} must be a fevga.Position or a GioulPosition")
+    size = check_int("size", size, 1, MAX_SIZE)
+    perspective = check_int("perspective", perspective, 0, 1)
+    coordinates, captioned, shared = (check_flag(name, value) for name, value in
+                                      (("coordinates", coordinates), ("captioned", captioned), ("shared", shared)))
+    if dice is not None:
+        if not isinstance(dice, Iterable) or isinstance(dice, (str, bytes)):
+            raise InvalidArgumentError(f"dice {repr(dice)[:60]} must be a sequence of numbers 1-6")
+        dice = tuple(check_int("die", value, 1, 6) for value in bounded(dice, "dice", MAX_DICE))
     height = BOARD_H + (CAPTION_H if captioned else 0)
     scale = size / BOARD_W
     parts = [

@@ -45,6 +45,7 @@ from fevga.rollout.jobs import check_workers
 from fevga.bearoff.core_tables import tables_of
 from fevga.rules import Rules
 from fevga.seeding import master_key
+from fevga.limits import MAX_GAMES
 from fevga.strength import duel
 from fevga_core import train as core
 from fevga.rollout.executors import connect
@@ -54,7 +55,7 @@ CHECKPOINT = "checkpoint.npz"
 NET_FILE = "net.npz"
 CURVE_JSON = "curve.json"
 CURVE_PNG = "curve.png"
-MAX_GAMES = 100_000_000
+MAX_CHECKPOINT_BYTES = 1 << 26  # a training checkpoint file, and the arrays it holds once decompressed
 TRAIN_CHUNK_GAMES = 32  # self-play games per task of a batch (a Ctrl-C waits for at most one per thread)
 
 
@@ -172,8 +173,8 @@ def _load(folder: Path, config: TrainConfig) -> TrainRun | None:
     def refused(message: str) -> CheckpointError:
         return CheckpointError(f"{path}: not a readable training checkpoint ({message})")
 
-    archive = read_npz(read_file(path, 1 << 26, refused, "checkpoint"), _CHECKPOINT_ARRAYS, ("params", "meta"),
-                       refused, "npz")
+    archive = read_npz(read_file(path, MAX_CHECKPOINT_BYTES, refused, "checkpoint"), _CHECKPOINT_ARRAYS,
+                       ("params", "meta"), refused, "npz", max_total=MAX_CHECKPOINT_BYTES)
     if "sha256" in archive and archive["sha256"].tobytes().decode("ascii", "replace") != _digest(archive):
         raise CheckpointError(f"{path}: a damaged training checkpoint: its content checksum does not match "
                               "(the file was edited or corrupted)")

@@ -41,8 +41,8 @@ import numpy as np
 import numpy.typing as npt
 
 from fevga.files import atomic_write
-from fevga.inputs import parse_json
-from fevga.errors import BearoffFileError
+from fevga.inputs import file_path, parse_json
+from fevga.errors import BearoffFileError, InvalidArgumentError
 
 MAGIC = b"FEVGABO\x00"
 FORMAT_VERSION = 1
@@ -65,7 +65,7 @@ def _crc32(buffer: Any) -> int:
 
 def write_table(path: str | os.PathLike[str], meta: Mapping[str, Any], arrays: Mapping[str, npt.NDArray[Any]]) -> Path:
     """Write `arrays` with header fields `meta` to `path` atomically; returns the path."""
-    target = Path(path)
+    target = file_path(path, "bear-off table", InvalidArgumentError)
     sections: dict[str, dict[str, Any]] = {}
     offset = 0
     contiguous: dict[str, npt.NDArray[Any]] = {}
@@ -205,7 +205,7 @@ class TableFile:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, verify: bool = True) -> None:
-        self.path = Path(path)
+        self.path = file_path(path, "bear-off file", BearoffFileError)
         where = repr(str(self.path))
         self._data = _read_file(self.path, where)
         size = len(self._data)

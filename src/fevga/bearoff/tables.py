@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, Union
 
@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fevga.bearoff.fileformat import TableFile, write_table
-from fevga.limits import MAX_THREADS
+from fevga.limits import MAX_THREADS, as_array, bounded
 from fevga.errors import BearoffFileError, FevgaError, InvalidArgumentError, InvalidPositionError, MissingBearoffError
 from fevga_core import bearoff as core
 from fevga_core import constants
@@ -129,10 +129,9 @@ def side_counts(side: Side, points: int, checkers: int) -> tuple[int, ...]:
     if hasattr(side, "counts") and hasattr(side, "turn"):
         values: tuple[int, ...] = tuple(side.counts(side.turn))
     else:
-        try:
-            values = tuple(side)
-        except TypeError:
-            raise InvalidPositionError(f"bear-off side {side!r} must be a sequence of counts or a Position") from None
+        if not isinstance(side, Iterable) or isinstance(side, (str, bytes)):
+            raise InvalidPositionError(f"bear-off side {repr(side)[:80]} must be a sequence of counts or a Position")
+        values = tuple(bounded(side, "bear-off side", 25))  # an endless iterator is refused, not drained
     if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 0 for v in values):
         raise InvalidPositionError(f"bear-off side {side!r} must hold non-negative integers")
     if len(values) == 25:  # own numbering, index 0 = borne off
@@ -173,7 +172,7 @@ def check_position(db: Any, side: object) -> None:
 
 
 def _counts_array(counts: npt.ArrayLike, points: int) -> npt.NDArray[np.uint8]:
-    array = np.asarray(counts)
+    array = as_array(counts, "batch counts")
     if array.ndim != 2 or array.shape[1] != points:
         raise InvalidArgumentError(f"batch counts of shape {array.shape} must be (n, {points})")
     if array.dtype.kind not in "iu" and array.size:  # never truncate 1.5 checkers to 1

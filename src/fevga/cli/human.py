@@ -31,6 +31,7 @@ import numpy as np
 
 from fevga.analyser import MARKS, Thresholds
 from fevga.errors import FevgaError, InvalidArgumentError
+from fevga.limits import MAX_LENGTH, check_int
 from fevga.game import GameRecord, MatchRecord, Ply, _with_turn
 from fevga.gioul import Decision, GioulGameRecord, GioulMove, GioulPosition
 from fevga.net import Net, net_of
@@ -640,8 +641,7 @@ def play_human_match(length: int, human: str, seed: SeedLike = None, rules: Rule
                      tutor: str | None = None) -> MatchRecord:
     """Play a Fevga match to `length` in the terminal (the winner of a game starts the next one);
     the engine plays and hints at each game's score."""
-    if not isinstance(length, int) or length < 1:
-        raise InvalidArgumentError(f"match length {length!r} must be a positive integer")
+    length = check_int("match length", length, 1, MAX_LENGTH)
     session, seed_text = make_session(human, seed, rules or Rules(), console, engine, tutor=tutor)
     if session.game != "fevga":
         raise InvalidArgumentError("--human matches are Fevga matches; play Gioul games with fevga play --game gioul")

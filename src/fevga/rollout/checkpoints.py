@@ -125,7 +125,8 @@ def _archive(path: Path) -> dict[str, npt.NDArray[Any]]:
         return CheckpointError(message if name in message else f"checkpoint {name!r}: {message}")
 
     data = read_file(path, MAX_FILE_BYTES, unreadable, "checkpoint")
-    archive = read_npz(data, _SPECS, ("meta", "blocks", *_CHECKPOINT_ARRAYS), lambda m: _refused(name, m), "archive")
+    archive = read_npz(data, _SPECS, ("meta", "blocks", *_CHECKPOINT_ARRAYS), lambda m: _refused(name, m), "archive",
+                       max_total=MAX_FILE_BYTES)
     if "sha256" in archive:
         stored = archive["sha256"].tobytes().decode("ascii", "replace")
         if stored != content_digest(archive):

@@ -14,7 +14,7 @@ import numpy.typing as npt
 from fevga.bearoff.core_tables import tables_of, tables_spec
 from fevga.checks import check_int
 from fevga.errors import InvalidArgumentError
-from fevga.limits import MAX_WORKERS
+from fevga.limits import MAX_WORKERS, check_flag
 from fevga.match import MatchScore
 from fevga.net import Net, net_of
 from fevga.policy import HEURISTIC_SCALE, Policy, chooser, policy_id, policy_name, policy_pair, uses_net
@@ -222,6 +222,7 @@ def _callable_identity(policy: Policy) -> str:
 def check_games(games: int, stratify: bool) -> int:
     """Validated game count; stratified rollouts round it up to a multiple of 36 (every
     first roll equally often, so the plain mean stays unbiased)."""
+    stratify = check_flag("stratify", stratify)
     games = check_int("games", games, 1)
     if games > MAX_GAMES - 36:
         raise InvalidArgumentError(f"games={games} must be at most {MAX_GAMES - 36} (2^53 - 36: counts are exact "
@@ -250,6 +251,8 @@ def make_job(rows: bytes, color: int, games: int, seed: SeedLike, policy: Policy
     """A validated job, its policy name and its seed's printable form. `resume` is the (master
     key, seed) stored in a checkpoint, used when no seed is given. The rules' game chooses the
     core that plays it."""
+    truncate, luck, stratify = (check_flag(name, value) for name, value in
+                                (("truncate", truncate), ("luck", luck), ("stratify", stratify)))
     pair = policy_pair(policy)
     ids, name = _policy_ids(pair)
     if rules.game == "gioul":

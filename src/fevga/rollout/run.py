@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fevga.checks import check_int, check_position
+from fevga.limits import check_flag
 from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidPositionError
 from fevga.files import output_path
 from fevga.gioul import GioulMove, GioulPosition, to_array
@@ -326,7 +327,7 @@ def _compare(rounds: list[tuple[list[int], Sums]], moves: list[int],
 
 
 def _progress_default(progress: bool | None) -> bool:
-    if progress is not None:
+    if check_flag("progress", progress, none=True) is not None:
         return bool(progress)
     import sys
 
