@@ -20,15 +20,8 @@ import numpy as np
 import pytest
 
 from fevga import batch, perft, rollout
-from fevga.gioul import (
-    GioulPosition,
-    batch_legal_moves,
-    count_legal_moves,
-    play_gioul_game,
-    self_play,
-    to_array,
-    validate_states,
-)
+from fevga.gioul import GioulPosition, batch_legal_moves, count_legal_moves, self_play, to_array, validate_states
+from fevga.game import play_gioul_game
 from fevga.rollout import STRATA, RolloutResult
 from fevga_core import gioul as core_gioul
 

@@ -25,7 +25,9 @@ from fevga import (
     Rules,
     perft,
 )
-from fevga.gioul import Decision, play_gioul_game, self_play
+from fevga.gioul import self_play
+from fevga.records import Decision
+from fevga.game import play_gioul_game
 
 DATA = json.loads((Path(__file__).parent / "data" / "gioul_perft.json").read_text())
 START = (0,) * 24 + (15,)

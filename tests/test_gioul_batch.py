@@ -8,15 +8,8 @@ import pytest
 
 from fevga import BLACK, WHITE, GioulPosition
 from fevga.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError
-from fevga.gioul import (
-    GIOUL_WIDTH,
-    batch_legal_moves,
-    count_legal_moves,
-    from_array,
-    play_gioul_game,
-    to_array,
-    validate_states,
-)
+from fevga.gioul import GIOUL_WIDTH, batch_legal_moves, count_legal_moves, from_array, to_array, validate_states
+from fevga.game import play_gioul_game
 
 START = [0] * 24 + [15]
 

@@ -31,7 +31,7 @@ from fevga.bearoff import (
 )
 from fevga.bearoff.fileformat import write_table
 from fevga.errors import BearoffFileError, InvalidArgumentError, MissingBearoffError
-from fevga.gioul import play_gioul_game
+from fevga.game import play_gioul_game
 from fevga_core import bearoff as core
 from test_bearoff_bruteforce import ROLLS, all_sides, roll_results
 

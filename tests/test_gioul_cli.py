@@ -99,7 +99,8 @@ def test_gioul_rollout_refusals_are_one_line() -> None:
         assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
 
 def test_play_saves_a_gioul_self_play_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from fevga.gioul import GioulGameRecord, play_gioul_game
+    from fevga.records import GioulGameRecord
+    from fevga.game import play_gioul_game
     from fevga.records import load_record
 
     path = tmp_path / "g.json"

@@ -17,7 +17,7 @@ from pathlib import Path
 from fevga import BLACK, WHITE, Position, Rules
 from dataclasses import replace
 from fevga.cli.human import Console, Engine, play_human_game, play_human_match
-from fevga.game import GameRecord
+from fevga.records import GameRecord
 from fevga.records import load_record
 
 FEVGA = [sys.executable, "-m", "fevga"]
@@ -193,7 +193,7 @@ def test_engine_policies_play_as_the_core_policies_do() -> None:
     net2, net and heuristic, it chooses every recorded move (so a record's name is the truth)."""
     from fevga.cli.human import Engine
     from fevga.game import play_game
-    from fevga.gioul import play_gioul_game
+    from fevga.game import play_gioul_game
 
     for policy in ("net2", "net", "heuristic"):
         record = play_game(seed=11, policy=policy, max_plies=40)
@@ -348,7 +348,8 @@ def test_tutor_warns_before_a_bad_move() -> None:
 
 
 def test_gioul_against_the_heuristic(tmp_path: Path) -> None:
-    from fevga.gioul import GioulGameRecord, GioulPosition
+    from fevga.gioul import GioulPosition
+    from fevga.records import GioulGameRecord
 
     screen = io.StringIO()
 

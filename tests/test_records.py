@@ -10,8 +10,11 @@ import pytest
 
 from fevga import BLACK, WHITE, FevgaError, Position, Rules
 from fevga.errors import RecordError
-from fevga.game import GameRecord, MatchRecord, play_game, play_match
-from fevga.gioul import GioulGameRecord, GioulPosition, play_gioul_game, play_gioul_match
+from fevga.game import play_game, play_match
+from fevga.records import GameRecord, MatchRecord
+from fevga.gioul import GioulPosition
+from fevga.records import GioulGameRecord
+from fevga.game import play_gioul_game, play_gioul_match
 from fevga.records import load_record, read_match, save_record, write_match
 
 

@@ -32,7 +32,7 @@ from fevga.search import expectimax
 from fevga.rules import Rules
 from fevga.analyser import analyse  # after the modules it builds on
 
-__version__ = "0.1.0"
+from fevga.version import __version__
 
 __all__ = [
     "BLACK",

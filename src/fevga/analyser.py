@@ -40,8 +40,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from fevga.errors import InvalidArgumentError
 from fevga.limits import MAX_ITEMS, check_int
-from fevga.game import GameRecord, MatchRecord
-from fevga.gioul import GioulGameRecord, GioulMatchRecord
+from fevga.records import GameRecord, MatchRecord
+from fevga.records import GioulGameRecord, GioulMatchRecord
 from fevga.policy import HEURISTIC_SCALE, Policy
 from fevga.position import COLOR_NAMES, WHITE, Move, Position
 from fevga.rules import Rules, rules_of
@@ -50,7 +50,10 @@ from fevga.match import away_scores, match_equity_table, match_winning_chance
 from fevga.rollout import rollout_moves
 from fevga.bearoff.core_tables import tables_of
 from fevga_core import rollout as core
-from fevga.analysis import MAX_PLIES
+from fevga.analysis import MAX_PLIES, evaluate, hint
+import io
+from fevga.rollout.jobs import MAX_GAMES, check_workers
+import time
 
 if TYPE_CHECKING:
     from fevga.rollout import MoveRollout
@@ -228,13 +231,7 @@ class ApiEvaluator:
                             table=self.table)
 
     def _functions(self) -> tuple[HintFn, EvaluateFn]:
-        import fevga
-
-        hint = self._hint or getattr(fevga, "hint", None)
-        evaluate = self._evaluate or getattr(fevga, "evaluate", None)
-        if hint is None or evaluate is None:
-            raise InvalidArgumentError("this fevga has no fevga.hint / fevga.evaluate yet: pass hint= and evaluate=")
-        return hint, evaluate
+        return self._hint or hint, self._evaluate or evaluate
 
     def _equity(self, evaluation: Any, side: int) -> float:
         """Money equity, or normalised match equity of `side` when a score is set."""
@@ -618,8 +615,6 @@ class Analysis:
 
     def to_json(self, indent: int | None = None) -> str:
         """The JSON text (fevga.report.JsonReport: the form `fevga analyse --json` streams)."""
-        import io
-
         from fevga.report import JsonReport
 
         out = io.StringIO()
@@ -628,8 +623,6 @@ class Analysis:
 
     def to_text(self, all_plies: bool = False) -> str:
         """A readable report: flagged decisions (or every ply), then per-player totals."""
-        import io
-
         from fevga.report import TextReport
 
         out = io.StringIO()
@@ -638,8 +631,6 @@ class Analysis:
 
     def to_html(self) -> str:
         """A self-contained HTML report (inline SVG boards and graphs, no scripts, no external files)."""
-        import io
-
         from fevga.report import HtmlReport
 
         out = io.StringIO()
@@ -730,8 +721,6 @@ class Analyser:
                  luck_evaluator: Evaluator | None = None, thresholds: Thresholds | None = None, keep: int = 5,
                  rollouts: int = 0, rollout_seed: SeedLike = 0, rollout_policy: Policy = "net",
                  workers: int | None = 1) -> None:
-        from fevga.rollout.jobs import MAX_GAMES, check_workers
-
         if check_int("rollouts", rollouts, 0, MAX_GAMES - 36):  # the re-checks' limits, before the analysis starts
             check_workers(workers)
         self.match = _as_match(record)
@@ -757,8 +746,6 @@ class Analyser:
 
     def games(self) -> Iterator[GameAnalysis]:
         """Each game's analysis in order (the totals and the score advance as they come)."""
-        import time
-
         match = self.match
         score = self.score
         for index, game in enumerate(match.games, 1):

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from fevga.position import BLACK, COLOR_NAMES, WHITE, Position, other_point
+from typing import TYPE_CHECKING
+
+from fevga.notation import BLACK, COLOR_NAMES, WHITE, other_point
+
+if TYPE_CHECKING:
+    from fevga.position import Position
 
 _TOP = range(13, 25)
 _BOTTOM = range(12, 0, -1)

@@ -33,7 +33,6 @@ import numpy as np
 from fevga.errors import (
     IllegalMoveError,
     InvalidArgumentError,
-    RecordError,
     InvalidDiceError,
     InvalidNotationError,
     InvalidPositionError,
@@ -41,10 +40,8 @@ from fevga.errors import (
 from fevga.inputs import position_json
 from fevga.notation import Step, decode_gioul_id, encode_gioul_id, format_steps, parse_dice, parse_paths
 from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, Color, Position
-from fevga_core import constants, game as core_game
-from fevga_core.position import MAX_PERFT_DEPTH
 from fevga.rules import Rules, rules_of
-from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
+from fevga.seeding import SeedLike, master_key, seed_sequence
 from fevga_core.gioul import (
     GIOUL_WIDTH,
     CoreGioul,
@@ -52,25 +49,19 @@ from fevga_core.gioul import (
     first_invalid_row,
     generate_batch,
     random_games,
-    record_game,
 )
-from fevga.limits import MAX_BATCH_ROWS, MAX_LENGTH, MAX_MATCH_GAMES, as_array, bounded, check_int
-from fevga.checks import check_threads
+from fevga.limits import MAX_BATCH_ROWS, as_array, bounded, check_int
+from fevga.checks import check_threads, validate_dice
 from fevga.parallel import run_chunks
 from fevga.diagram import diagram
 
 __all__ = [
-    "Decision",
     "GioulBatchMoves",
-    "GioulGameRecord",
-    "GioulMatchRecord",
     "GioulMove",
     "GioulPosition",
     "batch_legal_moves",
     "count_legal_moves",
     "from_array",
-    "play_gioul_game",
-    "play_gioul_match",
     "self_play",
     "to_array",
     "validate_states",
@@ -78,7 +69,6 @@ __all__ = [
 
 CHAIN_FROM_ROLL = 4  # a double is a chain from the roller's fourth roll on
 _MAX_PENDING = 24  # the most dice a roll can leave pending: a chain from 1-1 (four each of 1..6)
-POLICY_IDS = {name: constants.POLICY_IDS[name] for name in ("random", "heuristic")}
 
 
 def _dice_fields(dice: Sequence[int]) -> tuple[int, int, int, int]:
@@ -531,8 +521,6 @@ def count_legal_moves(states: object, dice: object, threads: int = 1) -> np.ndar
     `states` is a sequence of GioulPositions or an (n, 58) array of state rows (`to_array`);
     `threads` > 1 splits the rows across threads.
     """
-    from fevga.batch import validate_dice
-
     threads = check_threads("threads", threads)
     rows = _state_rows(states)
     rolls = validate_dice(dice, len(rows))
@@ -570,8 +558,6 @@ def batch_legal_moves(states: object, dice: object) -> GioulBatchMoves:
     >>> moves.counts().tolist()
     [2, 5]
     """
-    from fevga.batch import validate_dice
-
     rows = _state_rows(states)
     rolls = validate_dice(dice, len(rows))
     offsets, results, steps, nsteps = generate_batch(rows, rolls)
@@ -579,302 +565,6 @@ def batch_legal_moves(states: object, dice: object) -> GioulBatchMoves:
 
 
 # ---------------------------------------------------------------------- games
-
-
-@dataclass(frozen=True)
-class Decision:
-    """One decision of a game: who played which dice, why, and what."""
-
-    mover: Color
-    roller: Color
-    roll: tuple[int, int] | None  # the dice rolled, for the first decision of a roll
-    dice: tuple[int, ...]  # the dice of this decision
-    kind: str  # "roll", "block" (the same player's next block of a chain) or "hand-over"
-    steps: tuple[Step, ...]
-    choices: int  # legal moves the decision had
-
-    @property
-    def notation(self) -> str:
-        """The move in the mover's own numbering (``pass`` if no die could be played)."""
-        return format_steps(self.steps)
-
-
-@dataclass(frozen=True)
-class GioulGameRecord:
-    """A complete seeded Gioul game: every decision and the result. `start` is None for a
-    game begun with the one-die draw, else the state it was played on from (in a match, the
-    winner of the previous game starts the next one with two fresh dice)."""
-
-    seed: int | str
-    rules: Rules
-    policies: tuple[str, str]
-    decisions: tuple[Decision, ...]
-    final: GioulPosition
-    winner: Color | None
-    points: int
-    start: GioulPosition | None = None
-    truncated: bool = False  # stopped before the end (result "truncated")
-    resigned: bool = False  # the loser resigned: `winner` and `points` are the resignation's
-
-    @property
-    def result(self) -> str:
-        """``"white"``, ``"black"`` (a win, or a resignation), ``"draw"`` (a dead position) or
-        ``"truncated"`` (stopped before the end)."""
-        if self.truncated:
-            return "truncated"
-        return "draw" if self.winner is None else COLOR_NAMES[self.winner]
-
-    def log(self) -> str:
-        """A readable log, one line per decision."""
-        lines = []
-        for number, d in enumerate(self.decisions, 1):
-            dice = " ".join(map(str, d.dice)) if len(d.dice) != 2 or d.dice[0] == d.dice[1] else f"{d.dice[0]}-{d.dice[1]}"
-            why = {
-                "roll": f"rolls {d.roll[0]}-{d.roll[1]}" if d.roll else "rolls",
-                "block": "next chain block",
-                "hand-over": f"handed over ({COLOR_NAMES[d.roller]}'s roll)",
-            }[d.kind]
-            lines.append(f"{number:4d}. {COLOR_NAMES[d.mover]:5s} {why:28s} {dice:9s}: {d.notation}")
-        lines.append(self.result if self.winner is None else f"{self.result} wins {self.points} point(s)"
-                     + (" (resigned)" if self.resigned else ""))
-        return "\n".join(lines)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form of the whole record."""
-        return {
-            "game": "gioul",
-            "seed": self.seed,
-            "rules": self.rules.to_dict(),
-            "policies": list(self.policies),
-            "start": None if self.start is None else self.start.id,
-            "decisions": [
-                {
-                    "player": COLOR_NAMES[d.mover],
-                    "roller": COLOR_NAMES[d.roller],
-                    "roll": list(d.roll) if d.roll else None,
-                    "dice": list(d.dice),
-                    "kind": d.kind,
-                    "move": d.notation,
-                    "steps": [list(s) for s in d.steps],
-                }
-                for d in self.decisions
-            ],
-            "final": self.final.id,
-            "result": self.result,
-            "winner": None if self.winner is None else COLOR_NAMES[self.winner],
-            "points": self.points,
-            **({"resigned": True} if self.resigned else {}),
-        }
-
-    def to_json(self, indent: int | None = None) -> str:
-        """The JSON text of to_dict()."""
-        return json.dumps(self.to_dict(), indent=indent)
-
-    @classmethod
-    def from_dict(cls, data: Any) -> GioulGameRecord:
-        """The record of a to_dict() form, every decision replayed and checked (RecordError)."""
-        from fevga.records import gioul_game_from_dict
-
-        return gioul_game_from_dict(data)
-
-    @classmethod
-    def from_json(cls, text: str) -> GioulGameRecord:
-        """The record of a to_json() text: ``GioulGameRecord.from_json(r.to_json()) == r``."""
-        from fevga.records import gioul_game_from_dict, read_json
-
-        return gioul_game_from_dict(read_json(text))
-
-    def positions(self) -> list[GioulPosition]:
-        """The state before each decision, then the final one, replayed through the rules
-        (the first is `start`, or the initial position with the starter to roll)."""
-        if self.start is not None:
-            start = self.start
-        else:
-            first = self.decisions[0].mover if self.decisions else WHITE
-            start = GioulPosition.initial(first)
-        out = [start]
-        for d in self.decisions:
-            for move in out[-1].legal_moves(d.roll):
-                if move.steps == d.steps:
-                    out.append(move.position)
-                    break
-            else:
-                raise IllegalMoveError(f"recorded decision {d.notation!r} is illegal in {out[-1].id}")
-        return out
-
-
-def _policy_id(policy: str) -> int:
-    if not isinstance(policy, str) or policy not in POLICY_IDS:
-        raise InvalidArgumentError(f"Gioul policy {policy!r} must be one of {sorted(POLICY_IDS)}")
-    return POLICY_IDS[policy]
-
-
-def play_gioul_game(
-    seed: SeedLike = None,
-    policy: str | tuple[str, str] = "random",
-    rules: Rules | None = None,
-    start: GioulPosition | None = None,
-) -> GioulGameRecord:
-    """Play one seeded Gioul game in the core and return its record.
-
-    Without `start` the game begins with the one-die draw; with `start` (a Gioul state that
-    is not finished) it is played on from there: its side on turn rolls (or plays its
-    pending dice) first.
-
-    >>> record = play_gioul_game(seed=7)
-    >>> record.final.is_game_over()
-    True
-    """
-    rules = rules_of(rules, "gioul")
-    pair = policy if isinstance(policy, tuple) else (policy, policy)
-    if len(pair) != 2:
-        raise InvalidArgumentError(f"policy pair {policy!r} must be (white_policy, black_policy)")
-    ids = (_policy_id(pair[0]), _policy_id(pair[1]))
-    if start is not None:
-        if not isinstance(start, GioulPosition):
-            raise InvalidArgumentError(f"start must be a GioulPosition, not {type(start).__name__}")
-        if start.is_game_over():
-            raise InvalidArgumentError(f"start state {start.id} is already finished")
-    sequence = seed_sequence(seed)
-    points, raw = record_game(master_key(sequence), 0, rules.first_roll == "opening_dice", ids[0], ids[1], start)
-    decisions = []
-    previous: int | None = None  # the mover of the previous decision
-    for mover, roller, d1, d2, die, count, pair_die, steps, choices in raw:
-        dice = (die, pair_die) if pair_die else (die,) * count
-        if d1:
-            kind = "roll"
-        elif previous == mover:
-            kind = "block"  # the same player goes on with the next block
-        else:
-            kind = "hand-over"
-        decisions.append(Decision(mover, roller, (d1, d2) if d1 else None, dice, kind, steps, choices))
-        previous = mover
-    record = GioulGameRecord(
-        seed=seed_repr(sequence),
-        rules=rules,
-        policies=(pair[0], pair[1]),
-        decisions=tuple(decisions),
-        final=GioulPosition.initial(),
-        winner=None if points == 0 else (WHITE if points > 0 else BLACK),
-        points=abs(points),
-        start=start,
-    )
-    final = record.positions()[-1]
-    return GioulGameRecord(
-        record.seed, record.rules, record.policies, record.decisions, final, record.winner, record.points, start
-    )
-
-
-@dataclass(frozen=True)
-class GioulMatchRecord:
-    """A Gioul match to `length` points: its games in order and the final score (the
-    fields and methods of fevga.game.MatchRecord, with GioulGameRecord games)."""
-
-    length: int
-    games: tuple[GioulGameRecord, ...]
-    score: tuple[int, int] = (0, 0)
-    players: tuple[str, str] = ("White", "Black")
-    seed: int | str | None = None  # the match seed; each game records its own seed
-
-    @property
-    def winner(self) -> Color | None:
-        """The side that reached `length` points (None if `max_games` ran out first, or for a
-        session of unlimited games: length 0)."""
-        if self.length <= 0:
-            return None
-        if self.score[0] >= self.length:
-            return WHITE
-        return BLACK if self.score[1] >= self.length else None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        winner = self.winner
-        return {"game": "gioul", "length": self.length, "seed": self.seed, "score": list(self.score),
-                "winner": None if winner is None else COLOR_NAMES[winner], "players": list(self.players),
-                "games": [g.to_dict() for g in self.games]}
-
-    def to_json(self, indent: int | None = None) -> str:
-        """The JSON text of to_dict()."""
-        return json.dumps(self.to_dict(), indent=indent)
-
-    @classmethod
-    def from_dict(cls, data: Any) -> GioulMatchRecord:
-        """The record of a to_dict() form, every game replayed and the score checked (RecordError)."""
-        from fevga.records import match_from_dict
-
-        if not isinstance(data, dict) or data.get("game") != "gioul":
-            raise RecordError("not a Gioul match record (its \"game\" field must be \"gioul\")")
-        match = match_from_dict(data)
-        assert isinstance(match, GioulMatchRecord)
-        return match
-
-    @classmethod
-    def from_json(cls, text: str) -> GioulMatchRecord:
-        """The record of a to_json() text: ``GioulMatchRecord.from_json(m.to_json()) == m``."""
-        from fevga.records import read_json
-
-        return cls.from_dict(read_json(text))
-
-    def log(self) -> str:
-        """One line per game and the final score."""
-        lines = [f"{self.length} point Gioul match, seed {self.seed}"]
-        score = [0, 0]
-        for number, game in enumerate(self.games, 1):
-            if game.winner is not None:
-                score[game.winner] += game.points
-            begun = "one-die draw" if game.start is None else f"{COLOR_NAMES[game.start.turn]} starts"
-            lines.append(f"  game {number} ({begun}): {game.result}" + (f" {game.points} point(s)" if game.points else "")
-                         + f", {len(game.decisions)} decisions; score {score[0]}-{score[1]}")
-        lines.append(f"final score {self.score[0]}-{self.score[1]}")
-        return "\n".join(lines)
-
-
-def play_gioul_match(
-    length: int,
-    seed: SeedLike = None,
-    policy: str | tuple[str, str] = "random",
-    rules: Rules | None = None,
-    max_games: int = 10_000,
-) -> GioulMatchRecord:
-    """Play a Gioul match to `length` points (1 a game, 2 for a mars; no doubling cube), as
-    fevga.game.play_match does for Fevga: the winner of a game starts the next one with two
-    fresh dice; the first game and any game after a draw start with the one-die draw.
-
-    Game i is played with its own seed ``game_seed_of(match master key, i)``, recorded in
-    its GioulGameRecord: ``play_gioul_game(seed=g.seed, policy=g.policies, rules=g.rules,
-    start=g.start)`` replays it exactly. The policies ("random", "heuristic") do not look
-    at the score.
-
-    >>> match = play_gioul_match(3, seed=1)
-    >>> max(match.score) >= 3
-    True
-    """
-    length = check_int("match length", length, 1, MAX_LENGTH)
-    max_games = check_int("max_games", max_games, 1, MAX_MATCH_GAMES)
-    rules = rules_of(rules, "gioul")
-    pair = policy if isinstance(policy, tuple) else (policy, policy)
-    if len(pair) != 2:
-        raise InvalidArgumentError(f"policy pair {policy!r} must be (white_policy, black_policy)")
-    for name in pair:
-        _policy_id(name)
-    sequence = seed_sequence(seed)
-    master, seed_value = master_key(sequence), seed_repr(sequence)
-    score = [0, 0]
-    games: list[GioulGameRecord] = []
-    starter: int | None = None
-    for index in range(max_games):
-        start = None if starter is None else GioulPosition.initial(starter)
-        game_seed = int(core_game.game_seed_of(master, index))
-        record = play_gioul_game(seed=game_seed, policy=(pair[0], pair[1]), rules=rules, start=start)
-        games.append(record)
-        if record.winner is None:
-            starter = None
-            continue
-        score[record.winner] += record.points
-        starter = record.winner
-        if score[record.winner] >= length:
-            break
-    return GioulMatchRecord(length=length, games=tuple(games), score=(score[0], score[1]), seed=seed_value)
 
 
 def self_play(games: int, seed: SeedLike = None, rules: Rules | None = None) -> np.ndarray:

@@ -16,7 +16,9 @@ import numpy as np
 
 from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidNotationError, InvalidPositionError
 from fevga.inputs import position_json
+from fevga.notation import BLACK as BLACK, COLOR_NAMES as COLOR_NAMES, WHITE as WHITE, Color as Color
 from fevga.notation import Step, decode_id, encode_id, format_steps, parse_dice, parse_paths
+from fevga.diagram import diagram
 from fevga.rules import Rules, rules_of
 from fevga_core import constants
 from fevga_core.gioul import CoreGioul
@@ -25,23 +27,8 @@ from fevga_core.position import MAX_PERFT_DEPTH, CorePosition
 if TYPE_CHECKING:
     from fevga.gioul import GioulPosition
 
-Color = int
-"""A side: WHITE (0) or BLACK (1)."""
-WHITE: Color = 0
-BLACK: Color = 1
-COLOR_NAMES = ("white", "black")
 NUM_CHECKERS = constants.NUM_CHECKERS
 NUM_POINTS = constants.NUM_POINTS
-
-
-def other_point(point: int) -> int:
-    """The same board point in the other side's own numbering (1-24 -> 1-24)."""
-    return (point + 11) % 24 + 1
-
-
-def printed_point(color: int, point: int) -> int:
-    """A side's own point in the printed (White's) numbering of diagrams."""
-    return point if color == WHITE else other_point(point)
 
 
 def _validate_counts(name: str, counts: object) -> tuple[int, ...]:
@@ -145,8 +132,6 @@ class Position(CorePosition):
 
     def diagram(self, perspective: int = WHITE) -> str:
         """The board as text in `perspective`'s own numbering (default White's, the printed one)."""
-        from fevga.diagram import diagram
-
         return diagram(self, perspective)
 
     def _repr_svg_(self) -> str:

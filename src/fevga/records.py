@@ -17,24 +17,28 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field, fields
-from pathlib import Path
 from typing import Any, Union
 
+import json
+from fevga.errors import FevgaError, IllegalMoveError, InvalidArgumentError, RecordError
 from fevga.files import atomic_write
-from fevga.errors import FevgaError, InvalidArgumentError, RecordError
-from fevga.game import GameRecord, MatchRecord, Ply, _with_turn
-from fevga.gioul import Decision, GioulGameRecord, GioulMatchRecord, GioulPosition
+from fevga.gioul import GioulPosition
 from fevga.inputs import file_path, parse_json, read_file
 from fevga.limits import MAX_GAME_PLIES as MAX_PLIES, MAX_LENGTH, MAX_MATCH_GAMES as MAX_GAMES
-from fevga.notation import format_steps, parse_dice
+from fevga.notation import Step, format_steps, parse_dice
 from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, Color, Position
 from fevga.rules import Rules
 
-AnyGame = Union[GameRecord, GioulGameRecord]
-AnyMatch = Union[MatchRecord, GioulMatchRecord]
-Record = Union[AnyGame, AnyMatch]
 
 __all__ = [
+    "AnyGame",
+    "AnyMatch",
+    "Decision",
+    "GameRecord",
+    "GioulGameRecord",
+    "GioulMatchRecord",
+    "MatchRecord",
+    "Ply",
     "Record",
     "game_from_dict",
     "game_from_json",
@@ -44,12 +48,355 @@ __all__ = [
     "parse_record",
     "read_match",
     "save_record",
+    "session_of",
     "write_match",
 ]
 
 _COLOR_OF = {name: color for color, name in enumerate(COLOR_NAMES)}
 
 MAX_RECORD_BYTES = 64 << 20  # a record file (a season of 10,000 games is about 30 MB of JSON)
+
+
+# ---------------------------------------------------------------------------------------
+# The records of both games
+
+
+@dataclass(frozen=True)
+class Ply:
+    """One turn of a game: who moved, the dice, and the steps played (empty for a pass)."""
+
+    turn: Color
+    dice: tuple[int, int]
+    steps: tuple[Step, ...]
+
+    @property
+    def notation(self) -> str:
+        """The move in the mover's own numbering (``pass`` if no die could be played)."""
+        return format_steps(self.steps)
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A complete game: start, opening draw, every ply, and the result."""
+
+    seed: int | str
+    rules: Rules
+    policies: tuple[str, str]
+    start: Position
+    opening_dice: tuple[int, int] | None
+    plies: tuple[Ply, ...]
+    final: Position
+    winner: Color | None
+    points: int
+    truncated: bool = False  # stopped before the end (result "truncated")
+    resigned: bool = False  # the loser resigned: `winner` and `points` are the resignation's
+
+    @property
+    def result(self) -> str:
+        """``"white"``, ``"black"`` (a win, or a resignation), ``"draw"`` (a dead position) or
+        ``"truncated"`` (stopped before the end)."""
+        if self.truncated:
+            return "truncated"
+        return "draw" if self.winner is None else COLOR_NAMES[self.winner]
+
+    def positions(self) -> list[Position]:
+        """The position before each ply, then the final one (replayed through the rules)."""
+        out = [self.start if self.opening_dice is None else _with_turn(self.start, self.plies[0].turn if self.plies else 0)]
+        for ply in self.plies:
+            out.append(_replay(out[-1], ply, self.rules))
+        return out
+
+    def log(self) -> str:
+        """A readable move log, one line per ply."""
+        lines = []
+        if self.opening_dice is not None:
+            lines.append(f"opening draw: white {self.opening_dice[0]}, black {self.opening_dice[1]}")
+        for number, ply in enumerate(self.plies, 1):
+            lines.append(f"{number:4d}. {COLOR_NAMES[ply.turn]:5s} {ply.dice[0]}-{ply.dice[1]}: {ply.notation}")
+        outcome = self.result
+        lines.append(outcome if outcome in ("draw", "truncated") else
+                     f"{outcome} wins {self.points} point(s)" + (" (resigned)" if self.resigned else ""))
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form of the whole record; each ply carries the ID of the position it was played in."""
+        before = self.positions()
+        return {
+            "seed": self.seed,
+            "rules": self.rules.to_dict(),
+            "policies": list(self.policies),
+            "start": self.start.id,
+            "opening_dice": list(self.opening_dice) if self.opening_dice else None,
+            "plies": [
+                {"turn": COLOR_NAMES[p.turn], "dice": list(p.dice), "move": p.notation,
+                 "steps": [list(s) for s in p.steps], "position": before[i].id}
+                for i, p in enumerate(self.plies)
+            ],
+            "final": self.final.id,
+            "result": self.result,
+            "winner": None if self.winner is None else COLOR_NAMES[self.winner],
+            "points": self.points,
+            **({"resigned": True} if self.resigned else {}),
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The JSON text of to_dict()."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> GameRecord:
+        """The record of a to_dict() form, every ply replayed and checked (RecordError if not)."""
+        return game_from_dict(data)
+
+    @classmethod
+    def from_json(cls, text: str) -> GameRecord:
+        """The record of a to_json() text: ``GameRecord.from_json(r.to_json()) == r``."""
+        return game_from_json(text)
+
+
+def _with_turn(position: Position, turn: int) -> Position:
+    return Position._trusted(position.counts(WHITE), position.counts(BLACK), turn)
+
+
+def _replay(position: Position, ply: Ply, rules: Rules) -> Position:
+    for move in position.legal_moves(ply.dice, rules):
+        if move.steps == ply.steps:
+            return move.position
+    raise IllegalMoveError(f"record ply {ply.notation!r} with dice {ply.dice} is illegal in {position.id}")
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """A match to `length` points: its games in order and the final score."""
+
+    length: int
+    games: tuple[GameRecord, ...]
+    score: tuple[int, int] = field(default=(0, 0))
+    players: tuple[str, str] = ("White", "Black")
+    seed: int | str | None = None  # the match seed; each game records its own seed
+
+    @property
+    def winner(self) -> Color | None:
+        """The side that reached `length` points (None if `max_games` ran out first, or for a
+        session of unlimited games: length 0)."""
+        if self.length <= 0:
+            return None
+        if self.score[0] >= self.length:
+            return WHITE
+        return BLACK if self.score[1] >= self.length else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        winner = self.winner
+        return {"length": self.length, "seed": self.seed, "score": list(self.score),
+                "winner": None if winner is None else COLOR_NAMES[winner],
+                "players": list(self.players),
+                "games": [g.to_dict() for g in self.games]}
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The JSON text of to_dict()."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> MatchRecord:
+        """The record of a to_dict() form, every game replayed and checked (RecordError if not)."""
+        match = match_from_dict(data)
+        if not isinstance(match, MatchRecord):
+            raise RecordError("a Gioul match record (\"game\": \"gioul\"): read it with fevga.records.GioulMatchRecord")
+        return match
+
+    @classmethod
+    def from_json(cls, text: str) -> MatchRecord:
+        """The record of a to_json() text: ``MatchRecord.from_json(m.to_json()) == m``."""
+        return cls.from_dict(read_json(text))
+
+    def to_text(self) -> str:
+        """The plain-text match format (docs/records.md)."""
+        return write_match(self)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision of a game: who played which dice, why, and what."""
+
+    mover: Color
+    roller: Color
+    roll: tuple[int, int] | None  # the dice rolled, for the first decision of a roll
+    dice: tuple[int, ...]  # the dice of this decision
+    kind: str  # "roll", "block" (the same player's next block of a chain) or "hand-over"
+    steps: tuple[Step, ...]
+    choices: int  # legal moves the decision had
+
+    @property
+    def notation(self) -> str:
+        """The move in the mover's own numbering (``pass`` if no die could be played)."""
+        return format_steps(self.steps)
+
+
+@dataclass(frozen=True)
+class GioulGameRecord:
+    """A complete seeded Gioul game: every decision and the result. `start` is None for a
+    game begun with the one-die draw, else the state it was played on from (in a match, the
+    winner of the previous game starts the next one with two fresh dice)."""
+
+    seed: int | str
+    rules: Rules
+    policies: tuple[str, str]
+    decisions: tuple[Decision, ...]
+    final: GioulPosition
+    winner: Color | None
+    points: int
+    start: GioulPosition | None = None
+    truncated: bool = False  # stopped before the end (result "truncated")
+    resigned: bool = False  # the loser resigned: `winner` and `points` are the resignation's
+
+    @property
+    def result(self) -> str:
+        """``"white"``, ``"black"`` (a win, or a resignation), ``"draw"`` (a dead position) or
+        ``"truncated"`` (stopped before the end)."""
+        if self.truncated:
+            return "truncated"
+        return "draw" if self.winner is None else COLOR_NAMES[self.winner]
+
+    def log(self) -> str:
+        """A readable log, one line per decision."""
+        lines = []
+        for number, d in enumerate(self.decisions, 1):
+            dice = " ".join(map(str, d.dice)) if len(d.dice) != 2 or d.dice[0] == d.dice[1] else f"{d.dice[0]}-{d.dice[1]}"
+            why = {
+                "roll": f"rolls {d.roll[0]}-{d.roll[1]}" if d.roll else "rolls",
+                "block": "next chain block",
+                "hand-over": f"handed over ({COLOR_NAMES[d.roller]}'s roll)",
+            }[d.kind]
+            lines.append(f"{number:4d}. {COLOR_NAMES[d.mover]:5s} {why:28s} {dice:9s}: {d.notation}")
+        lines.append(self.result if self.winner is None else f"{self.result} wins {self.points} point(s)"
+                     + (" (resigned)" if self.resigned else ""))
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form of the whole record."""
+        return {
+            "game": "gioul",
+            "seed": self.seed,
+            "rules": self.rules.to_dict(),
+            "policies": list(self.policies),
+            "start": None if self.start is None else self.start.id,
+            "decisions": [
+                {
+                    "player": COLOR_NAMES[d.mover],
+                    "roller": COLOR_NAMES[d.roller],
+                    "roll": list(d.roll) if d.roll else None,
+                    "dice": list(d.dice),
+                    "kind": d.kind,
+                    "move": d.notation,
+                    "steps": [list(s) for s in d.steps],
+                }
+                for d in self.decisions
+            ],
+            "final": self.final.id,
+            "result": self.result,
+            "winner": None if self.winner is None else COLOR_NAMES[self.winner],
+            "points": self.points,
+            **({"resigned": True} if self.resigned else {}),
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The JSON text of to_dict()."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> GioulGameRecord:
+        """The record of a to_dict() form, every decision replayed and checked (RecordError)."""
+        return gioul_game_from_dict(data)
+
+    @classmethod
+    def from_json(cls, text: str) -> GioulGameRecord:
+        """The record of a to_json() text: ``GioulGameRecord.from_json(r.to_json()) == r``."""
+        return gioul_game_from_dict(read_json(text))
+
+    def positions(self) -> list[GioulPosition]:
+        """The state before each decision, then the final one, replayed through the rules
+        (the first is `start`, or the initial position with the starter to roll)."""
+        if self.start is not None:
+            start = self.start
+        else:
+            first = self.decisions[0].mover if self.decisions else WHITE
+            start = GioulPosition.initial(first)
+        out = [start]
+        for d in self.decisions:
+            for move in out[-1].legal_moves(d.roll):
+                if move.steps == d.steps:
+                    out.append(move.position)
+                    break
+            else:
+                raise IllegalMoveError(f"recorded decision {d.notation!r} is illegal in {out[-1].id}")
+        return out
+
+
+@dataclass(frozen=True)
+class GioulMatchRecord:
+    """A Gioul match to `length` points: its games in order and the final score (the
+    fields and methods of fevga.records.MatchRecord, with GioulGameRecord games)."""
+
+    length: int
+    games: tuple[GioulGameRecord, ...]
+    score: tuple[int, int] = (0, 0)
+    players: tuple[str, str] = ("White", "Black")
+    seed: int | str | None = None  # the match seed; each game records its own seed
+
+    @property
+    def winner(self) -> Color | None:
+        """The side that reached `length` points (None if `max_games` ran out first, or for a
+        session of unlimited games: length 0)."""
+        if self.length <= 0:
+            return None
+        if self.score[0] >= self.length:
+            return WHITE
+        return BLACK if self.score[1] >= self.length else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        winner = self.winner
+        return {"game": "gioul", "length": self.length, "seed": self.seed, "score": list(self.score),
+                "winner": None if winner is None else COLOR_NAMES[winner], "players": list(self.players),
+                "games": [g.to_dict() for g in self.games]}
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The JSON text of to_dict()."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> GioulMatchRecord:
+        """The record of a to_dict() form, every game replayed and the score checked (RecordError)."""
+        if not isinstance(data, dict) or data.get("game") != "gioul":
+            raise RecordError("not a Gioul match record (its \"game\" field must be \"gioul\")")
+        match = match_from_dict(data)
+        assert isinstance(match, GioulMatchRecord)
+        return match
+
+    @classmethod
+    def from_json(cls, text: str) -> GioulMatchRecord:
+        """The record of a to_json() text: ``GioulMatchRecord.from_json(m.to_json()) == m``."""
+        return cls.from_dict(read_json(text))
+
+    def log(self) -> str:
+        """One line per game and the final score."""
+        lines = [f"{self.length} point Gioul match, seed {self.seed}"]
+        score = [0, 0]
+        for number, game in enumerate(self.games, 1):
+            if game.winner is not None:
+                score[game.winner] += game.points
+            begun = "one-die draw" if game.start is None else f"{COLOR_NAMES[game.start.turn]} starts"
+            lines.append(f"  game {number} ({begun}): {game.result}" + (f" {game.points} point(s)" if game.points else "")
+                         + f", {len(game.decisions)} decisions; score {score[0]}-{score[1]}")
+        lines.append(f"final score {self.score[0]}-{self.score[1]}")
+        return "\n".join(lines)
+
+
+
+AnyGame = Union[GameRecord, GioulGameRecord]
+AnyMatch = Union[MatchRecord, GioulMatchRecord]
+Record = Union[AnyGame, AnyMatch]
 
 
 # ---------------------------------------------------------------------------------------

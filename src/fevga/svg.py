@@ -31,9 +31,13 @@ from xml.sax.saxutils import escape
 
 from fevga.errors import InvalidArgumentError
 from fevga.files import atomic_write
-from fevga.gioul import GioulPosition
+from fevga_core.gioul import CoreGioul
 from fevga.limits import bounded, check_flag, check_int
-from fevga.position import BLACK, COLOR_NAMES, WHITE, Position, other_point
+from fevga.notation import other_point
+from fevga.position import BLACK, COLOR_NAMES, WHITE, Position
+import importlib
+import shutil
+import subprocess
 
 _COLORS = {
     "frame": "#5b3a1e",
@@ -231,7 +235,7 @@ def board(position: Position, *, size: int = 480, coordinates: bool = True, dice
     side on roll. `captioned` writes the pips, borne-off counts and the side on roll
     underneath (`caption`); `shared` refers to `board_defs()` for the common drawing.
     """
-    if not isinstance(position, (Position, GioulPosition)):
+    if not isinstance(position, (Position, CoreGioul)):
         raise InvalidArgumentError(f"position {repr(position)[:80]} must be a fevga.Position or a GioulPosition")
     size = check_int("size", size, 1, MAX_SIZE)
     perspective = check_int("perspective", perspective, 0, 1)
@@ -287,10 +291,6 @@ def save(position: Position, path: str, image: str | None = None, **options: Any
 def to_png(svg_text: str) -> bytes:
     """PNG bytes of an SVG text: CairoSVG (``pip install 'fevga[png]'``) or, without it, the
     system's ``rsvg-convert`` (librsvg); InvalidArgumentError naming both when neither is there."""
-    import importlib
-    import shutil
-    import subprocess
-
     try:
         cairosvg = importlib.import_module("cairosvg")
     except (ImportError, OSError):  # OSError: the package is there, the cairo library is not

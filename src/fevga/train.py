@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from fevga.errors import CheckpointError, FevgaError, InvalidArgumentError
+from fevga.errors import CheckpointError, InvalidArgumentError
 from fevga.files import atomic_write, output_folder
 from fevga.inputs import ArraySpec, parse_json, read_file, read_npz
 from fevga.net import Net
@@ -50,6 +50,7 @@ from fevga.strength import duel
 from fevga_core import train as core
 from fevga.rollout.executors import connect
 from fevga_core.net import CoreNet
+from fevga.version import __version__
 
 CHECKPOINT = "checkpoint.npz"
 NET_FILE = "net.npz"
@@ -114,8 +115,6 @@ class TrainRun:
 
     def net(self, command: str | None = None) -> Net:
         """The current weights as a Net with provenance."""
-        from fevga import __version__
-
         provenance = {
             "trainer": "fevga.train (TD(lambda) self-play, docs/net.md)",
             "config": asdict(self.config),

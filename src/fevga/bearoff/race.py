@@ -38,13 +38,13 @@ from fevga.bearoff.tables import (
 )
 from fevga.errors import InvalidArgumentError, MissingBearoffError
 from fevga.position import COLOR_NAMES, Position
-from fevga_core import race as core_race
+from fevga_core import bearoff as core, race as core_race
 
 from fevga.gioul import GioulPosition
 
 if TYPE_CHECKING:
     from fevga.gioul import GioulMove
-    from fevga.position import Move, Position
+    from fevga.position import Move
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -100,8 +100,6 @@ def race_estimate(on_roll: Side, opponent: Side | None = None, db: OneSidedDB | 
 
 def estimate_matrix(db: OneSidedDB, checkers: int) -> FloatArray:
     """Estimated win probability for every pair of sides with <= `checkers` on the db's points."""
-    from fevga_core import bearoff as core
-
     n = int(core.count(db.points, checkers))
     dense = db.dense_distributions()[:n]
     survival = np.cumsum(dense[:, ::-1], axis=1)[:, ::-1]

@@ -28,6 +28,9 @@ from fevga_core import bearoff as core
 from fevga_core import constants
 from fevga.gioul import GioulPosition
 from fevga.position import COLOR_NAMES, Position
+import importlib
+import threading
+import sys
 
 TOTAL_CHECKERS = constants.NUM_CHECKERS
 MAX_POINTS = 11
@@ -50,8 +53,6 @@ Side = Union[Sequence[int], SideOf]
 
 
 def _progress(total: int, desc: str, enabled: bool) -> Any:
-    import importlib
-
     tqdm = importlib.import_module("tqdm").tqdm
     return tqdm(total=total, desc=desc, unit="pos", disable=not enabled, leave=False)
 
@@ -649,8 +650,6 @@ _SERIAL_SHELLS = 400  # below this, a shell is too small to be worth two threads
 
 def _run_threaded(builder: Any, threads: int, bar: Any) -> None:
     """Build the remaining shells with `threads` threads over the nogil kernels, 2 barriers a shell."""
-    import threading
-
     shells = int(builder.positions)
     first = int(builder.done)
     barrier = threading.Barrier(threads)
@@ -754,8 +753,6 @@ def default_one_sided(*, progress: bool | None = None, game: str = "fevga") -> O
     first use (with a progress bar when `progress`, by default when stderr is a terminal)."""
     _check_game(game)
     if progress is None:
-        import sys
-
         progress = sys.stderr.isatty()
     path = cache_dir() / ("one-sided-6x15.fbo" if game == "fevga" else f"one-sided-6x15-{game}.fbo")
     cached = _DEFAULT.get(path)

@@ -15,10 +15,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fevga.cli.game import add_game_option, game_of, position_argument
+from fevga.cli.options import add_game_option, game_of, position_argument
 from fevga.errors import FevgaError, InvalidArgumentError, InvalidNotationError, MissingBearoffError
 from fevga.files import atomic_write, output_path
 from fevga_core.constants import NUM_CHECKERS
+from fevga.bearoff.tables import check_gioul_race
+from fevga.bearoff import OneSidedDB, TwoSidedDB, best_move, cache_dir, default_one_sided, open_db, race_estimate
 
 Sides = tuple[tuple[int, ...], tuple[int, ...] | None, Any]
 
@@ -78,8 +80,6 @@ def parse_sides(text: str, game: str = "fevga") -> Sides:
         return on_roll, opponent, None
     position = position_argument(stripped, game)
     if game == "gioul":
-        from fevga.bearoff.tables import check_gioul_race
-
         check_gioul_race(position)
         if position.pending:  # type: ignore[union-attr]
             raise MissingBearoffError(
@@ -90,8 +90,6 @@ def parse_sides(text: str, game: str = "fevga") -> Sides:
 
 
 def _one_sided(path: Path | None, game: str = "fevga") -> Any:
-    from fevga.bearoff import OneSidedDB, default_one_sided, open_db
-
     if path is None:
         return default_one_sided(game=game)
     db = open_db(path, game=game)
@@ -101,8 +99,6 @@ def _one_sided(path: Path | None, game: str = "fevga") -> Any:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from fevga.bearoff import OneSidedDB, TwoSidedDB, cache_dir
-
     progress = not args.quiet and sys.stderr.isatty()
     checkers = args.checkers
     if checkers is None:  # 0 is refused by the build, not replaced
@@ -148,8 +144,6 @@ def _side_report(db: Any, side: tuple[int, ...]) -> dict[str, Any]:
 
 
 def _query(args: argparse.Namespace) -> int:
-    from fevga.bearoff import best_move, open_db, race_estimate
-
     game = game_of(args, args.position)
     on_roll, opponent, position = parse_sides(args.position, game)
     db = _one_sided(args.db, game)

@@ -9,11 +9,12 @@ import sys
 
 from fevga.analysis import MAX_PLIES, Hint, evaluate, hint
 from fevga.errors import InvalidArgumentError
-from fevga.cli.game import add_match_options, add_rules_option, score_of
+from fevga.cli.options import add_match_options, add_rules_option, score_of
 from fevga.net import Net, net_of
 from fevga.notation import GIOUL_ID_LENGTH
 from fevga.position import COLOR_NAMES, Position
 from fevga.rules import Rules
+from fevga.train import NET_FILE, TrainConfig, train
 
 
 def add_net_option(parser: argparse.ArgumentParser) -> None:
@@ -44,7 +45,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     tr = subparsers.add_parser("train", help="train a net from scratch by self-play (resumes from OUT/checkpoint.npz)")
     tr.add_argument("out", help="folder for the checkpoint, net.npz, curve.json and curve.png")
-    from fevga.train import TrainConfig
 
     defaults = TrainConfig()
     tr.add_argument("--games", type=int, default=defaults.games, help="self-play games (default: %(default)s)")
@@ -121,8 +121,6 @@ def hint_table(hints: list[Hint], match: bool = False) -> list[str]:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from fevga.train import NET_FILE, TrainConfig, train
-
     config = TrainConfig(games=args.games, hidden=args.hidden, lam=args.lam, rate=args.rate, rate_final=args.rate_final,
                          batch=args.batch, seed=args.seed, check_every=args.check_every, check_games=args.check_games,
                          check_against=args.check_against)

@@ -29,6 +29,7 @@ from fevga.rollout.results import Z95, MoveRollout, RolloutResult, statistics
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike
 from fevga.analysis import hint
+import sys
 
 if TYPE_CHECKING:
     from fevga.bearoff import OneSidedDB, TwoSidedDB
@@ -329,7 +330,6 @@ def _compare(rounds: list[tuple[list[int], Sums]], moves: list[int],
 def _progress_default(progress: bool | None) -> bool:
     if check_flag("progress", progress, none=True) is not None:
         return bool(progress)
-    import sys
 
     return sys.stderr.isatty()
 

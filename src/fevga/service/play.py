@@ -29,8 +29,9 @@ import numpy as np
 from fevga.cli.human import (DEFAULT_ENGINE, ENGINE_POLICIES, AnyMove, AnyPosition, Engine, _legal, _needs_roll, _over,
                              _parse)
 from fevga.errors import FevgaError, InvalidArgumentError
-from fevga.game import GameRecord, Ply
-from fevga.gioul import Decision, GioulGameRecord, GioulPosition
+from fevga.records import GameRecord, Ply
+from fevga.gioul import GioulPosition
+from fevga.records import Decision, GioulGameRecord
 from fevga.position import BLACK, COLOR_NAMES, WHITE, Color, Position
 from fevga.rules import Rules
 from fevga.seeding import seed_repr, seed_sequence
