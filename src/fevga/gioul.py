@@ -1,4 +1,4 @@
-"""Gioul (Gul bara), Fevga's sister game: game states, decisions, perft and seeded games.
+"""Gioul (Gul bara), Fevga's sister game: its game states and decisions, and their batch calls.
 
 Rules: docs/rules.md, "Gioul". Same board and moving as Fevga without the mother rule or
 any prime rule; from a player's fourth roll on a double is a *chain* (four of each number
