@@ -127,7 +127,7 @@ def _expectimax() -> Any:
 
 def _analysis() -> Any:
     record = play_game(seed=31, policy="heuristic")
-    return fevga.analyse(record, plies=1).to_dict()
+    return _strip(fevga.analyse(record, plies=1).to_dict())
 
 
 def _training() -> Any:
@@ -154,7 +154,7 @@ CASES: dict[str, Callable[[], Any]] = {
 }
 
 PINS: dict[str, str] = {  # recorded on main at d19dfc4
-    "analysis": "edcb26901b21ef9363e5a230a64dc13cfe1a210610cd74960185de933b1c519e",
+    "analysis": "82db0634c645750ba0b02e9018823859dd8189a35fe55922a183b9d6f7fba225",
     "evaluations": "b1a97db030aec29f5de9f1f2bf30a05cf828c11c94e61cc7a502d1f22fd2187d",
     "expectimax": "723a70238c108c94730f5a0902b55ef3fb3a01193a41cb9b97eeeee4aa199a74",
     "fevga-games-bearoff": "88b16a1458ac0ffe9d1a3ddbed21a79e9d04d39a4ab163bcc04ae85a5f4bfc81",
