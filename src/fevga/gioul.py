@@ -77,10 +77,6 @@ _MAX_PENDING = 24  # the most dice a roll can leave pending: a chain from 1-1 (f
 POLICY_IDS = {name: constants.POLICY_IDS[name] for name in ("random", "heuristic")}
 
 
-def chain_dice(die: int) -> tuple[int, ...]:
-    """The dice of a chain rolled as `die`-`die`: four of each number from `die` to 6."""
-    return tuple(d for d in range(die, 7) for _ in range(4))
-
 
 def _dice_fields(dice: Sequence[int]) -> tuple[int, int, int, int]:
     """(die, count, last, pair) of a pending dice sequence; InvalidDiceError if it is not
