@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from fevga.errors import InvalidArgumentError
 from fevga.game import GameRecord, MatchRecord
+from fevga.gioul import GioulGameRecord, GioulMatchRecord
 from fevga.policy import Policy
 from fevga.position import COLOR_NAMES, WHITE, Move, Position
 from fevga.rules import Rules, rules_of
@@ -651,7 +652,7 @@ class Analysis:
 # The analysis
 
 
-def _as_match(record: GameRecord | MatchRecord) -> MatchRecord:
+def _as_match(record: object) -> MatchRecord:
     if isinstance(record, MatchRecord):
         return record
     if isinstance(record, GameRecord):
@@ -659,6 +660,9 @@ def _as_match(record: GameRecord | MatchRecord) -> MatchRecord:
         if record.winner is not None:
             score[record.winner] += record.points
         return MatchRecord(length=0, games=(record,), score=(score[0], score[1]))
+    if isinstance(record, (GioulGameRecord, GioulMatchRecord)):
+        raise InvalidArgumentError("a Gioul record cannot be analysed yet: analysis needs a Gioul evaluator, and "
+                                   "there is no Gioul net")
     raise InvalidArgumentError(f"record {type(record).__name__} must be a GameRecord or a MatchRecord")
 
 
@@ -720,7 +724,7 @@ class Analyser:
     ([1], True)
     """
 
-    def __init__(self, record: GameRecord | MatchRecord, plies: int = 1, *, evaluator: Evaluator | None = None,
+    def __init__(self, record: object, plies: int = 1, *, evaluator: Evaluator | None = None,
                  luck_evaluator: Evaluator | None = None, thresholds: Thresholds | None = None, keep: int = 5,
                  rollouts: int = 0, rollout_seed: SeedLike = 0, rollout_policy: Policy = "net",
                  workers: int | None = 1) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from fevga.errors import IllegalMoveError, InvalidArgumentError
+from fevga.errors import IllegalMoveError, InvalidArgumentError, RecordError
 from fevga.notation import Step, format_steps
 from fevga.position import BLACK, COLOR_NAMES, WHITE, Color, Position
 from fevga.net import Net, net_of
@@ -239,14 +239,17 @@ class MatchRecord:
         """The record of a to_dict() form, every game replayed and checked (RecordError if not)."""
         from fevga.records import match_from_dict
 
-        return match_from_dict(data)
+        match = match_from_dict(data)
+        if not isinstance(match, MatchRecord):
+            raise RecordError("a Gioul match record (\"game\": \"gioul\"): read it with fevga.gioul.GioulMatchRecord")
+        return match
 
     @classmethod
     def from_json(cls, text: str) -> MatchRecord:
         """The record of a to_json() text: ``MatchRecord.from_json(m.to_json()) == m``."""
-        from fevga.records import match_from_json
+        from fevga.records import read_json
 
-        return match_from_json(text)
+        return cls.from_dict(read_json(text))
 
     def to_text(self) -> str:
         """The plain-text match format (docs/records.md)."""

@@ -33,6 +33,7 @@ import numpy as np
 from fevga.errors import (
     IllegalMoveError,
     InvalidArgumentError,
+    RecordError,
     InvalidDiceError,
     InvalidNotationError,
     InvalidPositionError,
@@ -148,10 +149,12 @@ class GioulPosition(CoreGioul):
     __slots__ = ()
 
     @classmethod
-    def initial(cls) -> GioulPosition:
-        """The start: 15 checkers on each side's point 24, White to roll its first roll."""
+    def initial(cls, turn: Color = WHITE) -> GioulPosition:
+        """The start: 15 checkers on each side's point 24, `turn` (White) to roll its first roll."""
+        if turn not in (WHITE, BLACK) or isinstance(turn, bool):
+            raise InvalidArgumentError(f"turn {turn!r} must be WHITE (0) or BLACK (1)")
         start = (0,) * 24 + (NUM_CHECKERS,)
-        return cls._from_fields(bytes([*start, *start, WHITE]), 0, 0, 0, 0, 0, 0, 0)
+        return cls._from_fields(bytes([*start, *start, turn]), 0, 0, 0, 0, 0, 0, 0)
 
     @classmethod
     def from_counts(
@@ -692,12 +695,16 @@ class GioulGameRecord:
     @classmethod
     def from_dict(cls, data: Any) -> GioulGameRecord:
         """The record of a to_dict() form, every decision replayed and checked (RecordError)."""
-        return _gioul_game_from_dict(data)
+        from fevga.records import gioul_game_from_dict
+
+        return gioul_game_from_dict(data)
 
     @classmethod
     def from_json(cls, text: str) -> GioulGameRecord:
         """The record of a to_json() text: ``GioulGameRecord.from_json(r.to_json()) == r``."""
-        return _gioul_game_from_dict(_loads(text))
+        from fevga.records import gioul_game_from_dict, read_json
+
+        return gioul_game_from_dict(read_json(text))
 
     def positions(self) -> list[GioulPosition]:
         """The state before each decision, then the final one, replayed through the rules
@@ -706,7 +713,7 @@ class GioulGameRecord:
             start = self.start
         else:
             first = self.decisions[0].mover if self.decisions else WHITE
-            start = _initial_with_turn(first)
+            start = GioulPosition.initial(first)
         out = [start]
         for d in self.decisions:
             for move in out[-1].legal_moves(d.roll):
@@ -780,111 +787,6 @@ def play_gioul_game(
     )
 
 
-def _initial_with_turn(turn: int) -> GioulPosition:
-    """The start of a game with `turn` to roll its first roll."""
-    start = GioulPosition.initial()
-    if turn == WHITE:
-        return start
-    return GioulPosition.from_counts(start.counts(WHITE), start.counts(BLACK), BLACK)
-
-
-def _loads(text: str) -> Any:
-    from fevga.records import _loads as loads
-
-    return loads(text)
-
-
-def _gioul_game_from_dict(data: Any, where: str = "game") -> GioulGameRecord:
-    """A GioulGameRecord from its to_dict() form: every decision replayed through the rules
-    and every recorded field checked against the replay (RecordError names the first that
-    differs)."""
-    from fevga.errors import FevgaError, RecordError
-    from fevga.records import _need, _rules_from
-
-    if not isinstance(data, dict):
-        raise RecordError(f"{where}: a Gioul game record must be an object, not {type(data).__name__}")
-    if data.get("game") != "gioul":
-        raise RecordError(f"{where}: not a Gioul game record (game {data.get('game')!r})")
-    seed = data.get("seed")
-    if isinstance(seed, bool) or not isinstance(seed, (int, str)):
-        raise RecordError(f"{where}: seed {seed!r} must be an integer or a string")
-    raw_rules = data.get("rules")
-    if not isinstance(raw_rules, dict) or raw_rules.get("game") != "gioul":
-        raise RecordError(f"{where}: rules {raw_rules!r} are not Gioul's")
-    rules = _rules_from(raw_rules, where)
-    policies = _need(data, "policies", list, where)
-    if len(policies) != 2 or not all(isinstance(p, str) for p in policies):
-        raise RecordError(f"{where}: policies {policies!r} must be two strings")
-    raw_start = data.get("start")
-    start: GioulPosition | None = None
-    if raw_start is not None:
-        try:
-            start = GioulPosition.from_id(raw_start)
-        except FevgaError as exc:
-            raise RecordError(f"{where}: start {raw_start!r}: {exc}") from exc
-    raw_decisions = _need(data, "decisions", list, where)
-    if not raw_decisions and start is None:
-        raise RecordError(f"{where}: a game begun with the one-die draw has at least one decision")
-    decisions: list[Decision] = []
-    state = start
-    previous: int | None = None
-    for number, raw in enumerate(raw_decisions, 1):
-        at = f"{where}, decision {number}"
-        if not isinstance(raw, dict):
-            raise RecordError(f"{at}: must be an object")
-        try:
-            mover = COLOR_NAMES.index(raw["player"])
-            roller = COLOR_NAMES.index(raw["roller"])
-            roll = None if raw["roll"] is None else (int(raw["roll"][0]), int(raw["roll"][1]))
-            steps = tuple((int(a), int(b)) for a, b in raw["steps"])
-            dice = tuple(int(d) for d in raw["dice"])
-            kind = str(raw["kind"])
-        except (KeyError, ValueError, TypeError, IndexError) as exc:
-            raise RecordError(f"{at}: malformed decision ({exc})") from None
-        if state is None:
-            state = _initial_with_turn(mover)
-        if state.is_game_over():
-            raise RecordError(f"{at}: the game was already over")
-        try:
-            moves = state.legal_moves(roll)
-            holding = state.rolled(roll) if roll is not None else state
-        except FevgaError as exc:
-            raise RecordError(f"{at}: {exc}") from exc
-        expected_kind = "roll" if roll is not None else ("block" if previous == mover else "hand-over")
-        checks = (("player", state.turn, mover), ("roller", holding.roller, roller),
-                  ("dice", holding.decision_dice, dice), ("kind", expected_kind, kind))
-        for name, replayed, recorded in checks:
-            if replayed != recorded:
-                raise RecordError(f"{at}: {name} {recorded!r} does not match the replay ({replayed!r})")
-        chosen = next((m for m in moves if m.steps == steps), None)
-        if chosen is None:
-            raise RecordError(f"{at}: move {format_steps(steps)!r} is illegal in {state.id}")
-        decisions.append(Decision(mover, roller, roll, dice, kind, steps, len(moves)))
-        previous = mover
-        state = chosen.position
-    assert state is not None
-    if data.get("resigned", False) is not False:
-        from fevga.records import _resignation
-
-        resigner, conceded = _resignation(data, state, None, where)
-        return GioulGameRecord(seed, rules, (policies[0], policies[1]), tuple(decisions), state, resigner, conceded,
-                               start, resigned=True)
-    if not state.is_game_over():
-        if data.get("result") == "truncated":
-            if data.get("final", state.id) != state.id or data.get("winner") is not None or data.get("points", 0):
-                raise RecordError(f"{where}: an unfinished game has its replayed final {state.id}, no winner, 0 points")
-            return GioulGameRecord(seed, rules, (policies[0], policies[1]), tuple(decisions), state, None, 0, start,
-                                   truncated=True)
-        raise RecordError(f"{where}: the game is not finished after its decisions ({state.id}); an unfinished "
-                          "game says \"result\": \"truncated\"")
-    winner, points = state.winner(), state.points()
-    outcome = (data.get("final"), data.get("winner"), data.get("points"))
-    replay = (state.id, None if winner is None else COLOR_NAMES[winner], points)
-    if outcome != replay:
-        raise RecordError(f"{where}: final, winner, points {outcome!r} do not match the replay {replay!r}")
-    return GioulGameRecord(seed, rules, (policies[0], policies[1]), tuple(decisions), state, winner, points, start)
-
-
 @dataclass(frozen=True)
 class GioulMatchRecord:
     """A Gioul match to `length` points: its games in order and the final score (the
@@ -898,7 +800,10 @@ class GioulMatchRecord:
 
     @property
     def winner(self) -> Color | None:
-        """The side that reached `length` points (None if `max_games` ran out first)."""
+        """The side that reached `length` points (None if `max_games` ran out first, or for a
+        session of unlimited games: length 0)."""
+        if self.length <= 0:
+            return None
         if self.score[0] >= self.length:
             return WHITE
         return BLACK if self.score[1] >= self.length else None
@@ -917,36 +822,20 @@ class GioulMatchRecord:
     @classmethod
     def from_dict(cls, data: Any) -> GioulMatchRecord:
         """The record of a to_dict() form, every game replayed and the score checked (RecordError)."""
-        from fevga.errors import RecordError
-        from fevga.records import _need
+        from fevga.records import match_from_dict
 
         if not isinstance(data, dict) or data.get("game") != "gioul":
             raise RecordError("not a Gioul match record (its \"game\" field must be \"gioul\")")
-        length = _need(data, "length", int, "match")
-        if length < 1:
-            raise RecordError(f"match: length {length} must be a positive integer")
-        raw_games = _need(data, "games", list, "match")
-        games = tuple(_gioul_game_from_dict(g, f"game {i}") for i, g in enumerate(raw_games, 1))
-        score = [0, 0]
-        for number, game in enumerate(games, 1):
-            if max(score) >= length:
-                raise RecordError(f"match: game {number} is played after the match was won")
-            if game.winner is not None:
-                score[game.winner] += game.points
-        if data.get("score", score) != score:
-            raise RecordError(f"match: score {data['score']!r} does not match the games ({score})")
-        players = data.get("players", ["White", "Black"])
-        if not (isinstance(players, list) and len(players) == 2 and all(isinstance(p, str) for p in players)):
-            raise RecordError(f"match: players {players!r} must be two strings")
-        seed = data.get("seed")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
-            raise RecordError(f"match: seed {seed!r} must be an integer, a string or null")
-        return cls(length, games, (score[0], score[1]), (players[0], players[1]), seed)
+        match = match_from_dict(data)
+        assert isinstance(match, GioulMatchRecord)
+        return match
 
     @classmethod
     def from_json(cls, text: str) -> GioulMatchRecord:
         """The record of a to_json() text: ``GioulMatchRecord.from_json(m.to_json()) == m``."""
-        return cls.from_dict(_loads(text))
+        from fevga.records import read_json
+
+        return cls.from_dict(read_json(text))
 
     def log(self) -> str:
         """One line per game and the final score."""
@@ -1000,7 +889,7 @@ def play_gioul_match(
     games: list[GioulGameRecord] = []
     starter: int | None = None
     for index in range(max_games):
-        start = None if starter is None else _initial_with_turn(starter)
+        start = None if starter is None else GioulPosition.initial(starter)
         game_seed = int(core_game.game_seed_of(master, index))
         record = play_gioul_game(seed=game_seed, policy=(pair[0], pair[1]), rules=rules, start=start)
         games.append(record)

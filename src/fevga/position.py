@@ -63,10 +63,12 @@ class Position(CorePosition):
     __slots__ = ()
 
     @classmethod
-    def initial(cls) -> Position:
-        """The start: 15 checkers on each mother, White on roll."""
+    def initial(cls, turn: Color = WHITE) -> Position:
+        """The start: 15 checkers on each mother, `turn` (White) on roll."""
+        if turn not in (WHITE, BLACK) or isinstance(turn, bool):
+            raise InvalidArgumentError(f"turn {turn!r} must be WHITE (0) or BLACK (1)")
         start = (0,) * 24 + (NUM_CHECKERS,)
-        return cls._trusted(start, start, WHITE)
+        return cls._trusted(start, start, turn)
 
     @classmethod
     def from_counts(cls, white: Sequence[int], black: Sequence[int], turn: int = WHITE) -> Position:

@@ -15,6 +15,7 @@ from fevga.gioul import GioulPosition, play_gioul_game
 from fevga.notation import GIOUL_ID_LENGTH
 from fevga.policy import POLICY_IDS
 from fevga.position import COLOR_NAMES, Position, perft
+from fevga.records import save_record
 from fevga.rules import Rules
 
 
@@ -277,7 +278,7 @@ def _play_human(args: argparse.Namespace) -> int:
     record = play_human_game(args.human, seed=args.seed, rules=rules_argument(args, game), console=console,
                              engine=engine, start=start, tutor=args.tutor.replace("-", " ") if args.tutor else None)
     if args.save:
-        _save_any(record, args.save)
+        save_record(record, args.save)
         print(f"saved {args.save}" + (" (unfinished)" if record.result == "truncated" else ""))
     if console.stopped == "end of input":
         print("fevga: the input ended before the game did; "
@@ -286,26 +287,9 @@ def _play_human(args: argparse.Namespace) -> int:
     return 130 if console.stopped == "interrupted" else 0  # 130: the shell's status after Ctrl-C
 
 
-def _save_any(record: Any, path: str) -> None:
-    """Save a Fevga record (JSON or the text format by the suffix) or a Gioul record (JSON)."""
-    from fevga.gioul import GioulGameRecord
-
-    if isinstance(record, GioulGameRecord):
-        from fevga.files import atomic_write
-
-        text = record.to_json(indent=1)
-        atomic_write(path, lambda handle: handle.write(text.encode("utf-8")), what="record")
-        return
-    from fevga.records import save_record
-
-    save_record(record, path)
-
-
 def _play(args: argparse.Namespace) -> int:
     game = game_of(args, args.start)
     if args.save:
-        if game == "gioul" and not args.save.lower().endswith(".json"):
-            raise InvalidArgumentError(f"--save {args.save!r}: Gioul records are saved as JSON (a .json file)")
         output_path(args.save, "record")  # before the game, not after it
     if args.human:
         return _play_human(args)
@@ -326,7 +310,7 @@ def _play(args: argparse.Namespace) -> int:
             print(f"Gioul, seed {gioul.seed}, policies white={policy[0]} black={policy[1]}")
             print(gioul.log())
         if args.save:
-            _save_any(gioul, args.save)
+            save_record(gioul, args.save)
         return 0
     start = position_argument(args.start) if args.start else None
     if start is not None and not isinstance(start, Position):
@@ -338,5 +322,5 @@ def _play(args: argparse.Namespace) -> int:
         print(f"seed {record.seed}, policies white={policy[0]} black={policy[1]}")
         print(record.log())
     if args.save:
-        _save_any(record, args.save)
+        save_record(record, args.save)
     return 0

@@ -32,7 +32,7 @@ import numpy as np
 from fevga.analyser import MARKS, Thresholds
 from fevga.errors import FevgaError, InvalidArgumentError
 from fevga.game import GameRecord, MatchRecord, Ply, _with_turn
-from fevga.gioul import Decision, GioulGameRecord, GioulMove, GioulPosition, _initial_with_turn
+from fevga.gioul import Decision, GioulGameRecord, GioulMove, GioulPosition
 from fevga.net import Net, net_of
 from fevga.position import BLACK, COLOR_NAMES, WHITE, Color, Move, Position
 from fevga.rules import Rules
@@ -336,7 +336,7 @@ class Session:
         if opening_dice is not None:
             starter = WHITE if opening_dice[0] > opening_dice[1] else BLACK
             if isinstance(initial, GioulPosition):
-                position = initial = _initial_with_turn(starter)
+                position = initial = GioulPosition.initial(starter)
             else:
                 position = _with_turn(initial, starter)
         turns: list[Turn] = []

@@ -643,7 +643,6 @@ def read_record(text: str) -> Any:
     """The match record of a request body: JSON (a game or a match, of either game) or the
     text match format (Fevga); FevgaError (RecordError) naming the problem. JSON goes through
     the records' bounded reader (nesting, integer size, finite numbers: docs/limits.md)."""
-    from fevga.gioul import GioulGameRecord, GioulMatchRecord
     from fevga.records import is_json_record, read_json, read_match, record_from_data
 
     if not text.strip():
@@ -655,11 +654,6 @@ def read_record(text: str) -> Any:
         data = read_json(text, "the request body")
     except RecordError as exc:
         raise ApiError(400, "invalid_record", f"the record is not valid JSON: {exc}") from None
-    if isinstance(data, dict) and data.get("game") == "gioul":
-        if "games" in data:
-            return GioulMatchRecord.from_dict(data)
-        game = GioulGameRecord.from_dict(data)
-        return GioulMatchRecord(length=0, games=(game,), score=game_score(game))
     return record_from_data(data, "the request body")
 
 
@@ -701,13 +695,6 @@ def _analysis_dict(report: Any, graphs: bool) -> dict[str, Any]:
         for game, analysed in zip(data["games"], report.games):
             game["graph"] = graph(analysed, report.player_names)
     return data
-
-
-def game_score(game: Any) -> tuple[int, int]:
-    """The score a single game's result gives (White's, Black's points)."""
-    if game.winner is None:
-        return (0, 0)
-    return (game.points, 0) if game.winner == 0 else (0, game.points)
 
 
 def _version() -> str:

@@ -110,13 +110,7 @@ def _rules(game: str) -> Rules:
 
 
 def _start(game: str, starter: Color) -> AnyPosition:
-    if game == "gioul":
-        from fevga.gioul import _initial_with_turn
-
-        return _initial_with_turn(starter)
-    from fevga.game import _with_turn
-
-    return _with_turn(Position.initial(), starter)
+    return (GioulPosition if game == "gioul" else Position).initial(starter)
 
 
 def _engine(request: PlayRequest) -> Engine:
