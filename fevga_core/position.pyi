@@ -5,7 +5,6 @@ from typing import Any, TypeVar
 _P = TypeVar("_P", bound="CorePosition")
 
 MAX_PERFT_DEPTH: int
-ALL_FLAGS: int
 
 class CorePosition:
     """Both armies in own numbering, the side on roll and the Zobrist key; CorePosition() is the start.

@@ -9,7 +9,7 @@ from cpython.exc cimport PyErr_CheckSignals
 from libc.string cimport memcmp
 
 from fevga_core.types cimport (
-    PositionC, MoveC, SideC, uint8_t, uint64_t, NUM_SLOTS, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FEVGA_FLAGS,
+    PositionC, MoveC, SideC, uint8_t, uint64_t, NUM_SLOTS, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH,
 )
 from fevga_core.board cimport (
     position_update, position_load, position_start, position_load_checked, position_store, side_pips, fevga_flags_checked,
@@ -25,7 +25,6 @@ from numpy import integer as np_integer
 from fevga_core.errors import InvalidArgumentError, InvalidDiceError, InvalidRulesError
 
 MAX_PERFT_DEPTH = 12        # far beyond any feasible run (depth 5 from the start: 1.5e8 leaves)
-ALL_FLAGS = FEVGA_FLAGS     # every Fevga rule flag bit of types.pxd (fevga.rules.FLAG_*)
 cdef enum:
     SIGNAL_INTERVAL = 1 << 14   # generator calls between two Ctrl-C checks (~ms apart)
 

@@ -279,7 +279,7 @@ CORRECTNESS = [
     "CHECK = fevga.perft(P, 2) == 479",
     *[f"CHECK = fevga.perft(Position.from_id({e['position']!r}), {d + 1}, Rules.named({e['rules']!r})) == {n}"
       for e in PERFT["entries"] for d, n in enumerate(e["perft"]) if n < 3_000_000],
-    *[f"CHECK = fevga.gioul_perft(GioulPosition.from_id({e['position']!r}), {d + 1}) == {n}"
+    *[f"CHECK = fevga.perft(GioulPosition.from_id({e['position']!r}), {d + 1}) == {n}"
       for e in GIOUL_PERFT["entries"] for d, n in enumerate(e["perft"]) if n < 3_000_000],
     "CHECK = [m.notation for m in P.legal_moves((6, 5))] == ['24/13']",
     "CHECK = fevga.hint(RACE, (6, 6))[0].loss == 0.0 and abs(fevga.evaluate(RACE).equity - fevga.bearoff.evaluate(RACE)) < 1e-9; NOTE = (fevga.evaluate(RACE).equity, fevga.bearoff.evaluate(RACE))",

@@ -131,7 +131,7 @@ _BIG = "rows = np.repeat(fevga.batch.to_array([start]), 4_000_000, axis=0); dice
     ("", "fevga.expectimax(start, depth=6, evaluator=lambda p: 0.0)"),
     ("", "fevga.expectimax(start, depth=3, evaluator='rollout', games=10**6, workers=1)"),
     ("", "fevga.gioul.self_play(16_000_000, seed=1)"),
-    ("", "fevga.gioul.gioul_perft(fevga.GioulPosition.initial(), 8)"),
+    ("", "fevga.perft(fevga.GioulPosition.initial(), 8)"),
     ("", "fevga.perft(start, 9)"),
     ("", "fevga.strength.duel('net', 'random', games=10**8, workers=2)"),
     ("states = np.repeat(fevga.gioul.to_array([fevga.GioulPosition.initial()]), 4_000_000, axis=0); "

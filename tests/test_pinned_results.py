@@ -37,8 +37,8 @@ def _perft() -> Any:
     start = Position.initial()
     gioul = GioulPosition.initial().rolled((3, 3))
     return {"fevga": [fevga.perft(start, d) for d in (1, 2, 3)],
-            "gioul": [fevga.gioul_perft(GioulPosition.initial(), d) for d in (1, 2)]
-            + [fevga.gioul_perft(gioul, d) for d in (1, 2, 3)]}
+            "gioul": [fevga.perft(GioulPosition.initial(), d) for d in (1, 2)]
+            + [fevga.perft(gioul, d) for d in (1, 2, 3)]}
 
 
 def _fevga_games(policy: str) -> Callable[[], Any]:

@@ -24,7 +24,7 @@ from fevga.errors import (
     MissingBearoffError,
     NetFileError,
 )
-from fevga.gioul import GioulMove, GioulPosition, gioul_perft
+from fevga.gioul import GioulMove, GioulPosition
 from fevga.net import Net
 from fevga.position import BLACK, WHITE, Color, Move, Position, perft
 from fevga.rollout import MoveRollout, RolloutResult, rollout, rollout_moves
@@ -67,7 +67,6 @@ __all__ = [
     "bearoff",
     "expectimax",
     "game",
-    "gioul_perft",
     "perft",
     "rollout",
     "rollout_moves",

@@ -41,10 +41,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 from fevga.errors import InvalidArgumentError
 from fevga.game import GameRecord, MatchRecord
 from fevga.gioul import GioulGameRecord, GioulMatchRecord
-from fevga.policy import Policy
+from fevga.policy import HEURISTIC_SCALE, Policy
 from fevga.position import COLOR_NAMES, WHITE, Move, Position
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike
+from fevga.match import away_scores, match_equity_table, match_winning_chance
+from fevga.rollout import rollout_moves
+from fevga.bearoff.core_tables import tables_of
+from fevga_core import rollout as core
+from fevga.analysis import MAX_PLIES
 
 if TYPE_CHECKING:
     from fevga.rollout import MoveRollout
@@ -102,8 +107,6 @@ class HeuristicEvaluator:
             raise InvalidArgumentError(f"tables {tables!r} must be 'bearoff' or 'heuristic'")
         if not isinstance(window, (int, float)) or not window >= 0:
             raise InvalidArgumentError(f"window {window!r} must be a non-negative equity")
-        from fevga.bearoff.core_tables import tables_of
-        from fevga.search import HEURISTIC_SCALE
 
         self.plies = plies
         self.candidates = candidates
@@ -115,15 +118,11 @@ class HeuristicEvaluator:
 
     def _tables(self, position: Position) -> Any:
         """The exact tables if `position` is a covered race already, else the plain heuristic."""
-        from fevga_core import rollout as core
-
         if self._exact is not None and core.race(position._row(), self._exact) is not None:
             return self._exact
         return self._plain
 
     def _deep(self, position: Position, depth: int, rules: Rules, tables: Any) -> float:
-        from fevga_core import rollout as core
-
         return float(core.expectimax_value(position._row(), depth, rules.flags, tables, self._scale))
 
     def _after(self, after: Position, depth: int, rules: Rules, tables: Any) -> float:
@@ -191,8 +190,6 @@ class ApiEvaluator:
     def __init__(self, plies: int = 1, hint: HintFn | None = None, evaluate: EvaluateFn | None = None,
                  name: str | None = None, *, score: tuple[int, int] | None = None, length: int = 0,
                  table: MatchEquityTable | None = None, value_plies: int | None = None) -> None:
-        from fevga.analysis import MAX_PLIES
-
         high = MAX_PLIES + 1 if hint is None else 2**31  # fevga.hint's range; another hint has its own
         if not isinstance(plies, int) or isinstance(plies, bool) or not 1 <= plies <= high:
             bound = f"in 1..{high}" if hint is None else ">= 1"
@@ -210,8 +207,6 @@ class ApiEvaluator:
 
     def at_score(self, score: tuple[int, int], length: int) -> ApiEvaluator:
         """This evaluator ranking by match winning chance at `score` in a match to `length`."""
-        from fevga.match import match_equity_table
-
         table = self.table if self.table is not None and self.table.length >= length else \
             match_equity_table(max(length, 1))
         return ApiEvaluator(self.plies, self._hint, self._evaluate, self._base, score=score, length=length,
@@ -235,7 +230,6 @@ class ApiEvaluator:
         """Money equity, or normalised match equity of `side` when a score is set."""
         if self.score is None or self.table is None:
             return float(evaluation.equity)
-        from fevga.match import away_scores, match_winning_chance
 
         a, b = away_scores(self.score, self.length, side)
         draw = float(getattr(evaluation, "draw", 0.0))
@@ -285,8 +279,6 @@ class ApiEvaluator:
 
     def _mars_value(self, won: bool, side: int) -> float:
         """Normalised match equity of a game just won (or lost) by a mars."""
-        from fevga.match import away_scores
-
         assert self.score is not None and self.table is not None
         a, b = away_scores(self.score, self.length, side)
         mwc = self.table.starter(a - 2, b) if won else self.table.receiver(a, b - 2)
@@ -887,9 +879,6 @@ def _rollout_check(ply: PlyAnalysis, marks: Thresholds, rules: Rules, games: int
     (`fevga.rollout_moves`: the same dice in game i for both, so the standard error is that of
     their paired difference). In a match (`at` = (score, length)) the moves are compared by
     match winning chance, expressed as normalised equity like the match-aware evaluators."""
-    from fevga.match import away_scores, match_equity_table
-    from fevga.rollout import rollout_moves
-
     score, length = at if at is not None else (None, None)
     chosen = [ply.played.position] if ply.best.position == ply.played.position else \
         [ply.played.position, ply.best.position]

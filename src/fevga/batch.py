@@ -32,12 +32,13 @@ from numpy.typing import NDArray
 from fevga.checks import check_threads
 from fevga.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError
 from fevga.limits import MAX_BATCH_ROWS, bounded
-from fevga.net import Net
+from fevga.net import Net, net_of
 from fevga.parallel import run_chunks
 from fevga.position import Position
 from fevga.rules import Rules, rules_of
-from fevga_core import constants, movegen
+from fevga_core import constants, movegen, search
 from fevga_core.board import first_invalid_row
+from fevga.bearoff.core_tables import tables_of
 
 POSITION_WIDTH = constants.POSITION_WIDTH
 _ROW_PROBLEMS = {
@@ -156,10 +157,6 @@ def evaluate(positions: object, net: Net | str | None = None, threads: int = 1) 
     >>> evaluate(to_array([Position.initial()])).shape
     (1, 3)
     """
-    from fevga.net import net_of
-    from fevga.bearoff.core_tables import tables_of
-    from fevga_core import search
-
     count = check_threads("threads", threads)
     rows = validate_positions(positions)
     core = net_of(net)._core

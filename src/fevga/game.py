@@ -22,11 +22,12 @@ from fevga.errors import IllegalMoveError, InvalidArgumentError, RecordError
 from fevga.notation import Step, format_steps
 from fevga.position import BLACK, COLOR_NAMES, WHITE, Color, Position
 from fevga.net import Net, net_of
-from fevga.policy import TABLE_POLICIES, Policy, chooser, policy_id, policy_name, policy_pair, uses_net
+from fevga.policy import HEURISTIC_SCALE, TABLE_POLICIES, Policy, chooser, policy_id, policy_name, policy_pair, uses_net
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
 from fevga_core import game as core_game
 from fevga_core.rollout import play_recorded
+from fevga.bearoff.core_tables import tables_of
 
 @dataclass(frozen=True)
 class Ply:
@@ -141,9 +142,6 @@ def _play_one(begin: Position, opening: bool, pair: tuple[Policy, Policy], rules
     """Play one game in the core from `begin` and wrap its record (`net` serves the net policies)."""
     tables = None
     if any(p in TABLE_POLICIES for p in pair):
-        from fevga.bearoff.core_tables import tables_of
-        from fevga.search import HEURISTIC_SCALE
-
         tables = tables_of("default")
     winner, points, _, truncated, opening_dice, plies, final = play_recorded(
         begin._row(), rules.flags, policy_id(pair[0]), policy_id(pair[1]), chooser(pair, rules), key,

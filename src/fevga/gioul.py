@@ -41,7 +41,7 @@ from fevga.errors import (
 from fevga.inputs import position_json
 from fevga.notation import Step, decode_gioul_id, encode_gioul_id, format_steps, parse_dice, parse_paths
 from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, Color, Position
-from fevga_core import constants
+from fevga_core import constants, game as core_game
 from fevga_core.position import MAX_PERFT_DEPTH
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
@@ -54,6 +54,10 @@ from fevga_core.gioul import (
     random_games,
     record_game,
 )
+from fevga.limits import MAX_BATCH_ROWS, bounded
+from fevga.checks import check_int, check_threads
+from fevga.parallel import run_chunks
+from fevga.diagram import diagram
 
 __all__ = [
     "Decision",
@@ -65,7 +69,6 @@ __all__ = [
     "batch_legal_moves",
     "count_legal_moves",
     "from_array",
-    "gioul_perft",
     "play_gioul_game",
     "play_gioul_match",
     "self_play",
@@ -76,7 +79,6 @@ __all__ = [
 CHAIN_FROM_ROLL = 4  # a double is a chain from the roller's fourth roll on
 _MAX_PENDING = 24  # the most dice a roll can leave pending: a chain from 1-1 (four each of 1..6)
 POLICY_IDS = {name: constants.POLICY_IDS[name] for name in ("random", "heuristic")}
-
 
 
 def _dice_fields(dice: Sequence[int]) -> tuple[int, int, int, int]:
@@ -335,8 +337,6 @@ class GioulPosition(CoreGioul):
     def diagram(self, perspective: int = WHITE) -> str:
         """The board drawn in `perspective`'s own numbering (fevga.diagram), with the roll counts
         and what is due next."""
-        from fevga.diagram import diagram
-
         lines = diagram(self.board(), perspective).splitlines()[:-1]
         roller = self.roller
         lines.append(
@@ -476,8 +476,6 @@ def to_array(states: Sequence[GioulPosition]) -> np.ndarray:
     """Gioul rows (uint8, GIOUL_WIDTH = 58 columns: the 51-byte board row of fevga.batch, then
     the roll counts made by White and Black (0-3, 3 = three or more), roller, die, count,
     last, pair: the pending dice, all 0 when a roll is due) for the batch kernels."""
-    from fevga.limits import MAX_BATCH_ROWS, bounded
-
     states = bounded(states, "states", MAX_BATCH_ROWS)
     out = np.zeros((len(states), GIOUL_WIDTH), dtype=np.uint8)
     for i, state in enumerate(states):
@@ -493,7 +491,6 @@ def validate_states(rows: object) -> np.ndarray:
     """The (n, 58) C-contiguous uint8 array of Gioul state rows, every row checked for the
     invariants of a GioulPosition (InvalidPositionError names the first bad row and why)."""
     from fevga.batch import _array
-    from fevga.limits import MAX_BATCH_ROWS
 
     array = _array(rows, "Gioul states")
     if array.ndim != 2 or array.shape[1] != GIOUL_WIDTH:
@@ -536,8 +533,6 @@ def count_legal_moves(states: object, dice: object, threads: int = 1) -> np.ndar
     `threads` > 1 splits the rows across threads.
     """
     from fevga.batch import validate_dice
-    from fevga.checks import check_threads
-    from fevga.parallel import run_chunks
 
     threads = check_threads("threads", threads)
     rows = _state_rows(states)
@@ -582,21 +577,6 @@ def batch_legal_moves(states: object, dice: object) -> GioulBatchMoves:
     rolls = validate_dice(dice, len(rows))
     offsets, results, steps, nsteps = generate_batch(rows, rolls)
     return GioulBatchMoves(offsets, results, steps, nsteps)
-
-
-def gioul_perft(position: GioulPosition, depth: int) -> int:
-    """Leaves of the Gioul decision tree (docs/rules.md, "Perft"): a state waiting for a
-    roll branches over the 21 rolls and then the moves of the roll's first decision; a
-    state with dice pending branches over the moves of its pending decision.
-
-    >>> gioul_perft(GioulPosition.initial(), 2)
-    2768
-    """
-    if not isinstance(depth, int) or isinstance(depth, bool) or not 0 <= depth <= MAX_PERFT_DEPTH:
-        raise InvalidArgumentError(f"perft depth {depth!r} must be an integer from 0 to {MAX_PERFT_DEPTH}")
-    if not isinstance(position, GioulPosition):
-        raise InvalidArgumentError(f"gioul_perft needs a GioulPosition, not {type(position).__name__}")
-    return int(position._perft(depth))
 
 
 # ---------------------------------------------------------------------- games
@@ -870,8 +850,6 @@ def play_gioul_match(
     >>> max(match.score) >= 3
     True
     """
-    from fevga_core import game as core_game
-
     if not isinstance(length, int) or isinstance(length, bool) or length < 1:
         raise InvalidArgumentError(f"match length {length!r} must be a positive integer")
     if not isinstance(max_games, int) or isinstance(max_games, bool) or max_games < 1:
@@ -905,9 +883,6 @@ def play_gioul_match(
 def self_play(games: int, seed: SeedLike = None, rules: Rules | None = None) -> np.ndarray:
     """White's points (+-2, +-1, 0 for a draw) of `games` seeded uniform-random Gioul games
     played in the core without the GIL; game i is the same for any split of the job."""
-    from fevga.checks import check_int
-    from fevga.limits import MAX_BATCH_ROWS
-
     rules = rules_of(rules, "gioul")
     games = check_int("games", games, 0, MAX_BATCH_ROWS)
     points, _ = random_games(master_key(seed_sequence(seed)), 0, games, rules.first_roll == "opening_dice")

@@ -37,6 +37,10 @@ import numpy as np
 import numpy.typing as npt
 
 from fevga.errors import InvalidArgumentError
+from fevga.net import net_of
+from fevga.position import Position
+from fevga.seeding import seed_sequence
+from fevga.rules import rules_of
 
 MAX_LENGTH = 255
 Starter = Literal["me", "opponent", "draw"]
@@ -129,12 +133,9 @@ def measure_odds(games: int, seed: int = 2026, policy: str = "net", workers: int
     of `match_equity_table`). The 95% half-widths are 1.96 binomial standard errors (conservative
     for the stratified sample); for an outcome never seen, the rule-of-three bound 3 / games.
     """
-    from fevga.net import net_of
-
     if opening:
         n, win, win_mars, lose_mars, draw = _play_openings(games, seed, policy, net, rules)
     else:
-        from fevga.position import Position
         from fevga.rollout import rollout
 
         result = rollout(Position.initial(), games=games, seed=seed, workers=workers, policy=policy,
@@ -158,7 +159,6 @@ def _play_openings(games: int, seed: int, policy: str, net: Any,
                    rules: Any) -> tuple[int, float, float, float, float]:
     """(games, win, win_mars, lose_mars, draw) for the starter of games begun by the one-die draw."""
     from fevga.game import play_game
-    from fevga.seeding import seed_sequence
 
     if not isinstance(games, int) or isinstance(games, bool) or games < 1:
         raise InvalidArgumentError(f"games={games!r} must be a positive integer")
@@ -373,8 +373,6 @@ class EvaluatorPolicy:
     """
 
     def __init__(self, evaluator: Any, rules: Any = None, name: str | None = None) -> None:
-        from fevga.rules import rules_of
-
         if not callable(getattr(evaluator, "rank", None)):
             raise InvalidArgumentError(f"evaluator {evaluator!r} has no rank(position, dice, rules) method")
         self.evaluator = evaluator

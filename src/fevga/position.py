@@ -268,18 +268,18 @@ class Move(NamedTuple):
 
 def perft(position: Position | GioulPosition, depth: int, rules: Rules | None = None) -> int:
     """Leaves of the tree over the 21 rolls and the distinct legal moves (a pass is one move).
-    For a GioulPosition, the Gioul decision tree (fevga.gioul.gioul_perft).
+    For a GioulPosition, the leaves of the Gioul decision tree (docs/rules.md, "Perft"): a
+    state waiting for a roll branches over the 21 rolls and then the moves of the roll's first
+    decision; a state with dice pending branches over the moves of its pending decision.
 
     >>> perft(Position.initial(), 2)
     479
     """
-    if isinstance(position, CoreGioul):
-        from fevga.gioul import gioul_perft
-
-        rules_of(rules, "gioul")
-        return gioul_perft(position, depth)
-    if not isinstance(position, Position):
+    if not isinstance(position, (Position, CoreGioul)):
         raise InvalidArgumentError(f"position {repr(position)[:80]} must be a fevga.Position or a fevga.GioulPosition")
     if not isinstance(depth, int) or isinstance(depth, bool) or not 0 <= depth <= MAX_PERFT_DEPTH:
         raise InvalidArgumentError(f"perft depth {depth!r} must be an integer from 0 to {MAX_PERFT_DEPTH}")
+    if isinstance(position, CoreGioul):
+        rules_of(rules, "gioul")
+        return int(position._perft(depth))
     return int(position._perft(depth, rules_of(rules).flags))

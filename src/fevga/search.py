@@ -16,13 +16,14 @@ from fevga.bearoff.core_tables import tables_of, tables_spec
 from fevga.checks import check_int, check_position
 from fevga.errors import InvalidArgumentError
 from fevga.net import Net, net_of
-from fevga.policy import Policy, PolicyFn
+from fevga.policy import HEURISTIC_SCALE, Policy, PolicyFn
 from fevga.position import Move, Position
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike
 from fevga_core import rollout as core
 from fevga_core.board import ROLL_WEIGHTS, ROLLS
 from fevga_core.race import Tables
+from fevga.rollout import rollout
 
 if TYPE_CHECKING:
     from fevga.bearoff import OneSidedDB, TwoSidedDB
@@ -31,7 +32,6 @@ __all__ = ["HEURISTIC_SCALE", "MAX_DEPTH", "expectimax", "lookahead", "static_va
 
 Evaluator = Union[str, Callable[[Position], float]]
 
-HEURISTIC_SCALE = 100.0  # heuristic units per tanh unit of the static evaluator (docs/rollout.md)
 MAX_DEPTH: int = core.MAX_EXPECTIMAX_DEPTH  # deepest expectimax, whatever the evaluator (a callable one too)
 
 
@@ -134,7 +134,6 @@ def expectimax(
         return float(core.expectimax_value(start._row(), depth, rules.flags, tables, HEURISTIC_SCALE))
     leaf: Callable[[Position], float]
     if isinstance(evaluator, str):  # "rollout": the other names returned above
-        from fevga.rollout import rollout
 
         def leaf(p: Position) -> float:
             result = rollout(p, games=games, seed=seed, workers=workers, policy=policy, rules=rules,

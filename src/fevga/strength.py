@@ -19,9 +19,11 @@ from typing import Any
 from fevga.errors import InvalidArgumentError
 from fevga.net import Net
 from fevga.policy import Policy, policy_name
+from fevga.game import play_game
 from fevga.position import Position
 from fevga.rollout import rollout
-from fevga.seeding import SeedLike
+from fevga.seeding import SeedLike, seed_repr, seed_sequence
+from fevga.analyser import analyse
 
 Z95 = 1.959963984540054
 
@@ -124,10 +126,6 @@ def rate_policy(policy: Policy, games: int = 100, seed: SeedLike = 2026, plies: 
     (default: the shipped one); the analysis always uses `evaluator` (default: the shipped net,
     ``fevga.analyse``'s default at `plies`).
     """
-    from fevga.analyser import analyse
-    from fevga.game import play_game
-    from fevga.seeding import seed_sequence, seed_repr
-
     if not isinstance(games, int) or isinstance(games, bool) or games < 1:
         raise InvalidArgumentError(f"games={games!r} must be a positive integer")
     sequence = seed_sequence(seed)

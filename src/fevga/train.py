@@ -47,6 +47,8 @@ from fevga.rules import Rules
 from fevga.seeding import master_key
 from fevga.strength import duel
 from fevga_core import train as core
+from fevga.rollout.executors import connect
+from fevga_core.net import CoreNet
 
 CHECKPOINT = "checkpoint.npz"
 NET_FILE = "net.npz"
@@ -324,7 +326,6 @@ def _dask_client(backend: str, scheduler: Any, workers: int) -> tuple[Any, list[
         raise InvalidArgumentError(f"backend={backend!r} must be 'local' or 'dask'")
     if backend == "local" and scheduler is None:
         return None, []
-    from fevga.rollout.executors import connect
 
     try:
         distributed: Any = importlib.import_module("distributed")
@@ -342,8 +343,6 @@ def _dask_client(backend: str, scheduler: Any, workers: int) -> tuple[Any, list[
 
 
 def _training_net(params: npt.NDArray[np.float32], hidden: int) -> Any:
-    from fevga_core.net import CoreNet
-
     return CoreNet(params, hidden)  # shares `params`: training updates them in place
 
 

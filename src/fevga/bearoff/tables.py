@@ -26,6 +26,8 @@ from fevga.limits import MAX_THREADS
 from fevga.errors import BearoffFileError, FevgaError, InvalidArgumentError, InvalidPositionError, MissingBearoffError
 from fevga_core import bearoff as core
 from fevga_core import constants
+from fevga.gioul import GioulPosition
+from fevga.position import COLOR_NAMES, Position
 
 TOTAL_CHECKERS = constants.NUM_CHECKERS
 MAX_POINTS = 11
@@ -70,9 +72,6 @@ def _check_game(game: object) -> str:
 def game_of(position: object) -> str | None:
     """The game of a position object ("gioul" for a GioulPosition, "fevga" for a Position);
     None for anything else (bare counts carry no game)."""
-    from fevga.gioul import GioulPosition
-    from fevga.position import Position
-
     if isinstance(position, GioulPosition):
         return "gioul"
     if isinstance(position, Position):
@@ -117,8 +116,6 @@ def side_name(side: object) -> str:
     """A side in words for messages: "white's side (on roll) in position ID" for a position,
     "side (counts)" for bare counts."""
     if hasattr(side, "counts") and hasattr(side, "turn") and hasattr(side, "id"):
-        from fevga.position import COLOR_NAMES
-
         return f"{COLOR_NAMES[side.turn]}'s side (on roll) in position {side.id}"
     return f"side {tuple(side) if isinstance(side, (list, tuple)) else side!r}"
 

@@ -212,7 +212,7 @@ class Engine:
 
 
 def _scale() -> float:
-    from fevga.search import HEURISTIC_SCALE
+    from fevga.policy import HEURISTIC_SCALE
 
     return HEURISTIC_SCALE
 
