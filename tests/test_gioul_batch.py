@@ -105,7 +105,8 @@ def test_board_and_game_state_problems() -> None:
     for point in range(1, 7):
         black[point] = 2  # Black's 1-6 are White's 13-18: a prime in front of White's 24
     trapped = GioulPosition.from_counts(START, black, WHITE, next_roll=(2, 2))
-    assert not trapped._can_play(WHITE, 6) and trapped._can_play(WHITE, 1)
+    assert [m.is_pass for m in trapped.legal_moves((6, 6))] == [True]  # White cannot start a 6
+    assert not trapped.legal_moves((1, 1))[0].is_pass
     row = to_array([trapped])[0]
     row[51:58] = [1, 1, 0, 6, 4, 6, 0]  # White holds four 6s it cannot start
     with pytest.raises(InvalidPositionError, match="cannot play any of the pending dice"):

@@ -145,8 +145,7 @@ class GioulPosition(CoreGioul):
         """The start: 15 checkers on each side's point 24, `turn` (White) to roll its first roll."""
         if turn not in (WHITE, BLACK) or isinstance(turn, bool):
             raise InvalidArgumentError(f"turn {turn!r} must be WHITE (0) or BLACK (1)")
-        start = (0,) * 24 + (NUM_CHECKERS,)
-        return cls._from_fields(bytes([*start, *start, turn]), 0, 0, 0, 0, 0, 0, 0)
+        return cls._initial(turn)  # the core's one start position (board.position_start)
 
     @classmethod
     def from_counts(

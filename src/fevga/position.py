@@ -54,8 +54,7 @@ class Position(CorePosition):
         """The start: 15 checkers on each mother, `turn` (White) on roll."""
         if turn not in (WHITE, BLACK) or isinstance(turn, bool):
             raise InvalidArgumentError(f"turn {turn!r} must be WHITE (0) or BLACK (1)")
-        start = (0,) * 24 + (NUM_CHECKERS,)
-        return cls._trusted(start, start, turn)
+        return cls._initial(turn)  # the core's one start position (board.position_start)
 
     @classmethod
     def from_counts(cls, white: Sequence[int], black: Sequence[int], turn: int = WHITE) -> Position:

@@ -162,20 +162,10 @@ def expectimax(
             return leaf_value(evaluator, p)
     else:
         raise InvalidArgumentError(f"evaluator {evaluator!r} must be 'heuristic', 'bearoff', 'net', 'rollout' or a callable")
-    return _expectimax_py(start, depth, leaf, rules)
 
+    def row_leaf(row: bytes) -> float:
+        return float(leaf(Position._from_row(row)))
 
-def _expectimax_py(position: Position, depth: int, leaf: Callable[[Position], float], rules: Rules) -> float:
-    final = _final_points(position, position.turn)
-    if final is not None:
-        return final
-    if depth == 0:
-        return leaf(position)
-    total = 0.0
-    for (a, b), weight in zip(ROLLS, ROLL_WEIGHTS):
-        moves = position.legal_moves((a, b), rules)
-        if len(moves) == 1 and moves[0].is_pass and position.is_dead(rules):
-            return 0.0
-        best = max(-_expectimax_py(m.position, depth - 1, leaf, rules) for m in moves)
-        total += weight * best
-    return total
+    # the core's search over the 21 rolls, calling back into Python at the leaves only
+    return float(core.expectimax_value(start._row(), depth, rules.flags, tables_of(None), HEURISTIC_SCALE, None,
+                                       row_leaf))
