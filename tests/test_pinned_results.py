@@ -22,7 +22,8 @@ import pytest
 import fevga
 from fevga import GioulPosition, Position
 from fevga.game import play_game
-from fevga.gioul import play_gioul_game, self_play
+from fevga.gioul import self_play
+from fevga.game import play_gioul_game
 
 FEVGA_POLICIES = ("random", "heuristic", "bearoff", "lookahead", "net", "net2")
 GIOUL_POLICIES = ("random", "heuristic")
