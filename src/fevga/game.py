@@ -12,12 +12,15 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import numpy as np
 
 from fevga.errors import InvalidArgumentError
 from fevga.gioul import GioulPosition
 from fevga.limits import MAX_GAME_PLIES, MAX_LENGTH, MAX_MATCH_GAMES, check_int
-from fevga.position import BLACK, WHITE, Position
+from fevga.position import BLACK, WHITE, Color, Position
 from fevga.net import Net, net_of
 from fevga.policy import HEURISTIC_SCALE, TABLE_POLICIES, Policy, chooser, policy_id, policy_name, policy_pair, uses_net
 from fevga.rules import Rules, rules_of
@@ -119,28 +122,42 @@ def play_match(
     rules = rules_of(rules)
     pair = policy_pair(policy)
     evaluator = net_of(net) if uses_net(pair) else None
-    sequence = seed_sequence(seed)
-    master, seed_value = master_key(sequence), seed_repr(sequence)
-    score = [0, 0]
-    games: list[GameRecord] = []
-    starter: int | None = None
     initial = Position.initial()
     policies = pair  # a policy with at_score(score, length) plays each game at its score (fevga.match)
-    for index in range(max_games):
-        pair = _at_score(policies, (score[0], score[1]), length)
+
+    def play(game_seed: int, starter: Color | None, score: tuple[int, int]) -> GameRecord:
         begin = initial if starter is None else _with_turn(initial, starter)
-        game_seed = int(core_game.game_seed_of(master, index))
         key = core_game.game_seed_of(master_key(game_seed), 0)  # what play_game(seed=game_seed) uses
-        record = _play_one(begin, starter is None, pair, rules, key, game_seed, 0, evaluator)
+        return _play_one(begin, starter is None, _at_score(policies, score, length), rules, key, game_seed, 0,
+                         evaluator)
+
+    sequence = seed_sequence(seed)
+    games, score = _match_games(length, max_games, sequence, play)
+    return MatchRecord(length=length, games=tuple(games), score=score, seed=seed_repr(sequence))
+
+
+R = TypeVar("R", GameRecord, GioulGameRecord)
+
+
+def _match_games(length: int, max_games: int, sequence: np.random.SeedSequence,
+                 play: Callable[[int, Color | None, tuple[int, int]], R]) -> tuple[list[R], tuple[int, int]]:
+    """The games of a match of either game and the final score: game i is played by
+    ``play(its seed, the starter or None for the one-die draw, the score before it)`` with its
+    own seed ``game_seed_of(match master key, i)``; the winner of a game starts the next one,
+    a draw leaves the next to the draw, and the match ends at `length` points or `max_games`."""
+    master = master_key(sequence)
+    score = [0, 0]
+    games: list[R] = []
+    starter: Color | None = None
+    for index in range(max_games):
+        record = play(int(core_game.game_seed_of(master, index)), starter, (score[0], score[1]))
         games.append(record)
-        if record.winner is None:
-            starter = None
-            continue
-        score[record.winner] += record.points
         starter = record.winner
-        if score[record.winner] >= length:
-            break
-    return MatchRecord(length=length, games=tuple(games), score=(score[0], score[1]), seed=seed_value)
+        if record.winner is not None:
+            score[record.winner] += record.points
+            if score[record.winner] >= length:
+                break
+    return games, (score[0], score[1])
 
 
 GIOUL_POLICIES = ("random", "heuristic")  # the policies the core plays Gioul with
@@ -236,21 +253,11 @@ def play_gioul_match(
         raise InvalidArgumentError(f"policy pair {policy!r} must be (white_policy, black_policy)")
     for name in pair:
         _gioul_policy_id(name)
-    sequence = seed_sequence(seed)
-    master, seed_value = master_key(sequence), seed_repr(sequence)
-    score = [0, 0]
-    games: list[GioulGameRecord] = []
-    starter: int | None = None
-    for index in range(max_games):
+
+    def play(game_seed: int, starter: Color | None, score: tuple[int, int]) -> GioulGameRecord:
         start = None if starter is None else GioulPosition.initial(starter)
-        game_seed = int(core_game.game_seed_of(master, index))
-        record = play_gioul_game(seed=game_seed, policy=(pair[0], pair[1]), rules=rules, start=start)
-        games.append(record)
-        if record.winner is None:
-            starter = None
-            continue
-        score[record.winner] += record.points
-        starter = record.winner
-        if score[record.winner] >= length:
-            break
-    return GioulMatchRecord(length=length, games=tuple(games), score=(score[0], score[1]), seed=seed_value)
+        return play_gioul_game(seed=game_seed, policy=(pair[0], pair[1]), rules=rules, start=start)
+
+    sequence = seed_sequence(seed)
+    games, score = _match_games(length, max_games, sequence, play)
+    return GioulMatchRecord(length=length, games=tuple(games), score=score, seed=seed_repr(sequence))
