@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field, fields
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import json
 from fevga.errors import FevgaError, IllegalMoveError, InvalidArgumentError, RecordError
@@ -61,6 +61,61 @@ MAX_RECORD_BYTES = 64 << 20  # a record file (a season of 10,000 games is about 
 # The records of both games
 
 
+class _Outcome:
+    """What the game records of both games share: how the game ended, and the JSON text."""
+
+    if TYPE_CHECKING:
+        final: Position | GioulPosition
+        winner: Color | None
+        points: int
+        truncated: bool
+        resigned: bool
+
+        def to_dict(self) -> dict[str, Any]: ...
+
+    @property
+    def result(self) -> str:
+        """``"white"``, ``"black"`` (a win, or a resignation), ``"draw"`` (a dead position) or
+        ``"truncated"`` (stopped before the end)."""
+        if self.truncated:
+            return "truncated"
+        return "draw" if self.winner is None else COLOR_NAMES[self.winner]
+
+    def _outcome(self) -> dict[str, Any]:
+        """The end of the record's JSON form: final position, result, winner, points."""
+        return {"final": self.final.id, "result": self.result,
+                "winner": None if self.winner is None else COLOR_NAMES[self.winner], "points": self.points,
+                **({"resigned": True} if self.resigned else {})}
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The JSON text of to_dict()."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+
+class _Score:
+    """What the match records of both games share: the match winner, and the JSON text."""
+
+    if TYPE_CHECKING:
+        length: int
+        score: tuple[int, int]
+
+        def to_dict(self) -> dict[str, Any]: ...
+
+    @property
+    def winner(self) -> Color | None:
+        """The side that reached `length` points (None if `max_games` ran out first, or for a
+        session of unlimited games: length 0)."""
+        if self.length <= 0:
+            return None
+        if self.score[0] >= self.length:
+            return WHITE
+        return BLACK if self.score[1] >= self.length else None
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The JSON text of to_dict()."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+
 @dataclass(frozen=True)
 class Ply:
     """One turn of a game: who moved, the dice, and the steps played (empty for a pass)."""
@@ -76,7 +131,7 @@ class Ply:
 
 
 @dataclass(frozen=True)
-class GameRecord:
+class GameRecord(_Outcome):
     """A complete game: start, opening draw, every ply, and the result."""
 
     seed: int | str
@@ -90,14 +145,6 @@ class GameRecord:
     points: int
     truncated: bool = False  # stopped before the end (result "truncated")
     resigned: bool = False  # the loser resigned: `winner` and `points` are the resignation's
-
-    @property
-    def result(self) -> str:
-        """``"white"``, ``"black"`` (a win, or a resignation), ``"draw"`` (a dead position) or
-        ``"truncated"`` (stopped before the end)."""
-        if self.truncated:
-            return "truncated"
-        return "draw" if self.winner is None else COLOR_NAMES[self.winner]
 
     def positions(self) -> list[Position]:
         """The position before each ply, then the final one (replayed through the rules)."""
@@ -132,16 +179,8 @@ class GameRecord:
                  "steps": [list(s) for s in p.steps], "position": before[i].id}
                 for i, p in enumerate(self.plies)
             ],
-            "final": self.final.id,
-            "result": self.result,
-            "winner": None if self.winner is None else COLOR_NAMES[self.winner],
-            "points": self.points,
-            **({"resigned": True} if self.resigned else {}),
+            **self._outcome(),
         }
-
-    def to_json(self, indent: int | None = None) -> str:
-        """The JSON text of to_dict()."""
-        return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
     def from_dict(cls, data: Any) -> GameRecord:
@@ -166,7 +205,7 @@ def _replay(position: Position, ply: Ply, rules: Rules) -> Position:
 
 
 @dataclass(frozen=True)
-class MatchRecord:
+class MatchRecord(_Score):
     """A match to `length` points: its games in order and the final score."""
 
     length: int
@@ -175,16 +214,6 @@ class MatchRecord:
     players: tuple[str, str] = ("White", "Black")
     seed: int | str | None = None  # the match seed; each game records its own seed
 
-    @property
-    def winner(self) -> Color | None:
-        """The side that reached `length` points (None if `max_games` ran out first, or for a
-        session of unlimited games: length 0)."""
-        if self.length <= 0:
-            return None
-        if self.score[0] >= self.length:
-            return WHITE
-        return BLACK if self.score[1] >= self.length else None
-
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         winner = self.winner
@@ -192,10 +221,6 @@ class MatchRecord:
                 "winner": None if winner is None else COLOR_NAMES[winner],
                 "players": list(self.players),
                 "games": [g.to_dict() for g in self.games]}
-
-    def to_json(self, indent: int | None = None) -> str:
-        """The JSON text of to_dict()."""
-        return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
     def from_dict(cls, data: Any) -> MatchRecord:
@@ -234,7 +259,7 @@ class Decision:
 
 
 @dataclass(frozen=True)
-class GioulGameRecord:
+class GioulGameRecord(_Outcome):
     """A complete seeded Gioul game: every decision and the result. `start` is None for a
     game begun with the one-die draw, else the state it was played on from (in a match, the
     winner of the previous game starts the next one with two fresh dice)."""
@@ -249,14 +274,6 @@ class GioulGameRecord:
     start: GioulPosition | None = None
     truncated: bool = False  # stopped before the end (result "truncated")
     resigned: bool = False  # the loser resigned: `winner` and `points` are the resignation's
-
-    @property
-    def result(self) -> str:
-        """``"white"``, ``"black"`` (a win, or a resignation), ``"draw"`` (a dead position) or
-        ``"truncated"`` (stopped before the end)."""
-        if self.truncated:
-            return "truncated"
-        return "draw" if self.winner is None else COLOR_NAMES[self.winner]
 
     def log(self) -> str:
         """A readable log, one line per decision."""
@@ -293,16 +310,8 @@ class GioulGameRecord:
                 }
                 for d in self.decisions
             ],
-            "final": self.final.id,
-            "result": self.result,
-            "winner": None if self.winner is None else COLOR_NAMES[self.winner],
-            "points": self.points,
-            **({"resigned": True} if self.resigned else {}),
+            **self._outcome(),
         }
-
-    def to_json(self, indent: int | None = None) -> str:
-        """The JSON text of to_dict()."""
-        return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
     def from_dict(cls, data: Any) -> GioulGameRecord:
@@ -334,7 +343,7 @@ class GioulGameRecord:
 
 
 @dataclass(frozen=True)
-class GioulMatchRecord:
+class GioulMatchRecord(_Score):
     """A Gioul match to `length` points: its games in order and the final score (the
     fields and methods of fevga.records.MatchRecord, with GioulGameRecord games)."""
 
@@ -344,26 +353,12 @@ class GioulMatchRecord:
     players: tuple[str, str] = ("White", "Black")
     seed: int | str | None = None  # the match seed; each game records its own seed
 
-    @property
-    def winner(self) -> Color | None:
-        """The side that reached `length` points (None if `max_games` ran out first, or for a
-        session of unlimited games: length 0)."""
-        if self.length <= 0:
-            return None
-        if self.score[0] >= self.length:
-            return WHITE
-        return BLACK if self.score[1] >= self.length else None
-
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         winner = self.winner
         return {"game": "gioul", "length": self.length, "seed": self.seed, "score": list(self.score),
                 "winner": None if winner is None else COLOR_NAMES[winner], "players": list(self.players),
                 "games": [g.to_dict() for g in self.games]}
-
-    def to_json(self, indent: int | None = None) -> str:
-        """The JSON text of to_dict()."""
-        return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
     def from_dict(cls, data: Any) -> GioulMatchRecord:
