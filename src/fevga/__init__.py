@@ -26,7 +26,7 @@ from fevga.errors import (
 )
 from fevga.gioul import GioulMove, GioulPosition
 from fevga.net import Net
-from fevga.position import BLACK, WHITE, Color, Move, Position, perft
+from fevga.position import BLACK, WHITE, BasePosition, Color, Move, Position, perft
 from fevga.rollout import MoveRollout, RolloutResult, rollout, rollout_moves
 from fevga.search import expectimax
 from fevga.rules import Rules
@@ -37,6 +37,7 @@ from fevga.version import __version__
 __all__ = [
     "BLACK",
     "WHITE",
+    "BasePosition",
     "BearoffFileError",
     "CheckpointError",
     "Color",

@@ -23,7 +23,6 @@ a fresh roll its roller cannot play (`pass`), which hands the dice over.
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -38,8 +37,8 @@ from fevga.errors import (
     InvalidPositionError,
 )
 from fevga.inputs import position_json
-from fevga.notation import Step, decode_gioul_id, encode_gioul_id, format_steps, parse_dice, parse_paths
-from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, Color, Position
+from fevga.notation import Step, decode_gioul_id, encode_gioul_id, format_steps, parse_dice
+from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, BasePosition, Color, Position, _validate_counts
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_sequence
 from fevga_core.gioul import (
@@ -123,29 +122,10 @@ def _parse_pending(dice: object) -> tuple[int, ...]:
     raise InvalidDiceError(f"pending dice {dice!r}: expected a sequence of numbers 1-6")
 
 
-def _validate_counts(name: str, counts: object) -> tuple[int, ...]:
-    if not isinstance(counts, Iterable) or isinstance(counts, (str, bytes)):
-        raise InvalidPositionError(f"{name} counts {counts!r} must be a sequence of 25 integers")
-    items = list(itertools.islice(counts, 26))  # 25 are needed: an endless iterator is refused, not drained
-    values = [v for v in items if isinstance(v, (int, np.integer)) and not isinstance(v, bool)]
-    if len(items) != 25 or len(values) != 25 or any(v < 0 or v > NUM_CHECKERS for v in values):
-        raise InvalidPositionError(f"{name} counts {counts!r} must be 25 integers 0-{NUM_CHECKERS} (index 0 = borne off)")
-    if sum(values) != NUM_CHECKERS:
-        raise InvalidPositionError(f"{name} counts {counts!r} hold {sum(values)} checkers, not {NUM_CHECKERS}")
-    return tuple(int(v) for v in values)
-
-
-class GioulPosition(CoreGioul):
+class GioulPosition(CoreGioul, BasePosition):
     """A Gioul game state: board, roll counts and pending dice (immutable, hashable)."""
 
     __slots__ = ()
-
-    @classmethod
-    def initial(cls, turn: Color = WHITE) -> GioulPosition:
-        """The start: 15 checkers on each side's point 24, `turn` (White) to roll its first roll."""
-        if turn not in (WHITE, BLACK) or isinstance(turn, bool):
-            raise InvalidArgumentError(f"turn {turn!r} must be WHITE (0) or BLACK (1)")
-        return cls._initial(turn)  # the core's one start position (board.position_start)
 
     @classmethod
     def from_counts(
@@ -261,18 +241,6 @@ class GioulPosition(CoreGioul):
             white, black, turn, next_roll=(rw + 1, rb + 1), dice=pending, roller=roller if pending else None
         )
 
-    @classmethod
-    def parse(cls, text: str) -> GioulPosition:
-        """A state from a Gioul ID, ``start``, or its JSON form."""
-        if not isinstance(text, str):
-            raise InvalidNotationError(f"Gioul position {text!r} must be a string: an ID, 'start' or JSON")
-        stripped = text.strip()
-        if stripped.lower() in ("start", "initial"):
-            return cls.initial()
-        if stripped.startswith("{"):
-            return cls.from_json(stripped)
-        return cls.from_id(stripped)
-
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: game, both armies, turn, next_roll, and roller/dice when pending."""
         roller = self.roller
@@ -285,10 +253,6 @@ class GioulPosition(CoreGioul):
             "roller": None if roller is None else COLOR_NAMES[roller],
             "dice": list(self.pending),
         }
-
-    def to_json(self) -> str:
-        """The JSON text of to_dict()."""
-        return json.dumps(self.to_dict())
 
     @classmethod
     def from_json(cls, data: str | dict[str, Any]) -> GioulPosition:
@@ -318,12 +282,6 @@ class GioulPosition(CoreGioul):
             roller=None if roller is None else COLOR_NAMES.index(roller),
         )
 
-    def __repr__(self) -> str:
-        return f"GioulPosition.from_id({self.id!r})"
-
-    def __str__(self) -> str:
-        return self.diagram()
-
     def diagram(self, perspective: int = WHITE) -> str:
         """The board drawn in `perspective`'s own numbering (fevga.diagram), with the roll counts
         and what is due next."""
@@ -346,28 +304,14 @@ class GioulPosition(CoreGioul):
 
     # ------------------------------------------------------------------ game state
 
-    def winner(self) -> Color | None:
-        """The side that has borne off all 15 checkers, if any."""
-        winner: int = self._winner()
-        return None if winner < 0 else winner
-
-    def points(self) -> int:
-        """Points won: 2 for a mars (the loser has borne off none), 1 for a win, 0 otherwise."""
-        winner = self.winner()
-        if winner is None:
-            return 0
-        return 2 if self.counts(1 - winner)[0] == 0 else 1
-
-    def is_dead(self) -> bool:
+    def is_dead(self, rules: Rules | None = None) -> bool:
         """Neither side can play any die: the game can never change (a draw)."""
+        rules_of(rules, "gioul")
         return self.winner() is None and bool(self._is_dead())
 
-    def is_game_over(self) -> bool:
-        """True once a side has borne off 15, or the position is dead (a draw)."""
-        return self.winner() is not None or self.is_dead()
-
-    def can_move(self, color: int) -> bool:
+    def can_move(self, color: int, rules: Rules | None = None) -> bool:
         """Whether `color` can play at least one die of some roll now."""
+        rules_of(rules, "gioul")
         self.counts(color)
         return bool(self._can_move(color))
 
@@ -405,41 +349,14 @@ class GioulPosition(CoreGioul):
         moves: list[GioulMove] = self._legal_moves(d1, d2, GioulMove)
         return moves
 
-    def count_legal_moves(self, dice: object = None) -> int:
+    def count_legal_moves(self, dice: object = None, rules: Rules | None = None) -> int:
         """len(legal_moves(dice)) without building the moves."""
+        rules_of(rules, "gioul")
         d1, d2 = self._dice_args(dice)
         return int(self._count_legal(d1, d2))
 
-    def parse_move(self, notation: str, dice: object = None) -> GioulMove:
-        """The legal move of the next decision written `notation` (any equivalent form)."""
-        moves = self.legal_moves(dice)
-        mover = list(self.counts(self.turn))
-        for source, target in parse_paths(notation):
-            if mover[source] == 0:
-                raise IllegalMoveError(f"move {notation!r} in {self.id}: no checker on point {source}")
-            mover[source] -= 1
-            mover[target] += 1
-        for move in moves:
-            if list(move.position.counts(self.turn)) == mover:
-                return move
-        legal = ", ".join(m.notation for m in moves)
-        raise IllegalMoveError(f"move {notation!r} is illegal in {self.id}; legal: {legal}")
-
-    def play(self, move: GioulMove | str, dice: object = None) -> GioulPosition:
-        """The state after the next decision plays `move` (a GioulMove or its notation).
-
-        >>> after = GioulPosition.initial().play("24/13", "6-5")
-        >>> after.turn == BLACK and after.pending == ()
-        True
-        """
-        if isinstance(move, str):
-            return self.parse_move(move, dice).position
-        if not isinstance(move, GioulMove):
-            raise IllegalMoveError(f"move {move!r} must be a GioulMove or a notation string")
-        for legal in self.legal_moves(dice):
-            if legal.position == move.position:
-                return legal.position
-        raise IllegalMoveError(f"move {move.notation!r} is illegal in {self.id}")
+    def _dice_text(self, dice: object) -> str:
+        return str(parse_dice(dice)) if dice is not None else str(self.decision_dice)
 
 
 class GioulMove(NamedTuple):

@@ -548,7 +548,7 @@ def _resignation(data: dict[str, Any], final: Any, rules: Rules | None, where: s
     (resignations are offered on one's own turn), 1 point or, while the loser has no checker off, 2."""
     if data.get("resigned") is not True:
         raise RecordError(f"{where}: resigned {data.get('resigned')!r} must be true or absent")
-    over = final.is_game_over() if rules is None else final.is_game_over(rules)
+    over = final.is_game_over(rules)
     if over:
         raise RecordError(f"{where}: resigned, but the game is over in {final.id}")
     winner_name = data.get("winner")
@@ -1032,14 +1032,6 @@ class _GioulGameBuilder(_GameBuilder):
         self.drawn = starter is None  # begun with the one-die draw (start None), not by the last winner
         self.decisions: list[Decision] = []
         self.plies = self.decisions  # type: ignore[assignment]  # the decision count is the ply limit's
-
-    def over(self) -> bool:
-        assert self.current is not None
-        return bool(self.current.is_game_over())
-
-    def dead(self) -> bool:
-        assert self.current is not None
-        return bool(self.current.is_dead())
 
     def begin(self, starter: Color) -> None:
         self.starter = starter

@@ -34,7 +34,7 @@ from fevga.files import atomic_write
 from fevga_core.gioul import CoreGioul
 from fevga.limits import bounded, check_flag, check_int
 from fevga.notation import other_point
-from fevga.position import BLACK, COLOR_NAMES, WHITE, Position
+from fevga.position import BLACK, COLOR_NAMES, WHITE, BasePosition, Position
 import importlib
 import shutil
 import subprocess
@@ -224,7 +224,7 @@ def caption(position: Position) -> str:
             f"Black {position.pips(BLACK)} pips, {position.counts(BLACK)[0]} off · {status}")
 
 
-def board(position: Position, *, size: int = 480, coordinates: bool = True, dice: tuple[int, ...] | None = None,
+def board(position: BasePosition, *, size: int = 480, coordinates: bool = True, dice: tuple[int, ...] | None = None,
           perspective: int = 0, captioned: bool = True, shared: bool = False) -> str:
     """An SVG picture of `position`, `size` pixels wide.
 

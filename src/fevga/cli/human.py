@@ -262,28 +262,6 @@ def _needs_roll(position: AnyPosition) -> bool:
     return not (isinstance(position, GioulPosition) and position.pending)
 
 
-def _legal(position: AnyPosition, dice: tuple[int, int] | None, rules: Rules) -> list[Any]:
-    if isinstance(position, GioulPosition):
-        return position.legal_moves(dice)
-    assert dice is not None
-    return position.legal_moves(dice, rules)
-
-
-def _parse(position: AnyPosition, text: str, dice: tuple[int, int] | None, rules: Rules) -> AnyMove:
-    if isinstance(position, GioulPosition):
-        return position.parse_move(text, dice)
-    assert dice is not None
-    return position.parse_move(text, dice, rules)
-
-
-def _over(position: AnyPosition, rules: Rules) -> bool:
-    return position.is_game_over() if isinstance(position, GioulPosition) else position.is_game_over(rules)
-
-
-def _dead(position: AnyPosition, rules: Rules) -> bool:
-    return position.is_dead() if isinstance(position, GioulPosition) else position.is_dead(rules)
-
-
 # ---------------------------------------------------------------------------------------
 # The session
 
@@ -344,7 +322,7 @@ class Session:
         stopped = ""
         replay: tuple[int, int] | None = None  # the dice of an undone decision, played again
         try:
-            while not _over(position, self.rules):
+            while not position.is_game_over(self.rules):
                 mover = position.turn
                 dice: tuple[int, int] | None = None
                 if _needs_roll(position):
@@ -354,7 +332,7 @@ class Session:
                         dice = opening_dice
                     else:
                         dice = self.roll()
-                moves = _legal(position, dice, self.rules)
+                moves = position.legal_moves(dice, self.rules)
                 say("")
                 say(self._show(position))
                 shown = _decision_dice(position, dice)
@@ -398,7 +376,7 @@ class Session:
                  "end of input": "End of input: the game is stopped unfinished."}[stopped])
         elif winner is not None:
             say(f"{self.names[winner]} wins {_points(points)}" + (" (mars)" if points == 2 else ""))
-        elif _dead(position, self.rules):
+        elif position.is_dead(self.rules):
             say("Dead position: the game is drawn.")
         self.console.stopped = stopped
         policies = (self._policy(WHITE), self._policy(BLACK))
@@ -479,7 +457,7 @@ class Session:
                 say(f"tutor {'off' if self.tutor is None else 'on: warns from ' + self.tutor}")
             elif text:
                 try:
-                    move = _parse(position, text, dice, self.rules)
+                    move: AnyMove = position.parse_move(text, dice, self.rules)
                 except FevgaError as exc:
                     say(f"illegal: {explain_illegal(position, text, dice, self.rules, exc)}")
                     continue
@@ -544,7 +522,7 @@ def explain_illegal(position: AnyPosition, text: str, dice: tuple[int, int] | No
                     error: Exception) -> str:
     """Why `text` is not a legal move: the parser's reason, or a pip count or dice count that
     cannot match the roll, followed by the legal moves."""
-    moves = _legal(position, dice, rules)
+    moves = position.legal_moves(dice, rules)
     legal = "legal: " + ", ".join(m.notation for m in moves)
     try:
         paths = parse_paths(text)
@@ -562,7 +540,7 @@ def explain_illegal(position: AnyPosition, text: str, dice: tuple[int, int] | No
     if moved > most and not bears_off:
         return f"{text} moves {moved} pips, but {dice[0]}-{dice[1]} moves at most {most}; {legal}"
 
-    def pips(p: Position) -> int:
+    def pips(p: AnyPosition) -> int:
         return position.pips(mover) - p.pips(mover)
 
     if not bears_off and moves and moved < min(pips(m.position) for m in moves):
