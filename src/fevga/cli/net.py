@@ -81,8 +81,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     result = evaluate(position, args.plies, Rules.named(args.rules), net=net)
     if args.json:
         print(json.dumps({"position": position.id, "turn": COLOR_NAMES[position.turn], "plies": args.plies,
-                          "net": net.checksum, "win": result.win, "win_mars": result.win_mars,
-                          "lose_mars": result.lose_mars, "equity": result.equity}, indent=2))
+                          "net": net.checksum, **result.to_dict()}, indent=2))
     else:
         print(f"{COLOR_NAMES[position.turn]} on roll in {position.id}, {args.plies} ply:")
         print(f"  {result}")
@@ -97,11 +96,7 @@ def _hint(args: argparse.Namespace) -> int:
     shown = hints if args.top <= 0 else hints[: args.top]
     if args.json:
         print(json.dumps({"position": position.id, "dice": args.dice, "plies": args.plies, "net": net.checksum,
-                          "moves": [{"move": h.move.notation, "position": h.move.position.id, "plies": h.plies,
-                                     "win": h.evaluation.win, "win_mars": h.evaluation.win_mars,
-                                     "lose_mars": h.evaluation.lose_mars, "equity": h.equity,
-                                     "match_chance": h.evaluation.match_chance, "loss": h.loss}
-                                    for h in shown]}, indent=2))
+                          "moves": [{**h.to_dict(), "position": h.move.position.id} for h in shown]}, indent=2))
         return 0
     print(f"{COLOR_NAMES[position.turn]} to play {args.dice} in {position.id}: {len(hints)} move(s), best first")
     print("\n".join(hint_table(shown, score is not None)))

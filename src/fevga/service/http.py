@@ -254,8 +254,7 @@ def _evaluation_of(position: Position | GioulPosition, plies: int, rules: str = 
         raise ApiError(422, "unsupported", "Gioul evaluation needs a Gioul net, which fevga does not have yet "
                        "(issue 16); POST /api/v1/rollouts rolls a Gioul state out")
     e = evaluate(position, plies, _rules(rules, position))
-    return {"position": _position_dict(position), "plies": plies, "win": e.win, "win_mars": e.win_mars,
-            "lose_mars": e.lose_mars, "lose": e.lose, "equity": e.equity}
+    return {"position": _position_dict(position), "plies": plies, **e.to_dict()}
 
 
 def _hint_of(position: Position | GioulPosition, dice: tuple[int, int] | None, plies: int,
@@ -273,10 +272,7 @@ def _hint_of(position: Position | GioulPosition, dice: tuple[int, int] | None, p
         raise ApiError(422, "plies_limit", "hint plies must be at least 1 (a move is rated by its result)")
     hints = hint(position, dice, plies, _rules(rules, position))
     return {**head, "method": f"net {plies}-ply", "moves": [
-        {"move": h.move.notation, **({"after": h.move.position.id} if after else {}), "equity": h.equity,
-         "win": h.evaluation.win, "win_mars": h.evaluation.win_mars, "lose_mars": h.evaluation.lose_mars,
-         "loss": h.loss, "plies": h.plies}
-        for h in hints]}
+        {**h.to_dict(), **({"after": h.move.position.id} if after else {})} for h in hints]}
 
 
 # ---------------------------------------------------------------------- bodies
