@@ -147,7 +147,7 @@ def _query(args: argparse.Namespace) -> int:
     game = game_of(args, args.position)
     on_roll, opponent, position = parse_sides(args.position, game)
     db = _one_sided(args.db, game)
-    two_sided: Any = open_db(args.two_sided, kind="two-sided", game=game) if args.two_sided else None
+    bearoff: Any = open_db(args.two_sided, kind="two-sided", game=game) if args.two_sided else None
     result: dict[str, Any] = {"game": game, "on_roll": _side_report(db, on_roll)}
     if opponent is not None:
         result["opponent"] = _side_report(db, opponent)
@@ -155,22 +155,22 @@ def _query(args: argparse.Namespace) -> int:
             estimate = race_estimate(on_roll, opponent, db)
             result["estimate"] = {"win": estimate.win, "win_mars": estimate.win_mars,
                                   "lose_mars": estimate.lose_mars, "equity": estimate.equity}
-        if two_sided is not None:
+        if bearoff is not None:
             try:
-                result["exact"] = {"equity": two_sided.equity(on_roll, opponent),
-                                   "win": two_sided.win_probability(on_roll, opponent)}
+                result["exact"] = {"equity": bearoff.equity(on_roll, opponent),
+                                   "win": bearoff.win_probability(on_roll, opponent)}
             except MissingBearoffError as exc:
                 result["exact"] = {"missing": str(exc)}
     if args.dice:
         if position is None:
             raise InvalidNotationError("--dice needs a full position (ID, start or JSON), not bare counts")
-        move = best_move(position, args.dice, two_sided=two_sided, one_sided=db)
+        move = best_move(position, args.dice, bearoff=bearoff, one_sided=db)
         result["best_move"] = move.notation
         if game == "gioul":  # a chain: each later block is a decision of the same player
             blocks = [move.notation]
             after = move.position
             while after.pending and after.winner() is None:  # type: ignore[union-attr]
-                move = best_move(after, None, two_sided=two_sided, one_sided=db)
+                move = best_move(after, None, bearoff=bearoff, one_sided=db)
                 blocks.append(move.notation)
                 after = move.position
             result["best_decisions"] = blocks
