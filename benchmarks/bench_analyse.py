@@ -11,7 +11,8 @@ from functools import cache
 from typing import Any
 
 from fevga.analyser import analyse
-from fevga.game import MatchRecord, play_game
+from fevga.game import play_game
+from fevga.records import MatchRecord
 
 GAMES = 100
 KNOWN_PLIES = 9_166  # plies of the session below (seeds 0..99, net self-play, the shipped net)

@@ -19,17 +19,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fevga import batch, rollout
-from fevga.gioul import (
-    GioulPosition,
-    batch_legal_moves,
-    count_legal_moves,
-    gioul_perft,
-    play_gioul_game,
-    self_play,
-    to_array,
-    validate_states,
-)
+from fevga import batch, perft, rollout
+from fevga.gioul import GioulPosition, batch_legal_moves, count_legal_moves, self_play, to_array, validate_states
+from fevga.game import play_gioul_game
 from fevga.rollout import STRATA, RolloutResult
 from fevga_core import gioul as core_gioul
 
@@ -118,8 +110,8 @@ def test_gioul_validate_states_rows_per_second(benchmark: Any) -> None:
 
 def test_gioul_perft_3(benchmark: Any) -> None:
     start = GioulPosition.initial()
-    assert gioul_perft(start, 3) == 480_752
-    benchmark(gioul_perft, start, 3)
+    assert perft(start, 3) == 480_752
+    benchmark(perft, start, 3)
     _rate(benchmark, 480_752, "leaves_per_second")
 
 

@@ -15,7 +15,7 @@ import sys
 import time
 
 from fevga import Rules
-from fevga.match import measure_odds
+from fevga.strength import measure_odds
 
 
 def main(argv: list[str] | None = None) -> int:

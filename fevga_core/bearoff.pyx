@@ -1122,7 +1122,3 @@ cdef class TwoSidedBuilder:
         self.transposed = NULL
         self.win_t = NULL
         return result
-
-    def successor_count(self) -> int:
-        """Entries in the per-roll successor lists (a size figure for the docs)."""
-        return self.succ_offset[self.positions * NUM_ROLLS]

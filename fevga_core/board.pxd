@@ -43,6 +43,9 @@ cdef str row_problem_text(const uint8_t* row, int code)
 cdef int rows_checked(const uint8_t[:, ::1] rows) except -1
 cdef int fevga_flags_checked(int flags) except -1
 cdef int position_load(PositionC* pos, const uint8_t* row) noexcept nogil
+# THE start position (docs/rules.md §1): 15 checkers on each side's point 24, `turn` on roll.
+# CorePosition() (fevga.Position.initial()) and the Gioul start (gioul_initial) are built by it.
+cdef void position_start(PositionC* pos, int turn) noexcept nogil
 cdef void position_store(const PositionC* pos, uint8_t* row) noexcept nogil
 
 

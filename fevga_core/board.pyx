@@ -103,6 +103,15 @@ cdef int side_pips(const SideC* side) noexcept nogil:
     return pips
 
 
+cdef void position_start(PositionC* pos, int turn) noexcept nogil:
+    cdef uint8_t row[POSITION_WIDTH]
+    memset(row, 0, POSITION_WIDTH)
+    row[NUM_SLOTS - 1] = NUM_CHECKERS
+    row[2 * NUM_SLOTS - 1] = NUM_CHECKERS
+    row[2 * NUM_SLOTS] = turn
+    position_load(pos, row)
+
+
 cdef int position_load(PositionC* pos, const uint8_t* row) noexcept nogil:
     """Fill `pos` from a flat row (trusted: validated at the Python boundary)."""
     cdef int slot, color

@@ -17,7 +17,7 @@ ctypedef struct GioulC:
     uint8_t last
     uint8_t pair
 
-cdef void gioul_initial(GioulC* s) noexcept nogil
+cdef void gioul_initial(GioulC* s, int turn) noexcept nogil
 cdef void gioul_begin_roll(GioulC* s, int d1, int d2) noexcept nogil
 cdef int gioul_pending_moves(const GioulC* s, MoveC* out, WorkspaceC* ws) noexcept nogil
 cdef int gioul_moves(const GioulC* s, int d1, int d2, MoveC* out, WorkspaceC* ws) noexcept nogil

@@ -25,7 +25,7 @@ from fevga_core.types cimport (
     NUM_SLOTS, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, MAX_STEPS, POSITION_WIDTH, FLAG_GIOUL,
 )
 from fevga_core.board cimport (
-    zobrist_turn, position_load, position_store, side_pips, row_problem, row_problem_text, ROLL_D1, ROLL_D2,
+    zobrist_turn, position_load, position_store, position_start, side_pips, row_problem, row_problem_text, ROLL_D1, ROLL_D2,
     check_interrupt, mix64,
 )
 from fevga_core.movegen cimport (
@@ -58,13 +58,10 @@ cdef inline void _clear_dice(GioulC* s) noexcept nogil:
     s.pair = 0
 
 
-cdef void gioul_initial(GioulC* s) noexcept nogil:
-    cdef uint8_t row[POSITION_WIDTH]
+cdef void gioul_initial(GioulC* s, int turn) noexcept nogil:
+    """The start (board.position_start): no rolls made, no dice pending, `turn` to roll."""
     memset(s, 0, sizeof(GioulC))
-    memset(row, 0, POSITION_WIDTH)
-    row[24] = NUM_CHECKERS
-    row[NUM_SLOTS + 24] = NUM_CHECKERS
-    position_load(&s.pos, row)
+    position_start(&s.pos, turn)
 
 
 cdef bint gioul_over(const GioulC* s) noexcept nogil:
@@ -260,8 +257,7 @@ cdef int _play_game(GioulC* s, RngC* rng, bint opening_dice, const int* policy, 
     """A complete game from the start: the one-die draw decides the starter, who rolls
     fresh dice (or, with opening_dice, plays the two dice of the draw)."""
     cdef int wd, bd
-    gioul_initial(s)
-    _set_turn(s, opening_draw(rng, &wd, &bd))
+    gioul_initial(s, opening_draw(rng, &wd, &bd))
     if opening_dice:
         return _play_on(s, rng, wd if wd > bd else bd, bd if wd > bd else wd, policy, moves, ws, rec, ndecisions)
     return _play_on(s, rng, 0, 0, policy, moves, ws, rec, ndecisions)
@@ -611,6 +607,16 @@ cdef class CoreGioul:
     def __reduce__(self):
         return (type(self)._from_fields, self._fields())
 
+    @classmethod
+    def _initial(cls, turn):
+        """The start of a game (gioul_initial: board.position_start, no rolls made) with
+        `turn` (0 or 1) to roll."""
+        cdef CoreGioul p = cls.__new__(cls)
+        if isinstance(turn, bool) or not (turn == 0 or turn == 1):
+            raise InvalidArgumentError(f"turn {turn!r} must be WHITE (0) or BLACK (1)")
+        gioul_initial(&p.c, turn)
+        return p
+
     @property
     def turn(self):
         """The side that plays the pending decision, or rolls next: 0 = White, 1 = Black."""
@@ -691,10 +697,6 @@ cdef class CoreGioul:
         child.c = self.c
         gioul_begin_roll(&child.c, d1, d2)
         return child
-
-    def _can_play(self, int color, int die):
-        """Whether `color` can play one die `die` now."""
-        return can_play_die(&self.c.pos, color, die, FLAG_GIOUL)
 
     def _can_move(self, int color):
         """Whether `color` can play some die (any of 1-6) now."""

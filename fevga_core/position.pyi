@@ -5,7 +5,6 @@ from typing import Any, TypeVar
 _P = TypeVar("_P", bound="CorePosition")
 
 MAX_PERFT_DEPTH: int
-ALL_FLAGS: int
 
 class CorePosition:
     """Both armies in own numbering, the side on roll and the Zobrist key; CorePosition() is the start.
@@ -14,6 +13,8 @@ class CorePosition:
     """
 
     def __init__(self) -> None: ...
+    @classmethod
+    def _initial(cls: type[_P], turn: int) -> _P: ...
     @classmethod
     def _from_row(cls: type[_P], row: bytes | bytearray | memoryview) -> _P: ...
     def _row(self) -> bytes: ...

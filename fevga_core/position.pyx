@@ -9,10 +9,10 @@ from cpython.exc cimport PyErr_CheckSignals
 from libc.string cimport memcmp
 
 from fevga_core.types cimport (
-    PositionC, MoveC, SideC, uint8_t, uint64_t, NUM_SLOTS, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FEVGA_FLAGS,
+    PositionC, MoveC, SideC, uint8_t, uint64_t, NUM_SLOTS, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH,
 )
 from fevga_core.board cimport (
-    position_update, position_load, position_load_checked, position_store, side_pips, fevga_flags_checked,
+    position_update, position_load, position_start, position_load_checked, position_store, side_pips, fevga_flags_checked,
     ROLL_D1, ROLL_D2,
 )
 from fevga_core.movegen cimport (
@@ -25,7 +25,6 @@ from numpy import integer as np_integer
 from fevga_core.errors import InvalidArgumentError, InvalidDiceError, InvalidRulesError
 
 MAX_PERFT_DEPTH = 12        # far beyond any feasible run (depth 5 from the start: 1.5e8 leaves)
-ALL_FLAGS = FEVGA_FLAGS     # every Fevga rule flag bit of types.pxd (fevga.rules.FLAG_*)
 cdef enum:
     SIGNAL_INTERVAL = 1 << 14   # generator calls between two Ctrl-C checks (~ms apart)
 
@@ -35,12 +34,9 @@ cdef enum:
 cdef ScratchC _SCRATCH
 scratch_new(&_SCRATCH, 1)
 
-# The start position: what CorePosition() holds (Position() is the start).
+# What CorePosition() holds (Position() is the start): board.position_start's, built once.
 cdef PositionC _START
-cdef uint8_t _START_ROW[POSITION_WIDTH]
-for _i in range(POSITION_WIDTH):
-    _START_ROW[_i] = NUM_CHECKERS if _i == 24 or _i == 49 else 0
-position_load(&_START, _START_ROW)
+position_start(&_START, 0)
 
 
 ctypedef struct PerftC:
@@ -97,6 +93,13 @@ cdef class CorePosition:
 
     def __init__(self):
         """The start position (CorePosition() and fevga.Position() take no arguments)."""
+
+    @classmethod
+    def _initial(cls, turn):
+        """The start position (board.position_start) with `turn` (0 or 1) on roll."""
+        cdef CorePosition p = cls.__new__(cls)
+        position_start(&p.c, _color(turn))
+        return p
 
     @classmethod
     def _from_row(cls, row):

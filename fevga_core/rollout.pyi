@@ -26,8 +26,8 @@ def run_block(
     """Games first_index .. first_index + games - 1 of a job, added into the sums."""
 
 def expectimax_value(row: bytes, depth: int, flags: int, tables: Tables, scale: float,
-                     net: CoreNet | None = None) -> float:
-    """Expectimax value of a row for its side on roll."""
+                     net: CoreNet | None = None, leaf: Callable[[bytes], float] | None = None) -> float:
+    """Expectimax value of a row for its side on roll (leaves: the core's value, or `leaf(row)`)."""
 
 def value(row: bytes, color: int, tables: Tables, scale: float, net: CoreNet | None = None) -> float:
     """The rollout evaluator's equity of a row for `color`."""

@@ -18,6 +18,7 @@
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcpy, memset
 from libc.math cimport tanh
+from cpython.ref cimport PyObject
 
 from fevga_core.types cimport (
     PositionC, MoveC, SideC, uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t,
@@ -193,12 +194,31 @@ cdef int _bearoff_choice(const JobC* job, const PositionC* pos, const MoveC* mov
     return -1
 
 
+cdef int _worst_reply_value(const void* ctx, const PositionC* pos, const MoveC* moves, int n,
+                            ScratchC* scratch, int level, double* value) except -1 nogil:
+    """What the lookahead policy passes search.roll_expectation (ctx: the JobC): a reply roll
+    of the side on roll in `pos` is worth, to the player who moved into `pos`, the heuristic
+    value of the reply worst for that player."""
+    cdef int j, mover = 1 - pos.turn
+    cdef double e, worst = 1e300
+    cdef PositionC grandchild
+    for j in range(n):
+        grandchild = pos[0]
+        apply_move(&grandchild, &moves[j])
+        e = _heuristic_value(<const JobC*> ctx, &grandchild, mover)
+        if e < worst:
+            worst = e
+    value[0] = worst
+    return 0
+
+
 cdef int _lookahead_choice(const JobC* job, const PositionC* pos, const MoveC* moves, int n,
                            ScratchC* scratch) except -1 nogil:
-    """The move with the best average over the 21 replies of the reply worst for the mover."""
-    cdef int mover = pos.turn, k, r, j, m, best = 0
-    cdef double value, worst, e, best_value = -1e300
-    cdef PositionC child, grandchild
+    """The move with the best average over the 21 replies of the reply worst for the mover
+    (a dead result's passes are valued like any reply: no draw rule here)."""
+    cdef int mover = pos.turn, k, best = 0
+    cdef double value, best_value = -1e300
+    cdef PositionC child
     cdef double equity, win, win_mars, lose_mars
     for k in range(n):
         child = pos[0]
@@ -206,20 +226,7 @@ cdef int _lookahead_choice(const JobC* job, const PositionC* pos, const MoveC* m
         if _is_over(&child) or race_value(job.tables, &child, &equity, &win, &win_mars, &lose_mars):
             value = _heuristic_value(job, &child, mover)
         else:
-            value = 0.0
-            for r in range(NUM_ROLLS):
-                m = generate_moves(&child, ROLL_D1[r], ROLL_D2[r], job.flags, (scratch.moves + MAX_MOVES), scratch.ws)
-                if m < 0:
-                    with gil:
-                        raise OverflowError("more legal moves than the generator buffer holds")
-                worst = 1e300
-                for j in range(m):
-                    grandchild = child
-                    apply_move(&grandchild, &(scratch.moves + MAX_MOVES)[j])
-                    e = _heuristic_value(job, &grandchild, mover)
-                    if e < worst:
-                        worst = e
-                value += ROLL_WEIGHT[r] * worst
+            roll_expectation(&child, job.flags, False, scratch, 1, 1, _worst_reply_value, job, &value)
         if value > best_value:
             best_value = value
             best = k
@@ -237,18 +244,22 @@ cdef int _net_choice(const JobC* job, const PositionC* pos, const MoveC* moves, 
     return choose_move_net(&ev, pos, moves, n, plies, scratch, 0, value)
 
 
-cdef double _best_value(const JobC* job, const PositionC* pos, const MoveC* moves, int n) noexcept nogil:
-    """max over moves of position_value(child) for the mover: the luck evaluator of one roll."""
+cdef int _best_value(const void* ctx, const PositionC* pos, const MoveC* moves, int n,
+                     ScratchC* scratch, int level, double* value) except -1 nogil:
+    """max over moves of position_value(child) for the mover: the luck evaluator of one roll
+    (ctx: the JobC), in search.roll_expectation's form."""
+    cdef const JobC* job = <const JobC*> ctx
     cdef int k
-    cdef double value, best = -1e300
+    cdef double e, best = -1e300
     cdef PositionC child
     for k in range(n):
         child = pos[0]
         apply_move(&child, &moves[k])
-        value = position_value(job, &child, pos.turn)
-        if value > best:
-            best = value
-    return best
+        e = position_value(job, &child, pos.turn)
+        if e > best:
+            best = e
+    value[0] = best
+    return 0
 
 
 cdef int _callback_choice(object callback, const PositionC* pos, int d1, int d2, int n) except -1:
@@ -285,7 +296,7 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
     when it stops there); fill `out` for `color`. The first `nfixed` rolls are
     fixed_rolls[i] (roll index (d1 - 1) * 6 + (d2 - 1)), later ones drawn from `rng`.
     With `rec`, every ply is recorded."""
-    cdef int d1, d2, n, k, r, m, policy, mover
+    cdef int d1, d2, n, k, policy, mover
     cdef double actual, mean
     out.plies = 0
     out.luck = 0.0
@@ -317,15 +328,10 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
             score_draw(out)
             return 0
         if job.luck:
-            # luck = value of the roll played minus the mean over all 36 rolls (mean zero)
-            actual = _best_value(job, pos, scratch.moves, n)
-            mean = 0.0
-            for r in range(NUM_ROLLS):
-                m = generate_moves(pos, ROLL_D1[r], ROLL_D2[r], job.flags, (scratch.moves + MAX_MOVES), scratch.ws)
-                if m < 0:
-                    with gil:
-                        raise OverflowError("more legal moves than the generator buffer holds")
-                mean += ROLL_WEIGHT[r] * _best_value(job, pos, (scratch.moves + MAX_MOVES), m)
+            # luck = value of the roll played minus the mean over all 36 rolls (mean zero);
+            # `pos` is not dead (the roll just made would have been a dead pass)
+            _best_value(job, pos, scratch.moves, n, scratch, 0, &actual)
+            roll_expectation(pos, job.flags, False, scratch, 1, 1, _best_value, job, &mean)
             out.luck += (actual - mean) if mover == color else (mean - actual)
         policy = job.policy[mover]
         k = 0
@@ -595,10 +601,20 @@ def play_recorded(bytes row, int flags, int white_policy, int black_policy, obje
 
 
 # What expectimax passes search.roll_expectation: the mover's best result of a roll is the
-# best expectimax value, `depth` - 1 plies deep, of the roll's moves (full width).
+# best expectimax value, `depth` - 1 plies deep, of the roll's moves (full width). Leaves are
+# position_value, or with `leaf` (a Python callable: 51-byte row -> equity of its side on
+# roll, called with the GIL) that callable's values.
 ctypedef struct ExpectimaxC:
     const JobC* job
+    PyObject* leaf
     int depth
+
+
+cdef int _leaf_value(PyObject* leaf, const PositionC* pos, double* out) except -1 with gil:
+    cdef uint8_t row[POSITION_WIDTH]
+    position_store(pos, row)
+    out[0] = float((<object> leaf)(bytes(row[:POSITION_WIDTH])))
+    return 0
 
 
 cdef int _expectimax_roll_value(const void* ctx, const PositionC* pos, const MoveC* moves, int n,
@@ -610,15 +626,15 @@ cdef int _expectimax_roll_value(const void* ctx, const PositionC* pos, const Mov
     for k in range(n):
         child = pos[0]
         apply_move(&child, &moves[k])
-        _expectimax(e.job, &child, e.depth - 1, scratch, level + 1, &below)
+        _expectimax(e.job, e.leaf, &child, e.depth - 1, scratch, level + 1, &below)
         if -below > best:
             best = -below
     value[0] = best
     return 0
 
 
-cdef int _expectimax(const JobC* job, const PositionC* pos, int depth, ScratchC* scratch, int level,
-                     double* out) except -1 nogil:
+cdef int _expectimax(const JobC* job, PyObject* leaf, const PositionC* pos, int depth, ScratchC* scratch,
+                     int level, double* out) except -1 nogil:
     """Exact expectation over the 21 rolls, `depth` plies deep, for the side on roll (move
     lists level .. level + depth - 1 of `scratch`); dead positions are draws (0)."""
     cdef ExpectimaxC e
@@ -626,30 +642,38 @@ cdef int _expectimax(const JobC* job, const PositionC* pos, int depth, ScratchC*
         out[0] = _final_points(pos, pos.turn)
         return 0
     if depth == 0:
+        if leaf != NULL:
+            return _leaf_value(leaf, pos, out)
         out[0] = position_value(job, pos, pos.turn)
         return 0
     e.job = job
+    e.leaf = leaf
     e.depth = depth
-    if roll_expectation(pos, job.flags, scratch, level, 1, _expectimax_roll_value, &e, out):
+    if roll_expectation(pos, job.flags, True, scratch, level, 1, _expectimax_roll_value, &e, out):
         out[0] = 0.0
     return 0
 
 
-def expectimax_value(bytes row, int depth, int flags, Tables tables not None, double scale, CoreNet net=None):
-    """Expectimax value of a row for its side on roll (leaves: position_value); Ctrl-C stops it."""
+def expectimax_value(bytes row, int depth, int flags, Tables tables not None, double scale, CoreNet net=None,
+                     object leaf=None):
+    """Expectimax value of a row for its side on roll (leaves: position_value, or `leaf(row)`,
+    a callable's equity for the leaf's side on roll); Ctrl-C stops it."""
     cdef PositionC pos
     cdef JobC job
     cdef double value
     cdef ScratchC scratch
+    cdef PyObject* leaf_ptr = NULL if leaf is None else <PyObject*> leaf    # kept alive by `leaf`
     if not 0 <= depth <= MAX_EXPECTIMAX_DEPTH:
         raise InvalidArgumentError(f"expectimax depth {depth} must be from 0 to {MAX_EXPECTIMAX_DEPTH}")
+    if leaf is not None and not callable(leaf):
+        raise InvalidArgumentError(f"leaf {leaf!r} must be a callable or None")
     fevga_flags_checked(flags)
     position_load_checked(&pos, row)
     scratch_new(&scratch, depth + 1)       # one move list per level
     try:
         _job_init(&job, flags, POLICY_HEURISTIC, POLICY_HEURISTIC, False, False, scale, tables, net)
         with nogil:
-            _expectimax(&job, &pos, depth, &scratch, 0, &value)
+            _expectimax(&job, leaf_ptr, &pos, depth, &scratch, 0, &value)
         return value
     finally:
         scratch_free(&scratch)

@@ -27,16 +27,18 @@ cdef bint static_value(const EvaluatorC* ev, const PositionC* pos, double* out) 
 cdef int choose_move_net(const EvaluatorC* ev, const PositionC* pos, const MoveC* moves, int n,
                          int plies, ScratchC* scratch, int level, double* out) except -1 nogil
 
-# THE loop over the 21 rolls of an expectation (the net's plies below, rollout.pyx's
-# expectimax): out[0..width), width <= 3, = sum over the rolls r of ROLL_WEIGHT[r] * value_r, where
-# roll_value(ctx, pos, moves, n, scratch, level, value_r) makes value_r (width doubles) of the
-# roll's n legal moves, generated into move list `level` of `scratch` (deeper lists are the
-# callee's). Returns 1 (out unspecified) when `pos` is dead, no side can ever move: a draw;
-# else 0. Ctrl-C is checked every SIGNAL_INTERVAL generator calls counted in scratch.calls.
+# THE loop over the 21 rolls of an expectation (the net's plies below; rollout.pyx's
+# expectimax, luck and lookahead policy): out[0..width), width <= 3, = sum over the rolls r of
+# ROLL_WEIGHT[r] * value_r, where roll_value(ctx, pos, moves, n, scratch, level, value_r) makes
+# value_r (width doubles) of the roll's n legal moves, generated into move list `level` of
+# `scratch` (deeper lists are the callee's). With `dead_is_draw`, returns 1 (out unspecified)
+# when `pos` is dead, no side can ever move: a draw; else (and always without it: every roll's
+# pass is valued) 0. Ctrl-C is checked every SIGNAL_INTERVAL generator calls counted in
+# scratch.calls.
 ctypedef int (*RollValueFn)(const void* ctx, const PositionC* pos, const MoveC* moves, int n,
                             ScratchC* scratch, int level, double* value) except -1 nogil
-cdef int roll_expectation(const PositionC* pos, int flags, ScratchC* scratch, int level, int width,
-                          RollValueFn roll_value, const void* ctx, double* out) except -1 nogil
+cdef int roll_expectation(const PositionC* pos, int flags, bint dead_is_draw, ScratchC* scratch, int level,
+                          int width, RollValueFn roll_value, const void* ctx, double* out) except -1 nogil
 
 # `plies`-ply value of `pos` for its side on roll into out (0 = static_value); uses move
 # lists level .. level + plies - 1 of `scratch`.

@@ -9,7 +9,7 @@
 #   choose_move_net(p) the FILTER_TOP moves best at 1 ply within FILTER_MARGIN of the best
 #                      are searched at ply_value(result, p - 1) ("net2" policy: p = 2)
 # The average over the rolls is roll_expectation, the core's one 21-roll expectation loop
-# (rollout.pyx's expectimax runs on it too, with full-width choices and its own leaves).
+# (rollout.pyx's expectimax, luck and lookahead policy run on it too, with their own values).
 
 import numpy as np
 
@@ -143,9 +143,9 @@ cdef int choose_move_net(const EvaluatorC* ev, const PositionC* pos, const MoveC
     return best
 
 
-cdef int roll_expectation(const PositionC* pos, int flags, ScratchC* scratch, int level, int width,
-                          RollValueFn roll_value, const void* ctx, double* out) except -1 nogil:
-    cdef int r, i, n, dead = -1
+cdef int roll_expectation(const PositionC* pos, int flags, bint dead_is_draw, ScratchC* scratch, int level,
+                          int width, RollValueFn roll_value, const void* ctx, double* out) except -1 nogil:
+    cdef int r, i, n, dead = -1 if dead_is_draw else 0
     cdef MoveC* moves = scratch.moves + <Py_ssize_t> level * MAX_MOVES
     cdef double value[3]
     for i in range(width):
@@ -158,7 +158,7 @@ cdef int roll_expectation(const PositionC* pos, int flags, ScratchC* scratch, in
         if n < 0:
             with gil:
                 raise OverflowError("more legal moves than the generator buffer holds")
-        if n == 1 and moves[0].nsteps == 0:
+        if dead and n == 1 and moves[0].nsteps == 0:
             if dead < 0:
                 dead = position_is_dead(pos, flags)
             if dead:
@@ -190,7 +190,7 @@ cdef int ply_value(const EvaluatorC* ev, const PositionC* pos, int plies, Scratc
         return 0
     ply.ev = ev
     ply.plies = plies
-    if roll_expectation(pos, ev.flags, scratch, level, 3, _net_roll_value, &ply, out):
+    if roll_expectation(pos, ev.flags, True, scratch, level, 3, _net_roll_value, &ply, out):
         out[0], out[1], out[2] = 0.5, 0.0, 0.0     # dead: a draw counts as half a win
     return 0
 

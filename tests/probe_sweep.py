@@ -277,12 +277,12 @@ TEMPLATES = [
     "fevga.strength.duel('random', 'random', games=X, workers=1)",
     "Net.load(X)", "Net(X, 8)", "Net(np.zeros(10, dtype=np.float32), X)", "Net.initial(X)", "Net.initial(8, X)",
     "Net(Net.initial(8).params, 8, X)", "Net(np.full(1747, X) if isinstance(X, float) else X, 8)",
-    "fevga.match.measure_odds(X, workers=1, policy='random')", "fevga.match.measure_odds(X, policy='random', opening=True)",
+    "fevga.strength.measure_odds(X, workers=1, policy='random')", "fevga.strength.measure_odds(X, policy='random', opening=True)",
     "fevga.strength.rate_policy('random', games=X, plies=0, evaluator='heuristic')",
     "fevga.strength.duel('random', 'random', games=72, workers=X)",
     "fevga.game.play_match(3, seed=1, policy='random', max_games=X)", "fevga.game.play_game(seed=1, max_plies=X)",
-    "fevga.gioul.play_gioul_match(X, seed=1)", "fevga.gioul.play_gioul_match(3, seed=1, max_games=X)",
-    "fevga.gioul.play_gioul_game(seed=X)", "fevga.gioul.play_gioul_game(seed=1, start=X)",
+    "fevga.game.play_gioul_match(X, seed=1)", "fevga.game.play_gioul_match(3, seed=1, max_games=X)",
+    "fevga.game.play_gioul_game(seed=X)", "fevga.game.play_gioul_game(seed=1, start=X)",
     "fevga.gioul_perft(X, 1)", "fevga.gioul_perft(G, X) if not (big(X, 2) and not big(X, 12)) else None",
     "fevga.evaluate(MID, score=(0, 0), length=X)", "fevga.rollout(MID, games=36, workers=1, progress=False, score=(0, 0), length=X)",
     "fevga.expectimax(MID, 1, evaluator=X)", "fevga.bearoff.OneSidedDB.build(2, 2).counts(X)",
@@ -315,7 +315,7 @@ TEMPLATES = [
     "fevga.game.play_game(seed=1, rules=X)", "fevga.evaluate(MID, score=X, length=5)",
     "fevga.batch.evaluate(fevga.batch.to_array([P]), net=X)", "fevga.gioul.self_play(2, seed=X)",
     "fevga.strength.duel('net', 'random', games=2, net_a=X, workers=1)",
-    "fevga.match.measure_odds(36, policy=X, workers=1)", "fevga.records.game_from_dict({'plies': X})",
+    "fevga.strength.measure_odds(36, policy=X, workers=1)", "fevga.records.game_from_dict({'plies': X})",
     "fevga.records.match_from_dict({'length': X, 'games': [{'plies': []}]})", "fevga.bearoff.open_db(X)",
     "fevga.bearoff.OneSidedDB.build(2, 2).save(X)",
 ]
@@ -345,7 +345,7 @@ CORRECTNESS = [
     "CHECK = fevga.perft(P, 2) == 479",
     *[f"CHECK = fevga.perft(Position.from_id({e['position']!r}), {d + 1}, Rules.named({e['rules']!r})) == {n}"
       for e in PERFT["entries"] for d, n in enumerate(e["perft"]) if n < 3_000_000],
-    *[f"CHECK = fevga.gioul_perft(GioulPosition.from_id({e['position']!r}), {d + 1}) == {n}"
+    *[f"CHECK = fevga.perft(GioulPosition.from_id({e['position']!r}), {d + 1}) == {n}"
       for e in GIOUL_PERFT["entries"] for d, n in enumerate(e["perft"]) if n < 3_000_000],
     "CHECK = [m.notation for m in P.legal_moves((6, 5))] == ['24/13']",
     "CHECK = fevga.hint(RACE, (6, 6))[0].loss == 0.0 and abs(fevga.evaluate(RACE).equity - fevga.bearoff.evaluate(RACE)) < 1e-9; NOTE = (fevga.evaluate(RACE).equity, fevga.bearoff.evaluate(RACE))",
@@ -379,7 +379,7 @@ CALLBACK_CALLS = {  # each job with the callback in slot F; after it, no half-do
     "rollout-checkpoint": "fevga.rollout(MID, games=2592, seed=1, workers=2, policy=F, progress=False, checkpoint='cb-CASE.npz')",
     "rollout-moves": "fevga.rollout_moves(MID, (6, 5), games=72, seed=1, workers=1, policy=F, progress=False)",
     "duel": "fevga.strength.duel(F, 'random', games=72, workers=1)",
-    "measure-odds": "fevga.match.measure_odds(72, policy=F, opening=True)",
+    "measure-odds": "fevga.strength.measure_odds(72, policy=F, opening=True)",
 }
 EVALUATORS = {  # callable evaluators of expectimax: what they raise surfaces, what they return is checked
     "raise": ("lambda p: 1 / 0", "raise:ZeroDivisionError"), "exit": ("lambda p: sys.exit(2)", "raise:SystemExit"),
@@ -904,7 +904,7 @@ def signal_probes(folder: Path) -> list[Probe]:
         "gioul-perft": "fevga.gioul_perft(G, 8)",
         "gioul-perft-7": "fevga.gioul_perft(G, 7)",
         "gioul-rollout": "r = fevga.rollout(G, games=10**9, workers=2, policy='heuristic', progress=False); assert r.interrupted; raise KeyboardInterrupt",
-        "gioul-match": "[fevga.gioul.play_gioul_match(255, seed=i) for i in range(10**6)]",
+        "gioul-match": "[fevga.game.play_gioul_match(255, seed=i) for i in range(10**6)]",
         "callback-rollout": "fevga.rollout(MID, games=10**8, workers=2, policy=lambda p, d, m: m[-1], progress=False)",
         "expectimax": "fevga.expectimax(P, 6)",
         "expectimax-net": "fevga.expectimax(MID, 4, evaluator='net')",

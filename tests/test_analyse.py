@@ -17,7 +17,8 @@ import fevga
 from fevga import Move, Position, Rules
 from fevga.analyser import ApiEvaluator, HeuristicEvaluator, Thresholds, analyse
 from fevga.errors import InvalidArgumentError
-from fevga.game import GameRecord, MatchRecord, Ply, play_game, play_match
+from fevga.game import play_game, play_match
+from fevga.records import GameRecord, MatchRecord, Ply
 from fevga.records import save_record
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]

@@ -439,7 +439,7 @@ def test_best_move_rules_example_7(ts: TwoSidedDB) -> None:
     # the opponent surely finishes next roll, so only 5/off 2/1 (leaving 1) keeps any chance... both
     # leave one checker; leaving it on 1 is better than on 2.
     pos = fevga.Position.from_counts(side25((0, 1, 0, 0, 1)), side25((1,)), fevga.WHITE)
-    move = best_move(pos, (6, 1), two_sided=ts)
+    move = best_move(pos, (6, 1), bearoff=ts)
     assert move.position.counts(fevga.WHITE)[1:3] == (1, 0)
     with pytest.raises(MissingBearoffError):
         best_move(fevga.Position.initial(), (6, 1))
@@ -451,7 +451,7 @@ def test_best_move_maximises_exact_equity(ts: TwoSidedDB) -> None:
         me, them = _random_home_side(rng, 6), _random_home_side(rng, 6)
         pos = fevga.Position.from_counts(side25(me), side25(them), fevga.WHITE)
         for dice in ((6, 5), (2, 2), (4, 1)):
-            chosen = best_move(pos, dice, two_sided=ts)
+            chosen = best_move(pos, dice, bearoff=ts)
 
             def value(m: fevga.Move) -> float:
                 after = m.position
@@ -464,7 +464,7 @@ def test_best_move_maximises_exact_equity(ts: TwoSidedDB) -> None:
     pos = fevga.Position.from_counts(side25((2, 1, 0, 1)), side25((0, 3)), fevga.WHITE)
     total = 0.0
     for d1, d2 in ROLLS:
-        m = best_move(pos, (d1, d2), two_sided=ts)
+        m = best_move(pos, (d1, d2), bearoff=ts)
         after = m.position
         v = 1.0 if after.is_game_over() else -ts.equity(after.counts(after.turn), after.counts(fevga.WHITE))
         total += v * (1 if d1 == d2 else 2) / 36
@@ -472,14 +472,14 @@ def test_best_move_maximises_exact_equity(ts: TwoSidedDB) -> None:
 
 
 def test_policy_plays_table_moves_and_falls_back(ts: TwoSidedDB) -> None:
-    policy = BearoffPolicy(two_sided=ts, seed=1)
+    policy = BearoffPolicy(bearoff=ts, seed=1)
     pos = fevga.Position.from_counts(side25((0, 1, 0, 0, 1)), side25((1,)), fevga.WHITE)
     moves = pos.legal_moves((6, 1))
-    assert policy(pos, (6, 1), moves) == best_move(pos, (6, 1), two_sided=ts)
+    assert policy(pos, (6, 1), moves) == best_move(pos, (6, 1), bearoff=ts)
     start = fevga.Position.initial()
     assert policy(start, (6, 5), start.legal_moves((6, 5))).notation == "24/13"
     seen = []
-    fallback = BearoffPolicy(two_sided=ts, fallback=lambda p, d, ms: seen.append(d) or ms[0])
+    fallback = BearoffPolicy(bearoff=ts, fallback=lambda p, d, ms: seen.append(d) or ms[0])
     fallback(start, (3, 1), start.legal_moves((3, 1)))
     assert seen == [(3, 1)]
 

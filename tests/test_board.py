@@ -31,8 +31,9 @@ from test_http import Server, request
 from fevga import GioulPosition, Position, hint
 from fevga.cli.human import Console, Engine, play_human_game
 from fevga.game import play_game
-from fevga.gioul import play_gioul_game
-from fevga.position import BLACK, other_point
+from fevga.game import play_gioul_game
+from fevga.notation import other_point
+from fevga.position import BLACK
 from fevga.records import write_match
 from fevga.rules import Rules
 from fevga.service.http import Limits

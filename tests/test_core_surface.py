@@ -216,7 +216,7 @@ def _busy_position(game_name: str) -> tuple[Any, Any]:
     if game_name == "fevga":
         position: Any = fevga.game.play_game(seed=1).positions()[20]
     else:
-        position = next(p for p in fevga.gioul.play_gioul_game(seed=1).positions()[20:] if not p.pending)
+        position = next(p for p in fevga.game.play_gioul_game(seed=1).positions()[20:] if not p.pending)
     pairs = [(a, b) for a in range(1, 7) for b in range(a, 7)]
     return position, max(pairs, key=position.count_legal_moves)
 

@@ -23,10 +23,11 @@ from fevga import (
     InvalidRulesError,
     Position,
     Rules,
-    gioul_perft,
     perft,
 )
-from fevga.gioul import Decision, play_gioul_game, self_play
+from fevga.gioul import self_play
+from fevga.records import Decision
+from fevga.game import play_gioul_game
 
 DATA = json.loads((Path(__file__).parent / "data" / "gioul_perft.json").read_text())
 START = (0,) * 24 + (15,)
@@ -255,7 +256,7 @@ def test_known_perft(entry: dict) -> None:  # type: ignore[type-arg]
     for depth, expected in enumerate(entry["perft"], 1):
         if expected > BIG:
             continue
-        assert gioul_perft(p, depth) == expected, depth
+        assert perft(p, depth) == expected, depth
         if depth <= 2:
             assert perft(p, depth) == expected  # fevga.perft dispatches on the game
 
@@ -274,7 +275,7 @@ def test_big_perft_counts() -> None:
     big = [(e, d, n) for e in DATA["entries"] for d, n in enumerate(e["perft"], 1) if n > BIG]
     assert big
     for entry, depth, expected in big:
-        assert gioul_perft(GioulPosition.from_id(entry["position"]), depth) == expected
+        assert perft(GioulPosition.from_id(entry["position"]), depth) == expected
 
 
 @pytest.mark.slow
@@ -298,7 +299,7 @@ REFERENCE_PERFT_FROM_START = {1: 53, 2: 2_768, 3: 480_752, 4: 78_779_285}
 def test_perft_4_from_the_start_matches_the_offline_reference() -> None:
     start = GioulPosition.initial()
     for depth, expected in REFERENCE_PERFT_FROM_START.items():
-        assert gioul_perft(start, depth) == expected, depth
+        assert perft(start, depth) == expected, depth
     assert DATA["entries"][0]["perft"] == list(REFERENCE_PERFT_FROM_START.values())
 
 
@@ -315,11 +316,11 @@ def test_reference_perft_levels_is_perft(entry: dict) -> None:  # type: ignore[t
 
 def test_perft_arguments() -> None:
     with pytest.raises(InvalidArgumentError):
-        gioul_perft(GioulPosition.initial(), -1)
+        perft(GioulPosition.initial(), -1)
     with pytest.raises(InvalidArgumentError):
-        gioul_perft(Position.initial(), 1)  # type: ignore[arg-type]
+        perft("start", 1)  # type: ignore[arg-type]
     done = GioulPosition.from_counts([15] + [0] * 24, START, BLACK)
-    assert gioul_perft(done, 3) == 1
+    assert perft(done, 3) == 1
 
 
 # --------------------------------------------------------------------------- games

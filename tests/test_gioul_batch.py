@@ -8,15 +8,8 @@ import pytest
 
 from fevga import BLACK, WHITE, GioulPosition
 from fevga.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError
-from fevga.gioul import (
-    GIOUL_WIDTH,
-    batch_legal_moves,
-    count_legal_moves,
-    from_array,
-    play_gioul_game,
-    to_array,
-    validate_states,
-)
+from fevga.gioul import GIOUL_WIDTH, batch_legal_moves, count_legal_moves, from_array, to_array, validate_states
+from fevga.game import play_gioul_game
 
 START = [0] * 24 + [15]
 
@@ -112,7 +105,8 @@ def test_board_and_game_state_problems() -> None:
     for point in range(1, 7):
         black[point] = 2  # Black's 1-6 are White's 13-18: a prime in front of White's 24
     trapped = GioulPosition.from_counts(START, black, WHITE, next_roll=(2, 2))
-    assert not trapped._can_play(WHITE, 6) and trapped._can_play(WHITE, 1)
+    assert [m.is_pass for m in trapped.legal_moves((6, 6))] == [True]  # White cannot start a 6
+    assert not trapped.legal_moves((1, 1))[0].is_pass
     row = to_array([trapped])[0]
     row[51:58] = [1, 1, 0, 6, 4, 6, 0]  # White holds four 6s it cannot start
     with pytest.raises(InvalidPositionError, match="cannot play any of the pending dice"):

@@ -31,7 +31,7 @@ from fevga.bearoff import (
 )
 from fevga.bearoff.fileformat import write_table
 from fevga.errors import BearoffFileError, InvalidArgumentError, MissingBearoffError
-from fevga.gioul import play_gioul_game
+from fevga.game import play_gioul_game
 from fevga_core import bearoff as core
 from test_bearoff_bruteforce import ROLLS, all_sides, roll_results
 
@@ -300,7 +300,7 @@ def test_tables_agree_with_play_in_seeded_games(g15: OneSidedDB, g6: TwoSidedDB)
             for (d1, d2), w in ROLLS:
                 total += float(w) * max(_mover_value(f, s.turn, g6) for f in roll_finals(s, (d1, d2)))
             assert g6.equity(s) == pytest.approx(total, abs=1e-12), s.id
-            assert evaluate(s, two_sided=g6) == g6.equity(s)
+            assert evaluate(s, bearoff=g6) == g6.equity(s)
     assert exact > 5
 
 
@@ -317,14 +317,14 @@ def test_best_move_plays_chains_and_values_pending_states(g6: TwoSidedDB) -> Non
         them = tuple(int(x) for x in rng.multinomial(int(rng.integers(1, 7)), [1 / 6] * 6))
         pos = race(me, them)
         for dice in ((1, 1), (3, 3), (5, 2)):
-            chosen = best_move(pos, dice, two_sided=g6)
+            chosen = best_move(pos, dice, bearoff=g6)
             after = chosen.position
             finals = roll_finals(pos, dice)
             best = max(_mover_value(f, WHITE, g6) for f in finals)
             if after.pending and after.winner() is None:
                 # the rest of the chain, played best, reaches the best final of the whole roll
-                assert evaluate(after, two_sided=g6) == pytest.approx(best, abs=1e-12)
-                following = best_move(after, None, two_sided=g6).position
+                assert evaluate(after, bearoff=g6) == pytest.approx(best, abs=1e-12)
+                following = best_move(after, None, bearoff=g6).position
                 assert following.turn == WHITE or following.winner() is not None or not following.pending
             else:
                 assert _mover_value(after, WHITE, g6) == pytest.approx(best, abs=1e-12)
@@ -395,14 +395,14 @@ def test_wrong_game_tables_are_refused(g15: OneSidedDB, g6: TwoSidedDB) -> None:
     for call in (
         lambda: fevga_one.mean_rolls(gpos),
         lambda: fevga_two.equity(gpos),
-        lambda: evaluate(gpos, two_sided=fevga_two),
+        lambda: evaluate(gpos, bearoff=fevga_two),
         lambda: evaluate(gpos, one_sided=fevga_one),
-        lambda: best_move(gpos, (3, 1), two_sided=fevga_two),
+        lambda: best_move(gpos, (3, 1), bearoff=fevga_two),
         lambda: covers(gpos, one_sided=fevga_one),
         lambda: race_estimate(gpos, db=fevga_one),
         lambda: g15.mean_rolls(fpos),
         lambda: g6.win_probability(fpos),
-        lambda: evaluate(fpos, two_sided=g6),
+        lambda: evaluate(fpos, bearoff=g6),
         lambda: best_move(fpos, (3, 1), one_sided=g15),
         lambda: race_estimate(fpos, db=g15),
     ):
@@ -418,11 +418,11 @@ def test_wrong_game_tables_are_refused(g15: OneSidedDB, g6: TwoSidedDB) -> None:
 
 def test_roll_counts_below_four_and_pending_dice(g15: OneSidedDB, g6: TwoSidedDB) -> None:
     early = race((0, 1, 2), (2, 0, 1), next_roll=(4, 3))
-    for call in (lambda: g15.mean_rolls(early), lambda: g6.equity(early), lambda: evaluate(early, two_sided=g6),
-                 lambda: best_move(early, (2, 2), two_sided=g6)):
+    for call in (lambda: g15.mean_rolls(early), lambda: g6.equity(early), lambda: evaluate(early, bearoff=g6),
+                 lambda: best_move(early, (2, 2), bearoff=g6)):
         with pytest.raises(MissingBearoffError, match="every double is a chain.*Black's next roll .* is its roll 3"):
             call()
-    assert not covers(early, two_sided=g6, one_sided=g15)
+    assert not covers(early, bearoff=g6, one_sided=g15)
     assert g6.get_equity(early) is None
     # A state in the middle of a chain: no table entry, but evaluate plays the chain out.
     pos = race((0, 0, 0, 1, 2, 3), (3, 0, 0, 0, 0, 1))
@@ -430,7 +430,7 @@ def test_roll_counts_below_four_and_pending_dice(g15: OneSidedDB, g6: TwoSidedDB
     assert mid.pending == (3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6) and mid.turn == WHITE
     with pytest.raises(MissingBearoffError, match="dice pending"):
         g6.equity(mid)
-    assert evaluate(mid, two_sided=g6) == pytest.approx(
+    assert evaluate(mid, bearoff=g6) == pytest.approx(
         max(_mover_value(f, WHITE, g6) for f in roll_finals(mid, None)), abs=1e-12)
 
 

@@ -99,15 +99,25 @@ def test_gioul_rollout_refusals_are_one_line() -> None:
         assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
 
 def test_play_saves_a_gioul_self_play_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from fevga.gioul import GioulGameRecord, play_gioul_game
+    from fevga.records import GioulGameRecord
+    from fevga.game import play_gioul_game
+    from fevga.records import load_record
 
     path = tmp_path / "g.json"
     assert main(["play", "--game", "gioul", "--seed", "7", "--save", str(path)]) == 0
     saved = GioulGameRecord.from_json(path.read_text(encoding="utf-8"))
     assert saved == play_gioul_game(seed=7)
     assert saved.positions()[-1] == saved.final  # it replays through the rules
-    capsys.readouterr()
     text = tmp_path / "g.txt"
-    assert main(["play", "--game", "gioul", "--seed", "7", "--save", str(text)]) == 2
-    assert "Gioul records are saved as JSON" in capsys.readouterr().err
-    assert not text.exists()
+    assert main(["play", "--game", "gioul", "--seed", "7", "--save", str(text)]) == 0
+    assert "Rules: game=gioul" in text.read_text(encoding="utf-8")
+    (loaded,) = load_record(text).games  # the text format keeps every decision, not the seed
+    assert loaded.decisions == saved.decisions and loaded.final == saved.final
+    assert (loaded.winner, loaded.points) == (saved.winner, saved.points)
+    capsys.readouterr()
+    for record in (path, text):  # read as Gioul, then refused by name: analysis needs a Gioul evaluator
+        assert main(["analyse", str(record)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "a Gioul record cannot be analysed yet" in err, err
+    assert main(["play", "--game", "gioul", "--seed", "7", "--save", str(tmp_path / "no" / "g.txt")]) == 2
+    assert "no" not in {p.name for p in tmp_path.iterdir()}  # checked before the game, no folder made

@@ -21,7 +21,8 @@ import pytest
 
 import gioul_reference as ref
 from fevga import InvalidPositionError
-from fevga.gioul import GioulPosition, gioul_perft
+from fevga import perft
+from fevga.gioul import GioulPosition
 from gioul_reference import State
 
 Key = tuple[tuple[int, ...], tuple[int, ...], int, tuple[int, int], int | None, tuple[int, ...]]
@@ -254,10 +255,10 @@ def test_hand_made_states_agree_on_every_roll_and_every_decision(name: str) -> N
 def test_perft_agrees_with_the_reference() -> None:
     start = GioulPosition.initial()
     for depth in (1, 2):
-        assert gioul_perft(start, depth) == ref.perft(ref.initial(), depth)
+        assert perft(start, depth) == ref.perft(ref.initial(), depth)
     for name in ("vector 6", "passed back", "chain mid-block", "lost chain"):
         s = HAND_MADE[name]
-        assert gioul_perft(to_engine(s), 2) == ref.perft(s, 2), name
+        assert perft(to_engine(s), 2) == ref.perft(s, 2), name
 
 
 def test_unsettled_states_are_rejected() -> None:

@@ -1,4 +1,4 @@
-"""Gioul matches (fevga.gioul.play_gioul_match, `fevga play-match --game gioul`): the match
+"""Gioul matches (fevga.game.play_gioul_match, `fevga play-match --game gioul`): the match
 flow, seeds that replay every game, records that replay and refuse tampering."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import pytest
 
 from fevga import BLACK, WHITE, GioulPosition, Rules
 from fevga.errors import InvalidArgumentError, InvalidRulesError, RecordError
-from fevga.gioul import GioulGameRecord, GioulMatchRecord, play_gioul_game, play_gioul_match
+from fevga.records import GioulGameRecord, GioulMatchRecord
+from fevga.game import play_gioul_game, play_gioul_match
 
 
 def test_match_flow_and_scores() -> None:

@@ -30,7 +30,7 @@ import reference as ref
 import uvicorn
 from fevga import GioulPosition, Position, evaluate, hint, rollout
 from fevga.game import play_game
-from fevga.gioul import play_gioul_game
+from fevga.game import play_gioul_game
 from fevga.records import write_match
 from fevga.service.http import BodyLimit, Limits, create_app
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from fevga import BLACK, WHITE, Position, Rules
 from dataclasses import replace
 from fevga.cli.human import Console, Engine, play_human_game, play_human_match
-from fevga.game import GameRecord
+from fevga.records import GameRecord
 from fevga.records import load_record
 
 FEVGA = [sys.executable, "-m", "fevga"]
@@ -193,7 +193,7 @@ def test_engine_policies_play_as_the_core_policies_do() -> None:
     net2, net and heuristic, it chooses every recorded move (so a record's name is the truth)."""
     from fevga.cli.human import Engine
     from fevga.game import play_game
-    from fevga.gioul import play_gioul_game
+    from fevga.game import play_gioul_game
 
     for policy in ("net2", "net", "heuristic"):
         record = play_game(seed=11, policy=policy, max_plies=40)
@@ -240,7 +240,7 @@ def test_engine_options_work_or_are_refused(tmp_path: Path) -> None:
     assert run.returncode == 0 and json.loads(save.read_text())["policies"] == ["net", "human"]
     for bad, words in ((["--white", "net"], "you play white"), (["--policy", "lookahead"], "cannot play a human"),
                        (["--json"], "--save FILE.json"), (["--game", "gioul", "--policy", "net"], "no Gioul net"),
-                       (["--game", "gioul", "--save", str(tmp_path / "g.mat")], "JSON")):
+                       (["--game", "gioul", "--save", str(tmp_path / "none" / "g.mat")], "folder")):
         refused = subprocess.run(FEVGA + ["play", "--human", "white", *bad], input="quit\n", capture_output=True,
                                  text=True, timeout=120)
         assert refused.returncode == 2 and words in refused.stderr and refused.stderr.count("\n") == 1, bad
@@ -348,7 +348,8 @@ def test_tutor_warns_before_a_bad_move() -> None:
 
 
 def test_gioul_against_the_heuristic(tmp_path: Path) -> None:
-    from fevga.gioul import GioulGameRecord, GioulPosition
+    from fevga.gioul import GioulPosition
+    from fevga.records import GioulGameRecord
 
     screen = io.StringIO()
 
@@ -376,6 +377,12 @@ def test_gioul_against_the_heuristic(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     saved = GioulGameRecord.from_json(save.read_text())
     assert saved.truncated and saved.policies == ("heuristic", "human") and "saved" in run.stdout
+    text = tmp_path / "gioul.txt"  # the text match format, as for Fevga
+    run = subprocess.run(FEVGA + ["play", "--human", "black", "--game", "gioul", "--seed", "4", "--save", str(text)],
+                         input="quit\n", capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    (loaded,) = load_record(text).games
+    assert loaded.truncated and (loaded.decisions, loaded.final) == (saved.decisions, saved.final)
 
 
 def test_ctrl_c_saves_the_game_so_far(tmp_path: Path) -> None:

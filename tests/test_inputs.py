@@ -76,7 +76,7 @@ def test_json_within_the_limits_is_read_exactly() -> None:
     ('{"plies": {}}', "plies must be a list"),
     ('{"plies": [' + '{"turn": "white"},' * 5000 + '{}]}', "over the limit of 4096"),
     ('{"plies": [{"turn": "white", "dice": [6, 5], "move": "24/13"}], "rules": {"game": "gioul"}}', "Gioul"),
-    ('{"game": "gioul", "plies": []}', "not a Fevga game record"),
+    ('{"game": "gioul", "plies": []}', "not a Gioul game record"),
     ("[" * 50 + "]" * 50, "nests 50 levels"),
 ])
 def test_bad_json_records_are_one_record_error(tmp_path: Path, text: str, needle: str) -> None:

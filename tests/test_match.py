@@ -222,7 +222,7 @@ def test_default_odds_are_the_documented_measurement_of_the_shipped_net() -> Non
 
 
 def test_default_odds_agree_with_a_fresh_seeded_measurement() -> None:
-    from fevga.match import measure_odds
+    from fevga.strength import measure_odds
 
     m = measure_odds(games=2592, seed=11, workers=1)
     assert m.games == 2592 and m.policy == "net" and m.net is not None
@@ -263,7 +263,7 @@ def test_the_table_predicts_matches_the_net_plays() -> None:
 def test_games_begun_by_the_draw_measured_one_by_one() -> None:
     from fevga import Rules
     from fevga.game import play_game
-    from fevga.match import measure_odds
+    from fevga.strength import measure_odds
 
     # Default rules: a game begun by the one-die draw opens with fresh dice, as a rollout of the
     # start position does: the game-by-game measurement agrees with DEFAULT_ODDS (other code, other dice).

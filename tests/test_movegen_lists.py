@@ -33,7 +33,8 @@ import pytest
 
 from fevga import Position, Rules, batch
 from fevga.game import play_game
-from fevga.gioul import GioulPosition, play_gioul_game, to_array
+from fevga.gioul import GioulPosition, to_array
+from fevga.game import play_gioul_game
 from fevga_core import board, gioul, movegen
 from fevga_core.constants import FLAG_BAN_PRIME, FLAG_MUST_OPEN_NO_PLAYABLE, FLAG_QUARTER_END_OF_TURN, FLAG_RELEASE_REACH, POSITION_WIDTH
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from fevga import BLACK, WHITE, Position, Rules
 from fevga import batch
 from fevga.game import play_game
-from fevga.position import other_point
+from fevga.notation import other_point
 from fevga_core.board import zobrist_entry, zobrist_turn_key
 
 RULESETS = [Rules(), Rules.strict(), Rules(start_quarter_check="end_of_turn"), Rules(release="reach")]

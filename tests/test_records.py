@@ -10,7 +10,11 @@ import pytest
 
 from fevga import BLACK, WHITE, FevgaError, Position, Rules
 from fevga.errors import RecordError
-from fevga.game import GameRecord, MatchRecord, play_game, play_match
+from fevga.game import play_game, play_match
+from fevga.records import GameRecord, MatchRecord
+from fevga.gioul import GioulPosition
+from fevga.records import GioulGameRecord
+from fevga.game import play_gioul_game, play_gioul_match
 from fevga.records import load_record, read_match, save_record, write_match
 
 
@@ -91,16 +95,82 @@ def test_match_score_is_checked() -> None:
         MatchRecord.from_dict(data)
 
 
+def _content(game: GameRecord | GioulGameRecord) -> tuple[object, ...]:
+    """What a game's text record keeps (not its seed or policies)."""
+    if isinstance(game, GioulGameRecord):
+        return (game.start, game.decisions, game.final, game.winner, game.points)
+    return (game.start, game.opening_dice, game.plies, game.final, game.winner, game.points)
+
+
+MATCHES = {"fevga": play_match, "gioul": play_gioul_match}
+
+
+@pytest.mark.parametrize("game", ["fevga", "gioul"])
 @pytest.mark.parametrize("seed", range(8))
-def test_text_round_trip(seed: int) -> None:
-    match = play_match(5, seed=seed, policy="random" if seed % 2 else "heuristic")
+def test_text_round_trip(game: str, seed: int) -> None:
+    match = MATCHES[game](5, seed=seed, policy="random" if seed % 2 else "heuristic")
     text = write_match(match)
     again = read_match(text)
+    assert type(again) is type(match)
     assert again.length == match.length and again.score == match.score and again.players == match.players
     for got, want in zip(again.games, match.games, strict=True):
-        assert (got.start, got.opening_dice, got.plies, got.final, got.winner, got.points) == \
-            (want.start, want.opening_dice, want.plies, want.final, want.winner, want.points)
+        assert _content(got) == _content(want)
     assert _strip_comments(write_match(again)) == _strip_comments(text)
+
+
+def _gioul_text_with(mark: str) -> tuple[list[str], int]:
+    """The lines of a Gioul match text and the index of the first turn line holding `mark`."""
+    lines = write_match(play_gioul_match(5, seed=3)).splitlines()
+    return lines, next(i for i, line in enumerate(lines) if mark in line and ")" in line)
+
+
+def test_a_gioul_roll_is_its_decisions_chain_blocks_and_hand_overs() -> None:
+    match = play_gioul_match(5, seed=3)
+    text = write_match(match)
+    assert " Rules: game=gioul" in text.splitlines()
+    lines, at = _gioul_text_with(" > ")
+    roll = lines[at].split(")", 1)[1].split("  ")[0].strip()  # White's roll on that line
+    dice, moves = roll.split(":", 1)
+    parts = [p.strip() for p in moves.replace(">", "|").split("|")]
+    decisions = read_match(text).games[0].decisions
+    first = next(i for i, d in enumerate(decisions) if d.roll == (int(dice[0]), int(dice[1])) and
+                 d.notation == parts[0] and decisions[i + 1].kind == "hand-over")
+    assert [d.notation for d in decisions[first:first + len(parts)]] == parts
+    kinds = [d.kind for d in decisions[first:first + len(parts)]]
+    assert kinds[0] == "roll" and kinds[1] == "hand-over" and set(kinds[1:]) <= {"hand-over", "block"}
+
+
+def test_a_gioul_roll_its_roller_cannot_play_is_written_pass_then_the_hand_over() -> None:
+    record = play_gioul_game(seed=2, policy="heuristic")
+    text = write_match(record)
+    assert "55: pass > 6/1(4) | 6/off(4)" in text
+    assert read_match(text).games[0].decisions == record.decisions
+
+
+def test_gioul_text_errors_name_the_line_and_the_problem() -> None:
+    lines, at = _gioul_text_with(" > ")
+    wrong = lines.copy()
+    wrong[at] = wrong[at].replace(" > ", " | ", 1)
+    with pytest.raises(RecordError, match=r"'\|' marks the same player, but black plays next: write '>'") as caught:
+        read_match("\n".join(wrong))
+    assert caught.value.line == at + 1
+    short = lines.copy()
+    short[at] = short[at][:short[at].index(" > ")]
+    with pytest.raises(RecordError, match=r"black has .* still to play in this roll: write its move after '>'"):
+        read_match("\n".join(short))
+    game1 = lines.index(" Game 1")
+    drawn = lines[:game1 + 2] + [" Opening draw: White 5, Black 1"] + lines[game1 + 2:]
+    with pytest.raises(RecordError, match="a Gioul record has no opening draw line"):
+        read_match("\n".join(drawn))
+    start = GioulPosition.initial()
+    chain = GioulPosition.from_counts(start.counts(WHITE), start.counts(BLACK), WHITE, next_roll=(4, 4))
+    pending = next(m.position for m in chain.legal_moves("2-2") if m.position.pending)  # the 3s still to play
+    started = lines[:game1 + 2] + [f" Start: {pending.id}"] + lines[game1 + 2:]
+    with pytest.raises(RecordError, match="in the middle of a roll"):
+        read_match("\n".join(started))
+    doubled = ["1 point match", "Rules: game=gioul first_roll=opening_dice", "Game 1", "1) 33: 24/21(4)"]
+    with pytest.raises(RecordError, match="never a double"):
+        read_match("\n".join(doubled))
 
 
 def test_black_starting_games_are_written_in_blacks_column() -> None:
@@ -214,15 +284,16 @@ def test_game_after_the_match_is_won_is_rejected() -> None:
     assert "after the match was won" in str(_error(text))
 
 
-def test_files_round_trip_atomically(tmp_path: Path) -> None:
-    match = play_match(3, seed=11, policy="heuristic")
+@pytest.mark.parametrize("game", ["fevga", "gioul"])
+def test_files_round_trip_atomically(tmp_path: Path, game: str) -> None:
+    match = MATCHES[game](3, seed=11, policy="heuristic")
     save_record(match, tmp_path / "m.json")
     save_record(match, tmp_path / "m.mat")
     assert load_record(tmp_path / "m.json") == match
-    assert load_record(tmp_path / "m.mat").games[0].plies == match.games[0].plies
-    game = match.games[0]
-    save_record(game, tmp_path / "g.json")
-    assert load_record(tmp_path / "g.json").games == (game,)
+    assert _content(load_record(tmp_path / "m.mat").games[0]) == _content(match.games[0])
+    record = match.games[0]
+    save_record(record, tmp_path / "g.json")
+    assert load_record(tmp_path / "g.json").games == (record,)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.json", "m.json", "m.mat"]  # no temporary files left
     with pytest.raises(RecordError, match="cannot read record"):
         load_record(tmp_path / "missing.mat")

@@ -75,9 +75,9 @@ def test_python_best_move_and_the_core_bearoff_policy_use_one_measure() -> None:
     for i, start in enumerate(_race_positions(3, 25)):
         record = play_game(seed=i, policy="bearoff", start=start)
         for before, ply, after in zip(record.positions(), record.plies, record.positions()[1:]):
-            if len(before.legal_moves(ply.dice)) < 2 or not covers(before, two_sided=two, one_sided=one):
+            if len(before.legal_moves(ply.dice)) < 2 or not covers(before, bearoff=two, one_sided=one):
                 continue
-            assert best_move(before, ply.dice, two_sided=two, one_sided=one).position == after, (before.id, ply)
+            assert best_move(before, ply.dice, bearoff=two, one_sided=one).position == after, (before.id, ply)
             decisions += 1
     assert decisions > 100
 

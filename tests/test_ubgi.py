@@ -28,7 +28,7 @@ import pytest
 import gioul_reference as gref
 import reference as ref
 from fevga import GioulPosition, Position, hint
-from fevga.gioul import play_gioul_game
+from fevga.game import play_gioul_game
 from fevga.service.engine import Engine
 from fevga.service.gnubgid import gnubg_id, position_from_gnubg_id
 

@@ -24,19 +24,20 @@ from fevga.errors import (
     MissingBearoffError,
     NetFileError,
 )
-from fevga.gioul import GioulMove, GioulPosition, gioul_perft
+from fevga.gioul import GioulMove, GioulPosition
 from fevga.net import Net
-from fevga.position import BLACK, WHITE, Color, Move, Position, perft
+from fevga.position import BLACK, WHITE, BasePosition, Color, Move, Position, perft
 from fevga.rollout import MoveRollout, RolloutResult, rollout, rollout_moves
 from fevga.search import expectimax
 from fevga.rules import Rules
 from fevga.analyser import analyse  # after the modules it builds on
 
-__version__ = "0.1.0"
+from fevga.version import __version__
 
 __all__ = [
     "BLACK",
     "WHITE",
+    "BasePosition",
     "BearoffFileError",
     "CheckpointError",
     "Color",
@@ -67,7 +68,6 @@ __all__ = [
     "bearoff",
     "expectimax",
     "game",
-    "gioul_perft",
     "perft",
     "rollout",
     "rollout_moves",

@@ -40,11 +40,20 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from fevga.errors import InvalidArgumentError
 from fevga.limits import MAX_ITEMS, check_int
-from fevga.game import GameRecord, MatchRecord
-from fevga.policy import Policy
+from fevga.records import GameRecord, MatchRecord
+from fevga.records import GioulGameRecord, GioulMatchRecord
+from fevga.policy import HEURISTIC_SCALE, Policy
 from fevga.position import COLOR_NAMES, WHITE, Move, Position
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike
+from fevga.match import away_scores, match_equity_table, match_winning_chance
+from fevga.rollout import rollout_moves
+from fevga.bearoff.core_tables import tables_of
+from fevga_core import rollout as core
+from fevga.analysis import MAX_PLIES, evaluate, hint
+import io
+from fevga.rollout.jobs import MAX_GAMES, check_workers
+import time
 
 if TYPE_CHECKING:
     from fevga.rollout import MoveRollout
@@ -111,8 +120,6 @@ class HeuristicEvaluator:
             raise InvalidArgumentError(f"tables {tables!r} must be 'bearoff' or 'heuristic'")
         if not isinstance(window, (int, float)) or not window >= 0:
             raise InvalidArgumentError(f"window {window!r} must be a non-negative equity")
-        from fevga.bearoff.core_tables import tables_of
-        from fevga.search import HEURISTIC_SCALE
 
         self.plies = plies
         self.candidates = candidates
@@ -124,15 +131,11 @@ class HeuristicEvaluator:
 
     def _tables(self, position: Position) -> Any:
         """The exact tables if `position` is a covered race already, else the plain heuristic."""
-        from fevga_core import rollout as core
-
         if self._exact is not None and core.race(position._row(), self._exact) is not None:
             return self._exact
         return self._plain
 
     def _deep(self, position: Position, depth: int, rules: Rules, tables: Any) -> float:
-        from fevga_core import rollout as core
-
         return float(core.expectimax_value(position._row(), depth, rules.flags, tables, self._scale))
 
     def _after(self, after: Position, depth: int, rules: Rules, tables: Any) -> float:
@@ -200,8 +203,6 @@ class ApiEvaluator:
     def __init__(self, plies: int = 1, hint: HintFn | None = None, evaluate: EvaluateFn | None = None,
                  name: str | None = None, *, score: tuple[int, int] | None = None, length: int = 0,
                  table: MatchEquityTable | None = None, value_plies: int | None = None) -> None:
-        from fevga.analysis import MAX_PLIES
-
         high = MAX_PLIES + 1 if hint is None else 2**31  # fevga.hint's range; another hint has its own
         if not isinstance(plies, int) or isinstance(plies, bool) or not 1 <= plies <= high:
             bound = f"in 1..{high}" if hint is None else ">= 1"
@@ -219,8 +220,6 @@ class ApiEvaluator:
 
     def at_score(self, score: tuple[int, int], length: int) -> ApiEvaluator:
         """This evaluator ranking by match winning chance at `score` in a match to `length`."""
-        from fevga.match import match_equity_table
-
         table = self.table if self.table is not None and self.table.length >= length else \
             match_equity_table(max(length, 1))
         return ApiEvaluator(self.plies, self._hint, self._evaluate, self._base, score=score, length=length,
@@ -232,19 +231,12 @@ class ApiEvaluator:
                             table=self.table)
 
     def _functions(self) -> tuple[HintFn, EvaluateFn]:
-        import fevga
-
-        hint = self._hint or getattr(fevga, "hint", None)
-        evaluate = self._evaluate or getattr(fevga, "evaluate", None)
-        if hint is None or evaluate is None:
-            raise InvalidArgumentError("this fevga has no fevga.hint / fevga.evaluate yet: pass hint= and evaluate=")
-        return hint, evaluate
+        return self._hint or hint, self._evaluate or evaluate
 
     def _equity(self, evaluation: Any, side: int) -> float:
         """Money equity, or normalised match equity of `side` when a score is set."""
         if self.score is None or self.table is None:
             return float(evaluation.equity)
-        from fevga.match import away_scores, match_winning_chance
 
         a, b = away_scores(self.score, self.length, side)
         draw = float(getattr(evaluation, "draw", 0.0))
@@ -294,8 +286,6 @@ class ApiEvaluator:
 
     def _mars_value(self, won: bool, side: int) -> float:
         """Normalised match equity of a game just won (or lost) by a mars."""
-        from fevga.match import away_scores
-
         assert self.score is not None and self.table is not None
         a, b = away_scores(self.score, self.length, side)
         mwc = self.table.starter(a - 2, b) if won else self.table.receiver(a, b - 2)
@@ -625,8 +615,6 @@ class Analysis:
 
     def to_json(self, indent: int | None = None) -> str:
         """The JSON text (fevga.report.JsonReport: the form `fevga analyse --json` streams)."""
-        import io
-
         from fevga.report import JsonReport
 
         out = io.StringIO()
@@ -635,8 +623,6 @@ class Analysis:
 
     def to_text(self, all_plies: bool = False) -> str:
         """A readable report: flagged decisions (or every ply), then per-player totals."""
-        import io
-
         from fevga.report import TextReport
 
         out = io.StringIO()
@@ -645,8 +631,6 @@ class Analysis:
 
     def to_html(self) -> str:
         """A self-contained HTML report (inline SVG boards and graphs, no scripts, no external files)."""
-        import io
-
         from fevga.report import HtmlReport
 
         out = io.StringIO()
@@ -661,7 +645,7 @@ class Analysis:
 # The analysis
 
 
-def _as_match(record: GameRecord | MatchRecord) -> MatchRecord:
+def _as_match(record: object) -> MatchRecord:
     if isinstance(record, MatchRecord):
         return record
     if isinstance(record, GameRecord):
@@ -669,6 +653,9 @@ def _as_match(record: GameRecord | MatchRecord) -> MatchRecord:
         if record.winner is not None:
             score[record.winner] += record.points
         return MatchRecord(length=0, games=(record,), score=(score[0], score[1]))
+    if isinstance(record, (GioulGameRecord, GioulMatchRecord)):
+        raise InvalidArgumentError("a Gioul record cannot be analysed yet: analysis needs a Gioul evaluator, and "
+                                   "there is no Gioul net")
     raise InvalidArgumentError(f"record {type(record).__name__} must be a GameRecord or a MatchRecord")
 
 
@@ -730,12 +717,10 @@ class Analyser:
     ([1], True)
     """
 
-    def __init__(self, record: GameRecord | MatchRecord, plies: int = 1, *, evaluator: Evaluator | None = None,
+    def __init__(self, record: object, plies: int = 1, *, evaluator: Evaluator | None = None,
                  luck_evaluator: Evaluator | None = None, thresholds: Thresholds | None = None, keep: int = 5,
                  rollouts: int = 0, rollout_seed: SeedLike = 0, rollout_policy: Policy = "net",
                  workers: int | None = 1) -> None:
-        from fevga.rollout.jobs import MAX_GAMES, check_workers
-
         if check_int("rollouts", rollouts, 0, MAX_GAMES - 36):  # the re-checks' limits, before the analysis starts
             check_workers(workers)
         self.match = _as_match(record)
@@ -761,8 +746,6 @@ class Analyser:
 
     def games(self) -> Iterator[GameAnalysis]:
         """Each game's analysis in order (the totals and the score advance as they come)."""
-        import time
-
         match = self.match
         score = self.score
         for index, game in enumerate(match.games, 1):
@@ -896,9 +879,6 @@ def _rollout_check(ply: PlyAnalysis, marks: Thresholds, rules: Rules, games: int
     (`fevga.rollout_moves`: the same dice in game i for both, so the standard error is that of
     their paired difference). In a match (`at` = (score, length)) the moves are compared by
     match winning chance, expressed as normalised equity like the match-aware evaluators."""
-    from fevga.match import away_scores, match_equity_table
-    from fevga.rollout import rollout_moves
-
     score, length = at if at is not None else (None, None)
     chosen = [ply.played.position] if ply.best.position == ply.played.position else \
         [ply.played.position, ply.best.position]

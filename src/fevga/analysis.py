@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
+from typing import Any
 
 from fevga.bearoff.core_tables import tables_of
 from fevga.checks import check_position
@@ -54,6 +55,12 @@ class Evaluation:
         """Expected points: 2 win - 1 + win_mars - lose_mars."""
         return 2.0 * self.win - 1.0 + self.win_mars - self.lose_mars
 
+    def to_dict(self) -> dict[str, float]:
+        """JSON-ready form: win, win_mars, lose_mars, lose and equity (and match_chance at a score)."""
+        out = {"win": self.win, "win_mars": self.win_mars, "lose_mars": self.lose_mars, "lose": self.lose,
+               "equity": self.equity}
+        return out if self.match_chance is None else {**out, "match_chance": self.match_chance}
+
     def flipped(self) -> Evaluation:
         """The same value from the other side's point of view."""
         chance = None if self.match_chance is None else 1.0 - self.match_chance
@@ -84,6 +91,12 @@ class Hint:
         """What the ranking compares: the match chance at a score, else the equity."""
         e = self.evaluation
         return e.equity if e.match_chance is None else e.match_chance
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form: the move's notation, the plies it was evaluated at, its loss and its
+        evaluation (the position after it is ``move.position``; its ID costs more to encode than
+        ranking the move at 1 ply, so callers add it when they want it)."""
+        return {"move": self.move.notation, "plies": self.plies, "loss": self.loss, **self.evaluation.to_dict()}
 
 
 def _plies(plies: object, low: int, high: int) -> int:

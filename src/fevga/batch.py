@@ -28,15 +28,16 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from fevga.checks import check_threads
-from fevga.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError
+from fevga.checks import check_threads, validate_dice
+from fevga.errors import InvalidArgumentError, InvalidPositionError
 from fevga.limits import MAX_BATCH_ROWS, as_array, bounded
-from fevga.net import Net
+from fevga.net import Net, net_of
 from fevga.parallel import run_chunks
 from fevga.position import Position
 from fevga.rules import Rules, rules_of
-from fevga_core import constants, movegen
+from fevga_core import constants, movegen, search
 from fevga_core.board import first_invalid_row
+from fevga.bearoff.core_tables import tables_of
 
 POSITION_WIDTH = constants.POSITION_WIDTH
 _ROW_PROBLEMS = {
@@ -80,19 +81,6 @@ def validate_positions(rows: object) -> NDArray[np.uint8]:
     if index >= 0:
         raise InvalidPositionError(f"position row {index} {_ROW_PROBLEMS[code]}: {array[index].tolist()}")
     return array
-
-
-def validate_dice(dice: object, n: int) -> NDArray[np.uint8]:
-    """The (n, 2) uint8 dice array, or InvalidDiceError naming the bad row."""
-    array = as_array(dice, "dice")
-    if array.shape != (n, 2):
-        raise InvalidDiceError(f"dice must have shape ({n}, 2), not {array.shape}")
-    if array.dtype.kind not in "iu":
-        raise InvalidDiceError(f"dice must be an integer array, not {array.dtype}")
-    bad = np.flatnonzero(((array < 1) | (array > 6)).any(axis=1))
-    if bad.size:
-        raise InvalidDiceError(f"dice row {int(bad[0])} is {array[bad[0]].tolist()}: values must be 1-6")
-    return np.ascontiguousarray(array, dtype=np.uint8)
 
 
 def _finished_rows(positions: NDArray[np.uint8]) -> NDArray[np.intp]:
@@ -141,10 +129,6 @@ def evaluate(positions: object, net: Net | str | None = None, threads: int = 1) 
     >>> evaluate(to_array([Position.initial()])).shape
     (1, 3)
     """
-    from fevga.net import net_of
-    from fevga.bearoff.core_tables import tables_of
-    from fevga_core import search
-
     count = check_threads("threads", threads)
     rows = validate_positions(positions)
     core = net_of(net)._core

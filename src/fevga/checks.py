@@ -3,11 +3,14 @@ error that names it; the core then trusts it."""
 
 from __future__ import annotations
 
-from fevga.errors import InvalidArgumentError, InvalidPositionError
-from fevga.limits import MAX_THREADS, check_int
+import numpy as np
+from numpy.typing import NDArray
+
+from fevga.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError
+from fevga.limits import MAX_THREADS, as_array, check_int
 from fevga.position import Position
 
-__all__ = ["check_int", "check_position", "check_threads"]
+__all__ = ["check_int", "check_position", "check_threads", "validate_dice"]
 
 
 def check_position(position: object, *, finished: bool = False) -> Position:
@@ -22,3 +25,16 @@ def check_position(position: object, *, finished: bool = False) -> Position:
 def check_threads(name: str, value: object, high: int = MAX_THREADS) -> int:
     """A thread or worker count: an integer in 1..`high` (the documented limit)."""
     return check_int(name, value, 1, high)
+
+
+def validate_dice(dice: object, n: int) -> NDArray[np.uint8]:
+    """The (n, 2) uint8 dice array, or InvalidDiceError naming the bad row."""
+    array = as_array(dice, "dice")
+    if array.shape != (n, 2):
+        raise InvalidDiceError(f"dice must have shape ({n}, 2), not {array.shape}")
+    if array.dtype.kind not in "iu":
+        raise InvalidDiceError(f"dice must be an integer array, not {array.dtype}")
+    bad = np.flatnonzero(((array < 1) | (array > 6)).any(axis=1))
+    if bad.size:
+        raise InvalidDiceError(f"dice row {int(bad[0])} is {array[bad[0]].tolist()}: values must be 1-6")
+    return np.ascontiguousarray(array, dtype=np.uint8)

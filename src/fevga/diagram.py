@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fevga.notation import BLACK, COLOR_NAMES, WHITE, other_point
+
 if TYPE_CHECKING:
     from fevga.position import Position
 
@@ -12,8 +14,6 @@ _BOTTOM = range(12, 0, -1)
 
 
 def _cell(position: Position, printed: int) -> str:
-    from fevga.position import BLACK, WHITE, other_point
-
     white = position.counts(WHITE)[printed]
     black = position.counts(BLACK)[other_point(printed)]
     if white:
@@ -32,8 +32,6 @@ def diagram(position: Position, perspective: int = 0) -> str:
     (``perspective=BLACK``), Black moves 24 -> 1 and bears off from its points 1-6, the
     numbers it types its moves in.
     """
-    from fevga.position import BLACK, COLOR_NAMES, WHITE, other_point
-
     def printed(label: int) -> int:
         return other_point(label) if perspective == BLACK else label
 

@@ -12,139 +12,31 @@ True
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 
-from fevga.errors import IllegalMoveError, InvalidArgumentError
+from fevga.errors import InvalidArgumentError
+from fevga.gioul import GioulPosition
 from fevga.limits import MAX_GAME_PLIES, MAX_LENGTH, MAX_MATCH_GAMES, check_int
-from fevga.notation import Step, format_steps
-from fevga.position import BLACK, COLOR_NAMES, WHITE, Color, Position
+from fevga.position import BLACK, WHITE, Color, Position
 from fevga.net import Net, net_of
-from fevga.policy import TABLE_POLICIES, Policy, chooser, policy_id, policy_name, policy_pair, uses_net
+from fevga.policy import HEURISTIC_SCALE, TABLE_POLICIES, Policy, chooser, policy_id, policy_name, policy_pair, uses_net
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
 from fevga_core import game as core_game
+from fevga_core import constants as core_constants
+from fevga_core.gioul import record_game
 from fevga_core.rollout import play_recorded
-
-@dataclass(frozen=True)
-class Ply:
-    """One turn of a game: who moved, the dice, and the steps played (empty for a pass)."""
-
-    turn: Color
-    dice: tuple[int, int]
-    steps: tuple[Step, ...]
-
-    @property
-    def notation(self) -> str:
-        """The move in the mover's own numbering (``pass`` if no die could be played)."""
-        return format_steps(self.steps)
-
-
-@dataclass(frozen=True)
-class GameRecord:
-    """A complete game: start, opening draw, every ply, and the result."""
-
-    seed: int | str
-    rules: Rules
-    policies: tuple[str, str]
-    start: Position
-    opening_dice: tuple[int, int] | None
-    plies: tuple[Ply, ...]
-    final: Position
-    winner: Color | None
-    points: int
-    truncated: bool = False  # stopped before the end (result "truncated")
-    resigned: bool = False  # the loser resigned: `winner` and `points` are the resignation's
-
-    @property
-    def result(self) -> str:
-        """``"white"``, ``"black"`` (a win, or a resignation), ``"draw"`` (a dead position) or
-        ``"truncated"`` (stopped before the end)."""
-        if self.truncated:
-            return "truncated"
-        return "draw" if self.winner is None else COLOR_NAMES[self.winner]
-
-    def positions(self) -> list[Position]:
-        """The position before each ply, then the final one (replayed through the rules)."""
-        out = [self.start if self.opening_dice is None else _with_turn(self.start, self.plies[0].turn if self.plies else 0)]
-        for ply in self.plies:
-            out.append(_replay(out[-1], ply, self.rules))
-        return out
-
-    def log(self) -> str:
-        """A readable move log, one line per ply."""
-        lines = []
-        if self.opening_dice is not None:
-            lines.append(f"opening draw: white {self.opening_dice[0]}, black {self.opening_dice[1]}")
-        for number, ply in enumerate(self.plies, 1):
-            lines.append(f"{number:4d}. {COLOR_NAMES[ply.turn]:5s} {ply.dice[0]}-{ply.dice[1]}: {ply.notation}")
-        outcome = self.result
-        lines.append(outcome if outcome in ("draw", "truncated") else
-                     f"{outcome} wins {self.points} point(s)" + (" (resigned)" if self.resigned else ""))
-        return "\n".join(lines)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form of the whole record; each ply carries the ID of the position it was played in."""
-        before = self.positions()
-        return {
-            "seed": self.seed,
-            "rules": self.rules.to_dict(),
-            "policies": list(self.policies),
-            "start": self.start.id,
-            "opening_dice": list(self.opening_dice) if self.opening_dice else None,
-            "plies": [
-                {"turn": COLOR_NAMES[p.turn], "dice": list(p.dice), "move": p.notation,
-                 "steps": [list(s) for s in p.steps], "position": before[i].id}
-                for i, p in enumerate(self.plies)
-            ],
-            "final": self.final.id,
-            "result": self.result,
-            "winner": None if self.winner is None else COLOR_NAMES[self.winner],
-            "points": self.points,
-            **({"resigned": True} if self.resigned else {}),
-        }
-
-    def to_json(self, indent: int | None = None) -> str:
-        """The JSON text of to_dict()."""
-        return json.dumps(self.to_dict(), indent=indent)
-
-    @classmethod
-    def from_dict(cls, data: Any) -> GameRecord:
-        """The record of a to_dict() form, every ply replayed and checked (RecordError if not)."""
-        from fevga.records import game_from_dict
-
-        return game_from_dict(data)
-
-    @classmethod
-    def from_json(cls, text: str) -> GameRecord:
-        """The record of a to_json() text: ``GameRecord.from_json(r.to_json()) == r``."""
-        from fevga.records import game_from_json
-
-        return game_from_json(text)
-
-
-def _with_turn(position: Position, turn: int) -> Position:
-    return Position._trusted(position.counts(WHITE), position.counts(BLACK), turn)
-
-
-def _replay(position: Position, ply: Ply, rules: Rules) -> Position:
-    for move in position.legal_moves(ply.dice, rules):
-        if move.steps == ply.steps:
-            return move.position
-    raise IllegalMoveError(f"record ply {ply.notation!r} with dice {ply.dice} is illegal in {position.id}")
-
+from fevga.bearoff.core_tables import tables_of
+from fevga.records import Decision, GameRecord, GioulGameRecord, GioulMatchRecord, MatchRecord, Ply, _with_turn
 
 def _play_one(begin: Position, opening: bool, pair: tuple[Policy, Policy], rules: Rules, key: int,
               seed: int | str, max_plies: int, net: Net | None) -> GameRecord:
     """Play one game in the core from `begin` and wrap its record (`net` serves the net policies)."""
     tables = None
     if any(p in TABLE_POLICIES for p in pair):
-        from fevga.bearoff.core_tables import tables_of
-        from fevga.search import HEURISTIC_SCALE
-
         tables = tables_of("default")
     winner, points, _, truncated, opening_dice, plies, final = play_recorded(
         begin._row(), rules.flags, policy_id(pair[0]), policy_id(pair[1]), chooser(pair, rules), key,
@@ -183,7 +75,7 @@ def play_game(
     pair = policy_pair(policy)
     max_plies = check_int("max_plies", max_plies, 0, MAX_GAME_PLIES)
     if start is not None and not isinstance(start, Position):
-        raise InvalidArgumentError(f"start {repr(start)[:80]} must be a fevga.Position (Gioul: fevga.gioul.play_gioul_game)")
+        raise InvalidArgumentError(f"start {repr(start)[:80]} must be a fevga.Position (Gioul: fevga.game.play_gioul_game)")
     begin = start or Position.initial()
     if begin.winner() is not None:
         raise InvalidArgumentError(f"start position {begin.id} is already finished")
@@ -200,59 +92,6 @@ def _ply(row: np.ndarray) -> Ply:
         dice=(int(row[1]), int(row[2])),
         steps=tuple((int(row[4 + 2 * i]), int(row[5 + 2 * i])) for i in range(nsteps)),
     )
-
-
-@dataclass(frozen=True)
-class MatchRecord:
-    """A match to `length` points: its games in order and the final score."""
-
-    length: int
-    games: tuple[GameRecord, ...]
-    score: tuple[int, int] = field(default=(0, 0))
-    players: tuple[str, str] = ("White", "Black")
-    seed: int | str | None = None  # the match seed; each game records its own seed
-
-    @property
-    def winner(self) -> Color | None:
-        """The side that reached `length` points (None if `max_games` ran out first, or for a
-        session of unlimited games: length 0)."""
-        if self.length <= 0:
-            return None
-        if self.score[0] >= self.length:
-            return WHITE
-        return BLACK if self.score[1] >= self.length else None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        winner = self.winner
-        return {"length": self.length, "seed": self.seed, "score": list(self.score),
-                "winner": None if winner is None else COLOR_NAMES[winner],
-                "players": list(self.players),
-                "games": [g.to_dict() for g in self.games]}
-
-    def to_json(self, indent: int | None = None) -> str:
-        """The JSON text of to_dict()."""
-        return json.dumps(self.to_dict(), indent=indent)
-
-    @classmethod
-    def from_dict(cls, data: Any) -> MatchRecord:
-        """The record of a to_dict() form, every game replayed and checked (RecordError if not)."""
-        from fevga.records import match_from_dict
-
-        return match_from_dict(data)
-
-    @classmethod
-    def from_json(cls, text: str) -> MatchRecord:
-        """The record of a to_json() text: ``MatchRecord.from_json(m.to_json()) == m``."""
-        from fevga.records import match_from_json
-
-        return match_from_json(text)
-
-    def to_text(self) -> str:
-        """The plain-text match format (docs/records.md)."""
-        from fevga.records import write_match
-
-        return write_match(self)
 
 
 def _at_score(pair: tuple[Policy, Policy], score: tuple[int, int], length: int) -> tuple[Policy, Policy]:
@@ -283,25 +122,142 @@ def play_match(
     rules = rules_of(rules)
     pair = policy_pair(policy)
     evaluator = net_of(net) if uses_net(pair) else None
-    sequence = seed_sequence(seed)
-    master, seed_value = master_key(sequence), seed_repr(sequence)
-    score = [0, 0]
-    games: list[GameRecord] = []
-    starter: int | None = None
     initial = Position.initial()
     policies = pair  # a policy with at_score(score, length) plays each game at its score (fevga.match)
-    for index in range(max_games):
-        pair = _at_score(policies, (score[0], score[1]), length)
+
+    def play(game_seed: int, starter: Color | None, score: tuple[int, int]) -> GameRecord:
         begin = initial if starter is None else _with_turn(initial, starter)
-        game_seed = int(core_game.game_seed_of(master, index))
         key = core_game.game_seed_of(master_key(game_seed), 0)  # what play_game(seed=game_seed) uses
-        record = _play_one(begin, starter is None, pair, rules, key, game_seed, 0, evaluator)
+        return _play_one(begin, starter is None, _at_score(policies, score, length), rules, key, game_seed, 0,
+                         evaluator)
+
+    sequence = seed_sequence(seed)
+    games, score = _match_games(length, max_games, sequence, play)
+    return MatchRecord(length=length, games=tuple(games), score=score, seed=seed_repr(sequence))
+
+
+R = TypeVar("R", GameRecord, GioulGameRecord)
+
+
+def _match_games(length: int, max_games: int, sequence: np.random.SeedSequence,
+                 play: Callable[[int, Color | None, tuple[int, int]], R]) -> tuple[list[R], tuple[int, int]]:
+    """The games of a match of either game and the final score: game i is played by
+    ``play(its seed, the starter or None for the one-die draw, the score before it)`` with its
+    own seed ``game_seed_of(match master key, i)``; the winner of a game starts the next one,
+    a draw leaves the next to the draw, and the match ends at `length` points or `max_games`."""
+    master = master_key(sequence)
+    score = [0, 0]
+    games: list[R] = []
+    starter: Color | None = None
+    for index in range(max_games):
+        record = play(int(core_game.game_seed_of(master, index)), starter, (score[0], score[1]))
         games.append(record)
-        if record.winner is None:
-            starter = None
-            continue
-        score[record.winner] += record.points
         starter = record.winner
-        if score[record.winner] >= length:
-            break
-    return MatchRecord(length=length, games=tuple(games), score=(score[0], score[1]), seed=seed_value)
+        if record.winner is not None:
+            score[record.winner] += record.points
+            if score[record.winner] >= length:
+                break
+    return games, (score[0], score[1])
+
+
+GIOUL_POLICIES = ("random", "heuristic")  # the policies the core plays Gioul with
+
+
+def _gioul_policy_id(policy: str) -> int:
+    if not isinstance(policy, str) or policy not in GIOUL_POLICIES:
+        raise InvalidArgumentError(f"Gioul policy {policy!r} must be one of {list(GIOUL_POLICIES)}")
+    return int(core_constants.POLICY_IDS[policy])
+
+
+def play_gioul_game(
+    seed: SeedLike = None,
+    policy: str | tuple[str, str] = "random",
+    rules: Rules | None = None,
+    start: GioulPosition | None = None,
+) -> GioulGameRecord:
+    """Play one seeded Gioul game in the core and return its record.
+
+    Without `start` the game begins with the one-die draw; with `start` (a Gioul state that
+    is not finished) it is played on from there: its side on turn rolls (or plays its
+    pending dice) first.
+
+    >>> record = play_gioul_game(seed=7)
+    >>> record.final.is_game_over()
+    True
+    """
+    rules = rules_of(rules, "gioul")
+    pair = policy if isinstance(policy, tuple) else (policy, policy)
+    if len(pair) != 2:
+        raise InvalidArgumentError(f"policy pair {policy!r} must be (white_policy, black_policy)")
+    ids = (_gioul_policy_id(pair[0]), _gioul_policy_id(pair[1]))
+    if start is not None:
+        if not isinstance(start, GioulPosition):
+            raise InvalidArgumentError(f"start must be a GioulPosition, not {type(start).__name__}")
+        if start.is_game_over():
+            raise InvalidArgumentError(f"start state {start.id} is already finished")
+    sequence = seed_sequence(seed)
+    points, raw = record_game(master_key(sequence), 0, rules.first_roll == "opening_dice", ids[0], ids[1], start)
+    decisions = []
+    previous: int | None = None  # the mover of the previous decision
+    for mover, roller, d1, d2, die, count, pair_die, steps, choices in raw:
+        dice = (die, pair_die) if pair_die else (die,) * count
+        if d1:
+            kind = "roll"
+        elif previous == mover:
+            kind = "block"  # the same player goes on with the next block
+        else:
+            kind = "hand-over"
+        decisions.append(Decision(mover, roller, (d1, d2) if d1 else None, dice, kind, steps, choices))
+        previous = mover
+    record = GioulGameRecord(
+        seed=seed_repr(sequence),
+        rules=rules,
+        policies=(pair[0], pair[1]),
+        decisions=tuple(decisions),
+        final=GioulPosition.initial(),
+        winner=None if points == 0 else (WHITE if points > 0 else BLACK),
+        points=abs(points),
+        start=start,
+    )
+    final = record.positions()[-1]
+    return GioulGameRecord(
+        record.seed, record.rules, record.policies, record.decisions, final, record.winner, record.points, start
+    )
+
+
+def play_gioul_match(
+    length: int,
+    seed: SeedLike = None,
+    policy: str | tuple[str, str] = "random",
+    rules: Rules | None = None,
+    max_games: int = 10_000,
+) -> GioulMatchRecord:
+    """Play a Gioul match to `length` points (1 a game, 2 for a mars; no doubling cube), as
+    fevga.game.play_match does for Fevga: the winner of a game starts the next one with two
+    fresh dice; the first game and any game after a draw start with the one-die draw.
+
+    Game i is played with its own seed ``game_seed_of(match master key, i)``, recorded in
+    its GioulGameRecord: ``play_gioul_game(seed=g.seed, policy=g.policies, rules=g.rules,
+    start=g.start)`` replays it exactly. The policies ("random", "heuristic") do not look
+    at the score.
+
+    >>> match = play_gioul_match(3, seed=1)
+    >>> max(match.score) >= 3
+    True
+    """
+    length = check_int("match length", length, 1, MAX_LENGTH)
+    max_games = check_int("max_games", max_games, 1, MAX_MATCH_GAMES)
+    rules = rules_of(rules, "gioul")
+    pair = policy if isinstance(policy, tuple) else (policy, policy)
+    if len(pair) != 2:
+        raise InvalidArgumentError(f"policy pair {policy!r} must be (white_policy, black_policy)")
+    for name in pair:
+        _gioul_policy_id(name)
+
+    def play(game_seed: int, starter: Color | None, score: tuple[int, int]) -> GioulGameRecord:
+        start = None if starter is None else GioulPosition.initial(starter)
+        return play_gioul_game(seed=game_seed, policy=(pair[0], pair[1]), rules=rules, start=start)
+
+    sequence = seed_sequence(seed)
+    games, score = _match_games(length, max_games, sequence, play)
+    return GioulMatchRecord(length=length, games=tuple(games), score=score, seed=seed_repr(sequence))

@@ -1,4 +1,4 @@
-"""Gioul (Gul bara), Fevga's sister game: game states, decisions, perft and seeded games.
+"""Gioul (Gul bara), Fevga's sister game: its game states and decisions, and their batch calls.
 
 Rules: docs/rules.md, "Gioul". Same board and moving as Fevga without the mother rule or
 any prime rule; from a player's fourth roll on a double is a *chain* (four of each number
@@ -23,7 +23,6 @@ a fresh roll its roller cannot play (`pass`), which hands the dice over.
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -38,12 +37,10 @@ from fevga.errors import (
     InvalidPositionError,
 )
 from fevga.inputs import position_json
-from fevga.notation import Step, decode_gioul_id, encode_gioul_id, format_steps, parse_dice, parse_paths
-from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, Color, Position
-from fevga_core import constants
-from fevga_core.position import MAX_PERFT_DEPTH
+from fevga.notation import Step, decode_gioul_id, encode_gioul_id, format_steps, parse_dice
+from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, BasePosition, Color, Position, _validate_counts
 from fevga.rules import Rules, rules_of
-from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
+from fevga.seeding import SeedLike, master_key, seed_sequence
 from fevga_core.gioul import (
     GIOUL_WIDTH,
     CoreGioul,
@@ -51,22 +48,19 @@ from fevga_core.gioul import (
     first_invalid_row,
     generate_batch,
     random_games,
-    record_game,
 )
+from fevga.limits import MAX_BATCH_ROWS, as_array, bounded, check_int
+from fevga.checks import check_threads, validate_dice
+from fevga.parallel import run_chunks
+from fevga.diagram import diagram
 
 __all__ = [
-    "Decision",
     "GioulBatchMoves",
-    "GioulGameRecord",
-    "GioulMatchRecord",
     "GioulMove",
     "GioulPosition",
     "batch_legal_moves",
     "count_legal_moves",
     "from_array",
-    "gioul_perft",
-    "play_gioul_game",
-    "play_gioul_match",
     "self_play",
     "to_array",
     "validate_states",
@@ -74,12 +68,6 @@ __all__ = [
 
 CHAIN_FROM_ROLL = 4  # a double is a chain from the roller's fourth roll on
 _MAX_PENDING = 24  # the most dice a roll can leave pending: a chain from 1-1 (four each of 1..6)
-POLICY_IDS = {name: constants.POLICY_IDS[name] for name in ("random", "heuristic")}
-
-
-def chain_dice(die: int) -> tuple[int, ...]:
-    """The dice of a chain rolled as `die`-`die`: four of each number from `die` to 6."""
-    return tuple(d for d in range(die, 7) for _ in range(4))
 
 
 def _dice_fields(dice: Sequence[int]) -> tuple[int, int, int, int]:
@@ -134,28 +122,10 @@ def _parse_pending(dice: object) -> tuple[int, ...]:
     raise InvalidDiceError(f"pending dice {dice!r}: expected a sequence of numbers 1-6")
 
 
-def _validate_counts(name: str, counts: object) -> tuple[int, ...]:
-    if not isinstance(counts, Iterable) or isinstance(counts, (str, bytes)):
-        raise InvalidPositionError(f"{name} counts {counts!r} must be a sequence of 25 integers")
-    items = list(itertools.islice(counts, 26))  # 25 are needed: an endless iterator is refused, not drained
-    values = [v for v in items if isinstance(v, (int, np.integer)) and not isinstance(v, bool)]
-    if len(items) != 25 or len(values) != 25 or any(v < 0 or v > NUM_CHECKERS for v in values):
-        raise InvalidPositionError(f"{name} counts {counts!r} must be 25 integers 0-{NUM_CHECKERS} (index 0 = borne off)")
-    if sum(values) != NUM_CHECKERS:
-        raise InvalidPositionError(f"{name} counts {counts!r} hold {sum(values)} checkers, not {NUM_CHECKERS}")
-    return tuple(int(v) for v in values)
-
-
-class GioulPosition(CoreGioul):
+class GioulPosition(CoreGioul, BasePosition):
     """A Gioul game state: board, roll counts and pending dice (immutable, hashable)."""
 
     __slots__ = ()
-
-    @classmethod
-    def initial(cls) -> GioulPosition:
-        """The start: 15 checkers on each side's point 24, White to roll its first roll."""
-        start = (0,) * 24 + (NUM_CHECKERS,)
-        return cls._from_fields(bytes([*start, *start, WHITE]), 0, 0, 0, 0, 0, 0, 0)
 
     @classmethod
     def from_counts(
@@ -271,18 +241,6 @@ class GioulPosition(CoreGioul):
             white, black, turn, next_roll=(rw + 1, rb + 1), dice=pending, roller=roller if pending else None
         )
 
-    @classmethod
-    def parse(cls, text: str) -> GioulPosition:
-        """A state from a Gioul ID, ``start``, or its JSON form."""
-        if not isinstance(text, str):
-            raise InvalidNotationError(f"Gioul position {text!r} must be a string: an ID, 'start' or JSON")
-        stripped = text.strip()
-        if stripped.lower() in ("start", "initial"):
-            return cls.initial()
-        if stripped.startswith("{"):
-            return cls.from_json(stripped)
-        return cls.from_id(stripped)
-
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: game, both armies, turn, next_roll, and roller/dice when pending."""
         roller = self.roller
@@ -295,10 +253,6 @@ class GioulPosition(CoreGioul):
             "roller": None if roller is None else COLOR_NAMES[roller],
             "dice": list(self.pending),
         }
-
-    def to_json(self) -> str:
-        """The JSON text of to_dict()."""
-        return json.dumps(self.to_dict())
 
     @classmethod
     def from_json(cls, data: str | dict[str, Any]) -> GioulPosition:
@@ -328,17 +282,9 @@ class GioulPosition(CoreGioul):
             roller=None if roller is None else COLOR_NAMES.index(roller),
         )
 
-    def __repr__(self) -> str:
-        return f"GioulPosition.from_id({self.id!r})"
-
-    def __str__(self) -> str:
-        return self.diagram()
-
     def diagram(self, perspective: int = WHITE) -> str:
         """The board drawn in `perspective`'s own numbering (fevga.diagram), with the roll counts
         and what is due next."""
-        from fevga.diagram import diagram
-
         lines = diagram(self.board(), perspective).splitlines()[:-1]
         roller = self.roller
         lines.append(
@@ -358,28 +304,14 @@ class GioulPosition(CoreGioul):
 
     # ------------------------------------------------------------------ game state
 
-    def winner(self) -> Color | None:
-        """The side that has borne off all 15 checkers, if any."""
-        winner: int = self._winner()
-        return None if winner < 0 else winner
-
-    def points(self) -> int:
-        """Points won: 2 for a mars (the loser has borne off none), 1 for a win, 0 otherwise."""
-        winner = self.winner()
-        if winner is None:
-            return 0
-        return 2 if self.counts(1 - winner)[0] == 0 else 1
-
-    def is_dead(self) -> bool:
+    def is_dead(self, rules: Rules | None = None) -> bool:
         """Neither side can play any die: the game can never change (a draw)."""
+        rules_of(rules, "gioul")
         return self.winner() is None and bool(self._is_dead())
 
-    def is_game_over(self) -> bool:
-        """True once a side has borne off 15, or the position is dead (a draw)."""
-        return self.winner() is not None or self.is_dead()
-
-    def can_move(self, color: int) -> bool:
+    def can_move(self, color: int, rules: Rules | None = None) -> bool:
         """Whether `color` can play at least one die of some roll now."""
+        rules_of(rules, "gioul")
         self.counts(color)
         return bool(self._can_move(color))
 
@@ -417,41 +349,14 @@ class GioulPosition(CoreGioul):
         moves: list[GioulMove] = self._legal_moves(d1, d2, GioulMove)
         return moves
 
-    def count_legal_moves(self, dice: object = None) -> int:
+    def count_legal_moves(self, dice: object = None, rules: Rules | None = None) -> int:
         """len(legal_moves(dice)) without building the moves."""
+        rules_of(rules, "gioul")
         d1, d2 = self._dice_args(dice)
         return int(self._count_legal(d1, d2))
 
-    def parse_move(self, notation: str, dice: object = None) -> GioulMove:
-        """The legal move of the next decision written `notation` (any equivalent form)."""
-        moves = self.legal_moves(dice)
-        mover = list(self.counts(self.turn))
-        for source, target in parse_paths(notation):
-            if mover[source] == 0:
-                raise IllegalMoveError(f"move {notation!r} in {self.id}: no checker on point {source}")
-            mover[source] -= 1
-            mover[target] += 1
-        for move in moves:
-            if list(move.position.counts(self.turn)) == mover:
-                return move
-        legal = ", ".join(m.notation for m in moves)
-        raise IllegalMoveError(f"move {notation!r} is illegal in {self.id}; legal: {legal}")
-
-    def play(self, move: GioulMove | str, dice: object = None) -> GioulPosition:
-        """The state after the next decision plays `move` (a GioulMove or its notation).
-
-        >>> after = GioulPosition.initial().play("24/13", "6-5")
-        >>> after.turn == BLACK and after.pending == ()
-        True
-        """
-        if isinstance(move, str):
-            return self.parse_move(move, dice).position
-        if not isinstance(move, GioulMove):
-            raise IllegalMoveError(f"move {move!r} must be a GioulMove or a notation string")
-        for legal in self.legal_moves(dice):
-            if legal.position == move.position:
-                return legal.position
-        raise IllegalMoveError(f"move {move.notation!r} is illegal in {self.id}")
+    def _dice_text(self, dice: object) -> str:
+        return str(parse_dice(dice)) if dice is not None else str(self.decision_dice)
 
 
 class GioulMove(NamedTuple):
@@ -478,8 +383,6 @@ def to_array(states: Sequence[GioulPosition]) -> np.ndarray:
     """Gioul rows (uint8, GIOUL_WIDTH = 58 columns: the 51-byte board row of fevga.batch, then
     the roll counts made by White and Black (0-3, 3 = three or more), roller, die, count,
     last, pair: the pending dice, all 0 when a roll is due) for the batch kernels."""
-    from fevga.limits import MAX_BATCH_ROWS, bounded
-
     states = bounded(states, "states", MAX_BATCH_ROWS)
     out = np.zeros((len(states), GIOUL_WIDTH), dtype=np.uint8)
     for i, state in enumerate(states):
@@ -494,8 +397,6 @@ def to_array(states: Sequence[GioulPosition]) -> np.ndarray:
 def validate_states(rows: object) -> np.ndarray:
     """The (n, 58) C-contiguous uint8 array of Gioul state rows, every row checked for the
     invariants of a GioulPosition (InvalidPositionError names the first bad row and why)."""
-    from fevga.limits import MAX_BATCH_ROWS, as_array
-
     array = as_array(rows, "Gioul states")
     if array.ndim != 2 or array.shape[1] != GIOUL_WIDTH:
         raise InvalidPositionError(f"Gioul states must have shape (n, {GIOUL_WIDTH}), not {array.shape}")
@@ -536,10 +437,6 @@ def count_legal_moves(states: object, dice: object, threads: int = 1) -> np.ndar
     `states` is a sequence of GioulPositions or an (n, 58) array of state rows (`to_array`);
     `threads` > 1 splits the rows across threads.
     """
-    from fevga.batch import validate_dice
-    from fevga.checks import check_threads
-    from fevga.parallel import run_chunks
-
     threads = check_threads("threads", threads)
     rows = _state_rows(states)
     rolls = validate_dice(dice, len(rows))
@@ -577,452 +474,18 @@ def batch_legal_moves(states: object, dice: object) -> GioulBatchMoves:
     >>> moves.counts().tolist()
     [2, 5]
     """
-    from fevga.batch import validate_dice
-
     rows = _state_rows(states)
     rolls = validate_dice(dice, len(rows))
     offsets, results, steps, nsteps = generate_batch(rows, rolls)
     return GioulBatchMoves(offsets, results, steps, nsteps)
 
 
-def gioul_perft(position: GioulPosition, depth: int) -> int:
-    """Leaves of the Gioul decision tree (docs/rules.md, "Perft"): a state waiting for a
-    roll branches over the 21 rolls and then the moves of the roll's first decision; a
-    state with dice pending branches over the moves of its pending decision.
-
-    >>> gioul_perft(GioulPosition.initial(), 2)
-    2768
-    """
-    if not isinstance(depth, int) or isinstance(depth, bool) or not 0 <= depth <= MAX_PERFT_DEPTH:
-        raise InvalidArgumentError(f"perft depth {depth!r} must be an integer from 0 to {MAX_PERFT_DEPTH}")
-    if not isinstance(position, GioulPosition):
-        raise InvalidArgumentError(f"gioul_perft needs a GioulPosition, not {type(position).__name__}")
-    return int(position._perft(depth))
-
-
 # ---------------------------------------------------------------------- games
-
-
-@dataclass(frozen=True)
-class Decision:
-    """One decision of a game: who played which dice, why, and what."""
-
-    mover: Color
-    roller: Color
-    roll: tuple[int, int] | None  # the dice rolled, for the first decision of a roll
-    dice: tuple[int, ...]  # the dice of this decision
-    kind: str  # "roll", "block" (the same player's next block of a chain) or "hand-over"
-    steps: tuple[Step, ...]
-    choices: int  # legal moves the decision had
-
-    @property
-    def notation(self) -> str:
-        """The move in the mover's own numbering (``pass`` if no die could be played)."""
-        return format_steps(self.steps)
-
-
-@dataclass(frozen=True)
-class GioulGameRecord:
-    """A complete seeded Gioul game: every decision and the result. `start` is None for a
-    game begun with the one-die draw, else the state it was played on from (in a match, the
-    winner of the previous game starts the next one with two fresh dice)."""
-
-    seed: int | str
-    rules: Rules
-    policies: tuple[str, str]
-    decisions: tuple[Decision, ...]
-    final: GioulPosition
-    winner: Color | None
-    points: int
-    start: GioulPosition | None = None
-    truncated: bool = False  # stopped before the end (result "truncated")
-    resigned: bool = False  # the loser resigned: `winner` and `points` are the resignation's
-
-    @property
-    def result(self) -> str:
-        """``"white"``, ``"black"`` (a win, or a resignation), ``"draw"`` (a dead position) or
-        ``"truncated"`` (stopped before the end)."""
-        if self.truncated:
-            return "truncated"
-        return "draw" if self.winner is None else COLOR_NAMES[self.winner]
-
-    def log(self) -> str:
-        """A readable log, one line per decision."""
-        lines = []
-        for number, d in enumerate(self.decisions, 1):
-            dice = " ".join(map(str, d.dice)) if len(d.dice) != 2 or d.dice[0] == d.dice[1] else f"{d.dice[0]}-{d.dice[1]}"
-            why = {
-                "roll": f"rolls {d.roll[0]}-{d.roll[1]}" if d.roll else "rolls",
-                "block": "next chain block",
-                "hand-over": f"handed over ({COLOR_NAMES[d.roller]}'s roll)",
-            }[d.kind]
-            lines.append(f"{number:4d}. {COLOR_NAMES[d.mover]:5s} {why:28s} {dice:9s}: {d.notation}")
-        lines.append(self.result if self.winner is None else f"{self.result} wins {self.points} point(s)"
-                     + (" (resigned)" if self.resigned else ""))
-        return "\n".join(lines)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form of the whole record."""
-        return {
-            "game": "gioul",
-            "seed": self.seed,
-            "rules": self.rules.to_dict(),
-            "policies": list(self.policies),
-            "start": None if self.start is None else self.start.id,
-            "decisions": [
-                {
-                    "player": COLOR_NAMES[d.mover],
-                    "roller": COLOR_NAMES[d.roller],
-                    "roll": list(d.roll) if d.roll else None,
-                    "dice": list(d.dice),
-                    "kind": d.kind,
-                    "move": d.notation,
-                    "steps": [list(s) for s in d.steps],
-                }
-                for d in self.decisions
-            ],
-            "final": self.final.id,
-            "result": self.result,
-            "winner": None if self.winner is None else COLOR_NAMES[self.winner],
-            "points": self.points,
-            **({"resigned": True} if self.resigned else {}),
-        }
-
-    def to_json(self, indent: int | None = None) -> str:
-        """The JSON text of to_dict()."""
-        return json.dumps(self.to_dict(), indent=indent)
-
-    @classmethod
-    def from_dict(cls, data: Any) -> GioulGameRecord:
-        """The record of a to_dict() form, every decision replayed and checked (RecordError)."""
-        return _gioul_game_from_dict(data)
-
-    @classmethod
-    def from_json(cls, text: str) -> GioulGameRecord:
-        """The record of a to_json() text: ``GioulGameRecord.from_json(r.to_json()) == r``."""
-        return _gioul_game_from_dict(_loads(text))
-
-    def positions(self) -> list[GioulPosition]:
-        """The state before each decision, then the final one, replayed through the rules
-        (the first is `start`, or the initial position with the starter to roll)."""
-        if self.start is not None:
-            start = self.start
-        else:
-            first = self.decisions[0].mover if self.decisions else WHITE
-            start = _initial_with_turn(first)
-        out = [start]
-        for d in self.decisions:
-            for move in out[-1].legal_moves(d.roll):
-                if move.steps == d.steps:
-                    out.append(move.position)
-                    break
-            else:
-                raise IllegalMoveError(f"recorded decision {d.notation!r} is illegal in {out[-1].id}")
-        return out
-
-
-def _policy_id(policy: str) -> int:
-    if not isinstance(policy, str) or policy not in POLICY_IDS:
-        raise InvalidArgumentError(f"Gioul policy {policy!r} must be one of {sorted(POLICY_IDS)}")
-    return POLICY_IDS[policy]
-
-
-def play_gioul_game(
-    seed: SeedLike = None,
-    policy: str | tuple[str, str] = "random",
-    rules: Rules | None = None,
-    start: GioulPosition | None = None,
-) -> GioulGameRecord:
-    """Play one seeded Gioul game in the core and return its record.
-
-    Without `start` the game begins with the one-die draw; with `start` (a Gioul state that
-    is not finished) it is played on from there: its side on turn rolls (or plays its
-    pending dice) first.
-
-    >>> record = play_gioul_game(seed=7)
-    >>> record.final.is_game_over()
-    True
-    """
-    rules = rules_of(rules, "gioul")
-    pair = policy if isinstance(policy, tuple) else (policy, policy)
-    if len(pair) != 2:
-        raise InvalidArgumentError(f"policy pair {policy!r} must be (white_policy, black_policy)")
-    ids = (_policy_id(pair[0]), _policy_id(pair[1]))
-    if start is not None:
-        if not isinstance(start, GioulPosition):
-            raise InvalidArgumentError(f"start must be a GioulPosition, not {type(start).__name__}")
-        if start.is_game_over():
-            raise InvalidArgumentError(f"start state {start.id} is already finished")
-    sequence = seed_sequence(seed)
-    points, raw = record_game(master_key(sequence), 0, rules.first_roll == "opening_dice", ids[0], ids[1], start)
-    decisions = []
-    previous: int | None = None  # the mover of the previous decision
-    for mover, roller, d1, d2, die, count, pair_die, steps, choices in raw:
-        dice = (die, pair_die) if pair_die else (die,) * count
-        if d1:
-            kind = "roll"
-        elif previous == mover:
-            kind = "block"  # the same player goes on with the next block
-        else:
-            kind = "hand-over"
-        decisions.append(Decision(mover, roller, (d1, d2) if d1 else None, dice, kind, steps, choices))
-        previous = mover
-    record = GioulGameRecord(
-        seed=seed_repr(sequence),
-        rules=rules,
-        policies=(pair[0], pair[1]),
-        decisions=tuple(decisions),
-        final=GioulPosition.initial(),
-        winner=None if points == 0 else (WHITE if points > 0 else BLACK),
-        points=abs(points),
-        start=start,
-    )
-    final = record.positions()[-1]
-    return GioulGameRecord(
-        record.seed, record.rules, record.policies, record.decisions, final, record.winner, record.points, start
-    )
-
-
-def _initial_with_turn(turn: int) -> GioulPosition:
-    """The start of a game with `turn` to roll its first roll."""
-    start = GioulPosition.initial()
-    if turn == WHITE:
-        return start
-    return GioulPosition.from_counts(start.counts(WHITE), start.counts(BLACK), BLACK)
-
-
-def _loads(text: str) -> Any:
-    from fevga.records import _loads as loads
-
-    return loads(text)
-
-
-def _gioul_game_from_dict(data: Any, where: str = "game") -> GioulGameRecord:
-    """A GioulGameRecord from its to_dict() form: every decision replayed through the rules
-    and every recorded field checked against the replay (RecordError names the first that
-    differs)."""
-    from fevga.errors import FevgaError, RecordError
-    from fevga.records import _need, _rules_from
-
-    if not isinstance(data, dict):
-        raise RecordError(f"{where}: a Gioul game record must be an object, not {type(data).__name__}")
-    if data.get("game") != "gioul":
-        raise RecordError(f"{where}: not a Gioul game record (game {data.get('game')!r})")
-    seed = data.get("seed")
-    if isinstance(seed, bool) or not isinstance(seed, (int, str)):
-        raise RecordError(f"{where}: seed {seed!r} must be an integer or a string")
-    raw_rules = data.get("rules")
-    if not isinstance(raw_rules, dict) or raw_rules.get("game") != "gioul":
-        raise RecordError(f"{where}: rules {raw_rules!r} are not Gioul's")
-    rules = _rules_from(raw_rules, where)
-    policies = _need(data, "policies", list, where)
-    if len(policies) != 2 or not all(isinstance(p, str) for p in policies):
-        raise RecordError(f"{where}: policies {policies!r} must be two strings")
-    raw_start = data.get("start")
-    start: GioulPosition | None = None
-    if raw_start is not None:
-        try:
-            start = GioulPosition.from_id(raw_start)
-        except FevgaError as exc:
-            raise RecordError(f"{where}: start {raw_start!r}: {exc}") from exc
-    raw_decisions = _need(data, "decisions", list, where)
-    if not raw_decisions and start is None:
-        raise RecordError(f"{where}: a game begun with the one-die draw has at least one decision")
-    decisions: list[Decision] = []
-    state = start
-    previous: int | None = None
-    for number, raw in enumerate(raw_decisions, 1):
-        at = f"{where}, decision {number}"
-        if not isinstance(raw, dict):
-            raise RecordError(f"{at}: must be an object")
-        try:
-            mover = COLOR_NAMES.index(raw["player"])
-            roller = COLOR_NAMES.index(raw["roller"])
-            roll = None if raw["roll"] is None else (int(raw["roll"][0]), int(raw["roll"][1]))
-            steps = tuple((int(a), int(b)) for a, b in raw["steps"])
-            dice = tuple(int(d) for d in raw["dice"])
-            kind = str(raw["kind"])
-        except (KeyError, ValueError, TypeError, IndexError) as exc:
-            raise RecordError(f"{at}: malformed decision ({exc})") from None
-        if state is None:
-            state = _initial_with_turn(mover)
-        if state.is_game_over():
-            raise RecordError(f"{at}: the game was already over")
-        try:
-            moves = state.legal_moves(roll)
-            holding = state.rolled(roll) if roll is not None else state
-        except FevgaError as exc:
-            raise RecordError(f"{at}: {exc}") from exc
-        expected_kind = "roll" if roll is not None else ("block" if previous == mover else "hand-over")
-        checks = (("player", state.turn, mover), ("roller", holding.roller, roller),
-                  ("dice", holding.decision_dice, dice), ("kind", expected_kind, kind))
-        for name, replayed, recorded in checks:
-            if replayed != recorded:
-                raise RecordError(f"{at}: {name} {recorded!r} does not match the replay ({replayed!r})")
-        chosen = next((m for m in moves if m.steps == steps), None)
-        if chosen is None:
-            raise RecordError(f"{at}: move {format_steps(steps)!r} is illegal in {state.id}")
-        decisions.append(Decision(mover, roller, roll, dice, kind, steps, len(moves)))
-        previous = mover
-        state = chosen.position
-    assert state is not None
-    if data.get("resigned", False) is not False:
-        from fevga.records import _resignation
-
-        resigner, conceded = _resignation(data, state, None, where)
-        return GioulGameRecord(seed, rules, (policies[0], policies[1]), tuple(decisions), state, resigner, conceded,
-                               start, resigned=True)
-    if not state.is_game_over():
-        if data.get("result") == "truncated":
-            if data.get("final", state.id) != state.id or data.get("winner") is not None or data.get("points", 0):
-                raise RecordError(f"{where}: an unfinished game has its replayed final {state.id}, no winner, 0 points")
-            return GioulGameRecord(seed, rules, (policies[0], policies[1]), tuple(decisions), state, None, 0, start,
-                                   truncated=True)
-        raise RecordError(f"{where}: the game is not finished after its decisions ({state.id}); an unfinished "
-                          "game says \"result\": \"truncated\"")
-    winner, points = state.winner(), state.points()
-    outcome = (data.get("final"), data.get("winner"), data.get("points"))
-    replay = (state.id, None if winner is None else COLOR_NAMES[winner], points)
-    if outcome != replay:
-        raise RecordError(f"{where}: final, winner, points {outcome!r} do not match the replay {replay!r}")
-    return GioulGameRecord(seed, rules, (policies[0], policies[1]), tuple(decisions), state, winner, points, start)
-
-
-@dataclass(frozen=True)
-class GioulMatchRecord:
-    """A Gioul match to `length` points: its games in order and the final score (the
-    fields and methods of fevga.game.MatchRecord, with GioulGameRecord games)."""
-
-    length: int
-    games: tuple[GioulGameRecord, ...]
-    score: tuple[int, int] = (0, 0)
-    players: tuple[str, str] = ("White", "Black")
-    seed: int | str | None = None  # the match seed; each game records its own seed
-
-    @property
-    def winner(self) -> Color | None:
-        """The side that reached `length` points (None if `max_games` ran out first)."""
-        if self.score[0] >= self.length:
-            return WHITE
-        return BLACK if self.score[1] >= self.length else None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        winner = self.winner
-        return {"game": "gioul", "length": self.length, "seed": self.seed, "score": list(self.score),
-                "winner": None if winner is None else COLOR_NAMES[winner], "players": list(self.players),
-                "games": [g.to_dict() for g in self.games]}
-
-    def to_json(self, indent: int | None = None) -> str:
-        """The JSON text of to_dict()."""
-        return json.dumps(self.to_dict(), indent=indent)
-
-    @classmethod
-    def from_dict(cls, data: Any) -> GioulMatchRecord:
-        """The record of a to_dict() form, every game replayed and the score checked (RecordError)."""
-        from fevga.errors import RecordError
-        from fevga.records import _need
-
-        if not isinstance(data, dict) or data.get("game") != "gioul":
-            raise RecordError("not a Gioul match record (its \"game\" field must be \"gioul\")")
-        length = _need(data, "length", int, "match")
-        if length < 1:
-            raise RecordError(f"match: length {length} must be a positive integer")
-        raw_games = _need(data, "games", list, "match")
-        games = tuple(_gioul_game_from_dict(g, f"game {i}") for i, g in enumerate(raw_games, 1))
-        score = [0, 0]
-        for number, game in enumerate(games, 1):
-            if max(score) >= length:
-                raise RecordError(f"match: game {number} is played after the match was won")
-            if game.winner is not None:
-                score[game.winner] += game.points
-        if data.get("score", score) != score:
-            raise RecordError(f"match: score {data['score']!r} does not match the games ({score})")
-        players = data.get("players", ["White", "Black"])
-        if not (isinstance(players, list) and len(players) == 2 and all(isinstance(p, str) for p in players)):
-            raise RecordError(f"match: players {players!r} must be two strings")
-        seed = data.get("seed")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
-            raise RecordError(f"match: seed {seed!r} must be an integer, a string or null")
-        return cls(length, games, (score[0], score[1]), (players[0], players[1]), seed)
-
-    @classmethod
-    def from_json(cls, text: str) -> GioulMatchRecord:
-        """The record of a to_json() text: ``GioulMatchRecord.from_json(m.to_json()) == m``."""
-        return cls.from_dict(_loads(text))
-
-    def log(self) -> str:
-        """One line per game and the final score."""
-        lines = [f"{self.length} point Gioul match, seed {self.seed}"]
-        score = [0, 0]
-        for number, game in enumerate(self.games, 1):
-            if game.winner is not None:
-                score[game.winner] += game.points
-            begun = "one-die draw" if game.start is None else f"{COLOR_NAMES[game.start.turn]} starts"
-            lines.append(f"  game {number} ({begun}): {game.result}" + (f" {game.points} point(s)" if game.points else "")
-                         + f", {len(game.decisions)} decisions; score {score[0]}-{score[1]}")
-        lines.append(f"final score {self.score[0]}-{self.score[1]}")
-        return "\n".join(lines)
-
-
-def play_gioul_match(
-    length: int,
-    seed: SeedLike = None,
-    policy: str | tuple[str, str] = "random",
-    rules: Rules | None = None,
-    max_games: int = 10_000,
-) -> GioulMatchRecord:
-    """Play a Gioul match to `length` points (1 a game, 2 for a mars; no doubling cube), as
-    fevga.game.play_match does for Fevga: the winner of a game starts the next one with two
-    fresh dice; the first game and any game after a draw start with the one-die draw.
-
-    Game i is played with its own seed ``game_seed_of(match master key, i)``, recorded in
-    its GioulGameRecord: ``play_gioul_game(seed=g.seed, policy=g.policies, rules=g.rules,
-    start=g.start)`` replays it exactly. The policies ("random", "heuristic") do not look
-    at the score.
-
-    >>> match = play_gioul_match(3, seed=1)
-    >>> max(match.score) >= 3
-    True
-    """
-    from fevga_core import game as core_game
-
-    from fevga.limits import MAX_LENGTH, MAX_MATCH_GAMES, check_int
-
-    length = check_int("match length", length, 1, MAX_LENGTH)
-    max_games = check_int("max_games", max_games, 1, MAX_MATCH_GAMES)
-    rules = rules_of(rules, "gioul")
-    pair = policy if isinstance(policy, tuple) else (policy, policy)
-    if len(pair) != 2:
-        raise InvalidArgumentError(f"policy pair {policy!r} must be (white_policy, black_policy)")
-    for name in pair:
-        _policy_id(name)
-    sequence = seed_sequence(seed)
-    master, seed_value = master_key(sequence), seed_repr(sequence)
-    score = [0, 0]
-    games: list[GioulGameRecord] = []
-    starter: int | None = None
-    for index in range(max_games):
-        start = None if starter is None else _initial_with_turn(starter)
-        game_seed = int(core_game.game_seed_of(master, index))
-        record = play_gioul_game(seed=game_seed, policy=(pair[0], pair[1]), rules=rules, start=start)
-        games.append(record)
-        if record.winner is None:
-            starter = None
-            continue
-        score[record.winner] += record.points
-        starter = record.winner
-        if score[record.winner] >= length:
-            break
-    return GioulMatchRecord(length=length, games=tuple(games), score=(score[0], score[1]), seed=seed_value)
 
 
 def self_play(games: int, seed: SeedLike = None, rules: Rules | None = None) -> np.ndarray:
     """White's points (+-2, +-1, 0 for a draw) of `games` seeded uniform-random Gioul games
     played in the core without the GIL; game i is the same for any split of the job."""
-    from fevga.checks import check_int
-    from fevga.limits import MAX_BATCH_ROWS
-
     rules = rules_of(rules, "gioul")
     games = check_int("games", games, 0, MAX_BATCH_ROWS)
     points, _ = random_games(master_key(seed_sequence(seed)), 0, games, rules.first_roll == "opening_dice")

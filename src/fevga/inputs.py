@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from fevga.errors import FevgaError
+from fevga.errors import FevgaError, InvalidNotationError
 
 MAX_JSON_DEPTH = 32  # nesting of JSON arrays and objects (records nest 5 deep)
 MAX_JSON_INT_DIGITS = 40  # digits of a JSON integer (a 128-bit integer has 39)
@@ -229,8 +229,6 @@ def _read_npy(member: Any, name: str, dtypes: tuple[np.dtype[Any], ...], limit: 
 
 def position_json(text: str) -> Any:
     """The JSON value of a position's JSON form (InvalidNotationError past the limits)."""
-    from fevga.errors import InvalidNotationError
-
     def refused(message: str, line: int | None, column: int | None) -> FevgaError:
         where = f" (line {line}, column {column})" if line is not None else ""
         return InvalidNotationError(f"position {message}{where}")

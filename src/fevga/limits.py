@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -45,6 +45,10 @@ def check_int(name: str, value: object, low: int, high: int | None = None) -> in
     return int(value)
 
 
+@overload
+def check_flag(name: str, value: object) -> bool: ...
+@overload
+def check_flag(name: str, value: object, *, none: bool) -> bool | None: ...
 def check_flag(name: str, value: object, *, none: bool = False) -> bool | None:
     """`value` as a bool if it is True or False (or None, when `none` allows it): never the
     truth value of something else (an array raises NumPy's ValueError, a string is always true)."""

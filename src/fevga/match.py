@@ -37,7 +37,8 @@ import numpy as np
 import numpy.typing as npt
 
 from fevga.errors import InvalidArgumentError
-from fevga.limits import MAX_GAMES, MAX_LENGTH, check_int, check_real
+from fevga.limits import MAX_LENGTH, check_int, check_real
+from fevga.rules import rules_of
 
 Starter = Literal["me", "opponent", "draw"]
 
@@ -88,93 +89,6 @@ class GameOdds:
 ODDS_SOURCE: dict[str, str | int] = {"policy": "net", "net": "e5c5882445f6e4ff", "games": 518400, "seed": 2026}
 WIN, WIN_MARS, LOSE_MARS, DRAW = 0.5782619598765432, 0.12358989197530865, 0.05052276234567901, 0.0
 DEFAULT_ODDS = GameOdds.from_probabilities(win=WIN, win_mars=WIN_MARS, lose_mars=LOSE_MARS, draw=DRAW)
-
-
-@dataclass(frozen=True)
-class OddsMeasurement:
-    """Outcome odds of a game for its starter measured by self-play, with 95% confidence half-widths."""
-
-    odds: GameOdds
-    games: int
-    seed: int | str
-    policy: str
-    net: str | None  # the first 16 hex digits of the net's SHA-256 when the policy uses a net
-    win: float
-    win_mars: float
-    lose_mars: float
-    draw: float
-    ci95: dict[str, float]  # half-width of the 95% interval of win, win_mars, lose_mars, draw
-
-    def consistent_with(self, odds: GameOdds, widen: float = 1.0) -> bool:
-        """Whether `odds` lie within `widen` times this measurement's 95% intervals (every outcome)."""
-        other = {"win": odds.win_single + odds.win_mars, "win_mars": odds.win_mars,
-                 "lose_mars": odds.lose_mars, "draw": odds.draw}
-        return all(abs(other[k] - getattr(self, k)) <= widen * self.ci95[k] for k in other)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {"policy": self.policy, "net": self.net, "games": self.games, "seed": self.seed,
-                "win": self.win, "win_mars": self.win_mars, "lose_mars": self.lose_mars, "draw": self.draw,
-                "ci95": dict(self.ci95), "odds": self.odds.to_dict()}
-
-
-def measure_odds(games: int, seed: int = 2026, policy: str = "net", workers: int | None = None,
-                 net: Any = None, *, rules: Any = None, opening: bool = False) -> OddsMeasurement:
-    """Measure `GameOdds` by `policy` playing itself from the start position.
-
-    By default the games start with the side on roll of `Position.initial()` rolling two fresh
-    dice (`fevga.rollout`, first two rolls stratified, so `games` is rounded up to a multiple of
-    1,296): a game begun by the previous winner, and under the default rules every game of a
-    match. With `opening` the games are begun by the one-die draw (`fevga.game.play_game`, one
-    at a time, game i seeded by the i-th spawned child of `seed`): under
-    ``first_roll="opening_dice"`` the starter then plays the draw's two dice (the `opening` odds
-    of `match_equity_table`). The 95% half-widths are 1.96 binomial standard errors (conservative
-    for the stratified sample); for an outcome never seen, the rule-of-three bound 3 / games.
-    """
-    from fevga.net import net_of
-
-    check_int("games", games, 1, MAX_GAMES)
-    if opening:
-        n, win, win_mars, lose_mars, draw = _play_openings(games, seed, policy, net, rules)
-    else:
-        from fevga.position import Position
-        from fevga.rollout import rollout
-
-        result = rollout(Position.initial(), games=games, seed=seed, workers=workers, policy=policy,
-                         net=net, rules=rules)
-        if result.interrupted:  # Ctrl-C: partial odds are no measurement
-            raise KeyboardInterrupt
-        n, win, win_mars, lose_mars, draw = result.games, result.win, result.win_mars, result.lose_mars, result.draw
-
-    def half(p: float) -> float:
-        return 1.96 * math.sqrt(p * (1.0 - p) / n) if 0.0 < p < 1.0 else 3.0 / n
-
-    values = {"win": win, "win_mars": win_mars, "lose_mars": lose_mars, "draw": draw}
-    return OddsMeasurement(
-        odds=GameOdds.from_probabilities(win, win_mars, lose_mars, draw), games=n, seed=seed, policy=policy,
-        net=net_of(net).checksum[:16] if policy in ("net", "net2") else None,
-        win=win, win_mars=win_mars, lose_mars=lose_mars, draw=draw,
-        ci95={k: half(v) for k, v in values.items()})
-
-
-def _play_openings(games: int, seed: int, policy: str, net: Any,
-                   rules: Any) -> tuple[int, float, float, float, float]:
-    """(games, win, win_mars, lose_mars, draw) for the starter of games begun by the one-die draw."""
-    from fevga.game import play_game
-    from fevga.seeding import seed_sequence
-
-    win = win_mars = lose_mars = draw = 0
-    for child in seed_sequence(seed).spawn(games):
-        record = play_game(seed=child, policy=policy, rules=rules, net=net)
-        starter = record.plies[0].turn
-        if record.winner is None:
-            draw += 1
-        elif record.winner == starter:
-            win += 1
-            win_mars += record.points == 2
-        else:
-            lose_mars += record.points == 2
-    return games, win / games, win_mars / games, lose_mars / games, draw / games
 
 
 @dataclass(frozen=True)
@@ -385,8 +299,6 @@ class EvaluatorPolicy:
     """
 
     def __init__(self, evaluator: Any, rules: Any = None, name: str | None = None) -> None:
-        from fevga.rules import rules_of
-
         if not callable(getattr(evaluator, "rank", None)):
             raise InvalidArgumentError(f"evaluator {evaluator!r} has no rank(position, dice, rules) method")
         self.evaluator = evaluator

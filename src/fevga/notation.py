@@ -35,6 +35,22 @@ import numpy as np
 from fevga.errors import InvalidDiceError, InvalidNotationError, InvalidPositionError
 from fevga_core import constants
 
+Color = int
+"""A side: WHITE (0) or BLACK (1)."""
+WHITE: Color = 0
+BLACK: Color = 1
+COLOR_NAMES = ("white", "black")
+
+
+def other_point(point: int) -> int:
+    """The same board point in the other side's own numbering (1-24 -> 1-24)."""
+    return (point + 11) % 24 + 1
+
+
+def printed_point(color: int, point: int) -> int:
+    """A side's own point in the printed (White's) numbering of diagrams."""
+    return point if color == WHITE else other_point(point)
+
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 _DECODE = {c: i for i, c in enumerate(ALPHABET)}
 ID_LENGTH = 16

@@ -10,13 +10,15 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 
 from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidNotationError, InvalidPositionError
 from fevga.inputs import position_json
+from fevga.notation import BLACK as BLACK, COLOR_NAMES as COLOR_NAMES, WHITE as WHITE, Color as Color
 from fevga.notation import Step, decode_id, encode_id, format_steps, parse_dice, parse_paths
+from fevga.diagram import diagram
 from fevga.rules import Rules, rules_of
 from fevga_core import constants
 from fevga_core.gioul import CoreGioul
@@ -25,23 +27,8 @@ from fevga_core.position import MAX_PERFT_DEPTH, CorePosition
 if TYPE_CHECKING:
     from fevga.gioul import GioulPosition
 
-Color = int
-"""A side: WHITE (0) or BLACK (1)."""
-WHITE: Color = 0
-BLACK: Color = 1
-COLOR_NAMES = ("white", "black")
 NUM_CHECKERS = constants.NUM_CHECKERS
 NUM_POINTS = constants.NUM_POINTS
-
-
-def other_point(point: int) -> int:
-    """The same board point in the other side's own numbering (1-24 -> 1-24)."""
-    return (point + 11) % 24 + 1
-
-
-def printed_point(color: int, point: int) -> int:
-    """A side's own point in the printed (White's) numbering of diagrams."""
-    return point if color == WHITE else other_point(point)
 
 
 def _validate_counts(name: str, counts: object) -> tuple[int, ...]:
@@ -57,16 +44,123 @@ def _validate_counts(name: str, counts: object) -> tuple[int, ...]:
     return tuple(int(v) for v in values)
 
 
-class Position(CorePosition):
-    """A Fevga position: both armies in own numbering and the side on roll (immutable, hashable)."""
+P = TypeVar("P", bound="BasePosition")
+
+
+class BasePosition:
+    """What a position of either game is and does: `Position` (Fevga) and
+    `fevga.GioulPosition` (Gioul) are its variants, each over its own core state and
+    overriding the hooks (`from_id`, `to_dict`, `from_json`, `legal_moves`, `is_dead`,
+    `diagram`, ...), as python-chess's variants override its board's. Every method takes the
+    same arguments in both games (`rules` is checked to be the position's game's)."""
 
     __slots__ = ()
 
+    if TYPE_CHECKING:
+        @property
+        def turn(self) -> int: ...
+        @property
+        def id(self) -> str: ...
+        def counts(self, color: int) -> tuple[int, ...]: ...
+        def _winner(self) -> int: ...
+        @classmethod
+        def _initial(cls: type[P], turn: int) -> P: ...
+        @classmethod
+        def from_id(cls: type[P], text: str) -> P: ...
+        @classmethod
+        def from_json(cls: type[P], data: str | dict[str, Any]) -> P: ...
+        def to_dict(self) -> dict[str, Any]: ...
+        def diagram(self, perspective: int = WHITE) -> str: ...
+        def legal_moves(self, dice: object = None, rules: Rules | None = None) -> list[Any]: ...
+        def is_dead(self, rules: Rules | None = None) -> bool: ...
+        def _dice_text(self, dice: object) -> str: ...
+
     @classmethod
-    def initial(cls) -> Position:
-        """The start: 15 checkers on each mother, White on roll."""
-        start = (0,) * 24 + (NUM_CHECKERS,)
-        return cls._trusted(start, start, WHITE)
+    def initial(cls: type[P], turn: Color = WHITE) -> P:
+        """The start: 15 checkers on each side's point 24 (its mother), `turn` (White) to roll."""
+        if turn not in (WHITE, BLACK) or isinstance(turn, bool):
+            raise InvalidArgumentError(f"turn {turn!r} must be WHITE (0) or BLACK (1)")
+        return cls._initial(turn)  # the core's one start position (board.position_start)
+
+    @classmethod
+    def parse(cls: type[P], text: str) -> P:
+        """A position from its ID, ``start``, or its JSON form."""
+        if not isinstance(text, str):
+            raise InvalidNotationError(f"position {text!r} must be a string: an ID, 'start' or JSON")
+        stripped = text.strip()
+        if stripped.lower() in ("start", "initial"):
+            return cls.initial()
+        if stripped.startswith("{"):
+            return cls.from_json(stripped)
+        return cls.from_id(stripped)
+
+    def to_json(self) -> str:
+        """The JSON text of to_dict()."""
+        return json.dumps(self.to_dict())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.from_id({self.id!r})"
+
+    def __str__(self) -> str:
+        return self.diagram()
+
+    def _repr_svg_(self) -> str:
+        from fevga import svg
+
+        return svg.board(self)
+
+    def winner(self) -> Color | None:
+        """The side that has borne off all 15 checkers, if any (None for a draw or a game in play)."""
+        winner: int = self._winner()
+        return None if winner < 0 else winner
+
+    def points(self) -> int:
+        """Points won: 2 for a mars (the loser has borne off none), 1 for a win, 0 otherwise."""
+        winner = self.winner()
+        if winner is None:
+            return 0
+        return 2 if self.counts(1 - winner)[0] == 0 else 1
+
+    def is_game_over(self, rules: Rules | None = None) -> bool:
+        """True once a side has borne off 15, or the position is dead (a draw, docs/rules.md §8)."""
+        return self.winner() is not None or self.is_dead(rules)
+
+    def parse_move(self, notation: str, dice: object = None, rules: Rules | None = None) -> Any:
+        """The legal move written `notation` (any equivalent form: ``24/13`` = ``24/18 18/13``)."""
+        moves = self.legal_moves(dice, rules)
+        mover = list(self.counts(self.turn))
+        for source, target in parse_paths(notation):
+            if mover[source] == 0:
+                raise IllegalMoveError(
+                    f"move {notation!r} in {self.id} ({COLOR_NAMES[self.turn]} to play): no checker on point {source}"
+                )
+            mover[source] -= 1
+            mover[target] += 1
+        for move in moves:
+            if list(move.position.counts(self.turn)) == mover:
+                return move
+        legal = ", ".join(m.notation for m in moves)
+        raise IllegalMoveError(f"move {notation!r} with dice {self._dice_text(dice)} is illegal in {self.id}; "
+                               f"legal: {legal}")
+
+    def play(self: P, move: Any, dice: object = None, rules: Rules | None = None) -> P:
+        """The position after playing `move` (a legal move of this position, or its notation) with `dice`."""
+        if isinstance(move, str):
+            after: P = self.parse_move(move, dice, rules).position
+            return after
+        if not (hasattr(move, "steps") and isinstance(getattr(move, "position", None), type(self))):
+            raise IllegalMoveError(f"move {move!r} must be a move of a {type(self).__name__} or a notation string")
+        for legal in self.legal_moves(dice, rules):
+            if legal.position == move.position:
+                result: P = legal.position
+                return result
+        raise IllegalMoveError(f"move {move.notation!r} with dice {self._dice_text(dice)} is illegal in {self.id}")
+
+
+class Position(CorePosition, BasePosition):
+    """A Fevga position: both armies in own numbering and the side on roll (immutable, hashable)."""
+
+    __slots__ = ()
 
     @classmethod
     def from_counts(cls, white: Sequence[int], black: Sequence[int], turn: int = WHITE) -> Position:
@@ -97,18 +191,6 @@ class Position(CorePosition):
         white, black, turn = decode_id(text)
         return cls.from_counts(white, black, turn)
 
-    @classmethod
-    def parse(cls, text: str) -> Position:
-        """A position from an ID, ``start``, or its JSON form."""
-        if not isinstance(text, str):
-            raise InvalidNotationError(f"position {text!r} must be a string: an ID, 'start' or JSON")
-        stripped = text.strip()
-        if stripped.lower() in ("start", "initial"):
-            return cls.initial()
-        if stripped.startswith("{"):
-            return cls.from_json(stripped)
-        return cls.from_id(stripped)
-
     @property
     def id(self) -> str:
         """The 16-character position ID (round-trips through from_id)."""
@@ -117,10 +199,6 @@ class Position(CorePosition):
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: ``{"white": [25 counts], "black": [...], "turn": "white"}``."""
         return {"white": list(self.counts(WHITE)), "black": list(self.counts(BLACK)), "turn": COLOR_NAMES[self.turn]}
-
-    def to_json(self) -> str:
-        """The JSON text of to_dict()."""
-        return json.dumps(self.to_dict())
 
     @classmethod
     def from_json(cls, data: str | dict[str, Any]) -> Position:
@@ -135,38 +213,9 @@ class Position(CorePosition):
             raise InvalidPositionError(f"position JSON turn {turn!r} must be 'white' or 'black'")
         return cls.from_counts(white, black, COLOR_NAMES.index(turn))
 
-    def __repr__(self) -> str:
-        return f"Position.from_id({self.id!r})"
-
-    def __str__(self) -> str:
-        return self.diagram()
-
     def diagram(self, perspective: int = WHITE) -> str:
         """The board as text in `perspective`'s own numbering (default White's, the printed one)."""
-        from fevga.diagram import diagram
-
         return diagram(self, perspective)
-
-    def _repr_svg_(self) -> str:
-        from fevga import svg
-
-        return svg.board(self)
-
-    def is_game_over(self, rules: Rules | None = None) -> bool:
-        """True once a side has borne off 15, or the position is dead (a draw, docs/rules.md §8)."""
-        return self.winner() is not None or self.is_dead(rules)
-
-    def winner(self) -> Color | None:
-        """The side that has borne off all 15 checkers, if any (None for a draw or a game in play)."""
-        winner: int = self._winner()
-        return None if winner < 0 else winner
-
-    def points(self) -> int:
-        """Points won: 2 for a mars (the loser has borne off none), 1 for a win, 0 otherwise."""
-        winner = self.winner()
-        if winner is None:
-            return 0
-        return 2 if self.counts(1 - winner)[0] == 0 else 1
 
     def is_dead(self, rules: Rules | None = None) -> bool:
         """Neither side has a legal move for any of the 21 rolls (scored as a draw)."""
@@ -176,7 +225,7 @@ class Position(CorePosition):
         """Whether `color` has a legal move for at least one of the 21 rolls."""
         return bool(self._can_move(color, rules_of(rules).flags))
 
-    def legal_moves(self, dice: object, rules: Rules | None = None) -> list[Move]:
+    def legal_moves(self, dice: object = None, rules: Rules | None = None) -> list[Move]:
         """The distinct legal moves (full turns) for `dice`; a pass is one empty move.
 
         >>> [m.notation for m in Position.initial().legal_moves("6-5")]
@@ -186,45 +235,13 @@ class Position(CorePosition):
         moves: list[Move] = self._legal_moves(d1, d2, rules_of(rules).flags, Move)
         return moves
 
-    def count_legal_moves(self, dice: object, rules: Rules | None = None) -> int:
+    def count_legal_moves(self, dice: object = None, rules: Rules | None = None) -> int:
         """len(legal_moves(dice)) without building the moves."""
         d1, d2 = parse_dice(dice)
         return 0 if self._winner() >= 0 else int(self._count_legal(d1, d2, rules_of(rules).flags))
 
-    def parse_move(self, notation: str, dice: object, rules: Rules | None = None) -> Move:
-        """The legal move written `notation` (any equivalent form: ``24/13`` = ``24/18 18/13``)."""
-        moves = self.legal_moves(dice, rules)
-        paths = parse_paths(notation)
-        mover = list(self.counts(self.turn))
-        for source, target in paths:
-            if mover[source] == 0:
-                raise IllegalMoveError(
-                    f"move {notation!r} in {self.id} ({COLOR_NAMES[self.turn]} to play): no checker on point {source}"
-                )
-            mover[source] -= 1
-            mover[target] += 1
-        for move in moves:
-            if list(move.position.counts(self.turn)) == mover:
-                return move
-        legal = ", ".join(m.notation for m in moves)
-        raise IllegalMoveError(
-            f"move {notation!r} with dice {parse_dice(dice)} is illegal in {self.id}; legal: {legal}"
-        )
-
-    def play(self, move: Move | str, dice: object, rules: Rules | None = None) -> Position:
-        """The position after playing `move` (a Move or its notation) with `dice`.
-
-        >>> Position.initial().play("24/13", "6-5").turn == BLACK
-        True
-        """
-        if isinstance(move, str):
-            return self.parse_move(move, dice, rules).position
-        if not isinstance(move, Move):
-            raise IllegalMoveError(f"move {move!r} must be a Move or a notation string")
-        for legal in self.legal_moves(dice, rules):
-            if legal.position == move.position:
-                return legal.position
-        raise IllegalMoveError(f"move {move.notation!r} with dice {parse_dice(dice)} is illegal in {self.id}")
+    def _dice_text(self, dice: object) -> str:
+        return str(parse_dice(dice))
 
 
 class Move(NamedTuple):
@@ -267,18 +284,18 @@ class Move(NamedTuple):
 
 def perft(position: Position | GioulPosition, depth: int, rules: Rules | None = None) -> int:
     """Leaves of the tree over the 21 rolls and the distinct legal moves (a pass is one move).
-    For a GioulPosition, the Gioul decision tree (fevga.gioul.gioul_perft).
+    For a GioulPosition, the leaves of the Gioul decision tree (docs/rules.md, "Perft"): a
+    state waiting for a roll branches over the 21 rolls and then the moves of the roll's first
+    decision; a state with dice pending branches over the moves of its pending decision.
 
     >>> perft(Position.initial(), 2)
     479
     """
-    if isinstance(position, CoreGioul):
-        from fevga.gioul import gioul_perft
-
-        rules_of(rules, "gioul")
-        return gioul_perft(position, depth)
-    if not isinstance(position, Position):
+    if not isinstance(position, (Position, CoreGioul)):
         raise InvalidArgumentError(f"position {repr(position)[:80]} must be a fevga.Position or a fevga.GioulPosition")
     if not isinstance(depth, int) or isinstance(depth, bool) or not 0 <= depth <= MAX_PERFT_DEPTH:
         raise InvalidArgumentError(f"perft depth {depth!r} must be an integer from 0 to {MAX_PERFT_DEPTH}")
+    if isinstance(position, CoreGioul):
+        rules_of(rules, "gioul")
+        return int(position._perft(depth))
     return int(position._perft(depth, rules_of(rules).flags))

@@ -17,21 +17,28 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field, fields
-from pathlib import Path
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
+import json
+from fevga.errors import FevgaError, IllegalMoveError, InvalidArgumentError, RecordError
 from fevga.files import atomic_write
-from fevga.errors import FevgaError, InvalidArgumentError, RecordError
-from fevga.game import GameRecord, MatchRecord, Ply, _with_turn
+from fevga.gioul import GioulPosition
 from fevga.inputs import file_path, parse_json, read_file
 from fevga.limits import MAX_GAME_PLIES as MAX_PLIES, MAX_LENGTH, MAX_MATCH_GAMES as MAX_GAMES
-from fevga.notation import format_steps, parse_dice
+from fevga.notation import Step, format_steps, parse_dice
 from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, Color, Position
 from fevga.rules import Rules
 
-Record = Union[GameRecord, MatchRecord]
 
 __all__ = [
+    "AnyGame",
+    "AnyMatch",
+    "Decision",
+    "GameRecord",
+    "GioulGameRecord",
+    "GioulMatchRecord",
+    "MatchRecord",
+    "Ply",
     "Record",
     "game_from_dict",
     "game_from_json",
@@ -41,12 +48,350 @@ __all__ = [
     "parse_record",
     "read_match",
     "save_record",
+    "session_of",
     "write_match",
 ]
 
 _COLOR_OF = {name: color for color, name in enumerate(COLOR_NAMES)}
 
 MAX_RECORD_BYTES = 64 << 20  # a record file (a season of 10,000 games is about 30 MB of JSON)
+
+
+# ---------------------------------------------------------------------------------------
+# The records of both games
+
+
+class _Outcome:
+    """What the game records of both games share: how the game ended, and the JSON text."""
+
+    if TYPE_CHECKING:
+        final: Position | GioulPosition
+        winner: Color | None
+        points: int
+        truncated: bool
+        resigned: bool
+
+        def to_dict(self) -> dict[str, Any]: ...
+
+    @property
+    def result(self) -> str:
+        """``"white"``, ``"black"`` (a win, or a resignation), ``"draw"`` (a dead position) or
+        ``"truncated"`` (stopped before the end)."""
+        if self.truncated:
+            return "truncated"
+        return "draw" if self.winner is None else COLOR_NAMES[self.winner]
+
+    def _outcome(self) -> dict[str, Any]:
+        """The end of the record's JSON form: final position, result, winner, points."""
+        return {"final": self.final.id, "result": self.result,
+                "winner": None if self.winner is None else COLOR_NAMES[self.winner], "points": self.points,
+                **({"resigned": True} if self.resigned else {})}
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The JSON text of to_dict()."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+
+class _Score:
+    """What the match records of both games share: the match winner, and the JSON text."""
+
+    if TYPE_CHECKING:
+        length: int
+        score: tuple[int, int]
+
+        def to_dict(self) -> dict[str, Any]: ...
+
+    @property
+    def winner(self) -> Color | None:
+        """The side that reached `length` points (None if `max_games` ran out first, or for a
+        session of unlimited games: length 0)."""
+        if self.length <= 0:
+            return None
+        if self.score[0] >= self.length:
+            return WHITE
+        return BLACK if self.score[1] >= self.length else None
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The JSON text of to_dict()."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+
+@dataclass(frozen=True)
+class Ply:
+    """One turn of a game: who moved, the dice, and the steps played (empty for a pass)."""
+
+    turn: Color
+    dice: tuple[int, int]
+    steps: tuple[Step, ...]
+
+    @property
+    def notation(self) -> str:
+        """The move in the mover's own numbering (``pass`` if no die could be played)."""
+        return format_steps(self.steps)
+
+
+@dataclass(frozen=True)
+class GameRecord(_Outcome):
+    """A complete game: start, opening draw, every ply, and the result."""
+
+    seed: int | str
+    rules: Rules
+    policies: tuple[str, str]
+    start: Position
+    opening_dice: tuple[int, int] | None
+    plies: tuple[Ply, ...]
+    final: Position
+    winner: Color | None
+    points: int
+    truncated: bool = False  # stopped before the end (result "truncated")
+    resigned: bool = False  # the loser resigned: `winner` and `points` are the resignation's
+
+    def positions(self) -> list[Position]:
+        """The position before each ply, then the final one (replayed through the rules)."""
+        out = [self.start if self.opening_dice is None else _with_turn(self.start, self.plies[0].turn if self.plies else 0)]
+        for ply in self.plies:
+            out.append(_replay(out[-1], ply, self.rules))
+        return out
+
+    def log(self) -> str:
+        """A readable move log, one line per ply."""
+        lines = []
+        if self.opening_dice is not None:
+            lines.append(f"opening draw: white {self.opening_dice[0]}, black {self.opening_dice[1]}")
+        for number, ply in enumerate(self.plies, 1):
+            lines.append(f"{number:4d}. {COLOR_NAMES[ply.turn]:5s} {ply.dice[0]}-{ply.dice[1]}: {ply.notation}")
+        outcome = self.result
+        lines.append(outcome if outcome in ("draw", "truncated") else
+                     f"{outcome} wins {self.points} point(s)" + (" (resigned)" if self.resigned else ""))
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form of the whole record; each ply carries the ID of the position it was played in."""
+        before = self.positions()
+        return {
+            "seed": self.seed,
+            "rules": self.rules.to_dict(),
+            "policies": list(self.policies),
+            "start": self.start.id,
+            "opening_dice": list(self.opening_dice) if self.opening_dice else None,
+            "plies": [
+                {"turn": COLOR_NAMES[p.turn], "dice": list(p.dice), "move": p.notation,
+                 "steps": [list(s) for s in p.steps], "position": before[i].id}
+                for i, p in enumerate(self.plies)
+            ],
+            **self._outcome(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> GameRecord:
+        """The record of a to_dict() form, every ply replayed and checked (RecordError if not)."""
+        return game_from_dict(data)
+
+    @classmethod
+    def from_json(cls, text: str) -> GameRecord:
+        """The record of a to_json() text: ``GameRecord.from_json(r.to_json()) == r``."""
+        return game_from_json(text)
+
+
+def _with_turn(position: Position, turn: int) -> Position:
+    return Position._trusted(position.counts(WHITE), position.counts(BLACK), turn)
+
+
+def _replay(position: Position, ply: Ply, rules: Rules) -> Position:
+    for move in position.legal_moves(ply.dice, rules):
+        if move.steps == ply.steps:
+            return move.position
+    raise IllegalMoveError(f"record ply {ply.notation!r} with dice {ply.dice} is illegal in {position.id}")
+
+
+@dataclass(frozen=True)
+class MatchRecord(_Score):
+    """A match to `length` points: its games in order and the final score."""
+
+    length: int
+    games: tuple[GameRecord, ...]
+    score: tuple[int, int] = field(default=(0, 0))
+    players: tuple[str, str] = ("White", "Black")
+    seed: int | str | None = None  # the match seed; each game records its own seed
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        winner = self.winner
+        return {"length": self.length, "seed": self.seed, "score": list(self.score),
+                "winner": None if winner is None else COLOR_NAMES[winner],
+                "players": list(self.players),
+                "games": [g.to_dict() for g in self.games]}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> MatchRecord:
+        """The record of a to_dict() form, every game replayed and checked (RecordError if not)."""
+        match = match_from_dict(data)
+        if not isinstance(match, MatchRecord):
+            raise RecordError("a Gioul match record (\"game\": \"gioul\"): read it with fevga.records.GioulMatchRecord")
+        return match
+
+    @classmethod
+    def from_json(cls, text: str) -> MatchRecord:
+        """The record of a to_json() text: ``MatchRecord.from_json(m.to_json()) == m``."""
+        return cls.from_dict(read_json(text))
+
+    def to_text(self) -> str:
+        """The plain-text match format (docs/records.md)."""
+        return write_match(self)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision of a game: who played which dice, why, and what."""
+
+    mover: Color
+    roller: Color
+    roll: tuple[int, int] | None  # the dice rolled, for the first decision of a roll
+    dice: tuple[int, ...]  # the dice of this decision
+    kind: str  # "roll", "block" (the same player's next block of a chain) or "hand-over"
+    steps: tuple[Step, ...]
+    choices: int  # legal moves the decision had
+
+    @property
+    def notation(self) -> str:
+        """The move in the mover's own numbering (``pass`` if no die could be played)."""
+        return format_steps(self.steps)
+
+
+@dataclass(frozen=True)
+class GioulGameRecord(_Outcome):
+    """A complete seeded Gioul game: every decision and the result. `start` is None for a
+    game begun with the one-die draw, else the state it was played on from (in a match, the
+    winner of the previous game starts the next one with two fresh dice)."""
+
+    seed: int | str
+    rules: Rules
+    policies: tuple[str, str]
+    decisions: tuple[Decision, ...]
+    final: GioulPosition
+    winner: Color | None
+    points: int
+    start: GioulPosition | None = None
+    truncated: bool = False  # stopped before the end (result "truncated")
+    resigned: bool = False  # the loser resigned: `winner` and `points` are the resignation's
+
+    def log(self) -> str:
+        """A readable log, one line per decision."""
+        lines = []
+        for number, d in enumerate(self.decisions, 1):
+            dice = " ".join(map(str, d.dice)) if len(d.dice) != 2 or d.dice[0] == d.dice[1] else f"{d.dice[0]}-{d.dice[1]}"
+            why = {
+                "roll": f"rolls {d.roll[0]}-{d.roll[1]}" if d.roll else "rolls",
+                "block": "next chain block",
+                "hand-over": f"handed over ({COLOR_NAMES[d.roller]}'s roll)",
+            }[d.kind]
+            lines.append(f"{number:4d}. {COLOR_NAMES[d.mover]:5s} {why:28s} {dice:9s}: {d.notation}")
+        lines.append(self.result if self.winner is None else f"{self.result} wins {self.points} point(s)"
+                     + (" (resigned)" if self.resigned else ""))
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form of the whole record."""
+        return {
+            "game": "gioul",
+            "seed": self.seed,
+            "rules": self.rules.to_dict(),
+            "policies": list(self.policies),
+            "start": None if self.start is None else self.start.id,
+            "decisions": [
+                {
+                    "player": COLOR_NAMES[d.mover],
+                    "roller": COLOR_NAMES[d.roller],
+                    "roll": list(d.roll) if d.roll else None,
+                    "dice": list(d.dice),
+                    "kind": d.kind,
+                    "move": d.notation,
+                    "steps": [list(s) for s in d.steps],
+                }
+                for d in self.decisions
+            ],
+            **self._outcome(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> GioulGameRecord:
+        """The record of a to_dict() form, every decision replayed and checked (RecordError)."""
+        return gioul_game_from_dict(data)
+
+    @classmethod
+    def from_json(cls, text: str) -> GioulGameRecord:
+        """The record of a to_json() text: ``GioulGameRecord.from_json(r.to_json()) == r``."""
+        return gioul_game_from_dict(read_json(text))
+
+    def positions(self) -> list[GioulPosition]:
+        """The state before each decision, then the final one, replayed through the rules
+        (the first is `start`, or the initial position with the starter to roll)."""
+        if self.start is not None:
+            start = self.start
+        else:
+            first = self.decisions[0].mover if self.decisions else WHITE
+            start = GioulPosition.initial(first)
+        out = [start]
+        for d in self.decisions:
+            for move in out[-1].legal_moves(d.roll):
+                if move.steps == d.steps:
+                    out.append(move.position)
+                    break
+            else:
+                raise IllegalMoveError(f"recorded decision {d.notation!r} is illegal in {out[-1].id}")
+        return out
+
+
+@dataclass(frozen=True)
+class GioulMatchRecord(_Score):
+    """A Gioul match to `length` points: its games in order and the final score (the
+    fields and methods of fevga.records.MatchRecord, with GioulGameRecord games)."""
+
+    length: int
+    games: tuple[GioulGameRecord, ...]
+    score: tuple[int, int] = (0, 0)
+    players: tuple[str, str] = ("White", "Black")
+    seed: int | str | None = None  # the match seed; each game records its own seed
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        winner = self.winner
+        return {"game": "gioul", "length": self.length, "seed": self.seed, "score": list(self.score),
+                "winner": None if winner is None else COLOR_NAMES[winner], "players": list(self.players),
+                "games": [g.to_dict() for g in self.games]}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> GioulMatchRecord:
+        """The record of a to_dict() form, every game replayed and the score checked (RecordError)."""
+        if not isinstance(data, dict) or data.get("game") != "gioul":
+            raise RecordError("not a Gioul match record (its \"game\" field must be \"gioul\")")
+        match = match_from_dict(data)
+        assert isinstance(match, GioulMatchRecord)
+        return match
+
+    @classmethod
+    def from_json(cls, text: str) -> GioulMatchRecord:
+        """The record of a to_json() text: ``GioulMatchRecord.from_json(m.to_json()) == m``."""
+        return cls.from_dict(read_json(text))
+
+    def log(self) -> str:
+        """One line per game and the final score."""
+        lines = [f"{self.length} point Gioul match, seed {self.seed}"]
+        score = [0, 0]
+        for number, game in enumerate(self.games, 1):
+            if game.winner is not None:
+                score[game.winner] += game.points
+            begun = "one-die draw" if game.start is None else f"{COLOR_NAMES[game.start.turn]} starts"
+            lines.append(f"  game {number} ({begun}): {game.result}" + (f" {game.points} point(s)" if game.points else "")
+                         + f", {len(game.decisions)} decisions; score {score[0]}-{score[1]}")
+        lines.append(f"final score {self.score[0]}-{self.score[1]}")
+        return "\n".join(lines)
+
+
+
+AnyGame = Union[GameRecord, GioulGameRecord]
+AnyMatch = Union[MatchRecord, GioulMatchRecord]
+Record = Union[AnyGame, AnyMatch]
 
 
 # ---------------------------------------------------------------------------------------
@@ -135,8 +480,8 @@ def game_from_dict(data: Any, where: str = "game") -> GameRecord:
         raise RecordError(f"{where}: a game record must be an object, not {type(data).__name__}")
     rules = _rules_from(data.get("rules"), where)
     if rules.game != "fevga":
-        raise RecordError(f"{where}: rules of {rules.game.capitalize()}, not of Fevga: a Gioul record is read by "
-                          "fevga.gioul.GioulGameRecord")
+        raise RecordError(f"{where}: rules of {rules.game.capitalize()} in a Fevga game record (a Gioul record "
+                          "says \"game\": \"gioul\")")
     seed = data.get("seed", "")
     if not isinstance(seed, (int, str)) or isinstance(seed, bool):
         raise RecordError(f"{where}: seed {seed!r} must be an integer or a string")
@@ -203,7 +548,7 @@ def _resignation(data: dict[str, Any], final: Any, rules: Rules | None, where: s
     (resignations are offered on one's own turn), 1 point or, while the loser has no checker off, 2."""
     if data.get("resigned") is not True:
         raise RecordError(f"{where}: resigned {data.get('resigned')!r} must be true or absent")
-    over = final.is_game_over() if rules is None else final.is_game_over(rules)
+    over = final.is_game_over(rules)
     if over:
         raise RecordError(f"{where}: resigned, but the game is over in {final.id}")
     winner_name = data.get("winner")
@@ -220,6 +565,95 @@ def _resignation(data: dict[str, Any], final: Any, rules: Rules | None, where: s
     if data.get("result", winner_name) != winner_name:
         raise RecordError(f"{where}: result {data.get('result')!r} does not match the resignation ({winner_name})")
     return winner, int(points)
+
+
+def gioul_game_from_dict(data: Any, where: str = "game") -> GioulGameRecord:
+    """A GioulGameRecord from its to_dict() form: every decision replayed through the rules
+    and every recorded field checked against the replay (RecordError names the first that
+    differs)."""
+    if not isinstance(data, dict):
+        raise RecordError(f"{where}: a Gioul game record must be an object, not {type(data).__name__}")
+    if data.get("game") != "gioul":
+        raise RecordError(f"{where}: not a Gioul game record (game {data.get('game')!r})")
+    if "decisions" not in data:
+        raise RecordError(f"{where}: not a Gioul game record: no 'decisions' field (a Gioul game record has "
+                          "'decisions', 'rules', 'final', 'result', ...)")
+    seed = data.get("seed", "")
+    if isinstance(seed, bool) or not isinstance(seed, (int, str)):
+        raise RecordError(f"{where}: seed {seed!r} must be an integer or a string")
+    raw_rules = data.get("rules")
+    if not isinstance(raw_rules, dict) or raw_rules.get("game") != "gioul":
+        raise RecordError(f"{where}: rules {raw_rules!r} are not Gioul's")
+    rules = _rules_from(raw_rules, where)
+    policies = data.get("policies", ["", ""])
+    if not (isinstance(policies, list) and len(policies) == 2 and all(isinstance(p, str) for p in policies)):
+        raise RecordError(f"{where}: policies {policies!r} must be two strings")
+    raw_start = data.get("start")
+    start: GioulPosition | None = None
+    if raw_start is not None:
+        try:
+            start = GioulPosition.from_id(raw_start)
+        except FevgaError as exc:
+            raise RecordError(f"{where}: start {raw_start!r}: {exc}") from exc
+    raw_decisions = _need(data, "decisions", list, where)
+    if not raw_decisions and start is None:
+        raise RecordError(f"{where}: a game begun with the one-die draw has at least one decision")
+    decisions: list[Decision] = []
+    state = start
+    previous: int | None = None
+    for number, raw in enumerate(raw_decisions, 1):
+        at = f"{where}, decision {number}"
+        if not isinstance(raw, dict):
+            raise RecordError(f"{at}: must be an object")
+        try:
+            mover = COLOR_NAMES.index(raw["player"])
+            roller = COLOR_NAMES.index(raw["roller"])
+            roll = None if raw["roll"] is None else (int(raw["roll"][0]), int(raw["roll"][1]))
+            steps = tuple((int(a), int(b)) for a, b in raw["steps"])
+            dice = tuple(int(d) for d in raw["dice"])
+            kind = str(raw["kind"])
+        except (KeyError, ValueError, TypeError, IndexError) as exc:
+            raise RecordError(f"{at}: malformed decision ({exc})") from None
+        if state is None:
+            state = GioulPosition.initial(mover)
+        if state.is_game_over():
+            raise RecordError(f"{at}: the game was already over")
+        try:
+            moves = state.legal_moves(roll)
+            holding = state.rolled(roll) if roll is not None else state
+        except FevgaError as exc:
+            raise RecordError(f"{at}: {exc}") from exc
+        expected_kind = "roll" if roll is not None else ("block" if previous == mover else "hand-over")
+        checks = (("player", state.turn, mover), ("roller", holding.roller, roller),
+                  ("dice", holding.decision_dice, dice), ("kind", expected_kind, kind))
+        for name, replayed, recorded in checks:
+            if replayed != recorded:
+                raise RecordError(f"{at}: {name} {recorded!r} does not match the replay ({replayed!r})")
+        chosen = next((m for m in moves if m.steps == steps), None)
+        if chosen is None:
+            raise RecordError(f"{at}: move {format_steps(steps)!r} is illegal in {state.id}")
+        decisions.append(Decision(mover, roller, roll, dice, kind, steps, len(moves)))
+        previous = mover
+        state = chosen.position
+    assert state is not None
+    if data.get("resigned", False) is not False:
+        resigner, conceded = _resignation(data, state, None, where)
+        return GioulGameRecord(seed, rules, (policies[0], policies[1]), tuple(decisions), state, resigner, conceded,
+                               start, resigned=True)
+    if not state.is_game_over():
+        if data.get("result") == "truncated":
+            if data.get("final", state.id) != state.id or data.get("winner") is not None or data.get("points", 0):
+                raise RecordError(f"{where}: an unfinished game has its replayed final {state.id}, no winner, 0 points")
+            return GioulGameRecord(seed, rules, (policies[0], policies[1]), tuple(decisions), state, None, 0, start,
+                                   truncated=True)
+        raise RecordError(f"{where}: the game is not finished after its decisions ({state.id}); an unfinished "
+                          "game says \"result\": \"truncated\"")
+    winner, points = state.winner(), state.points()
+    outcome = (data.get("final"), data.get("winner"), data.get("points"))
+    replay = (state.id, None if winner is None else COLOR_NAMES[winner], points)
+    if outcome != replay:
+        raise RecordError(f"{where}: final, winner, points {outcome!r} do not match the replay {replay!r}")
+    return GioulGameRecord(seed, rules, (policies[0], policies[1]), tuple(decisions), state, winner, points, start)
 
 
 def _loads(text: str | bytes, source: str = "") -> Any:
@@ -240,8 +674,9 @@ def game_from_json(text: str) -> GameRecord:
     return game_from_dict(_loads(text))
 
 
-def match_from_dict(data: Any) -> MatchRecord:
-    """A MatchRecord from its to_dict() form; the score is recomputed and checked."""
+def match_from_dict(data: Any) -> AnyMatch:
+    """A MatchRecord (a GioulMatchRecord for ``"game": "gioul"``) from its to_dict() form;
+    the score is recomputed and checked."""
     if not isinstance(data, dict):
         raise RecordError(f"a match record must be an object, not {type(data).__name__}")
     length = _need(data, "length", int, "match")
@@ -252,9 +687,16 @@ def match_from_dict(data: Any) -> MatchRecord:
         raise RecordError("match: 'games' is empty: a match record holds at least one game")
     if len(raw_games) > MAX_GAMES:
         raise RecordError(f"match: {len(raw_games)} games, over the limit of {MAX_GAMES}")
-    games = tuple(game_from_dict(g, f"game {i}") for i, g in enumerate(raw_games, 1))
+    gioul = data.get("game", "fevga") == "gioul"
+    if not gioul and data.get("game", "fevga") != "fevga":
+        raise RecordError(f"match: game {str(data.get('game'))[:20]!r} must be 'fevga' or 'gioul'")
+    read_game = gioul_game_from_dict if gioul else game_from_dict
+    games = tuple(read_game(g, f"game {i}") for i, g in enumerate(raw_games, 1))
     score = [0, 0]
-    for game in games:
+    for number, game in enumerate(games, 1):
+        if length > 0 and max(score) >= length:
+            raise RecordError(f"match: game {number} is played after the match was won ({score[0]}-{score[1]} to "
+                              f"{length})")
         if game.winner is not None:
             score[game.winner] += game.points
     if "score" in data and data["score"] != score:
@@ -265,11 +707,11 @@ def match_from_dict(data: Any) -> MatchRecord:
     seed = data.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
         raise RecordError(f"match: seed {seed!r} must be an integer, a string or null")
-    return MatchRecord(length=length, games=games, score=(score[0], score[1]), players=(players[0], players[1]),
-                       seed=seed)
+    kind = GioulMatchRecord if gioul else MatchRecord
+    return kind(length, games, (score[0], score[1]), (players[0], players[1]), seed)  # type: ignore[arg-type]
 
 
-def match_from_json(text: str) -> MatchRecord:
+def match_from_json(text: str) -> AnyMatch:
     """A MatchRecord from its to_json() text."""
     return match_from_dict(_loads(text))
 
@@ -286,20 +728,65 @@ def _turn_text(ply: Ply) -> str:
     return f"{ply.dice[0]}{ply.dice[1]}: {notation}".rstrip()
 
 
+def _roll_text(roll: list[Decision]) -> str:
+    """A Gioul roll: its dice, then its decisions, a block of the same player's chain after
+    ``|`` and dice handed over to the other player after ``>`` (docs/records.md)."""
+    first = roll[0]
+    assert first.roll is not None
+    parts = [f"{first.roll[0]}{first.roll[1]}: {'' if not first.steps else first.notation}".rstrip()]
+    if len(roll) > 1 and not first.steps:
+        parts[0] += " pass"
+    for decision in roll[1:]:
+        parts.append(f"{'|' if decision.kind == 'block' else '>'} {decision.notation}")
+    return " ".join(parts)
+
+
+def _turns(game: AnyGame) -> list[tuple[Color, str]]:
+    """(the player whose roll it is, its text) of each roll of a game, in order."""
+    if isinstance(game, GameRecord):
+        return [(ply.turn, _turn_text(ply)) for ply in game.plies]
+    rolls: list[list[Decision]] = []
+    for decision in game.decisions:
+        if decision.roll is not None or not rolls:
+            rolls.append([decision])
+        else:
+            rolls[-1].append(decision)
+    return [(roll[0].roller, _roll_text(roll)) for roll in rolls]
+
+
+def _start_line(game: AnyGame, starter: Color | None) -> str | None:
+    """The ID a game's ``Start:`` line gives, or None where the reader finds the start itself:
+    Fevga's initial board, a Gioul game begun with the draw (start None) or by `starter` (the
+    winner of the game before) from the initial board."""
+    if isinstance(game, GameRecord):
+        initial = Position.initial()
+        board = (game.start.counts(WHITE), game.start.counts(BLACK))
+        return None if board == (initial.counts(WHITE), initial.counts(BLACK)) else game.start.id
+    if game.start is None or (starter is not None and game.start == GioulPosition.initial(starter)):
+        return None
+    if game.start.pending:
+        raise RecordError(f"game from {game.start.id} starts in the middle of a roll: the text format starts a game "
+                          "between two rolls; save it as JSON")
+    return game.start.id
+
+
 def _rules_text(rules: Rules) -> str:
     if rules == Rules():
         return "default"
     if rules == Rules.strict():
         return "strict"
-    default = Rules().to_dict()
-    return " ".join(f"{k}={v}" for k, v in rules.to_dict().items() if default[k] != v)
+    default = (Rules.gioul() if rules.game == "gioul" else Rules()).to_dict()
+    changed = " ".join(f"{k}={v}" for k, v in rules.to_dict().items() if default[k] != v)
+    return f"game=gioul {changed}".rstrip() if rules.game == "gioul" else changed
 
 
 def write_match(record: Record, players: tuple[str, str] | None = None) -> str:
-    """The text form of a match (or of one game, written as a session of one game)."""
-    if not isinstance(record, (GameRecord, MatchRecord)):
-        raise InvalidArgumentError(f"record {repr(record)[:60]} must be a fevga GameRecord or MatchRecord")
-    match = record if isinstance(record, MatchRecord) else MatchRecord(length=0, games=(record,), score=_score_of((record,)))
+    """The text form of a match (or of one game, written as a session of one game), of
+    either game: a Gioul record says ``Rules: game=gioul``."""
+    if not isinstance(record, (GameRecord, MatchRecord, GioulGameRecord, GioulMatchRecord)):
+        raise InvalidArgumentError(f"record {repr(record)[:60]} must be a fevga GameRecord or MatchRecord (or a "
+                                   "Gioul one)")
+    match = record if isinstance(record, (MatchRecord, GioulMatchRecord)) else session_of(record)
     names = players or match.players
     for name in names:
         if not name or ":" in name or "\n" in name or name != name.strip():
@@ -312,28 +799,30 @@ def write_match(record: Record, players: tuple[str, str] | None = None) -> str:
     out.append(f" {match.length} point match")
     out.append(f" Rules: {_rules_text(rules)}")
     score = [0, 0]
-    for index, game in enumerate(match.games, 1):
+    games: tuple[AnyGame, ...] = match.games
+    starter: Color | None = None  # the winner of the game before, who starts the next one
+    for index, game in enumerate(games, 1):
         if game.rules != rules:
             raise RecordError(f"game {index} is played under other rules than game 1; a match has one rule set")
         out.append("")
         out.append(f" Game {index}")
         out.append(f"{_column(f' {names[0]} : {score[0]}')}{names[1]} : {score[1]}")
-        initial = Position.initial()
-        if (game.start.counts(WHITE), game.start.counts(BLACK)) != (initial.counts(WHITE), initial.counts(BLACK)):
-            out.append(f" Start: {game.start.id}")
-        if game.opening_dice is not None:
+        start = _start_line(game, starter)
+        if start is not None:
+            out.append(f" Start: {start}")
+        if isinstance(game, GameRecord) and game.opening_dice is not None:
             out.append(f" Opening draw: White {game.opening_dice[0]}, Black {game.opening_dice[1]}")
-        turns: list[tuple[Ply | None, Ply | None]] = []
-        for ply in game.plies:
-            if ply.turn == WHITE or not turns or turns[-1][1] is not None:
-                turns.append((ply, None) if ply.turn == WHITE else (None, ply))
+        lines: list[tuple[str | None, str | None]] = []
+        for roller, text in _turns(game):
+            if roller == WHITE or not lines or lines[-1][1] is not None:
+                lines.append((text, None) if roller == WHITE else (None, text))
             else:
-                turns[-1] = (turns[-1][0], ply)
-        for number, (white, black) in enumerate(turns, 1):
-            head = f"{number:3d}) "
-            left_text = head + ("" if white is None else _turn_text(white))
-            line = left_text if black is None else f"{_column(left_text)}{_turn_text(black)}"
+                lines[-1] = (lines[-1][0], text)
+        for number, (white, black) in enumerate(lines, 1):
+            left_text = f"{number:3d}) " + ("" if white is None else white)
+            line = left_text if black is None else f"{_column(left_text)}{black}"
             out.append(line.rstrip())
+        starter = game.winner
         if game.winner is not None:
             score[game.winner] += game.points
             ends = match.length > 0 and score[game.winner] >= match.length
@@ -342,7 +831,7 @@ def write_match(record: Record, players: tuple[str, str] | None = None) -> str:
                        + (" (resigned)" if game.resigned else ""))
         elif game.truncated:
             out.append("      ; unfinished: stopped before the end of the game")
-        elif not game.truncated:
+        else:
             out.append("      Draw (dead position)")
     return "\n".join(out) + "\n"
 
@@ -352,7 +841,14 @@ def _column(left: str) -> str:
     return f"{left:<{RIGHT_COLUMN}}" if len(left) <= RIGHT_COLUMN - 2 else left + "  "
 
 
-def _score_of(games: tuple[GameRecord, ...]) -> tuple[int, int]:
+def session_of(game: AnyGame) -> AnyMatch:
+    """A session (a match of length 0) holding one game of either game."""
+    if isinstance(game, GioulGameRecord):
+        return GioulMatchRecord(length=0, games=(game,), score=_score_of((game,)))
+    return MatchRecord(length=0, games=(game,), score=_score_of((game,)))
+
+
+def _score_of(games: tuple[AnyGame, ...]) -> tuple[int, int]:
     score = [0, 0]
     for game in games:
         if game.winner is not None:
@@ -391,10 +887,10 @@ class _GameBuilder:
         self.line = line
         self.starter = starter  # None until the opening draw or the first turn line decides it
         self.opening: tuple[int, int] | None = None
-        self.position: Position | None = None  # a set start position (a Start: line)
+        self.position: Any = None  # a set start (a Start: line): a Position, a GioulPosition for Gioul
         self.plies: list[Ply] = []
-        self.current: Position | None = None
-        self.start: Position | None = None
+        self.current: Any = None  # the position (state) the next turn is played in
+        self.start: Any = None
         self.turn_lines = 0
         self.single_seen = False  # a turn line with a single turn ends the turn lines
         self.result: tuple[int, int] | None = None  # (line, column) of the result line
@@ -410,15 +906,28 @@ class _GameBuilder:
         self.start = initial if self.opening is not None else _with_turn(initial, starter)
         self.current = _with_turn(initial, starter)
 
-    def play(self, dice: tuple[int, int], text: str, line: int, column: int, move_column: int) -> None:
+    def over(self) -> bool:
+        """Whether the game is over in the current position."""
         assert self.current is not None
-        rules = self.reader.rules
+        return bool(self.current.is_game_over(self.reader.rules))
+
+    def dead(self) -> bool:
+        assert self.current is not None
+        return bool(self.current.is_dead(self.reader.rules))
+
+    def may_play(self, line: int, column: int) -> None:
+        """Refuse a turn after the result line, after the end of the game or over the limit."""
         if self.result is not None:
             raise self.error("a turn after the game's result line", line, column)
-        if self.current.is_game_over(rules):
+        if self.over():
             raise self.error(f"the game is already over ({self._state()}), but a turn follows", line, column)
         if len(self.plies) >= MAX_PLIES:
             raise self.error(f"more than {MAX_PLIES} plies, the limit for one game", line, column)
+
+    def play(self, dice: tuple[int, int], text: str, line: int, column: int, move_column: int) -> None:
+        assert self.current is not None
+        rules = self.reader.rules
+        self.may_play(line, column)
         if not self.plies and self.opening is not None and rules.first_roll == "opening_dice" \
                 and sorted(dice) != sorted(self.opening):
             raise self.error(f"under first_roll=opening_dice the first roll must be the opening draw "
@@ -446,16 +955,22 @@ class _GameBuilder:
         winner = self.current.winner()
         if winner is not None:
             return f"{COLOR_NAMES[winner]} has borne off all {NUM_CHECKERS}"
-        return "dead position" if self.current.is_dead(self.reader.rules) else "in play"
+        return "dead position" if self.dead() else "in play"
 
-    def finish(self) -> GameRecord:
-        rules = self.reader.rules
+    def record(self, winner: Color | None, points: int, **ending: bool) -> AnyGame:
+        """The game's record, ending as the replay or the result line says."""
+        assert self.current is not None and self.start is not None
+        return GameRecord(seed="", rules=self.reader.rules, policies=(self.reader.players[0], self.reader.players[1]),
+                          start=self.start, opening_dice=self.opening, plies=tuple(self.plies), final=self.current,
+                          winner=winner, points=points, **ending)
+
+    def finish(self) -> AnyGame:
         if self.current is None:
             if self.starter is None and self.opening is None:
                 raise self.error("no opening draw and no turns: cannot tell who starts", self.line, 1)
             self.begin(self.starter if self.starter is not None else WHITE)
-        assert self.current is not None and self.start is not None
-        over = self.current.is_game_over(rules)
+        assert self.current is not None
+        over = self.over()
         winner = self.current.winner()
         points = self.current.points()
         stated_line = _RESULT.match(self.result_text) if self.result is not None else None
@@ -482,14 +997,11 @@ class _GameBuilder:
                     raise self.error(f"the result line says {stated_points} point(s), but the game is worth "
                                      f"{points} ({'mars' if points == 2 else 'the loser has borne off'})",
                                      line, column)
-        return GameRecord(seed="", rules=rules, policies=(self.reader.players[0], self.reader.players[1]),
-                          start=self.start, opening_dice=self.opening, plies=tuple(self.plies), final=self.current,
-                          winner=winner, points=points, truncated=not over)
+        return self.record(winner, points, truncated=not over)
 
-
-    def _resigned(self, over: bool) -> GameRecord:
+    def _resigned(self, over: bool) -> AnyGame:
         """The record of a game whose result line ends in ``(resigned)``."""
-        assert self.result is not None and self.current is not None and self.start is not None
+        assert self.result is not None and self.current is not None
         line, column = self.result
         if over:
             raise self.error(f"the result line says {self.result_text!r}, but the game is over ({self._state()})",
@@ -505,9 +1017,93 @@ class _GameBuilder:
         if not 1 <= points <= most:
             raise self.error(f"a resignation gives 1 point{' or 2' if most == 2 else ' (the loser has a checker off)'}, "
                              f"not {points}", line, column)
-        return GameRecord(seed="", rules=self.reader.rules, policies=(self.reader.players[0], self.reader.players[1]),
-                          start=self.start, opening_dice=self.opening, plies=tuple(self.plies), final=self.current,
-                          winner=winner, points=points, resigned=True)
+        return self.record(winner, points, resigned=True)
+
+
+_DECISION = re.compile(r"[|>]")
+
+
+class _GioulGameBuilder(_GameBuilder):
+    """Replays one game of a Gioul text record roll by roll: a roll is its decisions, the
+    next block of a chain after ``|``, dice handed to the other player after ``>``."""
+
+    def __init__(self, reader: _Reader, number: int, line: int, starter: Color | None) -> None:
+        super().__init__(reader, number, line, starter)
+        self.drawn = starter is None  # begun with the one-die draw (start None), not by the last winner
+        self.decisions: list[Decision] = []
+        self.plies = self.decisions  # type: ignore[assignment]  # the decision count is the ply limit's
+
+    def begin(self, starter: Color) -> None:
+        self.starter = starter
+        if self.position is not None:
+            self.start = self.current = self.position
+        else:
+            self.current = GioulPosition.initial(starter)
+            self.start = None if self.drawn else self.current
+
+    def play(self, dice: tuple[int, int], text: str, line: int, column: int, move_column: int) -> None:
+        assert self.current is not None
+        self.may_play(line, column)
+        if not self.decisions and self.drawn and self.reader.rules.first_roll == "opening_dice" and dice[0] == dice[1]:
+            raise self.error(f"under first_roll=opening_dice the first roll is the opening draw, never a double "
+                             f"({dice[0]}-{dice[1]})", line, column)
+        roller = self.current.turn
+        marks = [None, *_DECISION.finditer(text)]
+        for index, mark in enumerate(marks):
+            begin = 0 if mark is None else mark.end()
+            end = marks[index + 1].start() if index + 1 < len(marks) else len(text)  # type: ignore[union-attr]
+            notation = text[begin:end].strip()
+            at = move_column + begin + len(text[begin:end]) - len(text[begin:end].lstrip())
+            if mark is not None:
+                self._next_decision(mark.group(), roller, line, move_column + mark.start())
+            self._decide(dice if mark is None else None, notation, line, at)
+        if not self.over() and self.current.pending:
+            who = COLOR_NAMES[self.current.turn]
+            after = "|" if self.current.turn == self.decisions[-1].mover else ">"
+            raise self.error(f"{who} has {' '.join(map(str, self.current.pending))} still to play in this roll: "
+                             f"write its move after '{after}'", line, move_column + len(text.rstrip()))
+
+    def _next_decision(self, mark: str, roller: Color, line: int, column: int) -> None:
+        assert self.current is not None
+        if self.over():
+            raise self.error(f"the game ended during this roll ({self._state()}), but '{mark}' follows", line, column)
+        if not self.current.pending:
+            raise self.error(f"every die of this roll is played, but '{mark}' follows", line, column)
+        same = self.current.turn == self.decisions[-1].mover
+        if (mark == "|") != same:
+            who = COLOR_NAMES[self.current.turn]
+            raise self.error(f"'{mark}' marks {'the same player' if mark == '|' else 'a hand-over'}, but {who} plays "
+                             f"next: write '{'|' if same else '>'}'", line, column)
+
+    def _decide(self, roll: tuple[int, int] | None, notation: str, line: int, column: int) -> None:
+        assert self.current is not None
+        state = self.current
+        try:
+            moves = state.legal_moves(roll)
+            holding = state.rolled(roll) if roll is not None else state
+            if notation in ("", "pass"):
+                if not (len(moves) == 1 and moves[0].is_pass):
+                    legal = ", ".join(m.notation for m in moves)
+                    raise RecordError(f"no move written, but {COLOR_NAMES[state.turn]} can play; legal: {legal}")
+                move = moves[0]
+            else:
+                move = state.parse_move(notation, roll)
+        except FevgaError as exc:
+            dice = " ".join(map(str, roll if roll is not None else state.pending))
+            raise self.error(f"{COLOR_NAMES[state.turn]} {dice}: {notation or '(no move)'}: {exc}", line,
+                             column) from exc
+        previous = self.decisions[-1].mover if self.decisions else None
+        kind = "roll" if roll is not None else ("block" if previous == state.turn else "hand-over")
+        assert holding.roller is not None
+        self.decisions.append(Decision(state.turn, holding.roller, roll, holding.decision_dice, kind, move.steps,
+                                       len(moves)))
+        self.current = move.position
+
+    def record(self, winner: Color | None, points: int, **ending: bool) -> AnyGame:
+        assert self.current is not None
+        return GioulGameRecord(seed="", rules=self.reader.rules, policies=(self.reader.players[0],
+                               self.reader.players[1]), decisions=tuple(self.decisions), final=self.current,
+                               winner=winner, points=points, start=self.start, **ending)
 
 
 @dataclass
@@ -538,8 +1134,9 @@ class _Reader:
         return who, _number(match.group(2))
 
 
-def read_match(text: str, source: str = "<string>") -> MatchRecord:
-    """Parse the text match format (docs/records.md) into a MatchRecord, replaying every move.
+def read_match(text: str, source: str = "<string>") -> AnyMatch:
+    """Parse the text match format (docs/records.md) into a MatchRecord (a GioulMatchRecord
+    under ``Rules: game=gioul``), replaying every move.
 
     Anything malformed or illegal raises RecordError with `source:line:column`.
     """
@@ -547,7 +1144,7 @@ def read_match(text: str, source: str = "<string>") -> MatchRecord:
         raise RecordError(f"match text must be a string, not {type(text).__name__}")
     reader = _Reader(source)
     length: int | None = None
-    games: list[GameRecord] = []
+    games: list[AnyGame] = []
     game: _GameBuilder | None = None
     score = [0, 0]
     next_starter: Color | None = None
@@ -601,7 +1198,8 @@ def read_match(text: str, source: str = "<string>") -> MatchRecord:
             if _number(m.group(1)) != expected:
                 raise reader.error(f"expected 'Game {expected}', found 'Game {m.group(1)}'", number,
                                    line.index(m.group(1)) + 1)
-            game = _GameBuilder(reader, expected, number, next_starter)
+            builder = _GioulGameBuilder if reader.rules.game == "gioul" else _GameBuilder
+            game = builder(reader, expected, number, next_starter)
             continue
         if game is None:
             raise reader.error(f"expected 'Game 1' before {stripped!r}", number, indent)
@@ -621,16 +1219,26 @@ def read_match(text: str, source: str = "<string>") -> MatchRecord:
             if m:
                 if game.opening is not None:
                     raise reader.error("a game from a set position (Start:) has no opening draw", number, indent)
+                gioul = isinstance(game, _GioulGameBuilder)
                 try:
-                    game.position = Position.from_id(m.group(1))
+                    game.position = (GioulPosition if gioul else Position).from_id(m.group(1))
                 except FevgaError as exc:
                     raise reader.error(f"start: {exc}", number, m.start(1) + 1) from exc
-                if game.position.is_game_over(reader.rules):
+                game.current = game.position
+                if game.over():
                     raise reader.error(f"start position {m.group(1)} is already finished", number, m.start(1) + 1)
+                if gioul and game.position.pending:
+                    raise reader.error(f"start state {m.group(1)} is in the middle of a roll: a text record starts a "
+                                       "game between two rolls (JSON records can start anywhere)", number,
+                                       m.start(1) + 1)
+                game.current = None
                 game.starter = game.position.turn
                 continue
             m = _OPENING.match(line)
             if m:
+                if isinstance(game, _GioulGameBuilder):
+                    raise reader.error("a Gioul record has no opening draw line: it keeps who started (Black's first "
+                                       "roll in Black's column), not the draw", number, indent)
                 if game.position is not None:
                     raise reader.error("a game from a set position (Start:) has no opening draw", number, indent)
                 white, black = int(m.group(1)), int(m.group(2))
@@ -649,8 +1257,8 @@ def read_match(text: str, source: str = "<string>") -> MatchRecord:
     if length is None:
         raise reader.error("empty record: expected the header 'N point match'", 1, 1)
     close()
-    return MatchRecord(length=length, games=tuple(games), score=(score[0], score[1]),
-                       players=(reader.players[0], reader.players[1]))
+    kind = GioulMatchRecord if reader.rules.game == "gioul" else MatchRecord
+    return kind(length, tuple(games), (score[0], score[1]), (reader.players[0], reader.players[1]))  # type: ignore[arg-type]
 
 
 def _parse_rules(reader: _Reader, text: str, line: int, column: int) -> Rules:
@@ -741,7 +1349,7 @@ def _why_black(game: _GameBuilder) -> str:
 # Files
 
 
-def load_record(path: str | os.PathLike[str]) -> MatchRecord:
+def load_record(path: str | os.PathLike[str]) -> AnyMatch:
     """Read a record file: engine JSON (a game or a match) or the text match format.
 
     A single game is returned as a session (length 0) of one game.
@@ -755,7 +1363,7 @@ def load_record(path: str | os.PathLike[str]) -> MatchRecord:
     return parse_record(text, str(file))
 
 
-def parse_record(text: str, source: str = "<string>") -> MatchRecord:
+def parse_record(text: str, source: str = "<string>") -> AnyMatch:
     """A record text: engine JSON (an object: a game, or a match with "length" and "games") or
     the text match format. A single game is returned as a session (length 0) of one game."""
     if not isinstance(text, str):
@@ -777,7 +1385,7 @@ def read_json(text: str | bytes, source: str = "<string>") -> Any:
     return _loads(text, source)
 
 
-def record_from_data(data: Any, source: str = "<string>") -> MatchRecord:
+def record_from_data(data: Any, source: str = "<string>") -> AnyMatch:
     """The record of a JSON value: a game (as a session of one game) or a match."""
     if not isinstance(data, dict):
         raise RecordError(f"{source}: a JSON {type(data).__name__} is not a record: a fevga record is a JSON "
@@ -785,10 +1393,11 @@ def record_from_data(data: Any, source: str = "<string>") -> MatchRecord:
     try:
         if "games" in data or "length" in data:
             return match_from_dict(data)
-        game = game_from_dict(data)
+        if data.get("game") == "gioul":
+            return session_of(gioul_game_from_dict(data))
+        return session_of(game_from_dict(data))
     except RecordError as exc:  # the field's error, said of this file (one of many, perhaps)
         raise RecordError(f"{source}: {exc}") from None
-    return MatchRecord(length=0, games=(game,), score=_score_of((game,)))
 
 
 def save_record(record: Record, path: str | os.PathLike[str]) -> None:

@@ -23,20 +23,17 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from fevga import svg
 from fevga.position import COLOR_NAMES, WHITE
+from fevga.analyser import band_legend, signed, unsigned
 
 if TYPE_CHECKING:
     from fevga.analyser import AnalysisHeader, GameAnalysis, PlayerSummary, PlyAnalysis
 
 
 def _signed(value: float) -> str:
-    from fevga.analyser import signed
-
     return signed(value)
 
 
 def _unsigned(value: float) -> str:
-    from fevga.analyser import unsigned
-
     return unsigned(value)
 
 
@@ -118,8 +115,6 @@ class TextReport:
 
 def totals_table(players: Sequence[PlayerSummary], title: str = "") -> str:
     """The players' totals as a text table, one column per player, and the rating's legend."""
-    from fevga.analyser import band_legend
-
     lines = [f"{title:<22}" + "".join(f"{p.name:>14}" for p in players)]
     for label, cells in _totals_rows(players):
         lines.append(f"{label:<22}" + "".join(f"{c:>14}" for c in cells))
@@ -279,8 +274,6 @@ class HtmlReport:
 
     def begin(self, header: AnalysisHeader, source: str | None = None) -> None:
         """One analysis: its section and how it was judged."""
-        from fevga.analyser import band_legend
-
         self.header = header
         self.section += 1
         t = header.thresholds

@@ -20,13 +20,14 @@ from fevga.bearoff.core_tables import tables_of, tables_spec
 from fevga.checks import check_int, check_position
 from fevga.errors import InvalidArgumentError
 from fevga.net import Net, net_of
-from fevga.policy import Policy, PolicyFn
+from fevga.policy import HEURISTIC_SCALE, Policy, PolicyFn
 from fevga.position import Move, Position
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike
 from fevga_core import rollout as core
 from fevga_core.board import ROLL_WEIGHTS, ROLLS
 from fevga_core.race import Tables
+from fevga.rollout import rollout
 
 if TYPE_CHECKING:
     from fevga.bearoff import OneSidedDB, TwoSidedDB
@@ -35,7 +36,6 @@ __all__ = ["HEURISTIC_SCALE", "MAX_DEPTH", "expectimax", "lookahead", "static_va
 
 Evaluator = Union[str, Callable[[Position], float]]
 
-HEURISTIC_SCALE = 100.0  # heuristic units per tanh unit of the static evaluator (docs/rollout.md)
 MAX_DEPTH: int = core.MAX_EXPECTIMAX_DEPTH  # deepest expectimax, whatever the evaluator (a callable one too)
 
 
@@ -150,7 +150,6 @@ def expectimax(
         return float(core.expectimax_value(start._row(), depth, rules.flags, tables, HEURISTIC_SCALE))
     leaf: Callable[[Position], float]
     if isinstance(evaluator, str):  # "rollout": the other names returned above
-        from fevga.rollout import rollout
 
         def leaf(p: Position) -> float:
             result = rollout(p, games=games, seed=seed, workers=workers, policy=policy, rules=rules,
@@ -163,20 +162,10 @@ def expectimax(
             return leaf_value(evaluator, p)
     else:
         raise InvalidArgumentError(f"evaluator {evaluator!r} must be 'heuristic', 'bearoff', 'net', 'rollout' or a callable")
-    return _expectimax_py(start, depth, leaf, rules)
 
+    def row_leaf(row: bytes) -> float:
+        return float(leaf(Position._from_row(row)))
 
-def _expectimax_py(position: Position, depth: int, leaf: Callable[[Position], float], rules: Rules) -> float:
-    final = _final_points(position, position.turn)
-    if final is not None:
-        return final
-    if depth == 0:
-        return leaf(position)
-    total = 0.0
-    for (a, b), weight in zip(ROLLS, ROLL_WEIGHTS):
-        moves = position.legal_moves((a, b), rules)
-        if len(moves) == 1 and moves[0].is_pass and position.is_dead(rules):
-            return 0.0
-        best = max(-_expectimax_py(m.position, depth - 1, leaf, rules) for m in moves)
-        total += weight * best
-    return total
+    # the core's search over the 21 rolls, calling back into Python at the leaves only
+    return float(core.expectimax_value(start._row(), depth, rules.flags, tables_of(None), HEURISTIC_SCALE, None,
+                                       row_leaf))

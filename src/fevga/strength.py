@@ -18,11 +18,14 @@ from typing import Any
 
 from fevga.errors import InvalidArgumentError
 from fevga.limits import MAX_GAMES, MAX_RATED_GAMES, check_int
-from fevga.net import Net
+from fevga.match import GameOdds
+from fevga.net import Net, net_of
 from fevga.policy import Policy, policy_name
+from fevga.game import play_game
 from fevga.position import Position
 from fevga.rollout import rollout
-from fevga.seeding import SeedLike
+from fevga.seeding import SeedLike, seed_repr, seed_sequence
+from fevga.analyser import analyse
 
 Z95 = 1.959963984540054
 
@@ -125,10 +128,6 @@ def rate_policy(policy: Policy, games: int = 100, seed: SeedLike = 2026, plies: 
     (default: the shipped one); the analysis always uses `evaluator` (default: the shipped net,
     ``fevga.analyse``'s default at `plies`).
     """
-    from fevga.analyser import analyse
-    from fevga.game import play_game
-    from fevga.seeding import seed_sequence, seed_repr
-
     check_int("games", games, 1, MAX_RATED_GAMES)
     sequence = seed_sequence(seed)
     ratings: list[float] = []
@@ -164,3 +163,85 @@ def equal_error_edge(better: PolicyRating, worse: PolicyRating) -> float:
         return abs(above - below)
 
     return min(candidates, key=imbalance)
+
+
+# ---------------------------------------------------------------------- game odds
+
+
+@dataclass(frozen=True)
+class OddsMeasurement:
+    """Outcome odds of a game for its starter measured by self-play, with 95% confidence half-widths."""
+
+    odds: GameOdds
+    games: int
+    seed: int | str
+    policy: str
+    net: str | None  # the first 16 hex digits of the net's SHA-256 when the policy uses a net
+    win: float
+    win_mars: float
+    lose_mars: float
+    draw: float
+    ci95: dict[str, float]  # half-width of the 95% interval of win, win_mars, lose_mars, draw
+
+    def consistent_with(self, odds: GameOdds, widen: float = 1.0) -> bool:
+        """Whether `odds` lie within `widen` times this measurement's 95% intervals (every outcome)."""
+        other = {"win": odds.win_single + odds.win_mars, "win_mars": odds.win_mars,
+                 "lose_mars": odds.lose_mars, "draw": odds.draw}
+        return all(abs(other[k] - getattr(self, k)) <= widen * self.ci95[k] for k in other)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"policy": self.policy, "net": self.net, "games": self.games, "seed": self.seed,
+                "win": self.win, "win_mars": self.win_mars, "lose_mars": self.lose_mars, "draw": self.draw,
+                "ci95": dict(self.ci95), "odds": self.odds.to_dict()}
+
+
+def measure_odds(games: int, seed: int = 2026, policy: str = "net", workers: int | None = None,
+                 net: Any = None, *, rules: Any = None, opening: bool = False) -> OddsMeasurement:
+    """Measure `GameOdds` by `policy` playing itself from the start position.
+
+    By default the games start with the side on roll of `Position.initial()` rolling two fresh
+    dice (`fevga.rollout`, first two rolls stratified, so `games` is rounded up to a multiple of
+    1,296): a game begun by the previous winner, and under the default rules every game of a
+    match. With `opening` the games are begun by the one-die draw (`fevga.game.play_game`, one
+    at a time, game i seeded by the i-th spawned child of `seed`): under
+    ``first_roll="opening_dice"`` the starter then plays the draw's two dice (the `opening` odds
+    of `fevga.match.match_equity_table`). The 95% half-widths are 1.96 binomial standard errors (conservative
+    for the stratified sample); for an outcome never seen, the rule-of-three bound 3 / games.
+    """
+    check_int("games", games, 1, MAX_GAMES)
+    if opening:
+        n, win, win_mars, lose_mars, draw = _play_openings(games, seed, policy, net, rules)
+    else:
+        result = rollout(Position.initial(), games=games, seed=seed, workers=workers, policy=policy,
+                         net=net, rules=rules)
+        if result.interrupted:  # Ctrl-C: partial odds are no measurement
+            raise KeyboardInterrupt
+        n, win, win_mars, lose_mars, draw = result.games, result.win, result.win_mars, result.lose_mars, result.draw
+
+    def half(p: float) -> float:
+        return 1.96 * math.sqrt(p * (1.0 - p) / n) if 0.0 < p < 1.0 else 3.0 / n
+
+    values = {"win": win, "win_mars": win_mars, "lose_mars": lose_mars, "draw": draw}
+    return OddsMeasurement(
+        odds=GameOdds.from_probabilities(win, win_mars, lose_mars, draw), games=n, seed=seed, policy=policy,
+        net=net_of(net).checksum[:16] if policy in ("net", "net2") else None,
+        win=win, win_mars=win_mars, lose_mars=lose_mars, draw=draw,
+        ci95={k: half(v) for k, v in values.items()})
+
+
+def _play_openings(games: int, seed: int, policy: str, net: Any,
+                   rules: Any) -> tuple[int, float, float, float, float]:
+    """(games, win, win_mars, lose_mars, draw) for the starter of games begun by the one-die draw."""
+    win = win_mars = lose_mars = draw = 0
+    for child in seed_sequence(seed).spawn(games):
+        record = play_game(seed=child, policy=policy, rules=rules, net=net)
+        starter = record.plies[0].turn
+        if record.winner is None:
+            draw += 1
+        elif record.winner == starter:
+            win += 1
+            win_mars += record.points == 2
+        else:
+            lose_mars += record.points == 2
+    return games, win / games, win_mars / games, lose_mars / games, draw / games

@@ -25,13 +25,19 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 from xml.sax.saxutils import escape
 
+from fevga.errors import InvalidArgumentError
+from fevga.files import atomic_write
+from fevga_core.gioul import CoreGioul
 from fevga.limits import bounded, check_flag, check_int
-
-if TYPE_CHECKING:
-    from fevga.position import Position
+from fevga.notation import other_point
+from fevga.position import BLACK, COLOR_NAMES, WHITE, BasePosition, Position
+import importlib
+import shutil
+import subprocess
 
 _COLORS = {
     "frame": "#5b3a1e",
@@ -70,8 +76,6 @@ def _column_x(index: int) -> float:
 def _layout(perspective: int) -> list[tuple[int, int, bool]]:
     """(printed point, label, on top) of the 24 points, as `perspective` numbers its own points:
     13-24 on top from the left, 12-1 below (White's view is the printed numbering)."""
-    from fevga.position import BLACK, other_point
-
     out = []
     for label in range(1, 25):
         printed = other_point(label) if perspective == BLACK else label
@@ -124,8 +128,6 @@ def _checker_shape(color: str) -> str:
 def board_defs() -> str:
     """The shared drawing that `board(..., shared=True)` refers to: include it once per HTML page
     (an invisible SVG holding the frame, points and numbers of both views and the checkers)."""
-    from fevga.position import BLACK, WHITE
-
     groups = []
     for perspective, name in ((WHITE, "white"), (BLACK, "black")):
         for coordinates in (True, False):
@@ -215,8 +217,6 @@ def _dice(dice: tuple[int, ...], color: str) -> list[str]:
 
 def caption(position: Position) -> str:
     """The board's caption in words: both sides' pips and borne-off counts, and who is to play."""
-    from fevga.position import BLACK, COLOR_NAMES, WHITE
-
     winner = position.winner()
     status = f"{COLOR_NAMES[winner].capitalize()} wins" if winner is not None else \
         f"{COLOR_NAMES[position.turn].capitalize()} to play"
@@ -224,7 +224,7 @@ def caption(position: Position) -> str:
             f"Black {position.pips(BLACK)} pips, {position.counts(BLACK)[0]} off · {status}")
 
 
-def board(position: Position, *, size: int = 480, coordinates: bool = True, dice: tuple[int, ...] | None = None,
+def board(position: BasePosition, *, size: int = 480, coordinates: bool = True, dice: tuple[int, ...] | None = None,
           perspective: int = 0, captioned: bool = True, shared: bool = False) -> str:
     """An SVG picture of `position`, `size` pixels wide.
 
@@ -235,11 +235,7 @@ def board(position: Position, *, size: int = 480, coordinates: bool = True, dice
     side on roll. `captioned` writes the pips, borne-off counts and the side on roll
     underneath (`caption`); `shared` refers to `board_defs()` for the common drawing.
     """
-    from fevga.errors import InvalidArgumentError
-    from fevga.gioul import GioulPosition
-    from fevga.position import BLACK, COLOR_NAMES, WHITE, Position, other_point
-
-    if not isinstance(position, (Position, GioulPosition)):
+    if not isinstance(position, (Position, CoreGioul)):
         raise InvalidArgumentError(f"position {repr(position)[:80]} must be a fevga.Position or a GioulPosition")
     size = check_int("size", size, 1, MAX_SIZE)
     perspective = check_int("perspective", perspective, 0, 1)
@@ -284,11 +280,6 @@ def save(position: Position, path: str, image: str | None = None, **options: Any
     """Write `board(position, **options)` to `path`, atomically: as SVG, or as PNG (by CairoSVG,
     the ``png`` extra, else the system's ``rsvg-convert``) when `image` is "png" or, without
     `image`, the path ends in ``.png``."""
-    from pathlib import Path
-
-    from fevga.errors import InvalidArgumentError
-    from fevga.files import atomic_write
-
     kind = image or ("png" if str(path).lower().endswith(".png") else "svg")
     if kind not in ("svg", "png"):
         raise InvalidArgumentError(f"image {image!r} must be 'svg' or 'png'")
@@ -300,12 +291,6 @@ def save(position: Position, path: str, image: str | None = None, **options: Any
 def to_png(svg_text: str) -> bytes:
     """PNG bytes of an SVG text: CairoSVG (``pip install 'fevga[png]'``) or, without it, the
     system's ``rsvg-convert`` (librsvg); InvalidArgumentError naming both when neither is there."""
-    import importlib
-    import shutil
-    import subprocess
-
-    from fevga.errors import InvalidArgumentError
-
     try:
         cairosvg = importlib.import_module("cairosvg")
     except (ImportError, OSError):  # OSError: the package is there, the cairo library is not

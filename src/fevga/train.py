@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from fevga.errors import CheckpointError, FevgaError, InvalidArgumentError
+from fevga.errors import CheckpointError, InvalidArgumentError
 from fevga.files import atomic_write, output_folder
 from fevga.inputs import ArraySpec, parse_json, read_file, read_npz
 from fevga.net import Net
@@ -48,6 +48,9 @@ from fevga.seeding import master_key
 from fevga.limits import MAX_GAMES
 from fevga.strength import duel
 from fevga_core import train as core
+from fevga.rollout.executors import connect
+from fevga_core.net import CoreNet
+from fevga.version import __version__
 
 CHECKPOINT = "checkpoint.npz"
 NET_FILE = "net.npz"
@@ -112,8 +115,6 @@ class TrainRun:
 
     def net(self, command: str | None = None) -> Net:
         """The current weights as a Net with provenance."""
-        from fevga import __version__
-
         provenance = {
             "trainer": "fevga.train (TD(lambda) self-play, docs/net.md)",
             "config": asdict(self.config),
@@ -325,7 +326,6 @@ def _dask_client(backend: str, scheduler: Any, workers: int) -> tuple[Any, list[
         raise InvalidArgumentError(f"backend={backend!r} must be 'local' or 'dask'")
     if backend == "local" and scheduler is None:
         return None, []
-    from fevga.rollout.executors import connect
 
     try:
         distributed: Any = importlib.import_module("distributed")
@@ -343,8 +343,6 @@ def _dask_client(backend: str, scheduler: Any, workers: int) -> tuple[Any, list[
 
 
 def _training_net(params: npt.NDArray[np.float32], hidden: int) -> Any:
-    from fevga_core.net import CoreNet
-
     return CoreNet(params, hidden)  # shares `params`: training updates them in place
 
 

@@ -14,16 +14,14 @@ from __future__ import annotations
 import hashlib
 import threading
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from fevga.errors import InvalidArgumentError
 from fevga_core.constants import NUM_CHECKERS
 from fevga_core.race import Tables
-
-if TYPE_CHECKING:
-    from fevga.bearoff.tables import OneSidedDB, TwoSidedDB
+from fevga.bearoff.tables import OneSidedDB, TwoSidedDB, require_game
 
 __all__ = ["tables_of", "tables_spec"]
 
@@ -34,8 +32,6 @@ DEFAULT_SPECS = {"fevga": "default", "gioul": "gioul-default"}
 
 @lru_cache(maxsize=2)
 def _default_table_arrays(game: str = "fevga") -> tuple[Any, Any]:
-    from fevga.bearoff.tables import OneSidedDB, TwoSidedDB
-
     return _table_arrays(OneSidedDB.build(6, 15, game=game), TwoSidedDB.build(checkers=6, game=game))
 
 
@@ -92,8 +88,6 @@ def tables_spec(bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None, game: 
     """The spec of a job's tables: the game's default unless custom tables are given (a missing
     one-sided table is the game's default one); given tables must be the game's
     (BearoffFileError otherwise), two-sided ones built for 15 checkers a side."""
-    from fevga.bearoff.tables import require_game
-
     if bearoff is None and one_sided is None:
         return DEFAULT_SPECS[game]
     for db in (bearoff, one_sided):

@@ -38,13 +38,13 @@ from fevga.bearoff.tables import (
 )
 from fevga.errors import InvalidArgumentError, MissingBearoffError
 from fevga.position import COLOR_NAMES, Position
-from fevga_core import race as core_race
+from fevga_core import bearoff as core, race as core_race
 
 from fevga.gioul import GioulPosition
 
 if TYPE_CHECKING:
     from fevga.gioul import GioulMove
-    from fevga.position import Move, Position
+    from fevga.position import Move
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -100,8 +100,6 @@ def race_estimate(on_roll: Side, opponent: Side | None = None, db: OneSidedDB | 
 
 def estimate_matrix(db: OneSidedDB, checkers: int) -> FloatArray:
     """Estimated win probability for every pair of sides with <= `checkers` on the db's points."""
-    from fevga_core import bearoff as core
-
     n = int(core.count(db.points, checkers))
     dense = db.dense_distributions()[:n]
     survival = np.cumsum(dense[:, ::-1], axis=1)[:, ::-1]
@@ -128,13 +126,13 @@ def estimate_error(db: OneSidedDB, exact: TwoSidedDB) -> dict[str, float]:
 def _covered_value(
     on_roll: Sequence[int],
     opponent: Sequence[int],
-    two_sided: TwoSidedDB | None,
+    bearoff: TwoSidedDB | None,
     one_sided: OneSidedDB | None,
     game: str = "fevga",
 ) -> float:
     """Equity of the side on roll: exact from the two-sided table when it covers, else estimated."""
-    if two_sided is not None:
-        value = two_sided.get_equity(on_roll, opponent)
+    if bearoff is not None:
+        value = bearoff.get_equity(on_roll, opponent)
         if value is not None:
             return float(value)
     table = one_sided if one_sided is not None else default_one_sided(game=game)
@@ -148,13 +146,13 @@ def _check_race_position(position: object) -> None:
 
 
 def _game_tables(
-    position: Any, two_sided: TwoSidedDB | None, one_sided: OneSidedDB | None
+    position: Any, bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None
 ) -> str:
     """The position's game, after checking that the tables given are of that game
     (BearoffFileError) and, for Gioul, that the tables' assumptions hold (MissingBearoffError)."""
     _check_race_position(position)
     game = game_of(position) or "fevga"
-    require_game(two_sided, game, f"for the position {position.id}")
+    require_game(bearoff, game, f"for the position {position.id}")
     require_game(one_sided, game, f"for the position {position.id}")
     if game == "gioul":
         check_gioul_race(position)
@@ -162,7 +160,7 @@ def _game_tables(
 
 
 def evaluate(
-    position: Position | GioulPosition, *, two_sided: TwoSidedDB | None = None, one_sided: OneSidedDB | None = None
+    position: Position | GioulPosition, *, bearoff: TwoSidedDB | None = None, one_sided: OneSidedDB | None = None
 ) -> float:
     """Equity of the side on roll of a no-contact bear-off position, from the tables of its game.
 
@@ -170,21 +168,21 @@ def evaluate(
     the chain best, block by block, through the engine's moves: the player holding the dice
     maximises its equity over the later blocks.
     """
-    game = _game_tables(position, two_sided, one_sided)
+    game = _game_tables(position, bearoff, one_sided)
     if isinstance(position, GioulPosition) and position.pending:
         mover = position.turn
-        return max(_value(move.position, mover, two_sided, one_sided, game) for move in position.legal_moves())
+        return max(_value(move.position, mover, bearoff, one_sided, game) for move in position.legal_moves())
     me = position.counts(position.turn)
     them = position.counts(1 - position.turn)
-    return _covered_value(me, them, two_sided, one_sided, game)
+    return _covered_value(me, them, bearoff, one_sided, game)
 
 
-def _value(after: Any, me: int, two_sided: TwoSidedDB | None, one_sided: OneSidedDB | None, game: str) -> float:
+def _value(after: Any, me: int, bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None, game: str) -> float:
     """Equity for `me` of the state after a decision (a Gioul chain's later blocks played best)."""
     winner = after.winner()
     if winner is not None:
         return float(after.points()) if winner == me else -float(after.points())
-    value = evaluate(after, two_sided=two_sided, one_sided=one_sided)
+    value = evaluate(after, bearoff=bearoff, one_sided=one_sided)
     return value if after.turn == me else -value
 
 
@@ -202,7 +200,7 @@ def _judges(table: Any, side: Sequence[int]) -> bool:
 
 
 def _choice_tables(
-    position: Position | GioulPosition, two_sided: TwoSidedDB | None, one_sided: OneSidedDB | None
+    position: Position | GioulPosition, bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None
 ) -> tuple[TwoSidedDB | None, OneSidedDB | None]:
     """The table that judges the mover's choice, as the core's "bearoff" policy decides
     (fevga_core/rollout.pyx `_bearoff_choice`): the two-sided table when it covers both
@@ -211,7 +209,7 @@ def _choice_tables(
     Tables of another game than the position's raise BearoffFileError."""
     _check_race_position(position)
     game = game_of(position) or "fevga"
-    require_game(two_sided, game, f"for the position {position.id}")
+    require_game(bearoff, game, f"for the position {position.id}")
     require_game(one_sided, game, f"for the position {position.id}")
     if not _no_contact(position):
         return None, None
@@ -221,17 +219,17 @@ def _choice_tables(
         except MissingBearoffError:
             return None, None
     me, them = position.counts(position.turn), position.counts(1 - position.turn)
-    if two_sided is not None and _judges(two_sided, me) and _judges(two_sided, them):
-        return two_sided, None
+    if bearoff is not None and _judges(bearoff, me) and _judges(bearoff, them):
+        return bearoff, None
     one = one_sided if one_sided is not None else default_one_sided(game=game)
     return (None, one) if _judges(one, me) else (None, None)
 
 
 def covers(
-    position: Position | GioulPosition, *, two_sided: TwoSidedDB | None = None, one_sided: OneSidedDB | None = None
+    position: Position | GioulPosition, *, bearoff: TwoSidedDB | None = None, one_sided: OneSidedDB | None = None
 ) -> bool:
     """True when the tables judge the mover's choice in this position (see `best_move`)."""
-    two, one = _choice_tables(position, two_sided, one_sided)
+    two, one = _choice_tables(position, bearoff, one_sided)
     return two is not None or one is not None
 
 
@@ -239,7 +237,7 @@ def best_move(
     position: Position | GioulPosition,
     dice: Any,
     *,
-    two_sided: TwoSidedDB | None = None,
+    bearoff: TwoSidedDB | None = None,
     one_sided: OneSidedDB | None = None,
     rules: Any = None,
 ) -> Move | GioulMove:
@@ -256,13 +254,13 @@ def best_move(
     armies can still meet raises MissingBearoffError."""
     _check_race_position(position)
     moves: Sequence[Move | GioulMove] = position.legal_moves(dice, rules)
-    if not covers(position, two_sided=two_sided, one_sided=one_sided):
+    if not covers(position, bearoff=bearoff, one_sided=one_sided):
         if game_of(position) == "gioul":
             check_gioul_race(position)
         if not _no_contact(position):
             raise MissingBearoffError(f"position {position.id} is not a race: the armies can still meet")
         return _best_beyond(position, moves, one_sided)
-    return _best_of(position, moves, two_sided, one_sided)
+    return _best_of(position, moves, bearoff, one_sided)
 
 
 # Mean pips of a roll (a double counts four times; in a Gioul race every double is a chain of
@@ -320,8 +318,8 @@ def _measure(after: Any, mover: int, two: TwoSidedDB | None, one: OneSidedDB | N
 M = TypeVar("M")
 
 
-def _best_of(position: Any, moves: Sequence[M], two_sided: TwoSidedDB | None, one_sided: OneSidedDB | None) -> M:
-    two, one = _choice_tables(position, two_sided, one_sided)
+def _best_of(position: Any, moves: Sequence[M], bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None) -> M:
+    two, one = _choice_tables(position, bearoff, one_sided)
     mover = position.turn
     best: M | None = None
     best_value = -np.inf
@@ -342,19 +340,19 @@ class BearoffPolicy:
     def __init__(
         self,
         *,
-        two_sided: TwoSidedDB | None = None,
+        bearoff: TwoSidedDB | None = None,
         one_sided: OneSidedDB | None = None,
         fallback: Callable[[Position, tuple[int, int], list[Move]], Move] | None = None,
         seed: int = 0,
     ) -> None:
-        self.two_sided = two_sided
+        self.bearoff = bearoff
         self.one_sided = one_sided
         self.fallback = fallback
         self._random = random.Random(seed)
 
     def __call__(self, position: Position, dice: tuple[int, int], moves: list[Move]) -> Move:
-        if covers(position, two_sided=self.two_sided, one_sided=self.one_sided):
-            return _best_of(position, moves, self.two_sided, self.one_sided)
+        if covers(position, bearoff=self.bearoff, one_sided=self.one_sided):
+            return _best_of(position, moves, self.bearoff, self.one_sided)
         if self.fallback is not None:
             return self.fallback(position, dice, moves)
         return self._random.choice(moves)

@@ -26,6 +26,11 @@ from fevga.limits import MAX_THREADS, as_array, bounded
 from fevga.errors import BearoffFileError, FevgaError, InvalidArgumentError, InvalidPositionError, MissingBearoffError
 from fevga_core import bearoff as core
 from fevga_core import constants
+from fevga.gioul import GioulPosition
+from fevga.position import COLOR_NAMES, Position
+import importlib
+import threading
+import sys
 
 TOTAL_CHECKERS = constants.NUM_CHECKERS
 MAX_POINTS = 11
@@ -48,8 +53,6 @@ Side = Union[Sequence[int], SideOf]
 
 
 def _progress(total: int, desc: str, enabled: bool) -> Any:
-    import importlib
-
     tqdm = importlib.import_module("tqdm").tqdm
     return tqdm(total=total, desc=desc, unit="pos", disable=not enabled, leave=False)
 
@@ -70,9 +73,6 @@ def _check_game(game: object) -> str:
 def game_of(position: object) -> str | None:
     """The game of a position object ("gioul" for a GioulPosition, "fevga" for a Position);
     None for anything else (bare counts carry no game)."""
-    from fevga.gioul import GioulPosition
-    from fevga.position import Position
-
     if isinstance(position, GioulPosition):
         return "gioul"
     if isinstance(position, Position):
@@ -117,8 +117,6 @@ def side_name(side: object) -> str:
     """A side in words for messages: "white's side (on roll) in position ID" for a position,
     "side (counts)" for bare counts."""
     if hasattr(side, "counts") and hasattr(side, "turn") and hasattr(side, "id"):
-        from fevga.position import COLOR_NAMES
-
         return f"{COLOR_NAMES[side.turn]}'s side (on roll) in position {side.id}"
     return f"side {tuple(side) if isinstance(side, (list, tuple)) else side!r}"
 
@@ -652,8 +650,6 @@ _SERIAL_SHELLS = 400  # below this, a shell is too small to be worth two threads
 
 def _run_threaded(builder: Any, threads: int, bar: Any) -> None:
     """Build the remaining shells with `threads` threads over the nogil kernels, 2 barriers a shell."""
-    import threading
-
     shells = int(builder.positions)
     first = int(builder.done)
     barrier = threading.Barrier(threads)
@@ -757,8 +753,6 @@ def default_one_sided(*, progress: bool | None = None, game: str = "fevga") -> O
     first use (with a progress bar when `progress`, by default when stderr is a terminal)."""
     _check_game(game)
     if progress is None:
-        import sys
-
         progress = sys.stderr.isatty()
     path = cache_dir() / ("one-sided-6x15.fbo" if game == "fevga" else f"one-sided-6x15-{game}.fbo")
     cached = _DEFAULT.get(path)

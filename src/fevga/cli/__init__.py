@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from fevga.errors import FevgaError
+from fevga.cli import analyse, bearoff, game, match, net, rollout, service
+from fevga.version import __version__
 
 
 MAX_MESSAGE = 2000  # characters of an error line (a message quoting a huge input is cut)
@@ -56,16 +58,11 @@ class Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every sub-command registered."""
-    from fevga.cli import bearoff, game, net, rollout
-
-    from fevga import __version__
-
     parser = Parser(prog="fevga", description="Analysis engine for Fevga (Greek backgammon).")
     parser.add_argument("--version", action="version", version=f"fevga {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in (game, net, bearoff, rollout):
         module.register(subparsers)
-    from fevga.cli import analyse, match, service  # records, analysis and matches; the engine as a service
 
     for module in (analyse, match, service):
         module.register(subparsers)

@@ -13,11 +13,13 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from fevga.analyser import Analyser, Thresholds, Totals, interruption_note
+from fevga.analyser import Analyser, HeuristicEvaluator, Thresholds, Totals, interruption_note
 from fevga.errors import InvalidArgumentError
 from fevga.files import atomic_write, output_path
 from fevga.parallel import deferred_interrupt
 from fevga.records import load_record
+from fevga.report import HtmlReport, JsonReport, TextReport, totals_table
+import json
 
 INTERRUPTED = 130  # exit status after Ctrl-C, once the partial analysis is printed
 
@@ -71,8 +73,6 @@ def _run(args: argparse.Namespace) -> int:
     thresholds = Thresholds(doubtful, bad, very_bad, lucky, very_lucky)
     evaluator = None  # the analysis's default: the shipped net
     if args.evaluator == "heuristic":
-        from fevga.analyser import HeuristicEvaluator
-
         evaluator = HeuristicEvaluator(plies=args.plies)
     options = dict(plies=args.plies, evaluator=evaluator, thresholds=thresholds, rollouts=args.rollouts,
                    rollout_seed=args.seed, workers=args.workers)
@@ -103,8 +103,6 @@ def _report(args: argparse.Namespace, options: dict[str, Any], html: TextIO | No
     """Analyse every file game by game, writing the text (or JSON) report to stdout and the HTML
     report to `html` as each game is done, then the totals across the files. False when Ctrl-C
     stopped it: the reports then end with what was analysed, and say so."""
-    from fevga.report import HtmlReport, JsonReport, TextReport, totals_table
-
     out = sys.stdout
     several = len(args.records) > 1
     page = HtmlReport(html) if html is not None else None
@@ -169,6 +167,4 @@ def _report(args: argparse.Namespace, options: dict[str, Any], html: TextIO | No
 
 
 def _json(value: Any, indent: int | None = None) -> str:
-    import json
-
     return json.dumps(value, indent=indent)

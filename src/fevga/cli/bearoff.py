@@ -15,10 +15,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fevga.cli.game import add_game_option, game_of, position_argument
+from fevga.cli.options import add_game_option, game_of, position_argument
 from fevga.errors import FevgaError, InvalidArgumentError, InvalidNotationError, MissingBearoffError
 from fevga.files import atomic_write, output_path
 from fevga_core.constants import NUM_CHECKERS
+from fevga.bearoff.tables import check_gioul_race
+from fevga.bearoff import OneSidedDB, TwoSidedDB, best_move, cache_dir, default_one_sided, open_db, race_estimate
 
 Sides = tuple[tuple[int, ...], tuple[int, ...] | None, Any]
 
@@ -78,8 +80,6 @@ def parse_sides(text: str, game: str = "fevga") -> Sides:
         return on_roll, opponent, None
     position = position_argument(stripped, game)
     if game == "gioul":
-        from fevga.bearoff.tables import check_gioul_race
-
         check_gioul_race(position)
         if position.pending:  # type: ignore[union-attr]
             raise MissingBearoffError(
@@ -90,8 +90,6 @@ def parse_sides(text: str, game: str = "fevga") -> Sides:
 
 
 def _one_sided(path: Path | None, game: str = "fevga") -> Any:
-    from fevga.bearoff import OneSidedDB, default_one_sided, open_db
-
     if path is None:
         return default_one_sided(game=game)
     db = open_db(path, game=game)
@@ -101,8 +99,6 @@ def _one_sided(path: Path | None, game: str = "fevga") -> Any:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from fevga.bearoff import OneSidedDB, TwoSidedDB, cache_dir
-
     progress = not args.quiet and sys.stderr.isatty()
     checkers = args.checkers
     if checkers is None:  # 0 is refused by the build, not replaced
@@ -148,12 +144,10 @@ def _side_report(db: Any, side: tuple[int, ...]) -> dict[str, Any]:
 
 
 def _query(args: argparse.Namespace) -> int:
-    from fevga.bearoff import best_move, open_db, race_estimate
-
     game = game_of(args, args.position)
     on_roll, opponent, position = parse_sides(args.position, game)
     db = _one_sided(args.db, game)
-    two_sided: Any = open_db(args.two_sided, kind="two-sided", game=game) if args.two_sided else None
+    bearoff: Any = open_db(args.two_sided, kind="two-sided", game=game) if args.two_sided else None
     result: dict[str, Any] = {"game": game, "on_roll": _side_report(db, on_roll)}
     if opponent is not None:
         result["opponent"] = _side_report(db, opponent)
@@ -161,22 +155,22 @@ def _query(args: argparse.Namespace) -> int:
             estimate = race_estimate(on_roll, opponent, db)
             result["estimate"] = {"win": estimate.win, "win_mars": estimate.win_mars,
                                   "lose_mars": estimate.lose_mars, "equity": estimate.equity}
-        if two_sided is not None:
+        if bearoff is not None:
             try:
-                result["exact"] = {"equity": two_sided.equity(on_roll, opponent),
-                                   "win": two_sided.win_probability(on_roll, opponent)}
+                result["exact"] = {"equity": bearoff.equity(on_roll, opponent),
+                                   "win": bearoff.win_probability(on_roll, opponent)}
             except MissingBearoffError as exc:
                 result["exact"] = {"missing": str(exc)}
     if args.dice:
         if position is None:
             raise InvalidNotationError("--dice needs a full position (ID, start or JSON), not bare counts")
-        move = best_move(position, args.dice, two_sided=two_sided, one_sided=db)
+        move = best_move(position, args.dice, bearoff=bearoff, one_sided=db)
         result["best_move"] = move.notation
         if game == "gioul":  # a chain: each later block is a decision of the same player
             blocks = [move.notation]
             after = move.position
             while after.pending and after.winner() is None:  # type: ignore[union-attr]
-                move = best_move(after, None, two_sided=two_sided, one_sided=db)
+                move = best_move(after, None, bearoff=bearoff, one_sided=db)
                 blocks.append(move.notation)
                 after = move.position
             result["best_decisions"] = blocks

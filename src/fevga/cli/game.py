@@ -5,83 +5,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
-from typing import Any
 
-from fevga.errors import InvalidArgumentError, InvalidRulesError
+from fevga import svg
+from fevga.cli.human import Console, engine_of, play_human_game
+from fevga.cli.options import add_game_option, add_human_options, add_rules_option, game_of, position_argument, rules_argument
+from fevga.errors import InvalidArgumentError
 from fevga.files import output_path
-from fevga.game import play_game
-from fevga.gioul import GioulPosition, play_gioul_game
-from fevga.notation import GIOUL_ID_LENGTH
+from fevga.game import play_game, play_gioul_game
+from fevga.gioul import GioulPosition
+from fevga.notation import parse_dice
 from fevga.policy import POLICY_IDS
-from fevga.position import COLOR_NAMES, Position, perft
+from fevga.position import BLACK, COLOR_NAMES, WHITE, Position, perft
+from fevga.records import save_record
 from fevga.rules import Rules
-
-
-def add_rules_option(parser: argparse.ArgumentParser) -> None:
-    """The shared ``--rules default|strict`` option."""
-    parser.add_argument("--rules", default="default", choices=["default", "strict"], help="rule preset (default: %(default)s)")
-
-
-def add_game_option(parser: argparse.ArgumentParser) -> None:
-    """The shared ``--game fevga|gioul`` option (default: from POSITION, else fevga)."""
-    parser.add_argument(
-        "--game", choices=["fevga", "gioul"], default=None,
-        help="the game (default: gioul for a Gioul ID or JSON, else fevga)",
-    )
-
-
-def add_match_options(parser: argparse.ArgumentParser, effect: str) -> None:
-    """Add --score W-B and --length N (a running match score; `effect` says what it changes)."""
-    parser.add_argument("--score", default=None, metavar="W-B",
-                        help=f"match score (White-Black points), with --length: {effect}")
-    parser.add_argument("--length", type=int, default=None, help="match length in points (with --score)")
-
-
-def score_of(args: argparse.Namespace) -> tuple[int, int] | None:
-    """The (white, black) score of --score, or None."""
-    if args.score is None:
-        return None
-    try:
-        white, black = (int(v) for v in args.score.split("-"))
-    except ValueError:
-        raise InvalidArgumentError(f"--score {args.score!r} must be two numbers like 3-1") from None
-    return (white, black)
-
-
-def game_of(args: argparse.Namespace, text: str | None) -> str:
-    """The game of a command: --game, else what POSITION looks like."""
-    if args.game:
-        return str(args.game)
-    stripped = (text or "").strip()
-    if len(stripped) == GIOUL_ID_LENGTH or (stripped.startswith("{") and '"gioul"' in stripped):
-        return "gioul"
-    return "fevga"
-
-
-def position_argument(text: str, game: str = "fevga") -> Position | GioulPosition:
-    """Parse a POSITION argument of `game`: an ID, ``start`` or JSON."""
-    if game == "gioul":
-        return GioulPosition.parse(text)
-    return Position.parse(text)
-
-
-def rules_argument(args: argparse.Namespace, game: str) -> Rules:
-    """The rules of a command: the --rules preset for Fevga, Gioul's rules for Gioul."""
-    if game == "gioul":
-        if args.rules != "default":
-            raise InvalidRulesError(f"--rules {args.rules} is a Fevga preset; Gioul has no variant presets")
-        return Rules.gioul()
-    return Rules.named(args.rules)
-
-
-def add_human_options(parser: argparse.ArgumentParser) -> None:
-    """The options of a game against the engine: --tutor [LEVEL] and --hint-plies N."""
-    parser.add_argument("--tutor", nargs="?", const="doubtful", default=None, choices=["doubtful", "bad", "very-bad"],
-                        help="with --human: warn before a move the hint marks this bad or worse (default: doubtful; "
-                             "thresholds 0.04 / 0.08 / 0.16 as in docs/analysis.md)")
-    parser.add_argument("--hint-plies", type=int, default=1,
-                        help="with --human: plies of the hints and the tutor, as fevga hint --plies (default: %(default)s)")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -133,9 +71,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _show(args: argparse.Namespace) -> int:
-    from fevga.notation import parse_dice
-    from fevga.position import BLACK, WHITE
-
     for path in (args.svg, args.png):
         if path:
             output_path(path, "board image")  # before anything is drawn or printed
@@ -149,7 +84,6 @@ def _show(args: argparse.Namespace) -> int:
     if not 16 <= args.size <= 4096:
         raise InvalidArgumentError(f"--size {args.size} must be 16..4096 pixels")
     dice = parse_dice(args.dice) if args.dice else None
-    from fevga import svg
 
     board = position.board() if isinstance(position, GioulPosition) else position
     for path, image in ((args.svg, "svg"), (args.png, "png")):
@@ -236,38 +170,8 @@ def _perft(args: argparse.Namespace) -> int:
     return 0
 
 
-def engine_of(args: argparse.Namespace, game: str) -> Any:
-    """The engine side of a human game (fevga.cli.human.Engine) from --policy, --white, --black
-    and --net: options naming the human's own side, or a policy the engine cannot play, are refused."""
-    from fevga.cli.human import DEFAULT_ENGINE, Engine
-
-    human = {"white": ("white",), "black": ("black",), "both": ("white", "black")}[args.human]
-    for side in human:
-        if getattr(args, side):
-            raise InvalidArgumentError(f"--{side} {getattr(args, side)} names the policy of {side}, but you play "
-                                       f"{side} (--human {args.human})")
-    if args.human == "both" and (args.policy or args.net):
-        raise InvalidArgumentError("--policy and --net choose the engine's side, but with --human both "
-                                   "you play both sides")
-    chosen = {p for p in (args.policy, args.white, args.black) if p}
-    if len(chosen) > 1:
-        raise InvalidArgumentError(f"--policy, --white and --black name {sorted(chosen)} for the one engine side")
-    policy = chosen.pop() if chosen else DEFAULT_ENGINE[game]
-    if not 1 <= args.hint_plies <= 4:
-        raise InvalidArgumentError(f"--hint-plies {args.hint_plies} must be 1..4")
-    if game == "gioul" and args.hint_plies != 1:
-        raise InvalidArgumentError("--hint-plies is for the net's hints: Gioul's hints are the heuristic (no net yet)")
-    from fevga.net import net_of
-
-    return Engine(policy, game, net_of(args.net) if args.net else None, args.hint_plies)
-
-
 def _play_human(args: argparse.Namespace) -> int:
     """`fevga play --human SIDE`: one game against the engine; --save keeps it, finished or not."""
-    import sys
-
-    from fevga.cli.human import Console, play_human_game
-
     game = game_of(args, args.start)
     if args.json:
         raise InvalidArgumentError("--json prints a self-play record; save a human game with --save FILE.json")
@@ -277,7 +181,7 @@ def _play_human(args: argparse.Namespace) -> int:
     record = play_human_game(args.human, seed=args.seed, rules=rules_argument(args, game), console=console,
                              engine=engine, start=start, tutor=args.tutor.replace("-", " ") if args.tutor else None)
     if args.save:
-        _save_any(record, args.save)
+        save_record(record, args.save)
         print(f"saved {args.save}" + (" (unfinished)" if record.result == "truncated" else ""))
     if console.stopped == "end of input":
         print("fevga: the input ended before the game did; "
@@ -286,26 +190,9 @@ def _play_human(args: argparse.Namespace) -> int:
     return 130 if console.stopped == "interrupted" else 0  # 130: the shell's status after Ctrl-C
 
 
-def _save_any(record: Any, path: str) -> None:
-    """Save a Fevga record (JSON or the text format by the suffix) or a Gioul record (JSON)."""
-    from fevga.gioul import GioulGameRecord
-
-    if isinstance(record, GioulGameRecord):
-        from fevga.files import atomic_write
-
-        text = record.to_json(indent=1)
-        atomic_write(path, lambda handle: handle.write(text.encode("utf-8")), what="record")
-        return
-    from fevga.records import save_record
-
-    save_record(record, path)
-
-
 def _play(args: argparse.Namespace) -> int:
     game = game_of(args, args.start)
     if args.save:
-        if game == "gioul" and not args.save.lower().endswith(".json"):
-            raise InvalidArgumentError(f"--save {args.save!r}: Gioul records are saved as JSON (a .json file)")
         output_path(args.save, "record")  # before the game, not after it
     if args.human:
         return _play_human(args)
@@ -326,7 +213,7 @@ def _play(args: argparse.Namespace) -> int:
             print(f"Gioul, seed {gioul.seed}, policies white={policy[0]} black={policy[1]}")
             print(gioul.log())
         if args.save:
-            _save_any(gioul, args.save)
+            save_record(gioul, args.save)
         return 0
     start = position_argument(args.start) if args.start else None
     if start is not None and not isinstance(start, Position):
@@ -338,5 +225,5 @@ def _play(args: argparse.Namespace) -> int:
         print(f"seed {record.seed}, policies white={policy[0]} black={policy[1]}")
         print(record.log())
     if args.save:
-        _save_any(record, args.save)
+        save_record(record, args.save)
     return 0

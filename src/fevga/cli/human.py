@@ -21,10 +21,11 @@ so that the transcript reads like a terminal session.
 
 from __future__ import annotations
 
+import argparse
 import math
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TextIO, Union
 
 import numpy as np
@@ -32,12 +33,18 @@ import numpy as np
 from fevga.analyser import MARKS, Thresholds
 from fevga.errors import FevgaError, InvalidArgumentError
 from fevga.limits import MAX_LENGTH, check_int
-from fevga.game import GameRecord, MatchRecord, Ply, _with_turn
-from fevga.gioul import Decision, GioulGameRecord, GioulMove, GioulPosition, _initial_with_turn
+from fevga.records import GameRecord, MatchRecord, Ply, _with_turn
+from fevga.gioul import GioulMove, GioulPosition
+from fevga.records import Decision, GioulGameRecord
 from fevga.net import Net, net_of
 from fevga.position import BLACK, COLOR_NAMES, WHITE, Color, Move, Position
 from fevga.rules import Rules
 from fevga.seeding import SeedLike, seed_repr, seed_sequence
+from fevga.policy import HEURISTIC_SCALE
+from fevga_core import game as core_game
+from fevga.notation import parse_paths
+from fevga.analysis import evaluate, hint
+from fevga.cli.net import hint_table
 
 AnyPosition = Union[Position, GioulPosition]
 AnyMove = Union[Move, GioulMove]
@@ -175,7 +182,6 @@ class Engine:
         if self.policy == "heuristic":
             return heuristic_choice(position.turn, moves)
         assert isinstance(position, Position) and dice is not None
-        from fevga.analysis import hint
 
         plies = 2 if self.policy == "net2" else 1
         best: AnyMove = hint(position, dice, plies, rules, net=self.net, score=self.score, length=self.length)[0].move
@@ -193,8 +199,6 @@ class Engine:
 
     def hints(self, position: Position, dice: tuple[int, int] | None, rules: Rules) -> list[Any]:
         """`fevga.hint` of the roll with the engine's net, plies and match score (Fevga)."""
-        from fevga.analysis import hint
-
         assert dice is not None
         return hint(position, dice, self.hint_plies, rules, net=self.net, score=self.score, length=self.length)
 
@@ -207,21 +211,16 @@ class Engine:
             return True
         if isinstance(position, GioulPosition):
             return False
-        from fevga.analysis import evaluate
 
         return points >= -evaluate(position, 0, rules, net=self.net).equity
 
 
 def _scale() -> float:
-    from fevga.search import HEURISTIC_SCALE
-
     return HEURISTIC_SCALE
 
 
 def heuristic_value(after: AnyPosition, mover: int) -> float:
     """The core's heuristic evaluation (docs/rollout.md) of a move's result for the mover."""
-    from fevga_core import game as core_game
-
     board = after.board() if isinstance(after, GioulPosition) else after
     return float(core_game.evaluate(board._row(), mover))
 
@@ -261,28 +260,6 @@ def _decision_dice(position: AnyPosition, dice: tuple[int, int] | None) -> str:
 
 def _needs_roll(position: AnyPosition) -> bool:
     return not (isinstance(position, GioulPosition) and position.pending)
-
-
-def _legal(position: AnyPosition, dice: tuple[int, int] | None, rules: Rules) -> list[Any]:
-    if isinstance(position, GioulPosition):
-        return position.legal_moves(dice)
-    assert dice is not None
-    return position.legal_moves(dice, rules)
-
-
-def _parse(position: AnyPosition, text: str, dice: tuple[int, int] | None, rules: Rules) -> AnyMove:
-    if isinstance(position, GioulPosition):
-        return position.parse_move(text, dice)
-    assert dice is not None
-    return position.parse_move(text, dice, rules)
-
-
-def _over(position: AnyPosition, rules: Rules) -> bool:
-    return position.is_game_over() if isinstance(position, GioulPosition) else position.is_game_over(rules)
-
-
-def _dead(position: AnyPosition, rules: Rules) -> bool:
-    return position.is_dead() if isinstance(position, GioulPosition) else position.is_dead(rules)
 
 
 # ---------------------------------------------------------------------------------------
@@ -337,7 +314,7 @@ class Session:
         if opening_dice is not None:
             starter = WHITE if opening_dice[0] > opening_dice[1] else BLACK
             if isinstance(initial, GioulPosition):
-                position = initial = _initial_with_turn(starter)
+                position = initial = GioulPosition.initial(starter)
             else:
                 position = _with_turn(initial, starter)
         turns: list[Turn] = []
@@ -345,7 +322,7 @@ class Session:
         stopped = ""
         replay: tuple[int, int] | None = None  # the dice of an undone decision, played again
         try:
-            while not _over(position, self.rules):
+            while not position.is_game_over(self.rules):
                 mover = position.turn
                 dice: tuple[int, int] | None = None
                 if _needs_roll(position):
@@ -355,7 +332,7 @@ class Session:
                         dice = opening_dice
                     else:
                         dice = self.roll()
-                moves = _legal(position, dice, self.rules)
+                moves = position.legal_moves(dice, self.rules)
                 say("")
                 say(self._show(position))
                 shown = _decision_dice(position, dice)
@@ -399,7 +376,7 @@ class Session:
                  "end of input": "End of input: the game is stopped unfinished."}[stopped])
         elif winner is not None:
             say(f"{self.names[winner]} wins {_points(points)}" + (" (mars)" if points == 2 else ""))
-        elif _dead(position, self.rules):
+        elif position.is_dead(self.rules):
             say("Dead position: the game is drawn.")
         self.console.stopped = stopped
         policies = (self._policy(WHITE), self._policy(BLACK))
@@ -480,7 +457,7 @@ class Session:
                 say(f"tutor {'off' if self.tutor is None else 'on: warns from ' + self.tutor}")
             elif text:
                 try:
-                    move = _parse(position, text, dice, self.rules)
+                    move: AnyMove = position.parse_move(text, dice, self.rules)
                 except FevgaError as exc:
                     say(f"illegal: {explain_illegal(position, text, dice, self.rules, exc)}")
                     continue
@@ -497,8 +474,6 @@ class Session:
             lines += [f"  {rank:>2} {r.move.notation:<28} {r.equity:+8.4f} {r.loss:7.4f}"
                       for rank, r in enumerate(ranking[:top], 1)]
         else:
-            from fevga.cli.net import hint_table
-
             hints = self.engine.hints(position, dice, self.rules)
             count = len(hints)
             lines = [f"hint ({self.engine.hint_name}), equity for {COLOR_NAMES[position.turn]}:",
@@ -547,9 +522,7 @@ def explain_illegal(position: AnyPosition, text: str, dice: tuple[int, int] | No
                     error: Exception) -> str:
     """Why `text` is not a legal move: the parser's reason, or a pip count or dice count that
     cannot match the roll, followed by the legal moves."""
-    from fevga.notation import parse_paths
-
-    moves = _legal(position, dice, rules)
+    moves = position.legal_moves(dice, rules)
     legal = "legal: " + ", ".join(m.notation for m in moves)
     try:
         paths = parse_paths(text)
@@ -567,7 +540,7 @@ def explain_illegal(position: AnyPosition, text: str, dice: tuple[int, int] | No
     if moved > most and not bears_off:
         return f"{text} moves {moved} pips, but {dice[0]}-{dice[1]} moves at most {most}; {legal}"
 
-    def pips(p: Position) -> int:
+    def pips(p: AnyPosition) -> int:
         return position.pips(mover) - p.pips(mover)
 
     if not bears_off and moves and moved < min(pips(m.position) for m in moves):
@@ -631,8 +604,6 @@ def play_human_game(human: str, seed: SeedLike = None, rules: Rules | None = Non
 
 
 def _with_seed(record: AnyRecord, seed: str) -> AnyRecord:
-    from dataclasses import replace
-
     return replace(record, seed=seed)
 
 
@@ -671,3 +642,24 @@ def play_human_match(length: int, human: str, seed: SeedLike = None, rules: Rule
         + (f"; {session.names[score.index(max(score))]} wins the match" if max(score) >= length else ""))
     return MatchRecord(length=length, games=tuple(games), score=(score[0], score[1]), players=session.names)
 
+
+def engine_of(args: argparse.Namespace, game: str) -> Any:
+    """The engine side of a human game (fevga.cli.human.Engine) from --policy, --white, --black
+    and --net: options naming the human's own side, or a policy the engine cannot play, are refused."""
+    human = {"white": ("white",), "black": ("black",), "both": ("white", "black")}[args.human]
+    for side in human:
+        if getattr(args, side):
+            raise InvalidArgumentError(f"--{side} {getattr(args, side)} names the policy of {side}, but you play "
+                                       f"{side} (--human {args.human})")
+    if args.human == "both" and (args.policy or args.net):
+        raise InvalidArgumentError("--policy and --net choose the engine's side, but with --human both "
+                                   "you play both sides")
+    chosen = {p for p in (args.policy, args.white, args.black) if p}
+    if len(chosen) > 1:
+        raise InvalidArgumentError(f"--policy, --white and --black name {sorted(chosen)} for the one engine side")
+    policy = chosen.pop() if chosen else DEFAULT_ENGINE[game]
+    if not 1 <= args.hint_plies <= 4:
+        raise InvalidArgumentError(f"--hint-plies {args.hint_plies} must be 1..4")
+    if game == "gioul" and args.hint_plies != 1:
+        raise InvalidArgumentError("--hint-plies is for the net's hints: Gioul's hints are the heuristic (no net yet)")
+    return Engine(policy, game, net_of(args.net) if args.net else None, args.hint_plies)

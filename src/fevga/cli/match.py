@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import argparse
 
-from fevga.cli.game import add_human_options
+from fevga.cli.options import add_human_options, rules_argument
 from fevga.errors import InvalidArgumentError
-from fevga.files import output_path
-from fevga.game import play_match
+from fevga.files import atomic_write, output_path
+from fevga.game import play_gioul_match, play_match
 from fevga.match import GameOdds, match_equity_table
 from fevga.policy import POLICY_IDS
 from fevga.records import save_record
 from fevga.rules import Rules
+from fevga.cli.human import Console, engine_of, play_human_match
+import sys
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -70,10 +72,6 @@ def _met(args: argparse.Namespace) -> int:
 
 
 def _play_gioul_match(args: argparse.Namespace) -> int:
-    from fevga.cli.game import rules_argument
-    from fevga.files import atomic_write
-    from fevga.gioul import play_gioul_match
-
     if args.human:
         raise InvalidArgumentError("--human plays Fevga matches only; Gioul matches are engine against engine "
                                    "(play a Gioul game yourself with fevga play --human white --game gioul)")
@@ -99,11 +97,6 @@ def _play_match(args: argparse.Namespace) -> int:
         return _play_gioul_match(args)
     rules = Rules.named(args.rules)
     if args.human:
-        import sys
-
-        from fevga.cli.game import engine_of
-        from fevga.cli.human import Console, play_human_match
-
         console = Console()
         record = play_human_match(args.length, args.human, seed=args.seed, rules=rules, console=console,
                                   engine=engine_of(args, "fevga"),

@@ -9,11 +9,12 @@ import sys
 
 from fevga.analysis import MAX_PLIES, Hint, evaluate, hint
 from fevga.errors import InvalidArgumentError
-from fevga.cli.game import add_match_options, add_rules_option, score_of
+from fevga.cli.options import add_match_options, add_rules_option, score_of
 from fevga.net import Net, net_of
 from fevga.notation import GIOUL_ID_LENGTH
 from fevga.position import COLOR_NAMES, Position
 from fevga.rules import Rules
+from fevga.train import NET_FILE, TrainConfig, train
 
 
 def add_net_option(parser: argparse.ArgumentParser) -> None:
@@ -44,7 +45,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     tr = subparsers.add_parser("train", help="train a net from scratch by self-play (resumes from OUT/checkpoint.npz)")
     tr.add_argument("out", help="folder for the checkpoint, net.npz, curve.json and curve.png")
-    from fevga.train import TrainConfig
 
     defaults = TrainConfig()
     tr.add_argument("--games", type=int, default=defaults.games, help="self-play games (default: %(default)s)")
@@ -81,8 +81,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     result = evaluate(position, args.plies, Rules.named(args.rules), net=net)
     if args.json:
         print(json.dumps({"position": position.id, "turn": COLOR_NAMES[position.turn], "plies": args.plies,
-                          "net": net.checksum, "win": result.win, "win_mars": result.win_mars,
-                          "lose_mars": result.lose_mars, "equity": result.equity}, indent=2))
+                          "net": net.checksum, **result.to_dict()}, indent=2))
     else:
         print(f"{COLOR_NAMES[position.turn]} on roll in {position.id}, {args.plies} ply:")
         print(f"  {result}")
@@ -97,11 +96,7 @@ def _hint(args: argparse.Namespace) -> int:
     shown = hints if args.top <= 0 else hints[: args.top]
     if args.json:
         print(json.dumps({"position": position.id, "dice": args.dice, "plies": args.plies, "net": net.checksum,
-                          "moves": [{"move": h.move.notation, "position": h.move.position.id, "plies": h.plies,
-                                     "win": h.evaluation.win, "win_mars": h.evaluation.win_mars,
-                                     "lose_mars": h.evaluation.lose_mars, "equity": h.equity,
-                                     "match_chance": h.evaluation.match_chance, "loss": h.loss}
-                                    for h in shown]}, indent=2))
+                          "moves": [{**h.to_dict(), "position": h.move.position.id} for h in shown]}, indent=2))
         return 0
     print(f"{COLOR_NAMES[position.turn]} to play {args.dice} in {position.id}: {len(hints)} move(s), best first")
     print("\n".join(hint_table(shown, score is not None)))
@@ -121,8 +116,6 @@ def hint_table(hints: list[Hint], match: bool = False) -> list[str]:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from fevga.train import NET_FILE, TrainConfig, train
-
     config = TrainConfig(games=args.games, hidden=args.hidden, lam=args.lam, rate=args.rate, rate_final=args.rate_final,
                          batch=args.batch, seed=args.seed, check_every=args.check_every, check_games=args.check_games,
                          check_against=args.check_against)

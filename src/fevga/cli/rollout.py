@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from fevga.cli.game import add_game_option, add_match_options, add_rules_option, game_of, score_of
+from fevga.cli.options import add_game_option, add_match_options, add_rules_option, game_of, score_of
 from fevga.errors import InvalidArgumentError
 from fevga.gioul import GioulPosition
 from fevga.position import COLOR_NAMES, Position

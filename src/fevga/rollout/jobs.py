@@ -17,9 +17,8 @@ from fevga.errors import InvalidArgumentError
 from fevga.limits import MAX_WORKERS, check_flag
 from fevga.match import MatchScore
 from fevga.net import Net, net_of
-from fevga.policy import Policy, chooser, policy_id, policy_name, policy_pair, uses_net
+from fevga.policy import HEURISTIC_SCALE, Policy, chooser, policy_id, policy_name, policy_pair, uses_net
 from fevga.rules import Rules
-from fevga.search import HEURISTIC_SCALE
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
 from fevga_core import gioul_rollout as gioul_core
 from fevga_core import rollout as core

@@ -28,6 +28,8 @@ from fevga.rollout.jobs import (DEFAULT_GAMES, FIELDS, NetSpec, Sums, check_back
 from fevga.rollout.results import Z95, MoveRollout, RolloutResult, statistics
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike
+from fevga.analysis import hint
+import sys
 
 if TYPE_CHECKING:
     from fevga.bearoff import OneSidedDB, TwoSidedDB
@@ -280,8 +282,6 @@ def _resume(seed: SeedLike, path: Path | None) -> tuple[int, int | str] | None:
 
 def _net_candidates(start: Position, dice: tuple[int, int], rules: Rules, count: int, net: NetSpec) -> list[Move]:
     """The `count` moves the net rates best at 1 ply (fevga.hint), best first."""
-    from fevga.analysis import hint
-
     return [h.move for h in hint(start, dice, 1, rules, net=None if isinstance(net, tuple) else net)[:count]]
 
 
@@ -330,7 +330,6 @@ def _compare(rounds: list[tuple[list[int], Sums]], moves: list[int],
 def _progress_default(progress: bool | None) -> bool:
     if check_flag("progress", progress, none=True) is not None:
         return bool(progress)
-    import sys
 
     return sys.stderr.isatty()
 

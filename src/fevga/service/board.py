@@ -31,6 +31,8 @@ from fevga import svg
 from fevga.gioul import GioulPosition
 from fevga.position import BLACK, COLOR_NAMES, WHITE, Position
 from fevga.service.play import MAX_HISTORY, PlayedItem, PlayRequest, replay
+from fevga.service.errors import ApiError
+from fevga.records import GioulGameRecord, GioulMatchRecord
 
 __all__ = ["STATIC_FILES", "install"]
 
@@ -72,8 +74,6 @@ def _static(name: str) -> bytes:
 
 def _dice(text: str | None) -> tuple[int, ...] | None:
     """One to four dice (``6-5``, ``5 5 5 5``) to draw."""
-    from fevga.service.http import ApiError
-
     if text is None or not text.strip():
         return None
     if not DICE.match(text):
@@ -106,8 +106,6 @@ def position_dict(position: Position | GioulPosition) -> dict[str, Any]:
 def record_decisions(record: Any) -> dict[str, Any]:
     """The games of a match record (either game) with each decision's mover, dice, move and
     the positions before and after it."""
-    from fevga.gioul import GioulGameRecord, GioulMatchRecord
-
     games = []
     for number, game in enumerate(record.games, 1):
         positions = game.positions()
@@ -136,8 +134,6 @@ def install(app: FastAPI, core: Callable[..., Awaitable[Any]], parse: Callable[[
     """Add the page and its routes to `app`: `core` runs work in the server's worker threads
     within its time limit, `parse` reads a position text (ID, start, JSON) of a game, `read`
     a record (within the server's record limits)."""
-    from fevga.service.http import ApiError
-
     headers = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"}
 
     @app.get("/", include_in_schema=False)

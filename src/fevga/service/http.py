@@ -26,26 +26,37 @@ time limit, and `Limits` bounds every size.
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
+import contextlib
 import json
 import os
 import socket
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
-import contextlib
-from contextlib import asynccontextmanager
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
+import numpy as np
+
+from fevga import batch
+from fevga.analyser import HeuristicEvaluator, analyse
 from fevga.analysis import MAX_PLIES, evaluate, hint
 from fevga.errors import FevgaError, InvalidArgumentError, InvalidNotationError, RecordError
 from fevga.gioul import GioulPosition
 from fevga.notation import parse_dice
 from fevga.position import COLOR_NAMES, Position
+from fevga.records import GioulGameRecord, GioulMatchRecord, is_json_record, read_json, read_match, record_from_data
+from fevga.report import graph
+from fevga.rollout import rollout, rollout_moves
 from fevga.rules import Rules
 from fevga.service.engine import heuristic_order
+from fevga.service.errors import ApiError
 from fevga.service.jobs import JobQueue, TooManyJobs
+from fevga.version import __version__
 
 try:
     from fastapi import Body, FastAPI, Query, Request
@@ -57,6 +68,8 @@ try:
 except ImportError as exc:  # pragma: no cover - the extra is missing
     raise InvalidArgumentError(
         f"fevga serve needs the serve extra: pip install 'fevga[serve]' ({exc.name} is missing)") from None
+
+from fevga.service import board  # noqa: E402  (its routes need FastAPI, checked just above)
 
 __all__ = ["Limits", "create_app", "serve"]
 
@@ -103,14 +116,6 @@ class Limits:
 
 
 # ---------------------------------------------------------------------- errors
-
-
-class ApiError(Exception):
-    """An error answered as it is: a status, a code and a message."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
 
 
 def _code_of(exc: FevgaError) -> str:
@@ -249,8 +254,7 @@ def _evaluation_of(position: Position | GioulPosition, plies: int, rules: str = 
         raise ApiError(422, "unsupported", "Gioul evaluation needs a Gioul net, which fevga does not have yet "
                        "(issue 16); POST /api/v1/rollouts rolls a Gioul state out")
     e = evaluate(position, plies, _rules(rules, position))
-    return {"position": _position_dict(position), "plies": plies, "win": e.win, "win_mars": e.win_mars,
-            "lose_mars": e.lose_mars, "lose": e.lose, "equity": e.equity}
+    return {"position": _position_dict(position), "plies": plies, **e.to_dict()}
 
 
 def _hint_of(position: Position | GioulPosition, dice: tuple[int, int] | None, plies: int,
@@ -268,10 +272,7 @@ def _hint_of(position: Position | GioulPosition, dice: tuple[int, int] | None, p
         raise ApiError(422, "plies_limit", "hint plies must be at least 1 (a move is rated by its result)")
     hints = hint(position, dice, plies, _rules(rules, position))
     return {**head, "method": f"net {plies}-ply", "moves": [
-        {"move": h.move.notation, **({"after": h.move.position.id} if after else {}), "equity": h.equity,
-         "win": h.evaluation.win, "win_mars": h.evaluation.win_mars, "lose_mars": h.evaluation.lose_mars,
-         "loss": h.loss, "plies": h.plies}
-        for h in hints]}
+        {**h.to_dict(), **({"after": h.move.position.id} if after else {})} for h in hints]}
 
 
 # ---------------------------------------------------------------------- bodies
@@ -522,8 +523,6 @@ def create_app(limits: Limits | None = None) -> FastAPI:
             return HTMLResponse(report.to_html())
         return JSONResponse(_analysis_dict(report, graphs))
 
-    from fevga.service import board
-
     board.install(app, core, lambda text, game: parse_position(text, game, limits),
                   lambda text: _bounded(read_record(text), limits))
     return app
@@ -531,8 +530,6 @@ def create_app(limits: Limits | None = None) -> FastAPI:
 
 def _evaluate_items(items: list[BatchItem], limits: Limits) -> dict[str, Any]:
     """0-ply evaluations of many Fevga items by one fevga.batch.evaluate call."""
-    from fevga import batch
-
     positions: list[Position] = []
     for index, item in enumerate(items):
         try:
@@ -556,11 +553,6 @@ def _evaluate_items(items: list[BatchItem], limits: Limits) -> dict[str, Any]:
 
 def _bulk(text: str, width: int, what: str, limits: Limits) -> Any:
     """The (n, width) uint8 array of base64 `text` (n within the batch limit)."""
-    import base64
-    import binascii
-
-    import numpy as np
-
     try:
         data = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
@@ -573,8 +565,6 @@ def _bulk(text: str, width: int, what: str, limits: Limits) -> Any:
 
 
 def _b64(array: Any) -> str:
-    import base64
-
     return base64.b64encode(array.tobytes()).decode("ascii")
 
 
@@ -597,8 +587,6 @@ def _moves_rows(rows_text: str, dice_text: str, limits: Limits, binary: bool = F
     """fevga.batch.legal_moves of base64 rows and dice, answered as its arrays in base64:
     offsets (n + 1, <i8), results (m x 51, u1), steps (m x 4 x 2, u1), nsteps (m, u1); or
     with `binary` those arrays' bytes in that order (headers X-Fevga-Count n, X-Fevga-Moves m)."""
-    from fevga import batch
-
     rows = _bulk(rows_text, batch.POSITION_WIDTH, "rows", limits)
     dice = _bulk(dice_text, 2, "dice_rows", limits)
     moves = batch.legal_moves(rows, dice, rules)
@@ -614,8 +602,6 @@ def _evaluate_rows(text: str, limits: Limits, binary: bool = False) -> dict[str,
     of an (n, 3) little-endian float64 array (win, win_mars, lose_mars for the side on roll
     of each row; writing 3n floats as JSON text would cost more than the net), or with
     `binary` that array's bytes (header X-Fevga-Count n)."""
-    from fevga import batch
-
     rows = _bulk(text, batch.POSITION_WIDTH, "rows", limits)
     values = batch.evaluate(batch.validate_positions(rows)).astype("<f8")
     if binary:
@@ -626,8 +612,6 @@ def _evaluate_rows(text: str, limits: Limits, binary: bool = False) -> dict[str,
 
 def _rollout_work(position: Position | GioulPosition, dice: tuple[int, int] | None, by_move: bool,
                   request: RolloutRequest) -> Callable[[Callable[[int, int], None], threading.Event], Any]:
-    from fevga.rollout import rollout, rollout_moves
-
     options = dict(games=request.games, seed=request.seed, workers=request.workers, policy=request.policy,
                    truncate=request.truncate, luck=request.luck, progress=False)
 
@@ -643,9 +627,6 @@ def read_record(text: str) -> Any:
     """The match record of a request body: JSON (a game or a match, of either game) or the
     text match format (Fevga); FevgaError (RecordError) naming the problem. JSON goes through
     the records' bounded reader (nesting, integer size, finite numbers: docs/limits.md)."""
-    from fevga.gioul import GioulGameRecord, GioulMatchRecord
-    from fevga.records import is_json_record, read_json, read_match, record_from_data
-
     if not text.strip():
         raise ApiError(400, "invalid_record", "the request body is empty: send a record (JSON or text)")
     text = text.removeprefix("\ufeff")
@@ -655,18 +636,11 @@ def read_record(text: str) -> Any:
         data = read_json(text, "the request body")
     except RecordError as exc:
         raise ApiError(400, "invalid_record", f"the record is not valid JSON: {exc}") from None
-    if isinstance(data, dict) and data.get("game") == "gioul":
-        if "games" in data:
-            return GioulMatchRecord.from_dict(data)
-        game = GioulGameRecord.from_dict(data)
-        return GioulMatchRecord(length=0, games=(game,), score=game_score(game))
     return record_from_data(data, "the request body")
 
 
 def _bounded(record: Any, limits: Limits) -> Any:
     """`record` if within the record limits (games, plies or decisions), else 422 record_limit."""
-    from fevga.gioul import GioulGameRecord
-
     games = len(record.games)
     total = sum(len(g.decisions) if isinstance(g, GioulGameRecord) else len(g.plies) for g in record.games)
     if games > limits.record_games or total > limits.record_plies:
@@ -676,9 +650,6 @@ def _bounded(record: Any, limits: Limits) -> Any:
 
 
 def _analyse(text: str, plies: int, evaluator: str, limits: Limits, stop: threading.Event) -> Any:
-    from fevga.analyser import HeuristicEvaluator, analyse
-    from fevga.gioul import GioulMatchRecord
-
     record = _bounded(read_record(text), limits)
     if isinstance(record, GioulMatchRecord):
         raise ApiError(422, "unsupported", "Gioul records cannot be analysed yet: there is no Gioul net (issue 16)")
@@ -696,23 +667,12 @@ def _analysis_dict(report: Any, graphs: bool) -> dict[str, Any]:
     (`fevga.report.graph`, the report's own SVG) as ``graph``."""
     data: dict[str, Any] = report.to_dict()
     if graphs:
-        from fevga.report import graph
-
         for game, analysed in zip(data["games"], report.games):
             game["graph"] = graph(analysed, report.player_names)
     return data
 
 
-def game_score(game: Any) -> tuple[int, int]:
-    """The score a single game's result gives (White's, Black's points)."""
-    if game.winner is None:
-        return (0, 0)
-    return (game.points, 0) if game.winner == 0 else (0, game.points)
-
-
 def _version() -> str:
-    from fevga import __version__
-
     return __version__
 
 

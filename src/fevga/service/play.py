@@ -26,11 +26,11 @@ from typing import Any, Literal
 import numpy as np
 
 # the steps of either game as the terminal game takes them, so that both play the same game
-from fevga.cli.human import (DEFAULT_ENGINE, ENGINE_POLICIES, AnyMove, AnyPosition, Engine, _legal, _needs_roll, _over,
-                             _parse)
+from fevga.cli.human import DEFAULT_ENGINE, ENGINE_POLICIES, AnyMove, AnyPosition, Engine, _needs_roll
 from fevga.errors import FevgaError, InvalidArgumentError
-from fevga.game import GameRecord, Ply
-from fevga.gioul import Decision, GioulGameRecord, GioulPosition
+from fevga.records import GameRecord, Ply
+from fevga.gioul import GioulPosition
+from fevga.records import Decision, GioulGameRecord
 from fevga.position import BLACK, COLOR_NAMES, WHITE, Color, Position
 from fevga.rules import Rules
 from fevga.seeding import seed_repr, seed_sequence
@@ -110,13 +110,7 @@ def _rules(game: str) -> Rules:
 
 
 def _start(game: str, starter: Color) -> AnyPosition:
-    if game == "gioul":
-        from fevga.gioul import _initial_with_turn
-
-        return _initial_with_turn(starter)
-    from fevga.game import _with_turn
-
-    return _with_turn(Position.initial(), starter)
+    return (GioulPosition if game == "gioul" else Position).initial(starter)
 
 
 def _engine(request: PlayRequest) -> Engine:
@@ -157,7 +151,7 @@ def replay(request: PlayRequest) -> dict[str, Any]:
     last_roll = -1
     for index, item in enumerate(request.history):
         where = f"history[{index}]"
-        if _over(position, rules):
+        if position.is_game_over(rules):
             raise PlayError(f"{where}: the game was already over")
         roll: tuple[int, int] | None = None
         if _needs_roll(position):
@@ -168,9 +162,9 @@ def replay(request: PlayRequest) -> dict[str, Any]:
             roll = dice.roll(item.roll)
         elif item.roll is not None:
             raise PlayError(f"{where}: {position.id} has dice pending, so roll must be null")
-        moves = _legal(position, roll, rules)
+        moves = position.legal_moves(roll, rules)
         try:
-            move = _parse(position, item.move, roll, rules)
+            move = position.parse_move(item.move, roll, rules)
         except FevgaError as exc:
             raise PlayError(f"{where}: {exc}") from None
         played.append(Played(position, position.turn, item.roll if roll else None, roll, move,
@@ -183,7 +177,7 @@ def replay(request: PlayRequest) -> dict[str, Any]:
         replayed = _undo(played)
         known = len(played)
         position = played[-1].move.position if played else _start(request.game, starter)
-    while not _over(position, rules):
+    while not position.is_game_over(rules):
         roll_number: int | None = None
         roll = None
         if _needs_roll(position):
@@ -192,7 +186,7 @@ def replay(request: PlayRequest) -> dict[str, Any]:
             else:
                 roll_number, draws = draws, draws + 1
             roll = dice.roll(roll_number)
-        moves = _legal(position, roll, rules)
+        moves = position.legal_moves(roll, rules)
         mover = position.turn
         if mover == human and len(moves) > 1:
             return _state(request, engine, dice, played, known, position, draws, rules, roll_number, roll, moves)
@@ -269,7 +263,7 @@ def _state(request: PlayRequest, engine: Engine, dice: _Dice, played: list[Playe
                 "moves": [{"move": m.notation, "steps": [list(s) for s in m.steps],
                            "result": list(_board(m.position).counts(mover)), "after": m.position.id} for m in moves]}
     winner = position.winner()
-    over = _over(position, rules)
+    over = position.is_game_over(rules)
     result = None
     if over:
         result = {"winner": None if winner is None else COLOR_NAMES[winner], "points": position.points(),

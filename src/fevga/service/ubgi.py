@@ -26,7 +26,7 @@ import threading
 from collections.abc import Callable
 from typing import BinaryIO, TextIO
 
-from fevga import __version__
+from fevga.version import __version__
 from fevga.errors import FevgaError
 from fevga.gioul import GioulPosition
 from fevga.notation import parse_dice
