@@ -60,7 +60,7 @@ def test_batch_generate_with_results(benchmark: Any) -> None:
 
 def test_batch_count_two_threads(benchmark: Any) -> None:
     rows, dice = position_roll_pairs()
-    assert int(batch.count_legal_moves(rows, dice, threads=2).sum()) == TOTAL_MOVES["default"]
+    assert int(batch.count_legal_moves(rows, dice, workers=2).sum()) == TOTAL_MOVES["default"]
     benchmark(batch.count_legal_moves, rows, dice, None, 2)
     _rate(benchmark, PAIRS, "pairs_per_second")
 

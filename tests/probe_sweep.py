@@ -260,8 +260,8 @@ TEMPLATES = [
     "GioulPosition.from_counts([0] * 24 + [15], [0] * 24 + [15], next_roll=(2, 1), roller=0, dice=X)",
     "GioulPosition.parse(X)", "G.legal_moves(X)",
     "fevga.batch.count_legal_moves(X, [[6, 5]])", "fevga.batch.count_legal_moves(fevga.batch.to_array([P]), X)",
-    "fevga.batch.count_legal_moves(fevga.batch.to_array([P]), [[6, 5]], threads=X)",
-    "fevga.batch.evaluate(X)", "fevga.batch.evaluate(fevga.batch.to_array([P]), threads=X)",
+    "fevga.batch.count_legal_moves(fevga.batch.to_array([P]), [[6, 5]], workers=X)",
+    "fevga.batch.evaluate(X)", "fevga.batch.evaluate(fevga.batch.to_array([P]), workers=X)",
     "fevga.batch.legal_moves(X, [[6, 5]])", "fevga.batch.to_array(X)", "fevga.batch.to_array([X])",
     "fevga.gioul.count_legal_moves(X, [[6, 5]])", "fevga.gioul.self_play(X, seed=1)",
     "fevga.game.play_game(seed=X)", "fevga.game.play_game(seed=1, policy=X)", "fevga.game.play_game(seed=1, start=X)",
@@ -270,7 +270,7 @@ TEMPLATES = [
     "fevga.analyse(fevga.game.play_game(seed=1, max_plies=6), rollouts=X) if not (big(X, 0) and not big(X, 2**53)) else None",
     "fevga.bearoff.OneSidedDB.build(3, X) if not big(X, 3) or big(X, 15) else None",
     "fevga.bearoff.TwoSidedDB.build(X) if not big(X, 3) or big(X, 15) else None",
-    "fevga.bearoff.TwoSidedDB.build(2, threads=X)", "fevga.bearoff.race_estimate(X, [0, 0, 1])",
+    "fevga.bearoff.TwoSidedDB.build(2, workers=X)", "fevga.bearoff.race_estimate(X, [0, 0, 1])",
     "fevga.bearoff.evaluate(X)", "fevga.bearoff.best_move(X, (6, 5))", "fevga.svg.board(X)",
     "fevga.records.parse_record(X)", "fevga.records.game_from_dict(X)", "fevga.records.match_from_dict(X)",
     "fevga.match.match_equity_table(X)",
@@ -334,13 +334,13 @@ CORRECTNESS = [
     " v = fevga.batch.evaluate(rows); CHECK = v.tolist() == [[1, 1, 0], [0, 0, 1]]; NOTE = str(v)",
     "F = [(Position.from_counts(w, b, t), v) for w, b in (([15] + [0] * 24, [0] * 24 + [15]), ([15] + [0] * 24, [1] + [0] * 23 + [14]),"
     " ([0] * 24 + [15], [15] + [0] * 24), ([1] + [0] * 23 + [14], [15] + [0] * 24)) for t in (0, 1)"
-    " for v in [None]]; rows = fevga.batch.to_array([f for f, _ in F] + [MID]); v = fevga.batch.evaluate(rows, threads=2);"
+    " for v in [None]]; rows = fevga.batch.to_array([f for f, _ in F] + [MID]); v = fevga.batch.evaluate(rows, workers=2);"
     " e = [fevga.evaluate(f) for f, _ in F]; CHECK = all(tuple(v[i]) == (x.win, x.win_mars, x.lose_mars) for i, x in enumerate(e))"
     " and [x.equity for x in e] == [2, -2, 1, -1, -2, 2, -1, 1]; NOTE = str((v.tolist(), [x.equity for x in e]))",
     *[f"W = Position.from_counts([15] + [0] * 24, [0] * 24 + [15], {t}); e = [fevga.evaluate(W, p) for p in range(4)];"
       f" h = fevga.search.static_value(W); CHECK = all(x.equity == {2 if t == 0 else -2} and x.win == {1 if t == 0 else 0}"
       f" and x.lose_mars == {0 if t == 0 else 1} for x in e); NOTE = str(e)" for t in (0, 1)],
-    "rows = fevga.batch.to_array([MID, RACE, P] * 50); v = fevga.batch.evaluate(rows, threads=2);"
+    "rows = fevga.batch.to_array([MID, RACE, P] * 50); v = fevga.batch.evaluate(rows, workers=2);"
     " CHECK = all(tuple(v[i]) == (lambda e: (e.win, e.win_mars, e.lose_mars))(fevga.evaluate([MID, RACE, P][i % 3])) for i in range(150))",
     "CHECK = fevga.perft(P, 2) == 479",
     *[f"CHECK = fevga.perft(Position.from_id({e['position']!r}), {d + 1}, Rules.named({e['rules']!r})) == {n}"
@@ -913,8 +913,8 @@ def signal_probes(folder: Path) -> list[Probe]:
         "evaluate-3ply": "[fevga.evaluate(MID, 3) for _ in range(10**6)]",
         "hint-4ply": "[fevga.hint(MID, (5, 5), 4) for _ in range(10**6)]",
         "batch-count": big + "[fevga.batch.count_legal_moves(rows, dice) for _ in range(10**6)]",
-        "batch-count-threads": big + "[fevga.batch.count_legal_moves(rows, dice, threads=2) for _ in range(10**6)]",
-        "batch-evaluate": big + "[fevga.batch.evaluate(rows, threads=2) for _ in range(10**6)]",
+        "batch-count-threads": big + "[fevga.batch.count_legal_moves(rows, dice, workers=2) for _ in range(10**6)]",
+        "batch-evaluate": big + "[fevga.batch.evaluate(rows, workers=2) for _ in range(10**6)]",
         "batch-moves": big + "[fevga.batch.legal_moves(rows[:500_000], dice[:500_000]) for _ in range(10**6)]",
         "gioul-self-play": "fevga.gioul.self_play(16_000_000, seed=1)",
         "duel": "fevga.strength.duel('net', 'random', games=10**8, workers=2)",

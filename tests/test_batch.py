@@ -29,7 +29,7 @@ def test_counts_match_single_calls_with_threads() -> None:
     dice = rng.integers(1, 7, size=(len(positions), 2)).astype(np.uint8)
     expected = [p.count_legal_moves(tuple(d)) for p, d in zip(positions, dice)]
     assert batch.count_legal_moves(batch.to_array(positions), dice).tolist() == expected
-    assert batch.count_legal_moves(batch.to_array(positions), dice, threads=2).tolist() == expected
+    assert batch.count_legal_moves(batch.to_array(positions), dice, workers=2).tolist() == expected
     strict = [p.count_legal_moves(tuple(d), Rules.strict()) for p, d in zip(positions, dice)]
     assert batch.count_legal_moves(batch.to_array(positions), dice, Rules.strict()).tolist() == strict
 

@@ -129,12 +129,12 @@ def test_two_sided_invariants(ts: TwoSidedDB) -> None:
 
 
 def test_threaded_build_is_identical(ts: TwoSidedDB) -> None:
-    serial = TwoSidedDB.build(checkers=6, threads=1)
+    serial = TwoSidedDB.build(checkers=6, workers=1)
     assert np.array_equal(serial.equity_matrix(), ts.equity_matrix())
-    three = TwoSidedDB.build(checkers=6, threads=3)
+    three = TwoSidedDB.build(checkers=6, workers=3)
     assert np.array_equal(three.equity_matrix(), ts.equity_matrix())
-    with pytest.raises(InvalidArgumentError, match="threads=0"):
-        TwoSidedDB.build(checkers=2, threads=0)
+    with pytest.raises(InvalidArgumentError, match="workers=0"):
+        TwoSidedDB.build(checkers=2, workers=0)
 
 
 def test_race_estimate_error_is_small(db: OneSidedDB, ts: TwoSidedDB) -> None:

@@ -48,7 +48,7 @@ def test_the_issues_example() -> None:
 def test_finished_positions_in_batch() -> None:
     positions = [Position.from_counts(w, b, t) for w, b, t, _ in CASES]
     rows = fevga.batch.to_array(positions * 3)
-    values = fevga.batch.evaluate(rows, threads=2)
+    values = fevga.batch.evaluate(rows, workers=2)
     expected = np.array([_expected(points) for *_, points in CASES] * 3)
     np.testing.assert_array_equal(values, expected)
 

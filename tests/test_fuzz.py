@@ -164,9 +164,9 @@ def test_batch_arrays(n: int, width: int, dtype: Any, value: int, die: int, thre
     candidate = rows.astype(dtype) if dtype is not object else rows.astype(object)
     dice = np.full((n, 2), die)
     for call in (lambda: fevga.batch.count_legal_moves(candidate, dice),
-                 lambda: fevga.batch.count_legal_moves(candidate, dice, threads=threads),
+                 lambda: fevga.batch.count_legal_moves(candidate, dice, workers=threads),
                  lambda: fevga.batch.legal_moves(candidate, dice), lambda: fevga.batch.evaluate(candidate),
-                 lambda: fevga.batch.evaluate(candidate, threads=threads), lambda: fevga.batch.from_array(candidate),
+                 lambda: fevga.batch.evaluate(candidate, workers=threads), lambda: fevga.batch.from_array(candidate),
                  lambda: fevga.gioul.validate_states(candidate), lambda: fevga.batch.to_array(threads)):
         _contract(call)
 

@@ -31,7 +31,7 @@ def test_batch_agrees_with_the_one_state_api(corpus: list[GioulPosition]) -> Non
     moves = batch_legal_moves(rows, dice)
     counts = count_legal_moves(rows, dice)
     assert moves.counts().tolist() == counts.tolist()
-    assert count_legal_moves(corpus, dice, threads=3).tolist() == counts.tolist()
+    assert count_legal_moves(corpus, dice, workers=3).tolist() == counts.tolist()
     for i, state in enumerate(corpus):
         expected = [] if state.is_game_over() else state.legal_moves(None if state.pending else tuple(dice[i]))
         assert state.count_legal_moves(None if state.pending else tuple(dice[i])) == counts[i]
@@ -157,7 +157,7 @@ def test_shapes_dtypes_and_dice() -> None:
         with pytest.raises(InvalidDiceError):
             count_legal_moves(rows, dice)
     with pytest.raises(InvalidArgumentError):
-        count_legal_moves(rows, [[6, 5], [6, 5]], threads=0)
+        count_legal_moves(rows, [[6, 5], [6, 5]], workers=0)
     with pytest.raises(InvalidArgumentError):
         count_legal_moves(42, [[6, 5]])
     empty = batch_legal_moves(np.zeros((0, GIOUL_WIDTH), dtype=np.uint8), np.zeros((0, 2), dtype=np.uint8))

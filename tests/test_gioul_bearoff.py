@@ -233,7 +233,7 @@ def test_tables_are_deterministic_and_c_readable(g15: OneSidedDB, g6: TwoSidedDB
     again = OneSidedDB.build(6, 15, game="gioul")
     for name, array in g15._a.items():
         assert np.array_equal(array, again._a[name]), name
-    threaded = TwoSidedDB.build(6, game="gioul", threads=2)
+    threaded = TwoSidedDB.build(6, game="gioul", workers=2)
     assert np.array_equal(threaded.equity_matrix(), g6.equity_matrix())
     # The same layout as Fevga's: the core's C structs (and race.Tables) read Gioul tables.
     sides = [SIX, (1, 2, 0, 3), (0, 0, 0, 0, 0, 15)]

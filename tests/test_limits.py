@@ -31,7 +31,7 @@ import fevga.strength
 import fevga.train
 from fevga import FevgaError, GioulPosition, InvalidArgumentError, Position
 from fevga.bearoff import TwoSidedDB
-from fevga.limits import MAX_BATCH_ROWS, MAX_THREADS, MAX_WORKERS
+from fevga.limits import MAX_BATCH_ROWS, MAX_WORKERS
 
 START = Position.initial()
 
@@ -40,10 +40,10 @@ START = Position.initial()
     (lambda: fevga.rollout(START, workers=20000, games=36, progress=False), f"workers=20000 must be an integer in 1..{MAX_WORKERS}"),
     (lambda: fevga.rollout_moves(START, (6, 5), workers=0, games=36, progress=False), "workers=0"),
     (lambda: fevga.strength.duel("random", "random", games=72, workers=10**6), "workers=1000000"),
-    (lambda: fevga.batch.evaluate(fevga.batch.to_array([START]), threads=10**9), f"threads=1000000000 must be an integer in 1..{MAX_THREADS}"),
-    (lambda: fevga.batch.count_legal_moves(fevga.batch.to_array([START]), [[6, 5]], threads=2**70), f"threads={2**70} must"),
-    (lambda: fevga.gioul.count_legal_moves([GioulPosition.initial()], [[6, 5]], threads=-1), "threads=-1"),
-    (lambda: TwoSidedDB.build(2, threads=10**6), "threads=1000000"),
+    (lambda: fevga.batch.evaluate(fevga.batch.to_array([START]), workers=10**9), f"workers=1000000000 must be an integer in 1..{MAX_WORKERS}"),
+    (lambda: fevga.batch.count_legal_moves(fevga.batch.to_array([START]), [[6, 5]], workers=2**70), f"workers={2**70} must"),
+    (lambda: fevga.gioul.count_legal_moves([GioulPosition.initial()], [[6, 5]], workers=-1), "workers=-1"),
+    (lambda: TwoSidedDB.build(2, workers=10**6), "workers=1000000"),
     (lambda: fevga.gioul.self_play(10**12, seed=1), f"games=1000000000000 must be an integer in 0..{MAX_BATCH_ROWS}"),
     (lambda: fevga.expectimax(START, depth=7, evaluator=lambda p: 0.0), "expectimax depth=7 must be an integer in 0..6"),
     (lambda: fevga.expectimax(START, depth=10**9, evaluator="rollout"), "0..6"),
@@ -151,8 +151,8 @@ _BIG = "rows = np.repeat(fevga.batch.to_array([start]), 4_000_000, axis=0); dice
 
 @pytest.mark.parametrize("setup, call", [
     (_BIG, "for _ in range(10**6): fevga.batch.count_legal_moves(rows, dice)"),
-    (_BIG, "for _ in range(10**6): fevga.batch.count_legal_moves(rows, dice, threads=2)"),
-    (_BIG, "for _ in range(10**6): fevga.batch.evaluate(rows, threads=2)"),
+    (_BIG, "for _ in range(10**6): fevga.batch.count_legal_moves(rows, dice, workers=2)"),
+    (_BIG, "for _ in range(10**6): fevga.batch.evaluate(rows, workers=2)"),
     (_BIG, "for _ in range(10**6): fevga.batch.legal_moves(rows[:1_000_000], dice[:1_000_000])"),
     ("", "fevga.expectimax(start, depth=6, evaluator=lambda p: 0.0)"),
     ("", "fevga.expectimax(start, depth=3, evaluator='rollout', games=10**6, workers=1)"),
@@ -162,7 +162,7 @@ _BIG = "rows = np.repeat(fevga.batch.to_array([start]), 4_000_000, axis=0); dice
     ("", "fevga.strength.duel('net', 'random', games=10**8, workers=2)"),
     ("states = np.repeat(fevga.gioul.to_array([fevga.GioulPosition.initial()]), 4_000_000, axis=0); "
      "dice = np.tile([[6, 5]], (4_000_000, 1))",
-     "for _ in range(10**6): fevga.gioul.count_legal_moves(states, dice, threads=2)"),
+     "for _ in range(10**6): fevga.gioul.count_legal_moves(states, dice, workers=2)"),
 ])
 def test_long_calls_stop_on_ctrl_c(setup: str, call: str) -> None:
     code = _INTERRUPT.replace("SETUP", setup).replace("CALL", call).replace("DELAY", "1.0")

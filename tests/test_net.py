@@ -116,7 +116,7 @@ def test_outputs_are_valid_probabilities(corpus: list[Position]) -> None:
 
 def test_batch_evaluation_equals_single_calls(corpus: list[Position]) -> None:
     sample = corpus[::5]
-    batch = fevga.batch.evaluate(fevga.batch.to_array(sample), threads=2)
+    batch = fevga.batch.evaluate(fevga.batch.to_array(sample), workers=2)
     for position, values in zip(sample, batch):
         e = evaluate(position)
         assert (e.win, e.win_mars, e.lose_mars) == tuple(values)
@@ -490,11 +490,11 @@ def test_core_net_rejects_bad_rows_targets_and_rates() -> None:
         core_net.CoreNet(np.zeros(10, dtype=np.float32), 600)
 
 
-def test_batch_evaluate_rejects_bad_rows_and_threads() -> None:
+def test_batch_evaluate_rejects_bad_rows_and_workers() -> None:
     with pytest.raises(fevga.InvalidPositionError):
         fevga.batch.evaluate(_bad_rows())
-    with pytest.raises(InvalidArgumentError, match="threads"):
-        fevga.batch.evaluate(fevga.batch.to_array([Position.initial()]), threads=0)
+    with pytest.raises(InvalidArgumentError, match="workers"):
+        fevga.batch.evaluate(fevga.batch.to_array([Position.initial()]), workers=0)
 
 
 # ---------------------------------------------------------------------------------------

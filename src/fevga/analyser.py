@@ -52,7 +52,8 @@ from fevga.bearoff.core_tables import tables_of
 from fevga_core import rollout as core
 from fevga.analysis import MAX_PLIES, evaluate, hint
 import io
-from fevga.rollout.jobs import MAX_GAMES, check_workers
+from fevga.rollout.jobs import MAX_GAMES
+from fevga.checks import check_workers
 import time
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ column meaning
 
 Dice are a ``uint8`` array of shape ``(n, 2)``, values 1-6. Positions come from
 `to_array`; results of `legal_moves` use the same layout. One call takes at most
-`fevga.limits.MAX_BATCH_ROWS` rows and `fevga.limits.MAX_THREADS` threads; Ctrl-C stops it.
+`fevga.limits.MAX_BATCH_ROWS` rows and `fevga.limits.MAX_WORKERS` worker threads; Ctrl-C stops it.
 
 >>> import numpy as np
 >>> rows = to_array([Position.initial()] * 2)
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from fevga.checks import check_threads, validate_dice
+from fevga.checks import check_workers, validate_dice
 from fevga.errors import InvalidArgumentError, InvalidPositionError
 from fevga.limits import MAX_BATCH_ROWS, as_array, bounded
 from fevga.net import Net, net_of
@@ -88,17 +88,17 @@ def _finished_rows(positions: NDArray[np.uint8]) -> NDArray[np.intp]:
     return np.flatnonzero((positions[:, 0] == off) | (positions[:, constants.NUM_POINTS + 1] == off))
 
 
-def count_legal_moves(positions: object, dice: object, rules: Rules | None = None, threads: int = 1) -> NDArray[np.int32]:
+def count_legal_moves(positions: object, dice: object, rules: Rules | None = None, workers: int = 1) -> NDArray[np.int32]:
     """Number of distinct legal moves of each (position, dice) row; 0 for finished games.
 
-    `threads` > 1 splits the rows across threads (the core releases the GIL).
+    `workers` > 1 splits the rows across threads (the core releases the GIL).
     """
-    threads = check_threads("threads", threads)
+    workers = check_workers(workers)
     rows = validate_positions(positions)
     rolls = validate_dice(dice, rows.shape[0])
     flags = rules_of(rules).flags
     out = np.zeros(rows.shape[0], dtype=np.int32)
-    run_chunks(rows.shape[0], threads, lambda a, b: movegen.count_moves(rows[a:b], rolls[a:b], flags, out[a:b]))
+    run_chunks(rows.shape[0], workers, lambda a, b: movegen.count_moves(rows[a:b], rolls[a:b], flags, out[a:b]))
     out[_finished_rows(rows)] = 0
     return out
 
@@ -121,7 +121,7 @@ class BatchMoves:
         return np.diff(self.offsets)
 
 
-def evaluate(positions: object, net: Net | str | None = None, threads: int = 1) -> NDArray[np.float64]:
+def evaluate(positions: object, net: Net | str | None = None, workers: int = 1) -> NDArray[np.float64]:
     """0-ply evaluations (win, win_mars, lose_mars) for the side on roll of each row, shape
     (n, 3): the net, overridden by the exact bear-off tables and by finished games, as
     `fevga.evaluate(position)` computes one at a time.
@@ -129,7 +129,7 @@ def evaluate(positions: object, net: Net | str | None = None, threads: int = 1) 
     >>> evaluate(to_array([Position.initial()])).shape
     (1, 3)
     """
-    count = check_threads("threads", threads)
+    count = check_workers(workers)
     rows = validate_positions(positions)
     core = net_of(net)._core
     tables = tables_of("default")

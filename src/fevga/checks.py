@@ -7,10 +7,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fevga.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError
-from fevga.limits import MAX_THREADS, as_array, check_int
+import os
+
+from fevga.limits import MAX_WORKERS, as_array, check_int
 from fevga.position import Position
 
-__all__ = ["check_int", "check_position", "check_threads", "validate_dice"]
+__all__ = ["check_int", "check_position", "check_workers", "validate_dice"]
 
 
 def check_position(position: object, *, finished: bool = False) -> Position:
@@ -22,9 +24,11 @@ def check_position(position: object, *, finished: bool = False) -> Position:
     return position
 
 
-def check_threads(name: str, value: object, high: int = MAX_THREADS) -> int:
-    """A thread or worker count: an integer in 1..`high` (the documented limit)."""
-    return check_int(name, value, 1, high)
+def check_workers(workers: object, name: str = "workers") -> int:
+    """A count of worker threads (or Dask workers): an integer in 1..MAX_WORKERS, every core for None."""
+    if workers is None:
+        return min(os.cpu_count() or 1, MAX_WORKERS)
+    return check_int(name, workers, 1, MAX_WORKERS)
 
 
 def validate_dice(dice: object, n: int) -> NDArray[np.uint8]:

@@ -50,7 +50,7 @@ from fevga_core.gioul import (
     random_games,
 )
 from fevga.limits import MAX_BATCH_ROWS, as_array, bounded, check_int
-from fevga.checks import check_threads, validate_dice
+from fevga.checks import check_workers, validate_dice
 from fevga.parallel import run_chunks
 from fevga.diagram import diagram
 
@@ -430,18 +430,18 @@ def _state_rows(states: object) -> np.ndarray:
     return to_array(states)
 
 
-def count_legal_moves(states: object, dice: object, threads: int = 1) -> np.ndarray:
+def count_legal_moves(states: object, dice: object, workers: int = 1) -> np.ndarray:
     """Legal moves of the next decision for each (state, dice row) pair (int32; the dice of
     a state with dice pending are ignored; 0 for a finished game), computed without the GIL.
 
     `states` is a sequence of GioulPositions or an (n, 58) array of state rows (`to_array`);
-    `threads` > 1 splits the rows across threads.
+    `workers` > 1 splits the rows across threads.
     """
-    threads = check_threads("threads", threads)
+    workers = check_workers(workers)
     rows = _state_rows(states)
     rolls = validate_dice(dice, len(rows))
     out = np.zeros(len(rows), dtype=np.int32)
-    run_chunks(len(rows), threads, lambda a, b: count_moves(rows[a:b], rolls[a:b], out[a:b]))
+    run_chunks(len(rows), workers, lambda a, b: count_moves(rows[a:b], rolls[a:b], out[a:b]))
     return out
 
 

@@ -4,10 +4,10 @@ boundary uses: `check_int` for a count, a size or a depth, `check_real` for a pr
 another bounded number, `check_flag` for a switch, `as_array` for an array argument.
 
 >>> from fevga import batch, Position
->>> batch.count_legal_moves(batch.to_array([Position.initial()]), [[6, 5]], threads=MAX_THREADS + 1)
+>>> batch.count_legal_moves(batch.to_array([Position.initial()]), [[6, 5]], workers=MAX_WORKERS + 1)
 Traceback (most recent call last):
 ...
-fevga.errors.InvalidArgumentError: threads=257 must be an integer in 1..256
+fevga.errors.InvalidArgumentError: workers=257 must be an integer in 1..256
 """
 
 from __future__ import annotations
@@ -24,8 +24,7 @@ from fevga.errors import InvalidArgumentError
 
 T = TypeVar("T")
 
-MAX_WORKERS = 256  # worker threads or Dask workers of one rollout, duel or training run
-MAX_THREADS = 256  # threads of one batch call or bear-off build
+MAX_WORKERS = 256  # worker threads (or Dask workers) of one batch call, table build, rollout, duel or training run
 MAX_BATCH_ROWS = 1 << 24  # rows (positions, states, games) of one batch call: 16,777,216
 MAX_ITEMS = 1 << 24  # items taken from any iterable argument (a list of positions, moves, ...)
 MAX_GAMES = 100_000_000  # games one call plays: a duel, a measure of the game odds, a training run

@@ -41,7 +41,7 @@ from fevga.inputs import ArraySpec, parse_json, read_file, read_npz
 from fevga.net import Net
 from fevga.parallel import deferred_interrupt, run_chunks
 from fevga.policy import POLICY_IDS
-from fevga.rollout.jobs import check_workers
+from fevga.checks import check_workers
 from fevga.bearoff.core_tables import tables_of
 from fevga.rules import Rules
 from fevga.seeding import master_key

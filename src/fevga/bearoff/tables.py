@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fevga.bearoff.fileformat import TableFile, write_table
-from fevga.limits import MAX_THREADS, as_array, bounded
+from fevga.limits import MAX_WORKERS, as_array, bounded, check_int
 from fevga.errors import BearoffFileError, FevgaError, InvalidArgumentError, InvalidPositionError, MissingBearoffError
 from fevga_core import bearoff as core
 from fevga_core import constants
@@ -515,11 +515,13 @@ class TwoSidedDB:
         total: int = TOTAL_CHECKERS,
         game: str = "fevga",
         progress: bool = False,
-        threads: int | None = None,
+        workers: int = 1,
     ) -> TwoSidedDB:
         """Build the table of `game` for up to `checkers` checkers a side on points 1..`points`.
 
-        `threads` (default 1) split each large shell over threads; the result does not depend on it.
+        `workers` threads (default 1: measured on a 2-core machine under load, the per-shell
+        barriers cost more than the second core gives: N=10 took 7.1 s with 1, 10.1 s with 2) split
+        each large shell; the result does not depend on it.
 
         `total` is the number of checkers a side has in the game (15 in Fevga); a smaller value
         models a smaller game, in which a mars is possible as soon as checkers == total.
@@ -527,12 +529,7 @@ class TwoSidedDB:
         _check_size(points, checkers)
         if not isinstance(total, int) or not checkers <= total <= TOTAL_CHECKERS:
             raise InvalidArgumentError(f"total={total!r} must be an integer {checkers}-{TOTAL_CHECKERS}")
-        if threads is None:
-            # Measured on the 2-core machine under load: the per-shell barriers cost more than the
-            # second core gives (N=10: 7.1 s with 1 thread, 10.1 s with 2), so one by default.
-            threads = 1
-        if not isinstance(threads, int) or isinstance(threads, bool) or not 1 <= threads <= MAX_THREADS:
-            raise InvalidArgumentError(f"threads={threads!r} must be an integer in 1..{MAX_THREADS}")
+        threads = check_int("workers", workers, 1, MAX_WORKERS)
         _check_game(game)
         builder = core.TwoSidedBuilder(points, checkers, total, game)
         shells = builder.positions

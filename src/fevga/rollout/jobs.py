@@ -14,7 +14,7 @@ import numpy.typing as npt
 from fevga.bearoff.core_tables import tables_of, tables_spec
 from fevga.checks import check_int
 from fevga.errors import InvalidArgumentError
-from fevga.limits import MAX_WORKERS, check_flag
+from fevga.limits import check_flag
 from fevga.match import MatchScore
 from fevga.net import Net, net_of
 from fevga.policy import HEURISTIC_SCALE, Policy, chooser, policy_id, policy_name, policy_pair, uses_net
@@ -228,13 +228,6 @@ def check_games(games: int, stratify: bool) -> int:
         raise InvalidArgumentError(f"games={games} must be at most {MAX_GAMES - 36} (2^53 - 36: counts are exact "
                                    "in float64 up to 2^53)")
     return -(-games // 36) * 36 if stratify else games
-
-
-def check_workers(workers: int | None) -> int:
-    """Worker count: every core by default, at most MAX_WORKERS (fevga.limits)."""
-    if workers is None:
-        return min(os.cpu_count() or 1, MAX_WORKERS)
-    return check_int("workers", workers, 1, MAX_WORKERS)
 
 
 def check_backend(backend: str, scheduler: Any) -> str:

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fevga.checks import check_int, check_position
+from fevga.checks import check_int, check_position, check_workers
 from fevga.limits import check_flag
 from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidPositionError
 from fevga.files import output_path
@@ -23,7 +23,7 @@ from fevga.policy import Policy
 from fevga.position import Move, Position
 from fevga.rollout.checkpoints import checkpoint_exists, checkpoint_master
 from fevga.rollout.executors import execute
-from fevga.rollout.jobs import (DEFAULT_GAMES, FIELDS, NetSpec, Sums, check_backend, check_games, check_workers,
+from fevga.rollout.jobs import (DEFAULT_GAMES, FIELDS, NetSpec, Sums, check_backend, check_games,
                                 make_job)
 from fevga.rollout.results import Z95, MoveRollout, RolloutResult, statistics
 from fevga.rules import Rules, rules_of
