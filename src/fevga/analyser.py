@@ -672,7 +672,7 @@ def analyse(
     luck_evaluator: Evaluator | None = None,
     thresholds: Thresholds | None = None,
     keep: int = 5,
-    progress: Callable[[int, int], None] | None = None,
+    on_game: Callable[[int, int], None] | None = None,
     rollouts: int = 0,
     rollout_seed: SeedLike = 0,
     rollout_policy: Policy = "net",
@@ -683,7 +683,8 @@ def analyse(
     `plies` sets the default decision evaluator, the shipped net (`ApiEvaluator(plies)`);
     `evaluator` replaces it (e.g. ``HeuristicEvaluator(plies)`` for the heuristic). Luck uses
     `luck_evaluator` (default: the decision evaluator at 1 ply). `keep` ranked
-    moves are kept per decision for the reports. `progress(done, total)` is called after each game.
+    moves are kept per decision for the reports. `on_game(done, total)` is called after each game (as `fevga.rollout`'s
+    `on_block` after each block; `progress=` is a progress bar's switch everywhere).
 
     With `rollouts` > 0 every flagged decision is re-checked: the played and the best move
     are rolled out `rollouts` games each with `rollout_policy` (default: the net) on the same dice streams
@@ -702,8 +703,8 @@ def analyse(
     games = []
     for game in analyser.games():
         games.append(game)
-        if progress is not None:
-            progress(game.number, analyser.header.games)
+        if on_game is not None:
+            on_game(game.number, analyser.header.games)
     return analyser.analysis(tuple(games))
 
 

@@ -659,7 +659,7 @@ def _analyse(text: str, plies: int, evaluator: str, limits: Limits, stop: thread
             raise ApiError(408, "time_limit", "the analysis ran out of time")
 
     decide = HeuristicEvaluator(plies=plies) if evaluator == "heuristic" else None
-    return analyse(record, plies=plies, evaluator=decide, progress=progress)
+    return analyse(record, plies=plies, evaluator=decide, on_game=progress)
 
 
 def _analysis_dict(report: Any, graphs: bool) -> dict[str, Any]:
