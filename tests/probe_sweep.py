@@ -283,7 +283,7 @@ TEMPLATES = [
     "fevga.game.play_match(3, seed=1, policy='random', max_games=X)", "fevga.game.play_game(seed=1, max_plies=X)",
     "fevga.game.play_gioul_match(X, seed=1)", "fevga.game.play_gioul_match(3, seed=1, max_games=X)",
     "fevga.game.play_gioul_game(seed=X)", "fevga.game.play_gioul_game(seed=1, start=X)",
-    "fevga.gioul_perft(X, 1)", "fevga.gioul_perft(G, X) if not (big(X, 2) and not big(X, 12)) else None",
+    "fevga.perft(X, 1)", "fevga.perft(G, X) if not (big(X, 2) and not big(X, 12)) else None",
     "fevga.evaluate(MID, score=(0, 0), length=X)", "fevga.rollout(MID, games=36, workers=1, progress=False, score=(0, 0), length=X)",
     "fevga.expectimax(MID, 1, evaluator=X)", "fevga.bearoff.OneSidedDB.build(2, 2).counts(X)",
     "fevga.search.static_value(X)", "fevga.search.lookahead(X)",
@@ -901,8 +901,8 @@ def signal_probes(folder: Path) -> list[Probe]:
     big = "rows = np.repeat(fevga.batch.to_array([P]), 3_000_000, axis=0); dice = np.tile([[6, 5]], (3_000_000, 1))\n"
     api = {
         "perft": "fevga.perft(P, 9)",
-        "gioul-perft": "fevga.gioul_perft(G, 8)",
-        "gioul-perft-7": "fevga.gioul_perft(G, 7)",
+        "gioul-perft": "fevga.perft(G, 8)",
+        "gioul-perft-7": "fevga.perft(G, 7)",
         "gioul-rollout": "r = fevga.rollout(G, games=10**9, workers=2, policy='heuristic', progress=False); assert r.interrupted; raise KeyboardInterrupt",
         "gioul-match": "[fevga.game.play_gioul_match(255, seed=i) for i in range(10**6)]",
         "callback-rollout": "fevga.rollout(MID, games=10**8, workers=2, policy=lambda p, d, m: m[-1], progress=False)",
