@@ -18,7 +18,7 @@ from fevga.gioul import GioulPosition
 from fevga.notation import parse_dice
 from fevga.policy import POLICY_IDS
 from fevga.position import BLACK, COLOR_NAMES, WHITE, Position, perft
-from fevga.records import save_record
+from fevga.records import GameRecord, GioulGameRecord, save_record
 from fevga.rules import Rules
 
 
@@ -203,26 +203,20 @@ def _play(args: argparse.Namespace) -> int:
         raise InvalidArgumentError("--hint-plies is for games against the engine: add --human white|black")
     args.policy = args.policy or "random"
     policy = (args.white or args.policy, args.black or args.policy)
+    record: GameRecord | GioulGameRecord
     if game == "gioul":
         if args.start:
             raise InvalidArgumentError("--start is not supported for Gioul games (they begin with the one-die draw)")
-        gioul = play_gioul_game(seed=args.seed, policy=policy, rules=rules_argument(args, game))
-        if args.json:
-            print(gioul.to_json(indent=2))
-        else:
-            print(f"Gioul, seed {gioul.seed}, policies white={policy[0]} black={policy[1]}")
-            print(gioul.log())
-        if args.save:
-            save_record(gioul, args.save)
-        return 0
-    start = position_argument(args.start) if args.start else None
-    if start is not None and not isinstance(start, Position):
-        raise InvalidArgumentError(f"start {args.start!r} is not a Fevga position")
-    record = play_game(seed=args.seed, policy=policy, rules=Rules.named(args.rules), start=start, net=args.net)
+        record = play_gioul_game(seed=args.seed, policy=policy, rules=rules_argument(args, game))
+    else:
+        start = position_argument(args.start) if args.start else None
+        if start is not None and not isinstance(start, Position):
+            raise InvalidArgumentError(f"start {args.start!r} is not a Fevga position")
+        record = play_game(seed=args.seed, policy=policy, rules=Rules.named(args.rules), start=start, net=args.net)
     if args.json:
         print(record.to_json(indent=2))
     else:
-        print(f"seed {record.seed}, policies white={policy[0]} black={policy[1]}")
+        print(f"{'Gioul, ' if game == 'gioul' else ''}seed {record.seed}, policies white={policy[0]} black={policy[1]}")
         print(record.log())
     if args.save:
         save_record(record, args.save)
