@@ -97,3 +97,30 @@ def test_no_traceback_from_a_bug_either(monkeypatch: pytest.MonkeyPatch, capsys:
     err = capsys.readouterr().err
     _one_line(err)
     assert "internal error" in err and "TypeError: an engine bug" in err
+
+
+_INTERRUPTED_IMPORT = """
+import importlib.abc, sys
+
+class Interrupt(importlib.abc.MetaPathFinder):
+    # a Ctrl-C that lands while the package is still importing its modules
+    def find_spec(self, name, path, target=None):
+        if name == "fevga.batch":
+            raise KeyboardInterrupt
+        return None
+
+sys.meta_path.insert(0, Interrupt())
+from fevga.cli import main
+sys.exit(main())
+"""
+
+
+def test_ctrl_c_during_start_up_is_one_line_and_status_130(tmp_path: Path) -> None:
+    command = tmp_path / "fevga"  # what the console script is called: the hook looks at argv[0]
+    command.write_text(_INTERRUPTED_IMPORT)
+    done = subprocess.run([sys.executable, str(command), "--version"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 130 and done.stderr == "fevga: interrupted\n", (done.returncode, done.stderr)
+    other = tmp_path / "tool.py"  # a program that imports fevga keeps Python's own KeyboardInterrupt
+    other.write_text(_INTERRUPTED_IMPORT)
+    done = subprocess.run([sys.executable, str(other), "--version"], capture_output=True, text=True, timeout=120)
+    assert "Traceback" in done.stderr and "KeyboardInterrupt" in done.stderr

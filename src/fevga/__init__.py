@@ -8,6 +8,10 @@
 479
 """
 
+from fevga.startup import quiet_interrupts
+
+quiet_interrupts()  # first: the `fevga` command answers a Ctrl-C during these imports with one line
+
 from fevga import batch, bearoff, game, svg  # the README uses fevga.game, fevga.batch, fevga.svg after `import fevga`
 from fevga.analysis import Evaluation, Hint, evaluate, hint
 from fevga.errors import (
