@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -196,6 +197,19 @@ def _wait_for(path: Path, child: subprocess.Popen[str]) -> None:
     raise AssertionError(f"{path} never appeared")
 
 
+def _wait_for_cpu(child: subprocess.Popen[str], seconds: float, limit: float = 300.0) -> None:
+    """Wait until `child` has used `seconds` of CPU time (or exited): on a loaded machine the wall
+    time a stage takes varies many times over, the CPU time it needs does not."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + limit
+    while child.poll() is None and time.monotonic() < deadline:
+        with open(f"/proc/{child.pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        if (int(fields[11]) + int(fields[12])) / ticks >= seconds:  # utime + stime
+            return
+        time.sleep(0.1)
+
+
 def test_analysis_with_rollouts_stops_on_ctrl_c_and_says_what_was_cut_short(tmp_path: Path) -> None:
     from fevga.analyser import analyse
     from fevga.records import save_record
@@ -210,10 +224,7 @@ def test_analysis_with_rollouts_stops_on_ctrl_c_and_says_what_was_cut_short(tmp_
     argv = [sys.executable, "-m", "fevga", "analyse", str(record), "--rollouts", "10000000", "--workers", "1",
             "--html", str(tmp_path / "report.html")]
     child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        child.wait(timeout=6)  # the ten-million-game re-check is under way (start-up takes about 2 s)
-    except subprocess.TimeoutExpired:
-        pass
+    _wait_for_cpu(child, 8.0)  # start-up and the one ply take about 2 s of CPU: the re-check is under way
     os.kill(child.pid, signal.SIGINT)
     out, err = child.communicate(timeout=120)
     assert child.returncode == 130, (out, err)
