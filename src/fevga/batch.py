@@ -28,9 +28,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from fevga.checks import check_workers, validate_dice
+from fevga.checks import check_workers, row_array, validate_dice
 from fevga.errors import InvalidArgumentError, InvalidPositionError
-from fevga.limits import MAX_BATCH_ROWS, as_array, bounded
+from fevga.limits import MAX_BATCH_ROWS, bounded
 from fevga.net import Net, net_of
 from fevga.parallel import run_chunks
 from fevga.position import Position
@@ -66,17 +66,8 @@ def from_array(rows: NDArray[np.uint8]) -> list[Position]:
 
 def validate_positions(rows: object) -> NDArray[np.uint8]:
     """The (n, 51) C-contiguous uint8 array of `rows`, or InvalidPositionError naming the bad row."""
-    array = as_array(rows, "positions")
-    if array.ndim != 2 or array.shape[1] != POSITION_WIDTH:
-        raise InvalidPositionError(f"positions must have shape (n, {POSITION_WIDTH}), not {array.shape}")
-    if array.shape[0] > MAX_BATCH_ROWS:
-        raise InvalidArgumentError(f"{array.shape[0]} position rows are over the limit of {MAX_BATCH_ROWS} per call "
-                                   "(fevga.limits.MAX_BATCH_ROWS): split the batch")
-    if array.dtype.kind not in "iu":
-        raise InvalidPositionError(f"positions must be an integer array, not {array.dtype}")
-    if array.size and (array.min() < 0 or array.max() > constants.NUM_CHECKERS):
-        raise InvalidPositionError(f"position arrays hold counts 0-{constants.NUM_CHECKERS} and a turn of 0 or 1")
-    array = np.ascontiguousarray(array, dtype=np.uint8)
+    array = row_array(rows, "positions", POSITION_WIDTH, constants.NUM_CHECKERS,
+                      f"position arrays hold counts 0-{constants.NUM_CHECKERS} and a turn of 0 or 1")
     index, code = first_invalid_row(array)
     if index >= 0:
         raise InvalidPositionError(f"position row {index} {_ROW_PROBLEMS[code]}: {array[index].tolist()}")

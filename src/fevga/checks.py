@@ -9,10 +9,10 @@ from numpy.typing import NDArray
 from fevga.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError
 import os
 
-from fevga.limits import MAX_WORKERS, as_array, check_int
+from fevga.limits import MAX_BATCH_ROWS, MAX_WORKERS, as_array, check_int
 from fevga.position import Position
 
-__all__ = ["check_int", "check_position", "check_workers", "validate_dice"]
+__all__ = ["check_int", "check_position", "check_workers", "row_array", "validate_dice"]
 
 
 def check_position(position: object, *, finished: bool = False) -> Position:
@@ -41,4 +41,21 @@ def validate_dice(dice: object, n: int) -> NDArray[np.uint8]:
     bad = np.flatnonzero(((array < 1) | (array > 6)).any(axis=1))
     if bad.size:
         raise InvalidDiceError(f"dice row {int(bad[0])} is {array[bad[0]].tolist()}: values must be 1-6")
+    return np.ascontiguousarray(array, dtype=np.uint8)
+
+
+def row_array(rows: object, name: str, width: int, high: int, values: str) -> NDArray[np.uint8]:
+    """The (n, `width`) C-contiguous uint8 array of batch `rows` (positions or Gioul states),
+    before the core judges each row: its shape, at most MAX_BATCH_ROWS rows, and integers 0..`high`
+    (`values` says what the rows hold when they are not)."""
+    array = as_array(rows, name)
+    if array.ndim != 2 or array.shape[1] != width:
+        raise InvalidPositionError(f"{name} must have shape (n, {width}), not {array.shape}")
+    if array.shape[0] > MAX_BATCH_ROWS:
+        raise InvalidArgumentError(f"{name} hold {array.shape[0]} rows, over the limit of {MAX_BATCH_ROWS} per call "
+                                   "(fevga.limits.MAX_BATCH_ROWS): split the batch")
+    if array.dtype.kind not in "iu" and array.size:
+        raise InvalidPositionError(f"{name} must be an integer array, not {array.dtype}")
+    if array.size and (array.min() < 0 or array.max() > high):
+        raise InvalidPositionError(values)
     return np.ascontiguousarray(array, dtype=np.uint8)

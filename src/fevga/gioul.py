@@ -49,8 +49,8 @@ from fevga_core.gioul import (
     generate_batch,
     random_games,
 )
-from fevga.limits import MAX_BATCH_ROWS, as_array, bounded, check_int
-from fevga.checks import check_workers, validate_dice
+from fevga.limits import MAX_BATCH_ROWS, bounded, check_int
+from fevga.checks import check_workers, row_array, validate_dice
 from fevga.parallel import run_chunks
 from fevga.diagram import diagram
 
@@ -397,17 +397,8 @@ def to_array(states: Sequence[GioulPosition]) -> np.ndarray:
 def validate_states(rows: object) -> np.ndarray:
     """The (n, 58) C-contiguous uint8 array of Gioul state rows, every row checked for the
     invariants of a GioulPosition (InvalidPositionError names the first bad row and why)."""
-    array = as_array(rows, "Gioul states")
-    if array.ndim != 2 or array.shape[1] != GIOUL_WIDTH:
-        raise InvalidPositionError(f"Gioul states must have shape (n, {GIOUL_WIDTH}), not {array.shape}")
-    if array.shape[0] > MAX_BATCH_ROWS:
-        raise InvalidArgumentError(f"{array.shape[0]} Gioul state rows are over the limit of {MAX_BATCH_ROWS} per "
-                                   "call (fevga.limits.MAX_BATCH_ROWS): split the batch")
-    if array.dtype.kind not in "iu" and array.size:
-        raise InvalidPositionError(f"Gioul states must be an integer array, not {array.dtype}")
-    if array.size and (array.min() < 0 or array.max() > 255):
-        raise InvalidPositionError("Gioul state rows hold small non-negative integers (0-15 counts, fields 0-6)")
-    array = np.ascontiguousarray(array, dtype=np.uint8)
+    array = row_array(rows, "Gioul states", GIOUL_WIDTH, 255,
+                      "Gioul state rows hold small non-negative integers (0-15 counts, fields 0-6)")
     index, problem = first_invalid_row(array)
     if index >= 0:
         raise InvalidPositionError(f"Gioul state row {index} {problem}: {array[index].tolist()}")
