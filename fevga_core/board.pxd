@@ -3,7 +3,7 @@
 
 from cpython.exc cimport PyErr_CheckSignals
 
-from fevga_core.types cimport SideC, PositionC, NUM_ROLLS, uint8_t, uint32_t, uint64_t
+from fevga_core.types cimport SideC, PositionC, NUM_ROLLS, NUM_CHECKERS, uint8_t, uint32_t, uint64_t
 
 cdef extern from *:
     int __builtin_clz(unsigned int) nogil
@@ -80,3 +80,18 @@ cdef inline int check_interrupt() except -1 nogil:
     with gil:
         PyErr_CheckSignals()
     return 0
+
+
+cdef inline int position_winner(const PositionC* pos) noexcept nogil:
+    """THE game-over test of both games: 0 or 1 for a side that has borne off all its
+    checkers, else -1 (the game goes on)."""
+    if pos.side[0].counts[0] == NUM_CHECKERS:
+        return 0
+    if pos.side[1].counts[0] == NUM_CHECKERS:
+        return 1
+    return -1
+
+
+cdef inline int position_points(const PositionC* pos, int winner) noexcept nogil:
+    """What the `winner` of a finished game scores: 2 for a mars (the loser has none off), else 1."""
+    return 2 if pos.side[1 - winner].counts[0] == 0 else 1

@@ -25,7 +25,7 @@ from fevga_core.types cimport (
     NUM_SLOTS, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, MAX_STEPS, POSITION_WIDTH, FLAG_GIOUL,
 )
 from fevga_core.board cimport (
-    zobrist_turn, position_load, position_store, position_start, side_pips, row_problem, row_problem_text, ROLL_D1, ROLL_D2,
+    zobrist_turn, position_load, position_store, position_start, position_winner, position_points, side_pips, row_problem, row_problem_text, ROLL_D1, ROLL_D2,
     check_interrupt, mix64,
 )
 from fevga_core.movegen cimport (
@@ -65,7 +65,7 @@ cdef void gioul_initial(GioulC* s, int turn) noexcept nogil:
 
 
 cdef bint gioul_over(const GioulC* s) noexcept nogil:
-    return s.pos.side[0].counts[0] == NUM_CHECKERS or s.pos.side[1].counts[0] == NUM_CHECKERS
+    return position_winner(&s.pos) >= 0
 
 
 cdef uint64_t gioul_key(const GioulC* s) noexcept nogil:
@@ -247,8 +247,8 @@ cdef int _play_on(GioulC* s, RngC* rng, int first_d1, int first_d2, const int* p
             r.choices = n
         ndecisions[0] += 1
         gioul_apply(s, &moves[k])
-    winner = 0 if s.pos.side[0].counts[0] == NUM_CHECKERS else 1
-    k = 2 if s.pos.side[1 - winner].counts[0] == 0 else 1
+    winner = position_winner(&s.pos)
+    k = position_points(&s.pos, winner)
     return k if winner == 0 else -k
 
 
@@ -637,11 +637,7 @@ cdef class CoreGioul:
 
     def _winner(self):
         """0 or 1 for a side that has borne off all 15 checkers, else -1."""
-        if self.c.pos.side[0].counts[0] == NUM_CHECKERS:
-            return 0
-        if self.c.pos.side[1].counts[0] == NUM_CHECKERS:
-            return 1
-        return -1
+        return position_winner(&self.c.pos)
 
     def __hash__(self):
         return <Py_ssize_t> (gioul_key(&self.c) >> 1)

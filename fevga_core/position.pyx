@@ -12,7 +12,7 @@ from fevga_core.types cimport (
     PositionC, MoveC, SideC, uint8_t, uint64_t, NUM_SLOTS, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH,
 )
 from fevga_core.board cimport (
-    position_update, position_load, position_start, position_load_checked, position_store, side_pips, fevga_flags_checked,
+    position_update, position_load, position_start, position_winner, position_load_checked, position_store, side_pips, fevga_flags_checked,
     ROLL_D1, ROLL_D2,
 )
 from fevga_core.movegen cimport (
@@ -50,7 +50,7 @@ cdef long long _perft(PositionC* pos, int depth, PerftC* run, MoveC* moves) exce
     cdef long long total = 0, below
     cdef int i, k, n
     cdef PositionC child
-    if depth == 0 or pos.side[0].counts[0] == NUM_CHECKERS or pos.side[1].counts[0] == NUM_CHECKERS:
+    if depth == 0 or position_winner(pos) >= 0:
         return 1
     for i in range(NUM_ROLLS):
         run.calls += 1
@@ -134,11 +134,7 @@ cdef class CorePosition:
 
     def _winner(self):
         """0 or 1 for a side that has borne off all 15 checkers, else -1."""
-        if self.c.side[0].counts[0] == NUM_CHECKERS:
-            return 0
-        if self.c.side[1].counts[0] == NUM_CHECKERS:
-            return 1
-        return -1
+        return position_winner(&self.c)
 
     def pips(self, color):
         """Pip count of `color`: sum of own point numbers of its checkers on the board."""

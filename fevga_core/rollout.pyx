@@ -25,7 +25,7 @@ from fevga_core.types cimport (
     NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FLAG_OPENING_DICE,
 )
 from fevga_core.board cimport (
-    position_load, position_load_checked, position_store, zobrist_turn, fevga_flags_checked,
+    position_load, position_load_checked, position_store, position_winner, position_points, zobrist_turn, fevga_flags_checked,
     ROLL_D1, ROLL_D2, ROLL_WEIGHT,
 )
 from fevga_core.movegen cimport (
@@ -99,13 +99,13 @@ cdef int check_block_args(int targets, int64_t first_index, int64_t games, objec
 
 
 cdef inline bint _is_over(const PositionC* pos) noexcept nogil:
-    return pos.side[0].counts[0] == NUM_CHECKERS or pos.side[1].counts[0] == NUM_CHECKERS
+    return position_winner(pos) >= 0
 
 
 cdef inline double _final_points(const PositionC* pos, int color) noexcept nogil:
     """Points of a finished game for `color` (+ won, - lost)."""
-    cdef int winner = 0 if pos.side[0].counts[0] == NUM_CHECKERS else 1
-    cdef double points = 2.0 if pos.side[1 - winner].counts[0] == 0 else 1.0
+    cdef int winner = position_winner(pos)
+    cdef double points = position_points(pos, winner)
     return points if winner == color else -points
 
 

@@ -17,7 +17,7 @@ from libc.stdint cimport int8_t, int32_t, int64_t
 
 from fevga_core.types cimport PositionC, MoveC, SideC, uint8_t, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH
 from fevga_core.board cimport (
-    position_load, position_load_checked, position_store, rows_checked, fevga_flags_checked, check_interrupt,
+    position_load, position_load_checked, position_store, rows_checked, position_winner, position_points, fevga_flags_checked, check_interrupt,
     ROLL_D1, ROLL_D2, ROLL_WEIGHT,
 )
 from fevga_core.movegen cimport (
@@ -41,11 +41,11 @@ cdef bint _exact_value(const EvaluatorC* ev, const PositionC* pos, double* out) 
     cdef double equity
     cdef int winner
     cdef double mars
-    if pos.side[0].counts[0] == NUM_CHECKERS or pos.side[1].counts[0] == NUM_CHECKERS:
+    winner = position_winner(pos)
+    if winner >= 0:
         # After a game-ending move the loser is on roll; a finished position built by hand
         # may have either side on roll, so the winner is read from the board, never assumed.
-        winner = 0 if pos.side[0].counts[0] == NUM_CHECKERS else 1
-        mars = 1.0 if pos.side[1 - winner].counts[0] == 0 else 0.0
+        mars = 1.0 if position_points(pos, winner) == 2 else 0.0
         if winner == pos.turn:
             out[0], out[1], out[2] = 1.0, mars, 0.0
         else:
