@@ -740,7 +740,9 @@ def file_probes(folder: Path, rng: random.Random) -> list[Probe]:
         probes.append(Probe(f"file.net.cli.{name}", "cli", argv=["evaluate", "--net", str(path)]))
     for name, path in table_files(folder, rng):
         probes.append(Probe(f"file.fbo.api.{name}", "api",
-                            f"d = fevga.bearoff.open_db({str(path)!r}); NOTE = repr(d); x = d.counts([0, 0, 1])"))
+                            f"d = fevga.bearoff.open_db({str(path)!r}); NOTE = repr(d); "
+                            "x = d.counts([0, 0, 1]) if isinstance(d, fevga.bearoff.OneSidedDB) "
+                            "else d.equity([0, 0, 1], [0, 1])"))
         probes.append(Probe(f"file.fbo.cli.{name}", "cli", argv=["bearoff", "query", "0,0,1/0,1", "--db", str(path)]))
     for name, path in record_files(folder, rng):
         probes.append(Probe(f"file.record.api.{name}", "api", f"r = fevga.records.load_record({str(path)!r})"))
