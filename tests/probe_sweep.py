@@ -114,6 +114,9 @@ HARNESS = textwrap.dedent("""
 
 
 def _limits() -> None:
+    # a sweep started in the background (nohup, `&`) inherits SIGINT ignored: the probes must
+    # hear the Ctrl-C they are sent, as a user's terminal would deliver it
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     os.nice(10)
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
