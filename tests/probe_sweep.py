@@ -60,6 +60,7 @@ class Probe:
     wait_for: str = ""  # signal probes: a file whose existence means "under way"
     after: str = ""  # Python code run in the parent afterwards; it raises AssertionError on a failure
     stdin: str | None = None
+    runs: int = 1  # engine runs the probe makes one after another; its budget is runs x --timeout
 
 
 @dataclass
@@ -124,7 +125,7 @@ def _limits() -> None:
 def run_probe(probe: Probe, timeout: float, work: Path) -> Outcome:
     """Run one probe in its own process and judge it."""
     started = time.perf_counter()
-    env = dict(os.environ, FEVGA_CACHE_DIR=str(work / "cache"), PYTHONHASHSEED="0")
+    env = dict(os.environ, FEVGA_CACHE_DIR=str(work / "cache"), PYTHONHASHSEED="0", FEVGA_PROBE_BUDGET=str(timeout))
     cwd = work / "cwd"
     try:
         if probe.kind == "signal":
@@ -134,10 +135,10 @@ def run_probe(probe: Probe, timeout: float, work: Path) -> Outcome:
         else:
             argv = [PYTHON, "-m", "fevga", *probe.argv]
         done = subprocess.run(probe.shell or argv, shell=bool(probe.shell), capture_output=True, text=True,
-                              timeout=timeout, env=env, cwd=cwd, preexec_fn=_limits, input=probe.stdin,
+                              timeout=timeout * probe.runs, env=env, cwd=cwd, preexec_fn=_limits, input=probe.stdin,
                               errors="replace")
     except subprocess.TimeoutExpired:
-        return Outcome(probe.id, probe.kind, "hang", f"still running after {timeout:g} s",
+        return Outcome(probe.id, probe.kind, "hang", f"still running after {timeout * probe.runs:g} s",
                        time.perf_counter() - started)
     seconds = time.perf_counter() - started
     verdict, detail = (_judge_api if probe.kind == "api" else _judge_cli)(probe, done)
@@ -990,21 +991,34 @@ def kill_probes(folder: Path) -> list[Probe]:
             NOTE = str(left)
         """)
         probes.append(Probe(f"kill.write.{i}", "api", code, expect="ok"))
-    for i, delay in enumerate([2.0, 4.0, 7.0]):
+    # The kill lands while the rollout runs: once its first block is in the checkpoint, plus a delay.
+    # Three engine runs (killed, resumed, unbroken), each held to the per-run budget.
+    for i, delay in enumerate([0.0, 0.5, 1.5]):
         ck = folder / f"resume{i}.npz"
         code = textwrap.dedent(f"""
             import subprocess, signal, os, sys, time
+            budget = float(os.environ["FEVGA_PROBE_BUDGET"])  # seconds per engine run (--timeout)
             argv = [sys.executable, "-m", "fevga", "rollout", "--games", "20736", "--seed", "4", "--policy", "heuristic",
                     "--workers", "2", "--json", "--no-progress"]
+            def timed(args):
+                began = time.monotonic()
+                done = subprocess.run(args, capture_output=True, text=True, check=True, timeout=budget)
+                return json.loads(done.stdout), time.monotonic() - began
+            began = time.monotonic()
             child = subprocess.Popen(argv + ["--checkpoint", {str(ck)!r}], stdout=subprocess.PIPE)
-            time.sleep({delay}); os.kill(child.pid, signal.SIGKILL); child.wait()
-            resumed = json.loads(subprocess.run(argv + ["--checkpoint", {str(ck)!r}], capture_output=True, text=True, check=True).stdout)
-            whole = json.loads(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)
+            while not os.path.exists({str(ck)!r}) and child.poll() is None and time.monotonic() - began < budget:
+                time.sleep(0.01)
+            time.sleep({delay})
+            killed_running = child.poll() is None
+            os.kill(child.pid, signal.SIGKILL); child.wait()
+            resumed, t_resumed = timed(argv + ["--checkpoint", {str(ck)!r}])
+            whole, t_whole = timed(argv)
             keys = ("games", "equity", "equity_se", "win", "win_mars", "lose_mars", "length_counts", "first_rolls")
-            CHECK = all(resumed[k] == whole[k] for k in keys)
-            NOTE = str([(k, resumed[k], whole[k]) for k in keys if resumed[k] != whole[k]])[:300]
+            CHECK = killed_running and all(resumed[k] == whole[k] for k in keys)
+            NOTE = (f"killed while running: {{killed_running}}; resumed run {{t_resumed:.1f}} s, unbroken run {{t_whole:.1f}} s; "
+                    + str([(k, resumed[k], whole[k]) for k in keys if resumed[k] != whole[k]])[:300])
         """)
-        probes.append(Probe(f"kill.resume.{i}", "api", code, expect="ok"))
+        probes.append(Probe(f"kill.resume.{i}", "api", code, expect="ok", runs=3))
     return probes
 
 
