@@ -30,7 +30,7 @@ from fevga_core.board cimport (
 )
 from fevga_core.movegen cimport (
     ScratchC, WorkspaceC, scratch_new, scratch_free, generate_moves, generate_block, can_play_die,
-    apply_move, position_is_dead, player_can_move, moves_copy_out, moves_release, STACK_MOVES, move_steps,
+    apply_move, position_is_dead, player_can_move, MoveList, move_steps,
 )
 from fevga_core.game cimport (
     RngC, rng_seed, rng_below, game_seed, roll_dice, opening_draw, choose_move,
@@ -654,32 +654,23 @@ cdef class CoreGioul:
                 and self.c.count == o.c.count and self.c.last == o.c.last and self.c.pair == o.c.pair)
 
     def _legal_moves(self, int d1, int d2, type move_cls):
-        """The legal moves of the next decision as `move_cls` tuples (steps, next state):
-        of the pending decision, or (no dice pending) of the first decision of roll d1-d2."""
-        cdef int n, k
-        cdef CoreGioul child
-        cdef GioulC rolled = self.c
-        cdef type cls = type(self)
-        cdef MoveC stack[STACK_MOVES]
-        cdef MoveC* moves
+        """The legal moves of the next decision, a sequence of `move_cls` tuples (steps, next
+        state) each made when first asked for: of the pending decision, or (no dice pending)
+        of the first decision of roll d1-d2."""
+        cdef int n
+        cdef GioulMoves moves = GioulMoves.__new__(GioulMoves)  # made before the generator runs
+        moves.move_cls = move_cls
+        moves.state_cls = type(self)
+        moves.before = self.c
         if gioul_over(&self.c):
-            return []
-        if not rolled.count:
-            gioul_begin_roll(&rolled, d1, d2)
-        n = gioul_pending_moves(&rolled, _SCRATCH.moves, _SCRATCH.ws)
+            return moves
+        if not moves.before.count:
+            gioul_begin_roll(&moves.before, d1, d2)
+        n = gioul_pending_moves(&moves.before, _SCRATCH.moves, _SCRATCH.ws)
         if n < 0:
             raise OverflowError("more legal moves than the generator buffer holds")
-        moves = moves_copy_out(_SCRATCH.moves, n, stack)  # before any Python object is made
-        try:
-            out = []
-            for k in range(n):
-                child = cls.__new__(cls)
-                child.c = rolled
-                gioul_apply(&child.c, &moves[k])
-                out.append(tuple.__new__(move_cls, (move_steps(&moves[k]), child)))
-            return out
-        finally:
-            moves_release(moves, stack)
+        moves._fill(_SCRATCH.moves, n)
+        return moves
 
     def _count_legal(self, int d1, int d2):
         """Number of legal moves of the next decision (0 for a finished game)."""
@@ -716,3 +707,15 @@ cdef class CoreGioul:
         finally:
             scratch_free(&scratch)
         return total
+
+
+cdef class GioulMoves(MoveList):
+    """The legal moves of a Gioul state's next decision (fevga_core.movegen.MoveList)."""
+    cdef GioulC before      # the state with the decision's dice pending
+    cdef type state_cls
+
+    cdef object _make(self, int k):
+        cdef CoreGioul child = self.state_cls.__new__(self.state_cls)
+        child.c = self.before
+        gioul_apply(&child.c, &self.moves[k])
+        return tuple.__new__(self.move_cls, (move_steps(&self.moves[k]), child))

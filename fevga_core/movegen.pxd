@@ -4,7 +4,6 @@ from fevga_core.types cimport SideC, PositionC, MoveC, uint8_t, uint32_t, uint64
 
 cdef enum:
     VISITED_SIZE = 8192     # power of two, > 2 x the most nodes one turn can visit (~3,900)
-    STACK_MOVES = 64        # moves_copy_out keeps up to this many moves in the caller's stack buffer
 
 # Scratch memory of one generator call: an open-addressing set of (key, dice state)
 # already expanded. `stamp` ages entries out between calls without clearing the table.
@@ -51,11 +50,18 @@ cdef bint player_can_move(const PositionC* pos, int color, int flags) noexcept n
 cdef bint position_is_dead(const PositionC* pos, int flags) noexcept nogil
 cdef void apply_move(PositionC* pos, const MoveC* move) noexcept nogil
 
-# A copy of n generated moves, taken out of a shared scratch list before the caller creates
-# any Python object (that may run a finaliser, or let another thread in, which generates
-# again into the same list): `stack` (STACK_MOVES entries) if they fit, else heap memory.
-# Give the result back with moves_release(moves, stack).
-cdef MoveC* moves_copy_out(const MoveC* src, int n, MoveC* stack) except NULL
-cdef void moves_release(MoveC* moves, MoveC* stack) noexcept nogil
+# The legal moves of one request as a read-only sequence (docs/architecture.md, "A call"): the generated
+# moves are copied out of the shared scratch list at once (before any Python object is made, which
+# may run a finaliser or let another thread in that generates into the same list), and each
+# public Move value is made when it is first asked for. A game's subclass makes them (`_make`).
+cdef class MoveList:
+    cdef MoveC* moves
+    cdef int n
+    cdef list made          # the Move values made so far, None where not yet asked for
+    cdef type move_cls      # the public move type: a (steps, result) named tuple
+    cdef int _fill(self, const MoveC* src, int n) except -1
+    cdef object _make(self, int k)
+    cdef object _item(self, int k)
+    cdef list _all(self)
 # The steps of a move as the public API gives them: a tuple of (from, to) pairs.
 cdef tuple move_steps(const MoveC* move)

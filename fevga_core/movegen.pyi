@@ -1,7 +1,20 @@
 """Legal-move generation over NumPy arrays (rows trusted: fevga.batch validates)."""
 
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
+
 import numpy as np
 from numpy.typing import NDArray
+
+class MoveList(Sequence[Any]):
+    """The legal moves of one request, read-only; each Move is made when first asked for."""
+
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+    def __iter__(self) -> Iterator[Any]: ...
 
 def count_moves(
     positions: NDArray[np.uint8], dice: NDArray[np.uint8], flags: int, out_counts: NDArray[np.int32]

@@ -26,6 +26,10 @@ cimport cython
 from libc.stdint cimport SIZE_MAX
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset, memcpy, memcmp
+from cpython.mem cimport PyMem_Malloc, PyMem_Free
+
+from collections.abc import Sequence
+from operator import index as operator_index
 
 import numpy as np
 cimport numpy as cnp
@@ -692,19 +696,101 @@ cdef void apply_move(PositionC* pos, const MoveC* move) noexcept nogil:
     pos.turn ^= 1
 
 
-cdef MoveC* moves_copy_out(const MoveC* src, int n, MoveC* stack) except NULL:
-    cdef MoveC* moves = stack
-    if n > STACK_MOVES:
-        moves = <MoveC*> malloc(n * sizeof(MoveC))
-        if moves == NULL:
-            raise MemoryError("no memory for the legal moves")
-    memcpy(moves, src, n * sizeof(MoveC))
-    return moves
+cdef class MoveList:
+    """The legal moves of one request: a read-only sequence of Move values, each made when it
+    is first asked for (so that len() and a lookup cost no more than generating the moves).
+
+    It compares equal to a list or tuple of the same moves in the same order.
+    """
+
+    def __cinit__(self):
+        self.moves = NULL
+        self.n = 0
+
+    def __dealloc__(self):
+        PyMem_Free(self.moves)
+
+    cdef int _fill(self, const MoveC* src, int n) except -1:
+        if n > 0:
+            self.moves = <MoveC*> PyMem_Malloc(n * sizeof(MoveC))  # pymalloc runs no collection
+            if self.moves == NULL:
+                raise MemoryError("no memory for the legal moves")
+            memcpy(self.moves, src, n * sizeof(MoveC))
+        self.n = n
+        return 0
+
+    cdef object _make(self, int k):
+        raise NotImplementedError("a game's move list makes its moves")
+
+    cdef object _item(self, int k):
+        if self.made is None:
+            self.made = [None] * self.n
+        move = self.made[k]
+        if move is None:
+            move = self._make(k)
+            self.made[k] = move
+        return move
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self._item(j) for j in range(*index.indices(self.n))]
+        k = operator_index(index)  # a Python int: any size is an IndexError, not an OverflowError
+        if k < 0:
+            k += self.n
+        if not 0 <= k < self.n:
+            raise IndexError("move index out of range")
+        return self._item(<int> k)
+
+    cdef list _all(self):
+        cdef int k
+        if self.made is None:
+            self.made = [self._make(k) for k in range(self.n)]
+        else:
+            for k in range(self.n):
+                if self.made[k] is None:
+                    self.made[k] = self._make(k)
+        return self.made
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __reversed__(self):
+        return reversed(self._all())
+
+    def __contains__(self, move):
+        return move in self._all()
+
+    def index(self, move):
+        """Position of the first move equal to `move` (ValueError if none is)."""
+        moves = self._all()
+        if move in moves:
+            return moves.index(move)
+        raise ValueError(f"{move!r} is not one of the legal moves")
+
+    def count(self, move):
+        """How many of the moves equal `move` (0 or 1: the moves are distinct)."""
+        return self._all().count(move)
+
+    def __eq__(self, other):
+        if isinstance(other, MoveList):
+            return self._all() == (<MoveList> other)._all()
+        if isinstance(other, (list, tuple)):
+            return self._all() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # like a list: equal to lists, so not hashable
+
+    def __repr__(self):
+        return repr(self._all())
+
+    def __reduce__(self):
+        return (list, (list(self._all()),))
 
 
-cdef void moves_release(MoveC* moves, MoveC* stack) noexcept nogil:
-    if moves != stack:
-        free(moves)
+Sequence.register(MoveList)
 
 
 cdef tuple move_steps(const MoveC* move):

@@ -17,7 +17,7 @@ from fevga_core.board cimport (
 )
 from fevga_core.movegen cimport (
     ScratchC, WorkspaceC, scratch_new, scratch_free, generate_moves, apply_move,
-    player_can_move, position_is_dead, moves_copy_out, moves_release, STACK_MOVES, move_steps,
+    player_can_move, position_is_dead, MoveList, move_steps,
 )
 
 from numpy import integer as np_integer
@@ -152,31 +152,23 @@ cdef class CorePosition:
                 and memcmp(self.c.side[1].counts, o.c.side[1].counts, NUM_SLOTS) == 0)
 
     def _legal_moves(self, int d1, int d2, int flags, type move_cls):
-        """The legal moves for dice (d1, d2) as `move_cls` tuples (steps, result), where steps
-        is a tuple of (from, to) pairs; [] for a finished game."""
-        cdef int n, k
-        cdef CorePosition child
-        cdef type cls = type(self)
-        cdef MoveC stack[STACK_MOVES]
-        cdef MoveC* moves
+        """The legal moves for dice (d1, d2): a sequence of `move_cls` tuples (steps, result),
+        where steps is a tuple of (from, to) pairs, each made when first asked for; empty for
+        a finished game."""
+        cdef int n
+        cdef FevgaMoves moves = FevgaMoves.__new__(FevgaMoves)  # made before the generator runs
         check_dice(d1, d2)
         fevga_flags_checked(flags)
+        moves.move_cls = move_cls
+        moves.position_cls = type(self)
+        moves.before = self.c
         if self._winner() >= 0:
-            return []
+            return moves
         n = generate_moves(&self.c, d1, d2, flags, _SCRATCH.moves, _SCRATCH.ws)
         if n < 0:
             raise OverflowError("more legal moves than the generator buffer holds")
-        moves = moves_copy_out(_SCRATCH.moves, n, stack)  # before any Python object is made
-        try:
-            out = []
-            for k in range(n):
-                child = cls.__new__(cls)
-                child.c = self.c
-                apply_move(&child.c, &moves[k])
-                out.append(tuple.__new__(move_cls, (move_steps(&moves[k]), child)))
-            return out
-        finally:
-            moves_release(moves, stack)
+        moves._fill(_SCRATCH.moves, n)
+        return moves
 
     def _count_legal(self, int d1, int d2, int flags):
         """Number of distinct legal moves for dice (d1, d2)."""
@@ -213,3 +205,15 @@ cdef class CorePosition:
         finally:
             scratch_free(&scratch)
         return total
+
+
+cdef class FevgaMoves(MoveList):
+    """A Fevga position's legal moves for one roll (fevga_core.movegen.MoveList)."""
+    cdef PositionC before
+    cdef type position_cls
+
+    cdef object _make(self, int k):
+        cdef CorePosition child = self.position_cls.__new__(self.position_cls)
+        child.c = self.before
+        apply_move(&child.c, &self.moves[k])
+        return tuple.__new__(self.move_cls, (move_steps(&self.moves[k]), child))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fevga import BLACK, WHITE, Position, Rules
+from fevga.game import play_game, play_gioul_game
 
 
 def counts(points: dict[int, int]) -> list[int]:
@@ -25,8 +28,18 @@ def mover_results(position: Position, dice: tuple[int, int], rules: Rules | None
     return {m.position.counts(position.turn) for m in position.legal_moves(dice, rules)}
 
 
+
+def busy_position(game: str) -> tuple[Any, tuple[int, int]]:
+    """A mid-game position of `game` ("fevga" or "gioul") and the roll that gives it the most legal moves."""
+    if game == "fevga":
+        position: Any = play_game(seed=1).positions()[20]
+    else:
+        position = next(p for p in play_gioul_game(seed=1).positions()[20:] if not p.pending)
+    pairs = [(a, b) for a in range(1, 7) for b in range(a, 7)]
+    return position, max(pairs, key=position.count_legal_moves)
+
 START = {24: 15}
-__all__ = ["BLACK", "START", "WHITE", "counts", "make", "mover_results", "race"]
+__all__ = ["BLACK", "START", "WHITE", "busy_position", "counts", "make", "mover_results", "race"]
 
 
 def race(white_home: list[int], black_home: list[int], turn: int = WHITE) -> Position:

@@ -28,6 +28,8 @@ from fevga_core import race as core_race
 from fevga_core import rollout as core_rollout
 from fevga_core.position import CorePosition
 
+from boards import busy_position
+
 START_ROW = Position.initial()._row()
 ROWS = fevga.batch.to_array([Position.initial()] * 3)
 DICE = np.array([[6, 5], [5, 5], [1, 2]], dtype=np.uint8)
@@ -211,19 +213,9 @@ class _Finaliser:
             _Finaliser()
 
 
-def _busy_position(game_name: str) -> tuple[Any, Any]:
-    """A mid-game position of `game_name` and the dice that give it the most legal moves."""
-    if game_name == "fevga":
-        position: Any = fevga.game.play_game(seed=1).positions()[20]
-    else:
-        position = next(p for p in fevga.game.play_gioul_game(seed=1).positions()[20:] if not p.pending)
-    pairs = [(a, b) for a in range(1, 7) for b in range(a, 7)]
-    return position, max(pairs, key=position.count_legal_moves)
-
-
 @pytest.mark.parametrize("game_name", ["fevga", "gioul"])
 def test_legal_moves_survive_a_reentrant_call_from_a_finaliser(game_name: str) -> None:
-    position, dice = _busy_position(game_name)
+    position, dice = busy_position(game_name)
     expected = [(m.steps, m.position) for m in position.legal_moves(dice)]
     assert len(expected) > 1
     threshold = gc.get_threshold()

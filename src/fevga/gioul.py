@@ -336,7 +336,7 @@ class GioulPosition(CoreGioul, BasePosition):
             raise IllegalMoveError(f"{self.id}: the game is over")
         return self._rolled(d1, d2)
 
-    def legal_moves(self, dice: object = None, rules: Rules | None = None) -> list[GioulMove]:
+    def legal_moves(self, dice: object = None, rules: Rules | None = None) -> Sequence[GioulMove]:
         """The legal moves of the next decision: of the roll `dice` when a new roll is due,
         else (no dice given) of the pending decision. A pass is one empty move; a finished
         game has none.
@@ -346,7 +346,7 @@ class GioulPosition(CoreGioul, BasePosition):
         """
         rules_of(rules, "gioul")
         d1, d2 = self._dice_args(dice)
-        moves: list[GioulMove] = self._legal_moves(d1, d2, GioulMove)
+        moves: Sequence[GioulMove] = self._legal_moves(d1, d2, GioulMove)
         return moves
 
     def count_legal_moves(self, dice: object = None, rules: Rules | None = None) -> int:

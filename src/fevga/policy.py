@@ -16,7 +16,7 @@ from fevga.position import Move, Position
 from fevga.rules import Rules
 from fevga_core import constants
 
-PolicyFn = Callable[[Position, tuple[int, int], list[Move]], Move]
+PolicyFn = Callable[[Position, tuple[int, int], Sequence[Move]], Move]
 Policy = Union[str, PolicyFn]
 
 # Core ids of the built-in policies (defined once, in fevga_core/game.pxd POLICY_*).

@@ -71,7 +71,7 @@ class BasePosition:
         def from_json(cls: type[P], data: str | dict[str, Any]) -> P: ...
         def to_dict(self) -> dict[str, Any]: ...
         def diagram(self, perspective: int = WHITE) -> str: ...
-        def legal_moves(self, dice: object = None, rules: Rules | None = None) -> list[Any]: ...
+        def legal_moves(self, dice: object = None, rules: Rules | None = None) -> Sequence[Any]: ...
         def is_dead(self, rules: Rules | None = None) -> bool: ...
         def _dice_text(self, dice: object) -> str: ...
 
@@ -225,14 +225,15 @@ class Position(CorePosition, BasePosition):
         """Whether `color` has a legal move for at least one of the 21 rolls."""
         return bool(self._can_move(color, rules_of(rules).flags))
 
-    def legal_moves(self, dice: object = None, rules: Rules | None = None) -> list[Move]:
-        """The distinct legal moves (full turns) for `dice`; a pass is one empty move.
+    def legal_moves(self, dice: object = None, rules: Rules | None = None) -> Sequence[Move]:
+        """The distinct legal moves (full turns) for `dice`; a pass is one empty move. A read-only
+        sequence (equal to the list of the same moves) that makes each Move when it is first used.
 
         >>> [m.notation for m in Position.initial().legal_moves("6-5")]
         ['24/13']
         """
         d1, d2 = parse_dice(dice)
-        moves: list[Move] = self._legal_moves(d1, d2, rules_of(rules).flags, Move)
+        moves: Sequence[Move] = self._legal_moves(d1, d2, rules_of(rules).flags, Move)
         return moves
 
     def count_legal_moves(self, dice: object = None, rules: Rules | None = None) -> int:

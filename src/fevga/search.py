@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Union
 
 import numpy as np
@@ -84,7 +84,7 @@ def lookahead(evaluator: Callable[[Position], float], rules: Rules | None = None
             total += weight * -best_reply
         return total
 
-    def policy(position: Position, dice: tuple[int, int], moves: list[Move]) -> Move:
+    def policy(position: Position, dice: tuple[int, int], moves: Sequence[Move]) -> Move:
         return max(moves, key=lambda m: value_for_mover(m.position))
 
     policy.__name__ = f"lookahead({getattr(evaluator, '__name__', 'evaluator')})"

@@ -342,7 +342,7 @@ class BearoffPolicy:
         *,
         bearoff: TwoSidedDB | None = None,
         one_sided: OneSidedDB | None = None,
-        fallback: Callable[[Position, tuple[int, int], list[Move]], Move] | None = None,
+        fallback: Callable[[Position, tuple[int, int], Sequence[Move]], Move] | None = None,
         seed: int = 0,
     ) -> None:
         self.bearoff = bearoff
@@ -350,7 +350,7 @@ class BearoffPolicy:
         self.fallback = fallback
         self._random = random.Random(seed)
 
-    def __call__(self, position: Position, dice: tuple[int, int], moves: list[Move]) -> Move:
+    def __call__(self, position: Position, dice: tuple[int, int], moves: Sequence[Move]) -> Move:
         if covers(position, bearoff=self.bearoff, one_sided=self.one_sided):
             return _best_of(position, moves, self.bearoff, self.one_sided)
         if self.fallback is not None:

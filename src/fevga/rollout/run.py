@@ -156,7 +156,7 @@ def rollout_moves(
     start, rules = _start(position, rules)
     policy = default_policy(policy, start)
     games = check_games(games, stratify)
-    legal: list[Any]
+    legal: Sequence[Any]
     if isinstance(start, GioulPosition):
         legal = start.legal_moves(dice, rules)
     else:
@@ -228,7 +228,7 @@ def _chosen(start: Position | GioulPosition, dice: object, rules: Rules,
     if isinstance(moves, (str, Move, GioulMove)) or not moves:
         raise InvalidArgumentError(f"moves={moves!r} must be a non-empty list of moves of the roll")
     gioul = isinstance(start, GioulPosition)
-    legal: list[Any] = start.legal_moves(dice, rules) if gioul else start.legal_moves(parse_dice(dice), rules)
+    legal: Sequence[Any] = start.legal_moves(dice, rules) if gioul else start.legal_moves(parse_dice(dice), rules)
     results = [m.position for m in legal]  # moves with the same result are one move
     chosen: list[Any] = []
     for move in moves:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -254,7 +255,7 @@ class Engine:
         return [Ranked(m) for m in heuristic_order(position, moves)], "heuristic", (GIOUL_NOTE,)
 
 
-def heuristic_order(position: GioulPosition, moves: list[GioulMove]) -> list[GioulMove]:
+def heuristic_order(position: GioulPosition, moves: Sequence[GioulMove]) -> list[GioulMove]:
     """The moves ordered as the core's heuristic policy prefers them: by the heuristic value
     of the resulting board for the mover, ties kept in generator order (the policy plays the
     first best)."""

@@ -20,6 +20,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -241,7 +242,7 @@ def _pending(position: AnyPosition, roll: tuple[int, int] | None) -> list[int]:
 
 def _state(request: PlayRequest, engine: Engine, dice: _Dice, played: list[Played], known: int,
            position: AnyPosition, draws: int, rules: Rules, roll_number: int | None,
-           roll: tuple[int, int] | None, moves: list[Any]) -> dict[str, Any]:
+           roll: tuple[int, int] | None, moves: Sequence[Any]) -> dict[str, Any]:
     human = COLOR_NAMES.index(request.human)
     history = []
     for i, p in enumerate(played):
