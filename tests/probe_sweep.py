@@ -911,7 +911,7 @@ def signal_probes(folder: Path) -> list[Probe]:
         "gioul-perft-7": "fevga.perft(G, 7)",
         "gioul-rollout": "r = fevga.rollout(G, games=10**9, workers=2, policy='heuristic', progress=False); assert r.interrupted; raise KeyboardInterrupt",
         "gioul-match": "[fevga.game.play_gioul_match(255, seed=i) for i in range(10**6)]",
-        "callback-rollout": "fevga.rollout(MID, games=10**8, workers=2, policy=lambda p, d, m: m[-1], progress=False)",
+        "callback-rollout": "r = fevga.rollout(MID, games=10**8, workers=2, policy=lambda p, d, m: m[-1], progress=False); assert r.interrupted; raise KeyboardInterrupt",
         "expectimax": "fevga.expectimax(P, 6)",
         "expectimax-net": "fevga.expectimax(MID, 4, evaluator='net')",
         "expectimax-callable": "fevga.expectimax(MID, 6, evaluator=lambda p: 0.0)",
@@ -932,6 +932,7 @@ def signal_probes(folder: Path) -> list[Probe]:
     probes = [Probe(f"signal.api.{name}", "signal", code=code, delay=6.0) for name, code in api.items()]
     record = folder / "sig-record.json"
     save_record(play_game(seed=11, policy="random"), record)
+    mid = play_game(seed=5, policy="heuristic", max_plies=24).final.id  # the api probes' MID
     cli = {
         "perft": ["perft", "9"], "gioul-perft": ["perft", "8", "--game", "gioul"],
         "gioul-perft-7": ["perft", "7", "--game", "gioul"],
@@ -946,8 +947,9 @@ def signal_probes(folder: Path) -> list[Probe]:
         "train": ["train", "sig-train", "--games", "1000000", "--batch", "100000", "--hidden", "8",
                   "--check-every", "100000", "--check-games", "36", "--no-progress"],
         "play-match": ["play-match", "255", "--policy", "net2"],
-        "evaluate": ["evaluate", "--plies", "3"],
-        "hint": ["hint", "start", "5-5", "--plies", "4"],
+        # the start is searched in 1-2 s; the middle game at these depths takes 20 s and more
+        "evaluate": ["evaluate", mid, "--plies", "3"],
+        "hint": ["hint", mid, "5-5", "--plies", "4"],
     }
     for name, argv in cli.items():
         after = ""
