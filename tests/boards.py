@@ -15,6 +15,12 @@ def counts(points: dict[int, int]) -> list[int]:
     return out
 
 
+def side25(home: tuple[int, ...]) -> list[int]:
+    """25 counts of a side with `home` = the checkers on points 1, 2, ... (a bear-off table's
+    side); the rest of the 15 are borne off."""
+    return [15 - sum(home), *home] + [0] * (24 - len(home))
+
+
 def make(white: dict[int, int], black: dict[int, int], turn: int = WHITE) -> Position:
     """A position from {own point: checkers} per side."""
     return Position.from_counts(counts(white), counts(black), turn)
@@ -26,7 +32,7 @@ def mover_results(position: Position, dice: tuple[int, int], rules: Rules | None
 
 
 START = {24: 15}
-__all__ = ["BLACK", "START", "WHITE", "counts", "make", "mover_results", "race"]
+__all__ = ["BLACK", "START", "WHITE", "counts", "make", "mover_results", "race", "side25"]
 
 
 def race(white_home: list[int], black_home: list[int], turn: int = WHITE) -> Position:

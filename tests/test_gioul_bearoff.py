@@ -30,15 +30,12 @@ from fevga.bearoff import (
 from fevga.bearoff.fileformat import write_table
 from fevga.errors import BearoffFileError, InvalidArgumentError, MissingBearoffError
 from fevga.game import play_gioul_game
+from boards import side25
 from fevga_core import bearoff as core
 from test_bearoff_bruteforce import ROLLS, chain_results
 
 SIX = (0, 0, 0, 0, 0, 1)
-
-
-@pytest.fixture(autouse=True)
-def _cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FEVGA_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "fevga-cache"))
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 @pytest.fixture(scope="module")
@@ -49,11 +46,6 @@ def g15() -> OneSidedDB:
 @pytest.fixture(scope="module")
 def g6() -> TwoSidedDB:
     return TwoSidedDB.build(6, game="gioul")
-
-
-def side25(counts: tuple[int, ...]) -> list[int]:
-    """Own-numbering 25 counts of a side with `counts` on points 1..6."""
-    return [15 - sum(counts), *counts] + [0] * (24 - len(counts))
 
 
 def race(me: tuple[int, ...], them: tuple[int, ...], turn: int = WHITE, next_roll: tuple[int, int] = (4, 4)) -> GioulPosition:
