@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import gioul_reference as ref
+from boards import counts
 from fevga import (
     BLACK,
     WHITE,
@@ -31,14 +32,6 @@ from fevga.game import play_gioul_game
 
 DATA = json.loads((Path(__file__).parent / "data" / "gioul_perft.json").read_text())
 START = (0,) * 24 + (15,)
-
-
-def counts(points: dict[int, int]) -> list[int]:
-    out = [0] * 25
-    for point, n in points.items():
-        out[point] += n
-    out[0] = 15 - sum(out)
-    return out
 
 
 # --------------------------------------------------------------------------- rules
