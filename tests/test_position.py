@@ -10,6 +10,9 @@ import pytest
 from boards import START, counts, make
 from fevga import (
     BLACK,
+    BaseMove,
+    BasePosition,
+    GioulPosition,
     InvalidArgumentError,
     WHITE,
     FevgaError,
@@ -251,3 +254,18 @@ def test_bad_argument_types() -> None:
 def test_zero_repeat_is_not_notation() -> None:
     with pytest.raises(InvalidNotationError, match=r"24/18\(0\)"):
         Position.initial().play("24/13 24/18(0)", "6-5")
+
+
+@pytest.mark.parametrize(("position", "dice", "text"), [
+    (Position.initial(), "6-5", "24/13"),
+    (GioulPosition.initial(), "6-6", "24/18(4)"),
+])
+def test_moves_of_both_games_share_one_base(position: BasePosition, dice: str, text: str) -> None:
+    """Move and GioulMove are BaseMove values: the same fields, notation, pass test and str."""
+    move = position.legal_moves(dice)[0]
+    assert isinstance(move, BaseMove) and move._fields == ("steps", "position")
+    assert move.notation == str(move) == text and not move.is_pass
+    empty = move._replace(steps=())
+    assert type(empty) is type(move) and empty.is_pass and empty.notation == str(empty) == "pass"
+    assert pickle.loads(pickle.dumps(move)) == move and hash(move) == hash(pickle.loads(pickle.dumps(move)))
+    assert not hasattr(move, "__dict__")  # slots all the way down: as cheap as a plain named tuple

@@ -18,7 +18,7 @@ from fevga import errors
 from fevga.errors import *  # every exception, at the top level too (fevga.errors.__all__)
 from fevga.gioul import GioulMove, GioulPosition
 from fevga.net import Net
-from fevga.position import BLACK, WHITE, BasePosition, Color, Move, Position, perft
+from fevga.position import BLACK, WHITE, BaseMove, BasePosition, Color, Move, Position, perft
 from fevga.rollout import MoveRollout, RolloutResult, rollout, rollout_moves
 from fevga.search import expectimax
 from fevga.rules import Rules
@@ -29,6 +29,7 @@ from fevga.version import __version__
 __all__ = [
     "BLACK",
     "WHITE",
+    "BaseMove",
     "BasePosition",
     "Color",
     "GioulMove",
