@@ -89,6 +89,8 @@ def read_opened(path: str | os.PathLike[str], limit: int, error: Callable[[str],
         os.set_blocking(fd, True)
         with os.fdopen(fd, "rb", closefd=False) as handle:
             return read(handle, info.st_size)
+    except FevgaError:
+        raise  # ours, already naming the file (BearoffFileError and NetFileError are OSErrors too)
     except OSError as exc:
         raise error(f"cannot read {what} {name!r}: {exc.strerror or exc}") from None
     finally:
