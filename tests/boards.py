@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fevga import BLACK, WHITE, Position, Rules
+from fevga import BLACK, WHITE, GioulPosition, Position, Rules
 
 
 def counts(points: dict[int, int]) -> list[int]:
@@ -31,8 +31,24 @@ def mover_results(position: Position, dice: tuple[int, int], rules: Rules | None
     return {m.position.counts(position.turn) for m in position.legal_moves(dice, rules)}
 
 
+def mid_chain() -> GioulPosition:
+    """A Gioul state in the middle of White's chain of 3s (its fourth roll), 3-3 still to play."""
+    return GioulPosition.from_counts(
+        counts({12: 13, 9: 2}), counts({6: 10}), WHITE, next_roll=(4, 2), dice=(3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6),
+        roller=WHITE,
+    )
+
+
+def handed_pair() -> GioulPosition:
+    """A Gioul state where White could not play 6-5 and Black holds the pair."""
+    return GioulPosition.from_counts(
+        counts({7: 14, 24: 1}), counts({13: 1, 14: 1, 6: 1, 7: 1, 24: 11}), BLACK, next_roll=(2, 1), dice="6-5",
+        roller=WHITE,
+    )
+
+
 START = {24: 15}
-__all__ = ["BLACK", "START", "WHITE", "counts", "make", "mover_results", "race", "side25"]
+__all__ = ["BLACK", "START", "WHITE", "counts", "handed_pair", "make", "mid_chain", "mover_results", "race", "side25"]
 
 
 def race(white_home: list[int], black_home: list[int], turn: int = WHITE) -> Position:
