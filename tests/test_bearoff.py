@@ -183,7 +183,7 @@ def test_race_estimate_is_the_core_formula(db: OneSidedDB) -> None:
         estimate = race_estimate(a, b, db)
         equity, win, win_mars, lose_mars = core_rollout.race(pos._row(), tables)  # what evaluators use
         assert (estimate.equity, estimate.win, estimate.win_mars, estimate.lose_mars) == (equity, win, win_mars, lose_mars)
-        assert race_estimate(pos, db=db) == estimate
+        assert race_estimate(pos, one_sided=db) == estimate
         assert (estimate.win, estimate.win_mars, estimate.lose_mars) == pytest.approx(
             _reference_estimate(db, db.counts(a), db.counts(b)), abs=1e-13
         ), (a, b)

@@ -204,7 +204,7 @@ def test_one_sided_best_move_and_estimate(g15: OneSidedDB) -> None:
     finals = roll_finals(pos, (2, 2))
     assert min(g15.mean_rolls(f.counts(WHITE)) for f in finals) == pytest.approx(
         min(g15.mean_rolls(f.counts(WHITE)) for f in roll_finals_from(move.position)), abs=1e-12)
-    estimate = race_estimate(pos, db=g15)
+    estimate = race_estimate(pos, one_sided=g15)
     assert 0.0 < estimate.win < 1.0
     assert race_estimate(pos).win == estimate.win  # the default table of a Gioul position is Gioul's
     assert default_one_sided(game="gioul").game == "gioul"
@@ -266,12 +266,12 @@ def test_wrong_game_tables_are_refused(g15: OneSidedDB, g6: TwoSidedDB) -> None:
         lambda: evaluate(gpos, one_sided=fevga_one),
         lambda: best_move(gpos, (3, 1), bearoff=fevga_two),
         lambda: covers(gpos, one_sided=fevga_one),
-        lambda: race_estimate(gpos, db=fevga_one),
+        lambda: race_estimate(gpos, one_sided=fevga_one),
         lambda: g15.mean_rolls(fpos),
         lambda: g6.win_probability(fpos),
         lambda: evaluate(fpos, bearoff=g6),
         lambda: best_move(fpos, (3, 1), one_sided=g15),
-        lambda: race_estimate(fpos, db=g15),
+        lambda: race_estimate(fpos, one_sided=g15),
     ):
         with pytest.raises(BearoffFileError, match="(Fevga|Gioul) table; a (Gioul|Fevga) one is needed"):
             call()

@@ -80,17 +80,17 @@ def game_of(position: object) -> str | None:
     return None
 
 
-def require_game(db: Any, game: str | None, what: str = "") -> None:
-    """Raise BearoffFileError unless table `db` was built for `game` (None: any game).
+def require_game(table: Any, game: str | None, what: str = "") -> None:
+    """Raise BearoffFileError unless `table` (either kind) was built for `game` (None: any game).
 
     A Fevga table values Gioul races wrongly (its doubles are not chains) and the other way
     round, so every use of a table with a position, or with another game's table, checks it.
     """
-    if game is None or db is None:
+    if game is None or table is None:
         return
-    found = getattr(db, "game", None)
+    found = getattr(table, "game", None)
     if found != game:
-        where = f"{str(db.path)!r}" if getattr(db, "path", None) else repr(db)
+        where = f"{str(table.path)!r}" if getattr(table, "path", None) else repr(table)
         suffix = f" ({what})" if what else ""
         raise BearoffFileError(
             f"bear-off table {where} is a {str(found).capitalize()} table; a {game.capitalize()} one is needed{suffix}"
