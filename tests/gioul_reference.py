@@ -1,8 +1,10 @@
 """An independent, deliberately simple pure-Python reference of Gioul (docs/rules.md section 11).
 
 Written straight from the rule text. It shares no code with the package (it never imports
-`fevga` or `fevga_core`) nor with the Fevga reference (tests/reference.py), so the tests
-can cross-check the compiled engine against it. Readability, not speed, is the goal.
+`fevga` or `fevga_core`), so the tests can cross-check the compiled engine against it; from
+the Fevga reference (tests/reference.py) it takes only `sequences`, the walk over every
+order of the dice (section 6 step 1), with Gioul's own single-die rule. Readability, not
+speed, is the goal.
 
 Conventions:
 
@@ -34,6 +36,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from typing import NamedTuple
+
+from reference import sequences
 
 WHITE = 0
 BLACK = 1
@@ -153,23 +157,7 @@ def decision(me: Counts, op: Counts, group: Dice) -> tuple[set[Counts], Dice]:
     """The distinct final armies of one decision and the dice it plays (section 6 steps
     4-6 applied to the group, 11.3-11.5): as many dice as possible, and for a pair of
     which one die can be played, the larger when it can be played alone."""
-    candidates: set[tuple[Counts, Dice]] = set()
-    seen: set[tuple[Counts, Dice]] = set()
-
-    def walk(position: Counts, remaining: Dice, used: Dice) -> None:
-        if (position, remaining) in seen:
-            return
-        seen.add((position, remaining))
-        candidates.add((position, tuple(sorted(used))))
-        if position[OFF] == CHECKERS:
-            return  # the game is over: no later die is played
-        for die in sorted(set(remaining)):
-            rest = list(remaining)
-            rest.remove(die)
-            for after in single_die(position, op, die):
-                walk(after, tuple(rest), used + (die,))
-
-    walk(me, tuple(group), ())
+    candidates = sequences(me, group, lambda position, die: single_die(position, op, die))
     most = max(len(used) for _, used in candidates)
     kept = {c for c in candidates if len(c[1]) == most}
     if len(group) == 2 and group[0] != group[1] and most == 1:

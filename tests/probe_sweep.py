@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from children import slow_writer
+
 PYTHON = sys.executable
 MEMORY_LIMIT = 8 << 30  # bytes of address space per probe: a runaway allocation fails, the machine survives
 MAX_RSS_KIB = 3 << 20  # peak resident memory of an api probe: more is a "memory" verdict (a zip bomb read)
@@ -456,6 +458,29 @@ def _mutate(data: bytes, rng: random.Random) -> tuple[str, bytes]:
     return f"swap@{at},{other}", bytes(b)
 
 
+class Corpus:
+    """Hostile files written into `folder` for the probes: (name, path) pairs in `files`."""
+
+    def __init__(self, folder: Path, pattern: str) -> None:
+        self.folder = folder
+        self.pattern = pattern  # the file name, "{}" standing for the probe's name
+        self.files: list[tuple[str, Path]] = []
+
+    def put(self, name: str, content: bytes | str) -> None:
+        path = self.folder / self.pattern.format(name)
+        if isinstance(content, str):
+            path.write_text(content, encoding="utf-8", errors="surrogatepass")
+        else:
+            path.write_bytes(content)
+        self.files.append((name, path))
+
+    def mutants(self, data: bytes, rng: random.Random, count: int) -> None:
+        """`count` random corruptions of the good file `data` (see _mutate)."""
+        for i in range(count):
+            label, content = _mutate(data, rng)
+            self.put(f"mut{i:02d}-{label}", content)
+
+
 HOSTILE_JSON = ["[" * 5000 + "]" * 5000, "9" * 5000, "Infinity", "-Infinity", "NaN", "1e999", '"a string"', "[1, 2]",
                 "null", "{}", "true", "-1", "1e300", '"\u00b2"', "[" * 33 + "]" * 33, "18446744073709551616"]
 
@@ -483,16 +508,10 @@ def net_files(folder: Path, rng: random.Random) -> list[tuple[str, Path]]:
 
     good = Net.initial(8, seed=3)
     data = good.to_bytes()
-    files = []
+    files = Corpus(folder, "{}.npz")
+    put = files.put
 
-    def put(name: str, content: bytes) -> None:
-        path = folder / f"{name}.npz"
-        path.write_bytes(content)
-        files.append((name, path))
-
-    for i in range(40):
-        label, content = _mutate(data, rng)
-        put(f"mut{i:02d}-{label}", content)
+    files.mutants(data, rng, 40)
     meta = {"format": "fevga-net", "version": 1, "encoding": "fevga-1", "inputs": 214, "hidden": 8,
             "sha256": good.checksum, "provenance": {}}
     params = np.array(good.params)
@@ -525,7 +544,7 @@ def net_files(folder: Path, rng: random.Random) -> list[tuple[str, Path]]:
     put("empty", b"")
     put("text", b"root:x:0:0:root:/root:/bin/bash\n")
     put("extra", _npz(meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), params=params, extra=params))
-    return files
+    return files.files
 
 
 def _npy_member(array: Any) -> bytes:
@@ -557,12 +576,8 @@ def table_files(folder: Path, rng: random.Random) -> list[tuple[str, Path]]:
 
     sources = {"one": OneSidedDB.build(3, 3).save(folder / "good-one.fbo").read_bytes(),
                "two": TwoSidedDB.build(3).save(folder / "good-two.fbo").read_bytes()}
-    files = []
-
-    def put(name: str, content: bytes) -> None:
-        path = folder / f"{name}.fbo"
-        path.write_bytes(content)
-        files.append((name, path))
+    files = Corpus(folder, "{}.fbo")
+    put = files.put
 
     for i in range(30):
         kind = rng.choice(["one", "two"])
@@ -617,7 +632,7 @@ def table_files(folder: Path, rng: random.Random) -> list[tuple[str, Path]]:
     put("empty", b"")
     put("magic", b"FEVGABO\x00" + bytes(100))
     put("huge-header", struct.pack("<8sIII", b"FEVGABO\x00", 1, 2**31, 0) + bytes(64))
-    return files
+    return files.files
 
 
 def _prod(values: list[int]) -> int:
@@ -633,12 +648,8 @@ def record_files(folder: Path, rng: random.Random) -> list[tuple[str, Path]]:
 
     match = play_match(3, seed=6, policy="heuristic")
     game = play_game(seed=7, policy="heuristic").to_dict()
-    files = []
-
-    def put(name: str, content: str) -> None:
-        path = folder / name
-        path.write_text(content, encoding="utf-8", errors="surrogatepass")
-        files.append((name, path))
+    files = Corpus(folder, "{}")
+    put = files.put
 
     for i, text in enumerate(["{}", '{"foo": 1}', '{"length": 3, "games": []}', "[]", "[1, 2]", '"x"', "null",
                               '{"length": 3}', '{"games": [{}]}', '{"plies": []}', '{"plies": {}}',
@@ -676,7 +687,7 @@ def record_files(folder: Path, rng: random.Random) -> list[tuple[str, Path]]:
         put(f"text{i:02d}-{op}.mat", "\n".join(edited) + "\n")
     put("bom.mat", "\ufeff" + text)
     put("binary.mat", "\x00\x01\x02" * 100)
-    return files
+    return files.files
 
 
 def checkpoint_files(folder: Path, rng: random.Random) -> tuple[list[tuple[str, Path]], str]:
@@ -691,16 +702,10 @@ def checkpoint_files(folder: Path, rng: random.Random) -> tuple[list[tuple[str, 
     data = good.read_bytes()
     with np.load(good) as archive:
         arrays = {name: archive[name] for name in archive.files}
-    files = []
+    files = Corpus(folder, "ck-{}.npz")
+    put = files.put
 
-    def put(name: str, content: bytes) -> None:
-        path = folder / f"ck-{name}.npz"
-        path.write_bytes(content)
-        files.append((name, path))
-
-    for i in range(25):
-        label, content = _mutate(data, rng)
-        put(f"mut{i:02d}-{label}", content)
+    files.mutants(data, rng, 25)
     for i in range(15):
         edited = {k: v.copy() for k, v in arrays.items()}
         name = rng.choice(["prefix_sums", "prefix_first", "prefix_lengths", "prefix_cross"])
@@ -734,7 +739,7 @@ def checkpoint_files(folder: Path, rng: random.Random) -> tuple[list[tuple[str, 
                 for _ in range(64):
                     member.write(block)
     put("bomb", buffer.getvalue())
-    return files, " ".join(options)
+    return files.files, " ".join(options)
 
 
 def file_probes(folder: Path, rng: random.Random) -> list[Probe]:
@@ -959,16 +964,7 @@ def signal_probes(folder: Path) -> list[Probe]:
     return probes
 
 
-KILL_WRITER = textwrap.dedent("""
-    import sys, time
-    from fevga.files import atomic_write
-    def write(handle):
-        handle.write(b"x" * 4_000_000)
-        handle.flush()
-        print("writing", flush=True)
-        time.sleep(600)
-    atomic_write(sys.argv[1], write)
-""")
+KILL_WRITER = slow_writer(4_000_000)
 
 
 def kill_probes(folder: Path) -> list[Probe]:

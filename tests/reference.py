@@ -20,7 +20,7 @@ larger die, return the distinct final positions.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 WHITE = 0
 BLACK = 1
@@ -156,32 +156,37 @@ def _closed_points(op: Counts) -> list[bool]:
     return [False] + [op[opposite_point(k)] > 0 for k in range(1, 25)]
 
 
-def _candidates(me: Counts, op: Counts, dice: Dice, rules: Mapping[str, object]) -> set[tuple[Counts, tuple[int, ...]]]:
-    """Step 1: every (final position, dice used) of every sequence and every prefix."""
-    closed = _closed_points(op)
-    d1, d2 = dice
-    start_dice = (d1,) * 4 if d1 == d2 else tuple(sorted(dice))
+def sequences(me: Counts, dice: Sequence[int], single_die: Callable[[Counts, int], Iterable[Counts]]) -> set[tuple[Counts, tuple[int, ...]]]:
+    """Every (final position, sorted dice used) of every order of `dice` and every prefix
+    (the empty one included), a die played wherever `single_die(position, die)` yields a
+    result; no die is played once all 15 are off. The walk of docs/rules.md section 6 step 1,
+    shared with the Gioul reference (a Gioul decision walks its group of dice the same way)."""
     found: set[tuple[Counts, tuple[int, ...]]] = set()
     seen: set[tuple[Counts, tuple[int, ...]]] = set()
 
-    def walk(position: Counts, remaining: tuple[int, ...]) -> None:
+    def walk(position: Counts, remaining: tuple[int, ...], used: tuple[int, ...]) -> None:
         if (position, remaining) in seen:
             return
         seen.add((position, remaining))
-        used = list(start_dice)
-        for d in remaining:
-            used.remove(d)
         found.add((position, tuple(sorted(used))))
         if position[OFF] == CHECKERS:
             return  # the game is over: later dice are not played
         for die in sorted(set(remaining)):
             rest = list(remaining)
             rest.remove(die)
-            for after in _single_die(position, closed, die, rules):
-                walk(after, tuple(rest))
+            for after in single_die(position, die):
+                walk(after, tuple(rest), used + (die,))
 
-    walk(me, start_dice)
+    walk(me, tuple(dice), ())
     return found
+
+
+def _candidates(me: Counts, op: Counts, dice: Dice, rules: Mapping[str, object]) -> set[tuple[Counts, tuple[int, ...]]]:
+    """Step 1: every (final position, dice used) of every sequence and every prefix."""
+    closed = _closed_points(op)
+    d1, d2 = dice
+    return sequences(me, (d1,) * 4 if d1 == d2 else sorted(dice),
+                     lambda position, die: _single_die(position, closed, die, rules))
 
 
 # --------------------------------------------------------------------------- obligations

@@ -25,15 +25,12 @@ from fevga.bearoff import (
 )
 from fevga.bearoff import tables as tables_module
 from fevga.errors import BearoffFileError, InvalidArgumentError, InvalidPositionError, MissingBearoffError
+from boards import side25
 from fevga_core import bearoff as core
 from fevga_core.board import ROLLS
 
 SIX = (0, 0, 0, 0, 0, 1)
-
-
-@pytest.fixture(autouse=True)
-def _cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FEVGA_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "fevga-cache"))
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 @pytest.fixture(scope="module")
@@ -44,11 +41,6 @@ def db() -> OneSidedDB:
 @pytest.fixture(scope="module")
 def ts() -> TwoSidedDB:
     return TwoSidedDB.build(checkers=6)
-
-
-def side25(counts: tuple[int, ...]) -> list[int]:
-    """Own-numbering 25 counts of a side with `counts` on points 1..6."""
-    return [15 - sum(counts), *counts] + [0] * (24 - len(counts))
 
 
 # --- known values -------------------------------------------------------------------------
@@ -191,7 +183,7 @@ def test_race_estimate_is_the_core_formula(db: OneSidedDB) -> None:
         estimate = race_estimate(a, b, db)
         equity, win, win_mars, lose_mars = core_rollout.race(pos._row(), tables)  # what evaluators use
         assert (estimate.equity, estimate.win, estimate.win_mars, estimate.lose_mars) == (equity, win, win_mars, lose_mars)
-        assert race_estimate(pos, db=db) == estimate
+        assert race_estimate(pos, one_sided=db) == estimate
         assert (estimate.win, estimate.win_mars, estimate.lose_mars) == pytest.approx(
             _reference_estimate(db, db.counts(a), db.counts(b)), abs=1e-13
         ), (a, b)

@@ -1,13 +1,16 @@
-"""The bear-off tables against an independent brute-force solver (pure Python, exact fractions).
+"""The bear-off tables of both games against an independent brute-force solver (pure Python,
+exact fractions).
 
 Nothing here imports fevga's bear-off code for the solving: moves follow docs/rules.md sections 6-7
-directly, values are exact `Fraction`s, and the tables must agree to 1e-12.
+(and 11.3 for Gioul's chains) directly, values are exact `Fraction`s, and the tables must agree
+to 1e-12.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 
 import pytest
@@ -70,17 +73,59 @@ def all_sides(points: int, checkers: int) -> list[tuple[int, ...]]:
     return [c for c in itertools.product(range(checkers + 1), repeat=points) if sum(c) <= checkers]
 
 
-class OneSidedSolver:
+@functools.lru_cache(maxsize=None)
+def chain_results(side: tuple[int, ...], die: int) -> frozenset[tuple[int, ...]]:
+    """Every final side of a Gioul chain from `die` (docs/rules.md 11.3: blocks of four `die`,
+    four `die`+1, ... four 6s, each block as many of its four as possible)."""
+    current = {side}
+    for block in range(die, 7):
+        current = {s for c in current for s in (roll_results(c, block, block) if any(c) else {c})}
+    return frozenset(current)
+
+
+class Solver:
+    """What a roll is worth under each game's rules (docs/bearoff.md "Gioul"): in Fevga a roll
+    is one decision over its final positions; in Gioul a double is a chain whose blocks the
+    roller plays one by one, each block its own decision (the table builders instead take the
+    best final position of the whole chain: the two must agree)."""
+
+    def __init__(self, game: str) -> None:
+        self.game = game
+
+    def _chain(self, dice: tuple[int, int]) -> bool:
+        return self.game == "gioul" and dice[0] == dice[1]
+
+    def results(self, side: tuple[int, ...], dice: tuple[int, int]) -> frozenset[tuple[int, ...]]:
+        """The final sides of a roll."""
+        return chain_results(side, dice[0]) if self._chain(dice) else roll_results(side, *dice)
+
+    def roll_value(self, side: tuple[int, ...], dice: tuple[int, int], value: Callable[[tuple[int, ...]], Fraction],
+                   best: Callable[[Iterable[Fraction]], Fraction]) -> Fraction:
+        """best(value of the side left) over the roller's choices."""
+        if self._chain(dice):
+            return self._blocks(side, dice[0], value, best)
+        return best(value(s) for s in roll_results(side, *dice))
+
+    def _blocks(self, side: tuple[int, ...], die: int, value: Callable[[tuple[int, ...]], Fraction],
+                best: Callable[[Iterable[Fraction]], Fraction]) -> Fraction:
+        """The value after the blocks die..6 of a chain, choosing block by block."""
+        if not any(side) or die > 6:
+            return Fraction(value(side))
+        return best(self._blocks(s, die + 1, value, best) for s in roll_results(side, die, die))
+
+
+class OneSidedSolver(Solver):
     """Exact expected rolls, distributions (None when ties make them ambiguous), first-off."""
 
-    def __init__(self, checkers: int) -> None:
+    def __init__(self, checkers: int, game: str = "fevga") -> None:
+        super().__init__(game)
         self.checkers = checkers
 
     @functools.lru_cache(maxsize=None)
     def mean(self, side: tuple[int, ...]) -> Fraction:
         if not any(side):
             return Fraction(0)
-        return 1 + sum(w * min(self.mean(s) for s in roll_results(side, *dice)) for dice, w in ROLLS)
+        return 1 + sum(w * self.roll_value(side, dice, self.mean, min) for dice, w in ROLLS)
 
     @functools.lru_cache(maxsize=None)
     def distribution(self, side: tuple[int, ...]) -> dict[int, Fraction] | None:
@@ -88,7 +133,7 @@ class OneSidedSolver:
             return {0: Fraction(1)}
         total: dict[int, Fraction] = {}
         for dice, w in ROLLS:
-            results = roll_results(side, *dice)
+            results = self.results(side, dice)
             best = min(self.mean(s) for s in results)
             choices = {frozenset(d.items()) if (d := self.distribution(s)) is not None else None
                        for s in results if self.mean(s) == best}
@@ -102,31 +147,36 @@ class OneSidedSolver:
     def first_off(self, side: tuple[int, ...]) -> Fraction:
         if sum(side) < self.checkers:
             return Fraction(0)
-        return 1 + sum(w * min(self.first_off(s) for s in roll_results(side, *dice)) for dice, w in ROLLS)
+        return 1 + sum(w * self.roll_value(side, dice, self.first_off, min) for dice, w in ROLLS)
 
 
-class TwoSidedSolver:
+class TwoSidedSolver(Solver):
     """Exact equity of the side on roll, maximising expected points (mars = 2)."""
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, game: str = "fevga") -> None:
+        super().__init__(game)
         self.total = total
+
+    def _after(self, side: tuple[int, ...], opponent: tuple[int, ...]) -> Fraction:
+        """The mover's equity once its roll is over with `side` left."""
+        if not any(side):
+            return Fraction(2 if sum(opponent) == self.total else 1)
+        return -self.equity(opponent, side)
 
     @functools.lru_cache(maxsize=None)
     def equity(self, on_roll: tuple[int, ...], opponent: tuple[int, ...]) -> Fraction:
-        value = 0
-        for dice, w in ROLLS:
-            best = max(
-                (Fraction(2 if sum(opponent) == self.total else 1) if not any(s) else -self.equity(opponent, s))
-                for s in roll_results(on_roll, *dice)
-            )
-            value += w * best
-        return Fraction(value)
+        return sum((w * self.roll_value(on_roll, dice, lambda s: self._after(s, opponent), max) for dice, w in ROLLS),
+                   Fraction(0))
 
 
+GAMES = ("fevga", "gioul")
+
+
+@pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize(("points", "checkers"), [(3, 4), (6, 3), (8, 2)])
-def test_one_sided_matches_brute_force(points: int, checkers: int) -> None:
-    db = OneSidedDB.build(points=points, checkers=checkers)
-    solver = OneSidedSolver(checkers)
+def test_one_sided_matches_brute_force(points: int, checkers: int, game: str) -> None:
+    db = OneSidedDB.build(points=points, checkers=checkers, game=game)
+    solver = OneSidedSolver(checkers, game)
     compared = 0
     for side in all_sides(points, checkers):
         assert db.mean_rolls(side) == pytest.approx(float(solver.mean(side)), rel=1e-12, abs=1e-12), side
@@ -141,10 +191,11 @@ def test_one_sided_matches_brute_force(points: int, checkers: int) -> None:
     assert compared >= len(all_sides(points, checkers)) // 2
 
 
+@pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize(("points", "checkers", "total"), [(6, 2, 15), (3, 3, 3), (4, 2, 2)])
-def test_two_sided_matches_brute_force(points: int, checkers: int, total: int) -> None:
-    ts = TwoSidedDB.build(checkers=checkers, points=points, total=total)
-    solver = TwoSidedSolver(total)
+def test_two_sided_matches_brute_force(points: int, checkers: int, total: int, game: str) -> None:
+    ts = TwoSidedDB.build(checkers=checkers, points=points, total=total, game=game)
+    solver = TwoSidedSolver(total, game)
     sides = [s for s in all_sides(points, checkers) if any(s)]
     for a in sides:
         for b in sides:

@@ -38,11 +38,11 @@ DICE = np.array([[6, 5], [5, 5], [1, 2]], dtype=np.uint8)
 # --- the instances reported in issue 9 ---------------------------------------------------
 
 
-def test_expectimax_huge_depth_is_refused_with_the_limit() -> None:
+def test_expectimax_huge_plies_are_refused_with_the_limit() -> None:
     with pytest.raises(InvalidArgumentError, match=f"0..{core_rollout.MAX_EXPECTIMAX_DEPTH}"):
-        fevga.expectimax(Position.initial(), depth=1048577)
-    with pytest.raises(InvalidArgumentError, match="depth=50"):
-        fevga.expectimax(Position.initial(), depth=50)
+        fevga.expectimax(Position.initial(), plies=1048577)
+    with pytest.raises(InvalidArgumentError, match="plies=50"):
+        fevga.expectimax(Position.initial(), plies=50)
     with pytest.raises(InvalidArgumentError, match=f"0 to {core_rollout.MAX_EXPECTIMAX_DEPTH}"):  # the core's own check
         core_rollout.expectimax_value(START_ROW, 50, 0, core_race.Tables(), 100.0)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from children import slow_writer
 import fevga
 from fevga import InvalidArgumentError, Net, Position
 from fevga.bearoff import OneSidedDB
@@ -183,16 +184,7 @@ def test_plot_is_written_atomically(tmp_path: Path, capsys: pytest.CaptureFixtur
     capsys.readouterr()
 
 
-_SLOW_WRITER = """
-import sys, time
-from fevga.files import atomic_write
-def write(handle):
-    handle.write(b"x" * 1_000_000)
-    handle.flush()
-    print("writing", flush=True)
-    time.sleep(600)
-atomic_write(sys.argv[1], write)
-"""
+_SLOW_WRITER = slow_writer(1_000_000)
 
 
 def test_a_killed_writers_temporary_file_is_removed_by_the_next_write(tmp_path: Path) -> None:

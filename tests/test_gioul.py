@@ -4,13 +4,13 @@ perft, seeded games. The rules themselves are cross-checked in test_gioul_crossc
 from __future__ import annotations
 
 import json
-import pickle
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import gioul_reference as ref
+from boards import counts, handed_pair, mid_chain
 from fevga import (
     BLACK,
     WHITE,
@@ -18,7 +18,6 @@ from fevga import (
     IllegalMoveError,
     InvalidArgumentError,
     InvalidDiceError,
-    InvalidNotationError,
     InvalidPositionError,
     InvalidRulesError,
     Position,
@@ -31,14 +30,6 @@ from fevga.game import play_gioul_game
 
 DATA = json.loads((Path(__file__).parent / "data" / "gioul_perft.json").read_text())
 START = (0,) * 24 + (15,)
-
-
-def counts(points: dict[int, int]) -> list[int]:
-    out = [0] * 25
-    for point, n in points.items():
-        out[point] += n
-    out[0] = 15 - sum(out)
-    return out
 
 
 # --------------------------------------------------------------------------- rules
@@ -87,30 +78,6 @@ def test_initial_state() -> None:
     assert not p.is_game_over() and p.winner() is None and p.points() == 0
 
 
-def mid_chain() -> GioulPosition:
-    return GioulPosition.from_counts(
-        counts({12: 13, 9: 2}), counts({6: 10}), WHITE, next_roll=(4, 2), dice=(3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6),
-        roller=WHITE,
-    )
-
-
-def handed_pair() -> GioulPosition:
-    return GioulPosition.from_counts(
-        counts({7: 14, 24: 1}), counts({13: 1, 14: 1, 6: 1, 7: 1, 24: 11}), BLACK, next_roll=(2, 1), dice="6-5",
-        roller=WHITE,
-    )
-
-
-@pytest.mark.parametrize("make", [GioulPosition.initial, mid_chain, handed_pair])
-def test_id_json_pickle_round_trip(make) -> None:  # type: ignore[no-untyped-def]
-    p = make()
-    assert GioulPosition.from_id(p.id) == p and GioulPosition.parse(p.id) == p
-    assert GioulPosition.from_json(p.to_json()) == p and GioulPosition.parse(p.to_json()) == p
-    assert pickle.loads(pickle.dumps(p)) == p
-    assert len(p.id) == 20 and hash(GioulPosition.from_id(p.id)) == hash(p)
-    assert eval(repr(p), {"GioulPosition": GioulPosition}) == p
-
-
 def test_state_fields() -> None:
     p = mid_chain()
     assert p.pending == (3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6) and p.decision_dice == (3, 3)
@@ -124,21 +91,6 @@ def test_state_fields() -> None:
     r = GioulPosition.from_counts(counts({12: 15}), counts({6: 10}), WHITE, next_roll=(4, 2))
     s = GioulPosition.from_counts(counts({12: 15}), counts({6: 10}), WHITE, next_roll=(3, 2))
     assert r != s and r.id != s.id and r.zobrist != s.zobrist
-
-
-def test_fevga_and_gioul_ids_never_cross() -> None:
-    fevga_id = Position.initial().id
-    gioul_id = GioulPosition.initial().id
-    with pytest.raises(InvalidNotationError, match="Fevga position"):
-        GioulPosition.from_id(fevga_id)
-    with pytest.raises(InvalidNotationError, match="Gioul position"):
-        Position.from_id(gioul_id)
-    with pytest.raises(InvalidNotationError, match="Gioul tag"):
-        GioulPosition.from_id(fevga_id + "AAAA")
-    with pytest.raises(InvalidPositionError, match="not 'gioul'"):
-        GioulPosition.from_json(Position.initial().to_json())
-    with pytest.raises(InvalidNotationError):
-        Position.from_json(GioulPosition.initial().to_json()[:-1])
 
 
 @pytest.mark.parametrize(
@@ -159,17 +111,6 @@ def test_fevga_and_gioul_ids_never_cross() -> None:
 def test_bad_states_are_rejected(kwargs: dict[str, object], message: str) -> None:
     with pytest.raises((InvalidPositionError, InvalidDiceError), match=message):
         GioulPosition.from_counts(counts({12: 15}), counts({6: 10}), WHITE, **kwargs)  # type: ignore[arg-type]
-
-
-def test_bad_ids_and_json() -> None:
-    with pytest.raises(InvalidNotationError):
-        GioulPosition.from_id("not an id")
-    with pytest.raises(InvalidNotationError):
-        GioulPosition.from_json("{]")
-    with pytest.raises(InvalidPositionError, match="turn"):
-        GioulPosition.from_json({**GioulPosition.initial().to_dict(), "turn": "red"})
-    with pytest.raises(InvalidPositionError, match="shared|both"):
-        GioulPosition.from_counts(counts({12: 15}), counts({24: 15}), WHITE)
 
 
 # --------------------------------------------------------------------------- moves and play

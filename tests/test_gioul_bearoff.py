@@ -1,18 +1,16 @@
 """Gioul bear-off tables (docs/bearoff.md "Gioul"): brute force, chain vectors, seeded games, files.
 
 In a Gioul race no die changes hands (docs/rules.md 11.7) and every double from a player's
-fourth roll on is a chain: four d, four d+1, ... four 6s, block by block. The solvers here
-derive the tables' values independently, in pure Python with exact fractions, playing each
-block of a chain as its own decision of the same player (the table builders instead take
-the best final position of the whole chain; the two must agree).
+fourth roll on is a chain: four d, four d+1, ... four 6s, block by block. The brute-force
+solvers of both games (test_bearoff_bruteforce.py) derive the tables' values independently,
+playing each block of a chain as its own decision of the same player; the chain move lists
+are checked here against the same solver's `chain_results`.
 """
 
 from __future__ import annotations
 
-import functools
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -32,15 +30,12 @@ from fevga.bearoff import (
 from fevga.bearoff.fileformat import write_table
 from fevga.errors import BearoffFileError, InvalidArgumentError, MissingBearoffError
 from fevga.game import play_gioul_game
+from boards import side25
 from fevga_core import bearoff as core
-from test_bearoff_bruteforce import ROLLS, all_sides, roll_results
+from test_bearoff_bruteforce import ROLLS, chain_results
 
 SIX = (0, 0, 0, 0, 0, 1)
-
-
-@pytest.fixture(autouse=True)
-def _cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FEVGA_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "fevga-cache"))
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 @pytest.fixture(scope="module")
@@ -53,138 +48,10 @@ def g6() -> TwoSidedDB:
     return TwoSidedDB.build(6, game="gioul")
 
 
-def side25(counts: tuple[int, ...]) -> list[int]:
-    """Own-numbering 25 counts of a side with `counts` on points 1..6."""
-    return [15 - sum(counts), *counts] + [0] * (24 - len(counts))
-
-
 def race(me: tuple[int, ...], them: tuple[int, ...], turn: int = WHITE, next_roll: tuple[int, int] = (4, 4)) -> GioulPosition:
     """A Gioul race state, `me` = the side of `turn`, a roll due."""
     white, black = (me, them) if turn == WHITE else (them, me)
     return GioulPosition.from_counts(side25(white), side25(black), turn, next_roll=next_roll)
-
-
-# --- the independent solver ----------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=None)
-def block_results(side: tuple[int, ...], die: int) -> frozenset[tuple[int, ...]]:
-    """One block of four `die` (docs/rules.md 11.3: as many of the four as possible)."""
-    return roll_results(side, die, die)
-
-
-@functools.lru_cache(maxsize=None)
-def chain_results(side: tuple[int, ...], die: int) -> frozenset[tuple[int, ...]]:
-    """Every final side of a chain from `die`, block by block (for tests of the move lists)."""
-    current = {side}
-    for block in range(die, 7):
-        current = {s for c in current for s in (block_results(c, block) if any(c) else {c})}
-    return frozenset(current)
-
-
-class GioulOneSided:
-    """Exact expected rolls (and first-off rolls) with chains, each block a decision."""
-
-    def __init__(self, checkers: int) -> None:
-        self.checkers = checkers
-
-    def _roll_value(self, side: tuple[int, ...], dice: tuple[int, int], value: Any) -> Fraction:
-        d1, d2 = dice
-        if d1 != d2:
-            return min(value(s) for s in roll_results(side, d1, d2))
-        return self._block_value(side, d1, value)
-
-    def _block_value(self, side: tuple[int, ...], die: int, value: Any) -> Fraction:
-        """The best value after the blocks die..6, choosing block by block."""
-        if not any(side) or die > 6:
-            return Fraction(value(side))
-        return min(self._block_value(s, die + 1, value) for s in block_results(side, die))
-
-    @functools.lru_cache(maxsize=None)
-    def mean(self, side: tuple[int, ...]) -> Fraction:
-        if not any(side):
-            return Fraction(0)
-        return 1 + sum(w * self._roll_value(side, dice, self.mean) for dice, w in ROLLS)
-
-    @functools.lru_cache(maxsize=None)
-    def first_off(self, side: tuple[int, ...]) -> Fraction:
-        if sum(side) < self.checkers:
-            return Fraction(0)
-        return 1 + sum(w * self._roll_value(side, dice, self.first_off) for dice, w in ROLLS)
-
-    @functools.lru_cache(maxsize=None)
-    def distribution(self, side: tuple[int, ...]) -> dict[int, Fraction] | None:
-        """P(rolls = n) of the mean-optimal play; None when tied choices differ."""
-        if not any(side):
-            return {0: Fraction(1)}
-        total: dict[int, Fraction] = {}
-        for (d1, d2), w in ROLLS:
-            results = chain_results(side, d1) if d1 == d2 else roll_results(side, d1, d2)
-            best = min(self.mean(s) for s in results)
-            choices = {frozenset(d.items()) if (d := self.distribution(s)) is not None else None
-                       for s in results if self.mean(s) == best}
-            if len(choices) != 1 or None in choices:
-                return None
-            for n, p in dict(next(iter(choices))).items():  # type: ignore[arg-type]
-                total[n + 1] = total.get(n + 1, Fraction(0)) + w * p
-        return total
-
-
-class GioulTwoSided:
-    """Exact equity of the side on roll, maximising expected points, each block a decision."""
-
-    def __init__(self, total: int) -> None:
-        self.total = total
-
-    def _after(self, side: tuple[int, ...], opponent: tuple[int, ...]) -> Fraction:
-        """The mover's equity once its roll is over with `side` left."""
-        if not any(side):
-            return Fraction(2 if sum(opponent) == self.total else 1)
-        return -self.equity(opponent, side)
-
-    def _blocks(self, side: tuple[int, ...], opponent: tuple[int, ...], die: int) -> Fraction:
-        if not any(side) or die > 6:
-            return self._after(side, opponent)
-        return max(self._blocks(s, opponent, die + 1) for s in block_results(side, die))
-
-    @functools.lru_cache(maxsize=None)
-    def equity(self, on_roll: tuple[int, ...], opponent: tuple[int, ...]) -> Fraction:
-        value = Fraction(0)
-        for (d1, d2), w in ROLLS:
-            if d1 == d2:
-                value += w * self._blocks(on_roll, opponent, d1)
-            else:
-                value += w * max(self._after(s, opponent) for s in roll_results(on_roll, d1, d2))
-        return value
-
-
-@pytest.mark.parametrize(("points", "checkers"), [(3, 4), (6, 3), (8, 2)])
-def test_one_sided_matches_brute_force(points: int, checkers: int) -> None:
-    db = OneSidedDB.build(points=points, checkers=checkers, game="gioul")
-    solver = GioulOneSided(checkers)
-    compared = 0
-    for side in all_sides(points, checkers):
-        assert db.mean_rolls(side) == pytest.approx(float(solver.mean(side)), rel=1e-12, abs=1e-12), side
-        exact = solver.distribution(side)
-        if exact is not None:
-            table = db.distribution(side)
-            dense = [float(exact.get(n, 0)) for n in range(max(len(table), max(exact) + 1))]
-            assert list(table) + [0.0] * (len(dense) - len(table)) == pytest.approx(dense, abs=1e-12), side
-            compared += 1
-        if sum(side) == checkers:
-            assert db.first_off_mean(side) == pytest.approx(float(solver.first_off(side)), rel=1e-12), side
-    assert compared >= len(all_sides(points, checkers)) // 2
-
-
-@pytest.mark.parametrize(("points", "checkers", "total"), [(6, 2, 15), (3, 3, 3), (4, 2, 2)])
-def test_two_sided_matches_brute_force(points: int, checkers: int, total: int) -> None:
-    ts = TwoSidedDB.build(checkers=checkers, points=points, total=total, game="gioul")
-    solver = GioulTwoSided(total)
-    sides = [s for s in all_sides(points, checkers) if any(s)]
-    for a in sides:
-        for b in sides:
-            assert ts.equity(a, b) == pytest.approx(float(solver.equity(a, b)), abs=1e-12), (a, b)
-            assert 0.0 <= ts.win_probability(a, b) <= 1.0
 
 
 def test_chain_move_lists_match_brute_force() -> None:
@@ -337,7 +204,7 @@ def test_one_sided_best_move_and_estimate(g15: OneSidedDB) -> None:
     finals = roll_finals(pos, (2, 2))
     assert min(g15.mean_rolls(f.counts(WHITE)) for f in finals) == pytest.approx(
         min(g15.mean_rolls(f.counts(WHITE)) for f in roll_finals_from(move.position)), abs=1e-12)
-    estimate = race_estimate(pos, db=g15)
+    estimate = race_estimate(pos, one_sided=g15)
     assert 0.0 < estimate.win < 1.0
     assert race_estimate(pos).win == estimate.win  # the default table of a Gioul position is Gioul's
     assert default_one_sided(game="gioul").game == "gioul"
@@ -399,12 +266,12 @@ def test_wrong_game_tables_are_refused(g15: OneSidedDB, g6: TwoSidedDB) -> None:
         lambda: evaluate(gpos, one_sided=fevga_one),
         lambda: best_move(gpos, (3, 1), bearoff=fevga_two),
         lambda: covers(gpos, one_sided=fevga_one),
-        lambda: race_estimate(gpos, db=fevga_one),
+        lambda: race_estimate(gpos, one_sided=fevga_one),
         lambda: g15.mean_rolls(fpos),
         lambda: g6.win_probability(fpos),
         lambda: evaluate(fpos, bearoff=g6),
         lambda: best_move(fpos, (3, 1), one_sided=g15),
-        lambda: race_estimate(fpos, db=g15),
+        lambda: race_estimate(fpos, one_sided=g15),
     ):
         with pytest.raises(BearoffFileError, match="(Fevga|Gioul) table; a (Gioul|Fevga) one is needed"):
             call()

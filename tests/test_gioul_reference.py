@@ -14,13 +14,15 @@ from gioul_reference import BLACK, WHITE, State, army
 START = army({24: 15})
 
 
-def state(white: dict[int, int], black: dict[int, int], turn: int = WHITE, rolls: tuple[int, int] = (0, 0)) -> State:
-    """A state waiting for a roll; the dicts are {own point: checkers}, the rest borne off."""
+def state(white: dict[int, int], black: dict[int, int], turn: int = WHITE, rolls: tuple[int, int] = (0, 0),
+          roller: int | None = None, dice: tuple[int, ...] = ()) -> State:
+    """A state waiting for a roll (or, with `roller` and `dice`, holding dice pending); the
+    dicts are {own point: checkers}, the rest borne off."""
 
     def full(points: dict[int, int]) -> tuple[int, ...]:
         return army({0: 15 - sum(points.values()), **points})
 
-    return State(full(white), full(black), turn, rolls, None, ())
+    return State(full(white), full(black), turn, rolls, roller, dice)
 
 
 def finals(s: State, roll: tuple[int, int] | None = None) -> set[tuple[int, ...]]:
@@ -157,14 +159,8 @@ def test_handed_dice_do_not_advance_the_receivers_count() -> None:
 
 
 # A position met in seeded reference games: White's roll 4+ is 4-4.
-CHOICE = State(
-    (0, 2, 5, 1, 2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 2, 1, 0, 0, 0, 0, 0),
-    (0, 6, 1, 0, 0, 1, 0, 0, 1, 3, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-    WHITE,
-    (3, 3),
-    None,
-    (),
-)
+CHOICE = state({1: 2, 2: 5, 3: 1, 4: 2, 9: 1, 16: 1, 18: 2, 19: 1},
+                {1: 6, 2: 1, 5: 1, 8: 1, 9: 3, 10: 2, 11: 1}, WHITE, rolls=(3, 3))
 
 
 def test_choice_in_an_earlier_block_stands() -> None:
@@ -200,14 +196,8 @@ def test_non_double_single_die_handed_over() -> None:
 
 
 # White's roll 4+ is 5-5 and no White checker can play a 5; nor can Black (seeded game).
-STUCK = State(
-    (0, 3, 4, 5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0),
-    (0, 4, 0, 2, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0),
-    WHITE,
-    (3, 3),
-    None,
-    (),
-)
+STUCK = state({1: 3, 2: 4, 3: 5, 4: 1, 20: 2},
+               {1: 4, 3: 2, 4: 2, 5: 3, 18: 4}, WHITE, rolls=(3, 3))
 
 
 def test_dice_lost_when_neither_player_can_play() -> None:
@@ -235,14 +225,8 @@ def test_pass_hands_a_pair_to_the_opponent() -> None:
 
 
 # Black rolled a chain of 5s; White holds the four 5s handed to it (seeded game).
-BACK = State(
-    (0, 9, 2, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0),
-    (0, 10, 4, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-    WHITE,
-    (3, 3),
-    BLACK,
-    (5, 5, 5, 5, 6, 6, 6, 6),
-)
+BACK = state({1: 9, 2: 2, 4: 2, 6: 1, 18: 1},
+              {1: 10, 2: 4, 8: 1}, WHITE, rolls=(3, 3), roller=BLACK, dice=(5, 5, 5, 5, 6, 6, 6, 6))
 
 
 def test_dice_pass_back_and_forth() -> None:

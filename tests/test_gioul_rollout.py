@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 
+from boards import counts
 from fevga import (
     BLACK,
     WHITE,
@@ -36,14 +37,6 @@ SCALE = 100.0
 RANDOM, HEURISTIC = 0, 1
 HANDED_OVER = "__4AAAj__AABAAAA5VhH"  # Black plays the rest of White's chain
 Z95 = 1.959963984540054
-
-
-def counts(points: dict[int, int]) -> list[int]:
-    out = [0] * 25
-    for point, n in points.items():
-        out[point] += n
-    out[0] = 15 - sum(out)
-    return out
 
 
 def rows(*states: GioulPosition) -> bytes:

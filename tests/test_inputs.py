@@ -339,6 +339,15 @@ def test_a_fifo_as_table_is_refused_without_blocking(tmp_path: Path) -> None:
         open_db(fifo)
 
 
+@pytest.mark.parametrize("open_file", [open_db, fevga.Net.load], ids=["bear-off", "net"])
+def test_a_refused_file_is_named_once(tmp_path: Path, open_file: Any) -> None:
+    """The format's own refusal is not wrapped again as a read error (both are OSErrors)."""
+    with pytest.raises(fevga.FevgaError) as info:
+        open_file(tmp_path)
+    assert str(info.value).endswith(f"{str(tmp_path)!r} is a directory"), str(info.value)
+    assert "cannot read" not in str(info.value) and str(info.value).count(str(tmp_path)) == 1
+
+
 # --- checkpoints ------------------------------------------------------------------------------
 
 

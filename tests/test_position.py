@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import pickle
+from collections.abc import Callable
 
 import pytest
 
-from boards import START, counts, make
+from boards import START, counts, handed_pair, make, mid_chain
 from fevga import (
     BLACK,
+    BaseMove,
+    BasePosition,
+    GioulPosition,
     InvalidArgumentError,
     WHITE,
     FevgaError,
@@ -251,3 +255,65 @@ def test_bad_argument_types() -> None:
 def test_zero_repeat_is_not_notation() -> None:
     with pytest.raises(InvalidNotationError, match=r"24/18\(0\)"):
         Position.initial().play("24/13 24/18(0)", "6-5")
+
+
+@pytest.mark.parametrize(("position", "dice", "text"), [
+    (Position.initial(), "6-5", "24/13"),
+    (GioulPosition.initial(), "6-6", "24/18(4)"),
+])
+def test_moves_of_both_games_share_one_base(position: BasePosition, dice: str, text: str) -> None:
+    """Move and GioulMove are BaseMove values: the same fields, notation, pass test and str."""
+    move = position.legal_moves(dice)[0]
+    assert isinstance(move, BaseMove) and move._fields == ("steps", "position")
+    assert move.notation == str(move) == text and not move.is_pass
+    empty = move._replace(steps=())
+    assert type(empty) is type(move) and empty.is_pass and empty.notation == str(empty) == "pass"
+    assert pickle.loads(pickle.dumps(move)) == move and hash(move) == hash(pickle.loads(pickle.dumps(move)))
+    assert not hasattr(move, "__dict__")  # slots all the way down: as cheap as a plain named tuple
+
+
+# --------------------------------------------------------------------------- both games' positions
+
+GAMES = [Position, GioulPosition]
+ID_LENGTH = {Position: 16, GioulPosition: 20}
+
+
+@pytest.mark.parametrize("build", [
+    Position.initial, lambda: make({24: 10, 13: 2, 3: 1}, {24: 12, 2: 1}, BLACK),
+    GioulPosition.initial, mid_chain, handed_pair,
+], ids=["fevga-start", "fevga-race", "gioul-start", "gioul-mid-chain", "gioul-handed-pair"])
+def test_id_json_pickle_round_trip(build: Callable[[], BasePosition]) -> None:
+    p = build()
+    cls = type(p)
+    assert cls.from_id(p.id) == p and cls.parse(p.id) == p
+    assert cls.from_json(p.to_json()) == p and cls.parse(p.to_json()) == p
+    assert pickle.loads(pickle.dumps(p)) == p
+    assert len(p.id) == ID_LENGTH[cls] and hash(cls.from_id(p.id)) == hash(p)
+    assert eval(repr(p), {cls.__name__: cls}) == p
+
+
+@pytest.mark.parametrize("cls", GAMES)
+def test_bad_ids_and_json(cls: type[Position] | type[GioulPosition]) -> None:
+    with pytest.raises(InvalidNotationError, match=f"must be {ID_LENGTH[cls]} characters"):
+        cls.from_id("not an id")
+    with pytest.raises(InvalidNotationError):
+        cls.from_json("{]")
+    with pytest.raises(InvalidPositionError, match="turn 'red'"):
+        cls.from_json({**cls.initial().to_dict(), "turn": "red"})
+    with pytest.raises(InvalidPositionError, match="shared|both"):
+        cls.from_counts(counts({12: 15}), counts({24: 15}), WHITE)
+
+
+def test_fevga_and_gioul_ids_never_cross() -> None:
+    fevga_id = Position.initial().id
+    gioul_id = GioulPosition.initial().id
+    with pytest.raises(InvalidNotationError, match="Fevga position"):
+        GioulPosition.from_id(fevga_id)
+    with pytest.raises(InvalidNotationError, match="Gioul position"):
+        Position.from_id(gioul_id)
+    with pytest.raises(InvalidNotationError, match="Gioul tag"):
+        GioulPosition.from_id(fevga_id + "AAAA")
+    with pytest.raises(InvalidPositionError, match="not 'gioul'"):
+        GioulPosition.from_json(Position.initial().to_json())
+    with pytest.raises(InvalidNotationError):
+        Position.from_json(GioulPosition.initial().to_json()[:-1])

@@ -153,7 +153,7 @@ def test_perft_and_expectimax_stop_on_ctrl_c() -> None:
         "except KeyboardInterrupt:\n"
         "    print('interrupted')\n"
     )
-    for call in ("perft(fevga.Position.initial(), 9)", "expectimax(fevga.Position.initial(), depth=6)"):
+    for call in ("perft(fevga.Position.initial(), 9)", "expectimax(fevga.Position.initial(), plies=6)"):
         done = subprocess.run([sys.executable, "-c", code.format(call=call)], capture_output=True, text=True,
                               timeout=60)
         assert done.stdout.strip() == "interrupted", (call, done.stderr)

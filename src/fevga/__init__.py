@@ -14,23 +14,11 @@ quiet_interrupts()  # first: the `fevga` command answers a Ctrl-C during these i
 
 from fevga import batch, bearoff, game, svg  # the README uses fevga.game, fevga.batch, fevga.svg after `import fevga`
 from fevga.analysis import Evaluation, Hint, evaluate, hint
-from fevga.errors import (
-    BearoffFileError,
-    CheckpointError,
-    FevgaError,
-    IllegalMoveError,
-    InvalidArgumentError,
-    InvalidDiceError,
-    InvalidNotationError,
-    InvalidPositionError,
-    InvalidRulesError,
-    RecordError,
-    MissingBearoffError,
-    NetFileError,
-)
+from fevga import errors
+from fevga.errors import *  # every exception, at the top level too (fevga.errors.__all__)
 from fevga.gioul import GioulMove, GioulPosition
 from fevga.net import Net
-from fevga.position import BLACK, WHITE, BasePosition, Color, Move, Position, perft
+from fevga.position import BLACK, WHITE, BaseMove, BasePosition, Color, Move, Position, perft
 from fevga.rollout import MoveRollout, RolloutResult, rollout, rollout_moves
 from fevga.search import expectimax
 from fevga.rules import Rules
@@ -41,30 +29,19 @@ from fevga.version import __version__
 __all__ = [
     "BLACK",
     "WHITE",
+    "BaseMove",
     "BasePosition",
-    "BearoffFileError",
-    "CheckpointError",
     "Color",
-    "FevgaError",
     "GioulMove",
     "GioulPosition",
-    "IllegalMoveError",
-    "InvalidArgumentError",
-    "InvalidDiceError",
-    "InvalidNotationError",
-    "InvalidPositionError",
-    "InvalidRulesError",
-    "MissingBearoffError",
     "Move",
     "Net",
-    "NetFileError",
     "Evaluation",
     "Hint",
     "evaluate",
     "hint",
     "MoveRollout",
     "Position",
-    "RecordError",
     "RolloutResult",
     "Rules",
     "analyse",
@@ -76,4 +53,4 @@ __all__ = [
     "rollout",
     "rollout_moves",
     "svg",
-]
+] + errors.__all__

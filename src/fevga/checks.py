@@ -3,6 +3,9 @@ error that names it; the core then trusts it."""
 
 from __future__ import annotations
 
+import warnings
+from typing import TypeVar
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -11,6 +14,8 @@ import os
 
 from fevga.limits import MAX_BATCH_ROWS, MAX_WORKERS, as_array, check_int
 from fevga.position import Position
+
+T = TypeVar("T")
 
 __all__ = ["check_int", "check_position", "check_workers", "row_array", "validate_dice"]
 
@@ -59,3 +64,12 @@ def row_array(rows: object, name: str, width: int, high: int, values: str) -> ND
     if array.size and (array.min() < 0 or array.max() > high):
         raise InvalidPositionError(values)
     return np.ascontiguousarray(array, dtype=np.uint8)
+
+
+def renamed(value: T, name: str, old_value: T | None, old_name: str, where: str) -> T:
+    """`value`, or the value a caller gave under a parameter's old name (with a
+    DeprecationWarning), for a public parameter renamed to the name every other call uses."""
+    if old_value is None:
+        return value
+    warnings.warn(f"{where}({old_name}=) is now {where}({name}=)", DeprecationWarning, stacklevel=3)
+    return old_value

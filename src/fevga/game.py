@@ -169,6 +169,16 @@ def _gioul_policy_id(policy: str) -> int:
     return int(core_constants.POLICY_IDS[policy])
 
 
+def _gioul_pair(policy: str | tuple[str, str]) -> tuple[str, str]:
+    """The (white, black) Gioul policies of one name for both sides or of a pair, checked."""
+    pair = policy if isinstance(policy, tuple) else (policy, policy)
+    if len(pair) != 2:
+        raise InvalidArgumentError(f"policy pair {policy!r} must be (white_policy, black_policy)")
+    for name in pair:
+        _gioul_policy_id(name)
+    return (pair[0], pair[1])
+
+
 def play_gioul_game(
     seed: SeedLike = None,
     policy: str | tuple[str, str] = "random",
@@ -186,9 +196,7 @@ def play_gioul_game(
     True
     """
     rules = rules_of(rules, "gioul")
-    pair = policy if isinstance(policy, tuple) else (policy, policy)
-    if len(pair) != 2:
-        raise InvalidArgumentError(f"policy pair {policy!r} must be (white_policy, black_policy)")
+    pair = _gioul_pair(policy)
     ids = (_gioul_policy_id(pair[0]), _gioul_policy_id(pair[1]))
     if start is not None:
         if not isinstance(start, GioulPosition):
@@ -248,15 +256,11 @@ def play_gioul_match(
     length = check_int("match length", length, 1, MAX_LENGTH)
     max_games = check_int("max_games", max_games, 1, MAX_MATCH_GAMES)
     rules = rules_of(rules, "gioul")
-    pair = policy if isinstance(policy, tuple) else (policy, policy)
-    if len(pair) != 2:
-        raise InvalidArgumentError(f"policy pair {policy!r} must be (white_policy, black_policy)")
-    for name in pair:
-        _gioul_policy_id(name)
+    pair = _gioul_pair(policy)
 
     def play(game_seed: int, starter: Color | None, score: tuple[int, int]) -> GioulGameRecord:
         start = None if starter is None else GioulPosition.initial(starter)
-        return play_gioul_game(seed=game_seed, policy=(pair[0], pair[1]), rules=rules, start=start)
+        return play_gioul_game(seed=game_seed, policy=pair, rules=rules, start=start)
 
     sequence = seed_sequence(seed)
     games, score = _match_games(length, max_games, sequence, play)

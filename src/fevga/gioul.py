@@ -38,7 +38,7 @@ from fevga.errors import (
 )
 from fevga.inputs import position_json
 from fevga.notation import Step, decode_gioul_id, encode_gioul_id, format_steps, parse_dice
-from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, BasePosition, Color, Position, _validate_counts
+from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, BaseMove, BasePosition, Color, Position, _validate_counts
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_sequence
 from fevga_core.gioul import (
@@ -359,24 +359,15 @@ class GioulPosition(CoreGioul, BasePosition):
         return str(parse_dice(dice)) if dice is not None else str(self.decision_dice)
 
 
-class GioulMove(NamedTuple):
-    """One legal move of a decision: a representative step sequence and the next state."""
-
+class _GioulMoveFields(NamedTuple):
     steps: tuple[Step, ...]
     position: GioulPosition
 
-    @property
-    def notation(self) -> str:
-        """Short notation in the mover's own numbering (``pass`` if no die could be played)."""
-        return format_steps(self.steps)
 
-    @property
-    def is_pass(self) -> bool:
-        """True for the empty move."""
-        return not self.steps
+class GioulMove(_GioulMoveFields, BaseMove[GioulPosition]):
+    """One legal move of a decision: a representative step sequence and the next state."""
 
-    def __str__(self) -> str:
-        return self.notation
+    __slots__ = ()
 
 
 def to_array(states: Sequence[GioulPosition]) -> np.ndarray:

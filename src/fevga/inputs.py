@@ -29,7 +29,7 @@ import zipfile
 import zlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +40,8 @@ MAX_JSON_DEPTH = 32  # nesting of JSON arrays and objects (records nest 5 deep)
 MAX_JSON_INT_DIGITS = 40  # digits of a JSON integer (a 128-bit integer has 39)
 MAX_NPZ_MEMBERS = 64  # arrays in one .npz archive
 MAX_NPY_HEADER = 4096  # bytes of one .npy header
+
+T = TypeVar("T")
 
 ErrorFactory = Callable[[str, "int | None", "int | None"], FevgaError]
 """Makes the format's error from (message, line or None, column or None)."""
@@ -59,6 +61,17 @@ def file_path(path: object, what: str, error: Callable[[str], FevgaError]) -> Pa
 def read_file(path: str | os.PathLike[str], limit: int, error: Callable[[str], FevgaError], what: str) -> bytes:
     """The bytes of a regular file of at most `limit` bytes, or error(message) naming `what`,
     the path and the limit. A FIFO, device or directory is refused without reading it."""
+    data = read_opened(path, limit, error, what, lambda handle, size: handle.read(limit + 1))
+    if len(data) > limit:
+        raise error(f"{what} {str(file_path(path, what, error))!r} grew over the limit of {limit} bytes while being read")
+    return data
+
+
+def read_opened(path: str | os.PathLike[str], limit: int, error: Callable[[str], FevgaError], what: str,
+                read: Callable[[BinaryIO, int], T]) -> T:
+    """read(the open file, its size) for a regular file of at most `limit` bytes, or
+    error(message) naming `what`, the path and the limit: the checks of `read_file`, for a
+    reader that wants its own buffer (fevga.bearoff's aligned tables)."""
     name = str(file_path(path, what, error))
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO must not block the open
@@ -75,14 +88,13 @@ def read_file(path: str | os.PathLike[str], limit: int, error: Callable[[str], F
             raise error(f"{what} {name!r} is {info.st_size} bytes, over the limit of {limit} bytes")
         os.set_blocking(fd, True)
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(limit + 1)
+            return read(handle, info.st_size)
+    except FevgaError:
+        raise  # ours, already naming the file (BearoffFileError and NetFileError are OSErrors too)
     except OSError as exc:
         raise error(f"cannot read {what} {name!r}: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
-    if len(data) > limit:
-        raise error(f"{what} {name!r} grew over the limit of {limit} bytes while being read")
-    return data
 
 
 _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)

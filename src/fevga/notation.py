@@ -47,10 +47,6 @@ def other_point(point: int) -> int:
     return (point + 11) % 24 + 1
 
 
-def printed_point(color: int, point: int) -> int:
-    """A side's own point in the printed (White's) numbering of diagrams."""
-    return point if color == WHITE else other_point(point)
-
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 _DECODE = {c: i for i, c in enumerate(ALPHABET)}
 ID_LENGTH = 16

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -245,7 +245,44 @@ class Position(CorePosition, BasePosition):
         return str(parse_dice(dice))
 
 
-class Move(NamedTuple):
+PositionT = TypeVar("PositionT", bound="BasePosition", covariant=True)
+
+
+class BaseMove(Generic[PositionT]):
+    """What a move of either game is: `steps`, a representative step sequence, and
+    `position`, the result (`Move`: the Fevga position after a full turn; `fevga.GioulMove`:
+    the Gioul state after one decision). Each variant is a named tuple over these two fields."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+        @property
+        def steps(self) -> tuple[Step, ...]: ...
+
+        @property
+        def position(self) -> PositionT: ...
+
+    @property
+    def notation(self) -> str:
+        """Short notation in the mover's own numbering, e.g. ``24/13`` or ``6/off 5/off``
+        (``pass`` if no die could be played)."""
+        return format_steps(self.steps)
+
+    @property
+    def is_pass(self) -> bool:
+        """True for the empty move (no die could be played)."""
+        return not self.steps
+
+    def __str__(self) -> str:
+        return self.notation
+
+
+class _MoveFields(NamedTuple):
+    steps: tuple[Step, ...]
+    position: Position
+
+
+class Move(_MoveFields, BaseMove[Position]):
     """One legal move (a full turn): a representative step sequence and the resulting position.
 
     An immutable, hashable value (a named tuple, cheap to create in bulk). Equality follows
@@ -253,8 +290,7 @@ class Move(NamedTuple):
     reach the same position, whatever steps represent them (``24/18 18/13`` == ``24/13``).
     """
 
-    steps: tuple[Step, ...]
-    position: Position
+    __slots__ = ()
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Move):
@@ -268,19 +304,6 @@ class Move(NamedTuple):
 
     def __hash__(self) -> int:
         return hash(self.position)
-
-    @property
-    def notation(self) -> str:
-        """Short notation in the mover's own numbering, e.g. ``24/13`` or ``6/off 5/off``."""
-        return format_steps(self.steps)
-
-    @property
-    def is_pass(self) -> bool:
-        """True for the empty move (no die could be played)."""
-        return not self.steps
-
-    def __str__(self) -> str:
-        return self.notation
 
 
 def perft(position: Position | GioulPosition, depth: int, rules: Rules | None = None) -> int:

@@ -2,7 +2,7 @@
 the static evaluator that rollouts use for luck.
 
 >>> from fevga import Position
->>> round(expectimax(Position.initial(), depth=1), 4)  # White's equity over its 21 first rolls
+>>> round(expectimax(Position.initial(), plies=1), 4)  # White's equity over its 21 first rolls
 0.0563
 """
 
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Union
 import numpy as np
 
 from fevga.bearoff.core_tables import tables_of, tables_spec
-from fevga.checks import check_int, check_position
+from fevga.checks import check_int, check_position, renamed
 from fevga.errors import InvalidArgumentError
 from fevga.net import Net, net_of
 from fevga.policy import HEURISTIC_SCALE, Policy, PolicyFn
@@ -113,7 +113,7 @@ def leaf_value(evaluator: Callable[[Position], float], position: Position) -> fl
 
 def expectimax(
     position: Position,
-    depth: int = 1,
+    plies: int = 1,
     evaluator: Evaluator = "heuristic",
     *,
     rules: Rules | None = None,
@@ -124,8 +124,10 @@ def expectimax(
     workers: int | None = None,
     policy: Policy | None = None,
     net: Net | str | os.PathLike[str] | None = None,
+    depth: int | None = None,
 ) -> float:
-    """Exact expected equity of the side on roll over all 21 rolls, `depth` plies deep.
+    """Exact expected equity of the side on roll over all 21 rolls, `plies` plies deep
+    (`depth=`, its old name, still works and warns: `plies=` as in evaluate and hint).
 
     Each ply takes the mover's best move (by the value below it); leaves are scored by
     `evaluator`: "heuristic" (tanh of the heuristic), "bearoff" (exact tables in covered
@@ -137,7 +139,7 @@ def expectimax(
     dead positions 0 at any depth.
     """
     start = check_position(position)
-    depth = check_int("expectimax depth", depth, 0, MAX_DEPTH)
+    depth = check_int("expectimax plies", renamed(plies, "plies", depth, "depth", "expectimax"), 0, MAX_DEPTH)
     rules = rules_of(rules)
     if not (isinstance(evaluator, str) or callable(evaluator)):  # compared as text below, never as an array
         raise InvalidArgumentError(f"evaluator {repr(evaluator)[:80]} must be 'heuristic', 'bearoff', 'net', "

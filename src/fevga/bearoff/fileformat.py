@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import stat
 import struct
 import zlib
 from collections.abc import Mapping
@@ -41,7 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fevga.files import atomic_write
-from fevga.inputs import file_path, parse_json
+from fevga.inputs import file_path, parse_json, read_opened
 from fevga.errors import BearoffFileError, InvalidArgumentError
 
 MAGIC = b"FEVGABO\x00"
@@ -138,30 +137,9 @@ SECTION_DTYPES = tuple(f"{order}{kind}{size}" for kind in "iuf" for size in (1, 
                        if (order == "|") == (size == 1) and not (kind == "f" and size == 1)) + ("|b1",)
 
 
-def _read_file(path: Path, where: str) -> npt.NDArray[np.uint8]:
+def _read_file(path: Path) -> npt.NDArray[np.uint8]:
     """The whole file, read-only, after checking it is a regular file within MAX_FILE_BYTES."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO must not block the open
-    except FileNotFoundError:
-        raise BearoffFileError(f"bear-off file {where} does not exist") from None
-    except OSError as exc:
-        raise BearoffFileError(f"bear-off file {where} cannot be read: {exc.strerror or exc}") from None
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise BearoffFileError(f"bear-off file {where} is a directory")
-        if not stat.S_ISREG(info.st_mode):
-            raise BearoffFileError(f"bear-off file {where} is not a regular file")
-        if info.st_size > MAX_FILE_BYTES:
-            raise BearoffFileError(f"bear-off file {where} is {info.st_size} bytes, over the limit of "
-                                   f"{MAX_FILE_BYTES}")
-        os.set_blocking(fd, True)
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = _read_all(handle, info.st_size)
-    except OSError as exc:
-        raise BearoffFileError(f"bear-off file {where} cannot be read: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
+    data = read_opened(path, MAX_FILE_BYTES, BearoffFileError, "bear-off file", _read_all)
     data.flags.writeable = False  # tables are values: read-only, as on disk
     return data
 
@@ -207,7 +185,7 @@ class TableFile:
     def __init__(self, path: str | os.PathLike[str], *, verify: bool = True) -> None:
         self.path = file_path(path, "bear-off file", BearoffFileError)
         where = repr(str(self.path))
-        self._data = _read_file(self.path, where)
+        self._data = _read_file(self.path)
         size = len(self._data)
         if size < _PREFIX.size:
             raise BearoffFileError(f"bear-off file {where} is truncated: {size} bytes, no header")

@@ -36,6 +36,7 @@ from fevga.bearoff.tables import (
     require_game,
     side_counts,
 )
+from fevga.checks import renamed
 from fevga.errors import InvalidArgumentError, MissingBearoffError
 from fevga.position import COLOR_NAMES, Position
 from fevga_core import bearoff as core, race as core_race
@@ -77,10 +78,14 @@ def _core_tables(db: OneSidedDB) -> core_race.Tables:
     return tables
 
 
-def race_estimate(on_roll: Side, opponent: Side | None = None, db: OneSidedDB | None = None) -> RaceEstimate:
-    """Estimate a no-contact race from one-sided tables (default: the cached 6x15 table of the
-    position's game; bare counts are Fevga sides unless `db` is a Gioul table)."""
-    table = db if db is not None else default_one_sided(game=game_of(on_roll) or "fevga")
+def race_estimate(on_roll: Side, opponent: Side | None = None, one_sided: OneSidedDB | None = None, *,
+                  db: OneSidedDB | None = None) -> RaceEstimate:
+    """Estimate a no-contact race from one-sided tables (`one_sided`, default: the cached 6x15
+    table of the position's game; bare counts are Fevga sides unless it is a Gioul table).
+    `db=`, its old name, still works and warns: `one_sided=` as in evaluate, best_move, rollout."""
+    table = renamed(one_sided, "one_sided", db, "db", "race_estimate")
+    if table is None:
+        table = default_one_sided(game=game_of(on_roll) or "fevga")
     if opponent is None:
         if not (hasattr(on_roll, "counts") and hasattr(on_roll, "turn")):
             raise InvalidArgumentError("give both sides, or a Position (its side on roll plays first)")
@@ -98,21 +103,21 @@ def race_estimate(on_roll: Side, opponent: Side | None = None, db: OneSidedDB | 
     return RaceEstimate(win, win_mars, lose_mars)
 
 
-def estimate_matrix(db: OneSidedDB, checkers: int) -> FloatArray:
-    """Estimated win probability for every pair of sides with <= `checkers` on the db's points."""
-    n = int(core.count(db.points, checkers))
-    dense = db.dense_distributions()[:n]
+def estimate_matrix(one_sided: OneSidedDB, checkers: int) -> FloatArray:
+    """Estimated win probability for every pair of sides with <= `checkers` on the table's points."""
+    n = int(core.count(one_sided.points, checkers))
+    dense = one_sided.dense_distributions()[:n]
     survival = np.cumsum(dense[:, ::-1], axis=1)[:, ::-1]
     win: FloatArray = dense @ survival.T
     return win
 
 
-def estimate_error(db: OneSidedDB, exact: TwoSidedDB) -> dict[str, float]:
+def estimate_error(one_sided: OneSidedDB, exact: TwoSidedDB) -> dict[str, float]:
     """Max and mean absolute error of the estimated win probability against an exact table."""
-    if (db.points, exact.points) != (exact.points, db.points) or exact.checkers > db.checkers:
-        raise InvalidArgumentError(f"{db!r} does not cover {exact!r}")
-    require_game(exact, db.game, f"compared with {db!r}")
-    estimate = estimate_matrix(db, exact.checkers)[1:, 1:]
+    if (one_sided.points, exact.points) != (exact.points, one_sided.points) or exact.checkers > one_sided.checkers:
+        raise InvalidArgumentError(f"{one_sided!r} does not cover {exact!r}")
+    require_game(exact, one_sided.game, f"compared with {one_sided!r}")
+    estimate = estimate_matrix(one_sided, exact.checkers)[1:, 1:]
     truth = exact.win_matrix()[1:, 1:]
     error = np.abs(estimate - truth)
     return {

@@ -80,17 +80,17 @@ def game_of(position: object) -> str | None:
     return None
 
 
-def require_game(db: Any, game: str | None, what: str = "") -> None:
-    """Raise BearoffFileError unless table `db` was built for `game` (None: any game).
+def require_game(table: Any, game: str | None, what: str = "") -> None:
+    """Raise BearoffFileError unless `table` (either kind) was built for `game` (None: any game).
 
     A Fevga table values Gioul races wrongly (its doubles are not chains) and the other way
     round, so every use of a table with a position, or with another game's table, checks it.
     """
-    if game is None or db is None:
+    if game is None or table is None:
         return
-    found = getattr(db, "game", None)
+    found = getattr(table, "game", None)
     if found != game:
-        where = f"{str(db.path)!r}" if getattr(db, "path", None) else repr(db)
+        where = f"{str(table.path)!r}" if getattr(table, "path", None) else repr(table)
         suffix = f" ({what})" if what else ""
         raise BearoffFileError(
             f"bear-off table {where} is a {str(found).capitalize()} table; a {game.capitalize()} one is needed{suffix}"
@@ -296,7 +296,64 @@ def _check_two_sided(
         _check_values(array, name, where, -2.0 if name == "equity" else 0.0, 2.0 if name == "equity" else 1.0)
 
 
-class OneSidedDB:
+def _check_total(total: object, checkers: int) -> None:
+    if not isinstance(total, int) or not checkers <= total <= TOTAL_CHECKERS:
+        raise InvalidArgumentError(f"total={total!r} must be an integer {checkers}-{TOTAL_CHECKERS}")
+
+
+class BearoffTable:
+    """What both kinds of table are and do: their size (up to `checkers` checkers on points
+    1..`points`, `total` checkers a side in the game), their `game`, their file (`path`, None
+    when built in memory) and `save`. `OneSidedDB` and `TwoSidedDB` add their lookups and the
+    hooks `_stored` (the arrays as saved) and `_describe` (their part of the repr)."""
+
+    kind = ""
+    strategy = ""  # what optimal play optimises, recorded in the file's header
+
+    def __init__(self, points: int, checkers: int, total: int, arrays: dict[str, npt.NDArray[Any]],
+                 path: Path | None, game: str) -> None:
+        _check_size(points, checkers)
+        self.game = _check_game(game)
+        _check_total(total, checkers)
+        self.points = points
+        self.checkers = checkers
+        self.total = total
+        self.path = path
+        self._a = arrays
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def _stored(self, dtype: str) -> dict[str, npt.NDArray[Any]]:
+        raise NotImplementedError
+
+    def _describe(self) -> str:
+        raise NotImplementedError
+
+    def save(self, path: str | os.PathLike[str], dtype: str = "float64") -> Path:
+        """Write the table to `path` atomically; `dtype="float32"` stores its values (a
+        one-sided table: its distributions) in half the space."""
+        if not isinstance(dtype, str) or dtype not in ("float64", "float32"):
+            raise InvalidArgumentError(f"dtype={dtype!r} must be 'float64' or 'float32'")
+        meta = {
+            "kind": self.kind,
+            "game": self.game,
+            "points": self.points,
+            "checkers": self.checkers,
+            "total": self.total,
+            "dtype": dtype,
+            "entries": len(self),
+            "strategy": self.strategy,
+        }
+        return write_table(path, meta, self._stored(dtype))
+
+    def __repr__(self) -> str:
+        where = f", path={str(self.path)!r}" if self.path else ""
+        return (f"<{type(self).__name__} game={self.game} points={self.points} checkers={self.checkers} "
+                f"{self._describe()}{where}>")
+
+
+class OneSidedDB(BearoffTable):
     """Exact one-sided bear-off table: rolls to bear off all (and the first) checker(s) of a side.
 
     The strategy minimises the expected number of rolls; the first-off table (for positions with
@@ -306,6 +363,7 @@ class OneSidedDB:
     """
 
     kind = "one-sided"
+    strategy = "minimum expected rolls"
 
     def __init__(
         self,
@@ -315,13 +373,8 @@ class OneSidedDB:
         path: Path | None = None,
         game: str = "fevga",
     ):
-        _check_size(points, checkers)
-        self.game = _check_game(game)
+        super().__init__(points, checkers, TOTAL_CHECKERS, arrays, path, game)
         _check_one_sided(arrays, points, checkers, _where(path))
-        self.points = points
-        self.checkers = checkers
-        self.path = path
-        self._a = arrays
         self.entries = int(core.count(points, checkers))
         self.first_base = int(core.count(points, checkers - 1))
         self._mean: FloatArray = arrays["mean"]
@@ -342,32 +395,14 @@ class OneSidedDB:
                 bar.update(builder.done - before)
         return cls(points, checkers, builder.arrays(), game=game)
 
-    def save(self, path: str | os.PathLike[str], dtype: str = "float64") -> Path:
-        """Write the table to `path` atomically; `dtype="float32"` stores distributions in half the space."""
-        if not isinstance(dtype, str) or dtype not in ("float64", "float32"):
-            raise InvalidArgumentError(f"dtype={dtype!r} must be 'float64' or 'float32'")
-        meta = {
-            "kind": self.kind,
-            "game": self.game,
-            "points": self.points,
-            "checkers": self.checkers,
-            "total": TOTAL_CHECKERS,
-            "dtype": dtype,
-            "entries": self.entries,
-            "strategy": "minimum expected rolls",
-        }
-        arrays = {
-            name: (a.astype(dtype, copy=False) if name.endswith("_pool") else a) for name, a in self._a.items()
-        }
-        return write_table(path, meta, arrays)
+    def _stored(self, dtype: str) -> dict[str, npt.NDArray[Any]]:
+        return {name: (a.astype(dtype, copy=False) if name.endswith("_pool") else a) for name, a in self._a.items()}
 
     def __len__(self) -> int:
         return self.entries
 
-    def __repr__(self) -> str:
-        where = f", path={str(self.path)!r}" if self.path else ""
-        return (f"<OneSidedDB game={self.game} points={self.points} checkers={self.checkers} "
-                f"entries={self.entries}{where}>")
+    def _describe(self) -> str:
+        return f"entries={self.entries}"
 
     def counts(self, side: Side) -> tuple[int, ...]:
         """The validated counts on points 1..P of a side (see `side_counts`; a position must be
@@ -473,7 +508,7 @@ class OneSidedDB:
         return out
 
 
-class TwoSidedDB:
+class TwoSidedDB(BearoffTable):
     """Exact two-sided bear-off table: equity and win probability of the side on roll.
 
     Optimal play maximises expected points (a mars counts 2 when the loser still has all
@@ -482,6 +517,7 @@ class TwoSidedDB:
     """
 
     kind = "two-sided"
+    strategy = "maximum expected points"
 
     def __init__(
         self,
@@ -492,19 +528,11 @@ class TwoSidedDB:
         path: Path | None = None,
         game: str = "fevga",
     ):
-        _check_size(points, checkers)
-        self.game = _check_game(game)
-        if not isinstance(total, int) or not checkers <= total <= TOTAL_CHECKERS:
-            raise InvalidArgumentError(f"total={total!r} must be an integer {checkers}-{TOTAL_CHECKERS}")
+        super().__init__(points, checkers, total, arrays, path, game)
         _check_two_sided(arrays, points, checkers, total, _where(path))
-        self.points = points
-        self.checkers = checkers
-        self.total = total
-        self.path = path
         self.positions = int(core.count(points, checkers))
         self._equity: FloatArray = arrays["equity"].reshape(-1)
         self._win: FloatArray | None = arrays["win"].reshape(-1) if "win" in arrays else None
-        self._a = arrays
 
     @classmethod
     def build(
@@ -527,8 +555,7 @@ class TwoSidedDB:
         models a smaller game, in which a mars is possible as soon as checkers == total.
         """
         _check_size(points, checkers)
-        if not isinstance(total, int) or not checkers <= total <= TOTAL_CHECKERS:
-            raise InvalidArgumentError(f"total={total!r} must be an integer {checkers}-{TOTAL_CHECKERS}")
+        _check_total(total, checkers)
         threads = check_int("workers", workers, 1, MAX_WORKERS)
         _check_game(game)
         builder = core.TwoSidedBuilder(points, checkers, total, game)
@@ -545,29 +572,14 @@ class TwoSidedDB:
                 _run_threaded(builder, threads, bar)
         return cls(points, checkers, total, builder.arrays(), game=game)
 
-    def save(self, path: str | os.PathLike[str], dtype: str = "float64") -> Path:
-        """Write the table to `path` atomically; `dtype="float32"` halves the file."""
-        if not isinstance(dtype, str) or dtype not in ("float64", "float32"):
-            raise InvalidArgumentError(f"dtype={dtype!r} must be 'float64' or 'float32'")
-        arrays = {name: a.astype(dtype, copy=False) for name, a in self._a.items()}
-        meta = {
-            "kind": self.kind,
-            "game": self.game,
-            "points": self.points,
-            "checkers": self.checkers,
-            "total": self.total,
-            "dtype": dtype,
-            "entries": self.positions**2,
-            "strategy": "maximum expected points",
-        }
-        return write_table(path, meta, arrays)
+    def _stored(self, dtype: str) -> dict[str, npt.NDArray[Any]]:
+        return {name: a.astype(dtype, copy=False) for name, a in self._a.items()}
 
     def __len__(self) -> int:
         return self.positions**2
 
-    def __repr__(self) -> str:
-        where = f", path={str(self.path)!r}" if self.path else ""
-        return f"<TwoSidedDB game={self.game} points={self.points} checkers={self.checkers} total={self.total}{where}>"
+    def _describe(self) -> str:
+        return f"total={self.total}"
 
     def _pair(self, on_roll: Side, opponent: Side | None) -> int:
         check_position(self, on_roll)
