@@ -1,0 +1,145 @@
+"""The Gioul net: its encoding ("gioul-1"), outputs and the core's "net" policy for Gioul."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fevga import BLACK, WHITE, GioulPosition
+from fevga.errors import InvalidArgumentError, InvalidPositionError
+from fevga.game import play_gioul_game
+from fevga.gioul import to_array
+from fevga_core import constants, gioul as core_gioul, net as core_net
+from fevga_core import train as core_train
+
+START = [0] * 24 + [15]
+SIDE = core_net.GIOUL_SIDE_INPUTS
+DICE = 2 * SIDE  # the pending dice's inputs follow both sides'
+NET_POLICY = constants.POLICY_IDS["net"]
+
+
+def encode(state: GioulPosition) -> np.ndarray:
+    return core_gioul.encode_state(to_array([state])[0])
+
+
+def swapped(state: GioulPosition) -> GioulPosition:
+    """The colour-swapped twin: the same board, roll counts and dice seen by the other colour."""
+    roller = state.roller
+    return GioulPosition.from_counts(
+        state.counts(BLACK), state.counts(WHITE), 1 - state.turn,
+        next_roll=(state.next_roll(BLACK), state.next_roll(WHITE)),
+        dice=state.pending or None, roller=None if roller is None else 1 - roller)
+
+
+def random_core_net(hidden: int = 12, seed: int = 0) -> core_gioul.CoreGioulNet:
+    rng = np.random.default_rng(seed)
+    params = rng.normal(0.0, 0.5, core_net.param_count(hidden, core_net.GIOUL_INPUTS)).astype(np.float32)
+    return core_gioul.CoreGioulNet(params, hidden)
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list[GioulPosition]:
+    """States of a few recorded games: new rolls due, chains, dice handed over, finished games."""
+    states: list[GioulPosition] = []
+    for seed in range(4):
+        states.extend(play_gioul_game(seed=seed, policy="heuristic").positions())
+    return states
+
+
+def test_the_start_encodes_both_armies_on_their_24_and_no_dice() -> None:
+    x = encode(GioulPosition.initial())
+    assert x.shape == (core_net.GIOUL_INPUTS,) == (225,)
+    for base in (0, SIDE):
+        assert list(x[base + 92: base + 96]) == [1.0, 1.0, 1.0, 3.0]  # 15 on point 24: n>=1, >=2, >=3, (15-3)/4
+        assert x[base + 97] == 1.0 and x[base + 100] == 1.0 and x[base + 105] == 1.0  # pips/360, back, contact
+        assert x[base + 106] == 0.0 and x[base + 107] == 0.0  # no rolls made
+    assert not x[DICE:].any()
+
+
+def test_roll_three_and_roll_four_differ_in_the_chain_input() -> None:
+    third = encode(GioulPosition.from_counts(START, START, WHITE, next_roll=(3, 1)))
+    fourth = encode(GioulPosition.from_counts(START, START, WHITE, next_roll=(4, 1)))
+    assert third[106] == 0.0 and third[107] == pytest.approx(2 / 3)
+    assert fourth[106] == 1.0 and fourth[107] == 1.0
+    # the other side's count is its own input, at its own base
+    theirs = encode(GioulPosition.from_counts(START, START, WHITE, next_roll=(1, 4)))
+    assert theirs[106] == 0.0 and theirs[SIDE + 106] == 1.0
+
+
+def test_a_pending_chain_encodes_every_die_still_to_play() -> None:
+    white = [0] * 18 + [1] * 6 + [9]
+    state = GioulPosition.from_counts(white, START, WHITE, next_roll=(4, 2), dice=(5, 5, 6, 6, 6, 6), roller=WHITE)
+    x = encode(state)
+    assert list(x[DICE: DICE + 6]) == [0, 0, 0, 0, 0.5, 1.0]  # two 5s, four 6s
+    assert x[DICE + 6] == pytest.approx((2 * 5 + 4 * 6) / 84)
+    assert x[DICE + 7] == 0.0  # its own roll
+    assert x[DICE + 8] == 1.0  # later blocks follow this one
+
+
+def test_dice_handed_over_are_the_side_to_decides_and_say_who_rolled_them() -> None:
+    state = GioulPosition.from_counts(START, START, BLACK, next_roll=(2, 1), dice=(3,), roller=WHITE)
+    x = encode(state)
+    assert x[DICE + 2] == 0.25 and x[DICE + 7] == 1.0 and x[DICE + 8] == 0.0
+    assert encode(GioulPosition.from_counts(START, START, WHITE, next_roll=(2, 1), dice=(3,), roller=WHITE))[DICE + 7] == 0.0
+
+
+def test_a_state_and_its_colour_swapped_twin_encode_and_evaluate_alike(corpus: list[GioulPosition]) -> None:
+    assert any(s.pending and s.roller != s.turn for s in corpus)  # hand-overs are in the corpus
+    net = random_core_net()
+    twins = [swapped(s) for s in corpus]
+    for state, twin in zip(corpus, twins):
+        assert np.array_equal(encode(state), encode(twin)), state.id
+    assert np.array_equal(net.evaluate_rows(to_array(corpus)), net.evaluate_rows(to_array(twins)))
+
+
+def test_outputs_are_valid_probabilities(corpus: list[GioulPosition]) -> None:
+    for seed in range(3):
+        out = random_core_net(seed=seed).evaluate_rows(to_array(corpus))
+        win, win_mars, lose_mars = out.T
+        assert np.all((0 <= win) & (win <= 1) & (0 <= win_mars) & (win_mars <= win))
+        assert np.all((0 <= lose_mars) & (lose_mars <= 1 - win))
+
+
+def test_the_core_checks_what_reaches_the_gioul_net() -> None:
+    with pytest.raises(InvalidArgumentError, match="does not fit"):
+        core_gioul.CoreGioulNet(np.zeros(core_net.param_count(8), dtype=np.float32), 8)  # a Fevga-sized vector
+    net = random_core_net()
+    bad = to_array([GioulPosition.initial()])
+    bad[0, 51] = 9  # a roll count above 3
+    with pytest.raises(InvalidPositionError, match="roll count"):
+        net.evaluate_rows(bad)
+    with pytest.raises(InvalidPositionError):
+        net.evaluate_rows(np.zeros((1, 51), dtype=np.uint8))
+    with pytest.raises(InvalidArgumentError, match="targets"):
+        net.train_rows(to_array([GioulPosition.initial()]), np.array([[0.5, 0.9, 0.0]]), 0.01)
+    with pytest.raises(TypeError):  # a Gioul net is no Fevga net, and the reverse, by type
+        core_train.selfplay_samples(net, None, 0, 1, 0, 1, 0.5)  # type: ignore[arg-type]
+    fevga_net = core_net.CoreNet(np.zeros(core_net.param_count(8), dtype=np.float32), 8)
+    with pytest.raises(TypeError):
+        core_gioul.random_games(1, 0, 1, False, NET_POLICY, NET_POLICY, fevga_net, fevga_net)  # type: ignore[arg-type]
+
+
+def test_the_net_policy_plays_gioul_games_in_the_core_seeded() -> None:
+    net = random_core_net()
+    with pytest.raises(InvalidArgumentError, match="needs a Gioul net"):
+        core_gioul.random_games(1, 0, 4, False, NET_POLICY, 0)
+    with pytest.raises(InvalidArgumentError, match="policy id"):
+        core_gioul.random_games(1, 0, 4, False, 99, 0)
+    first, decisions = core_gioul.random_games(5, 0, 40, False, NET_POLICY, 0, net, None)
+    again, _ = core_gioul.random_games(5, 0, 40, False, NET_POLICY, 0, net, None)
+    assert np.array_equal(first, again) and decisions > 40 * 20
+    assert set(np.abs(first).tolist()) <= {0, 1, 2}
+
+
+def test_selfplay_samples_are_the_game_states_with_lambda_returns() -> None:
+    net = random_core_net()
+    rows, targets, outcomes = core_train.gioul_selfplay_samples(net, 3, 0, 1, 1.0)
+    assert rows.shape[1] == 58 and len(rows) == len(targets) > 20 and outcomes.shape == (1, 3)
+    assert core_gioul.first_invalid_row(rows) == (-1, "")
+    # lambda = 1: every target is the game's result seen by the state's side to decide
+    white_win = np.where(rows[:, 50] == WHITE, targets[:, 0], 1 - targets[:, 0])
+    assert np.allclose(white_win, outcomes[0, 0])
+    again = core_train.gioul_selfplay_samples(net, 3, 0, 1, 1.0)
+    assert np.array_equal(rows, again[0]) and np.array_equal(targets, again[1])
+    with pytest.raises(InvalidArgumentError):
+        core_train.gioul_selfplay_samples(net, 3, 0, 1, 1.5)
