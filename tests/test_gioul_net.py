@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import io
+import json
+import pickle
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from fevga import BLACK, WHITE, GioulPosition
-from fevga.errors import InvalidArgumentError, InvalidPositionError
+import fevga
+from fevga import BLACK, WHITE, GioulPosition, Net
+from fevga.errors import InvalidArgumentError, InvalidPositionError, NetFileError, NetGameError
+from fevga.net import net_of
 from fevga.game import play_gioul_game
 from fevga.gioul import to_array
 from fevga_core import constants, gioul as core_gioul, net as core_net
@@ -143,3 +150,42 @@ def test_selfplay_samples_are_the_game_states_with_lambda_returns() -> None:
     assert np.array_equal(rows, again[0]) and np.array_equal(targets, again[1])
     with pytest.raises(InvalidArgumentError):
         core_train.gioul_selfplay_samples(net, 3, 0, 1, 1.5)
+
+
+# ---------------------------------------------------------------------------------------
+# Net files know their game
+
+
+def test_a_gioul_net_file_says_its_encoding_and_loads_as_a_gioul_net(tmp_path: Path) -> None:
+    net = Net.initial(8, 3, "gioul")
+    path = net.save(tmp_path / "gioul.npz")
+    meta = json.loads(np.load(path)["meta"].tobytes())
+    assert (meta["encoding"], meta["inputs"]) == ("gioul-1", 225)
+    loaded = Net.load(path)
+    assert loaded == net and loaded.game == "gioul" and loaded.checksum == net.checksum
+    assert pickle.loads(pickle.dumps(net)).game == "gioul"
+    assert Net.default().game == "fevga"  # the shipped file (fevga-1, written before Gioul nets) still loads
+    assert Net.initial(8, 3) != Net.initial(8, 3, "gioul")
+
+
+def test_a_file_whose_inputs_do_not_match_its_encoding_is_refused(tmp_path: Path) -> None:
+    data = Net.initial(8, 3, "gioul").to_bytes()
+    with np.load(io.BytesIO(data)) as archive:
+        meta, params = json.loads(archive["meta"].tobytes()), archive["params"]
+    meta["inputs"] = 214
+    buffer = io.BytesIO()
+    np.savez(buffer, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), params=params)
+    with pytest.raises(NetFileError, match="'gioul-1' with 214 inputs"):
+        Net._read(buffer.getvalue(), "crafted.npz")
+
+
+def test_a_net_of_one_game_is_refused_for_the_other_with_one_error_naming_both() -> None:
+    gioul_net, fevga_net = Net.initial(8, 3, "gioul"), Net.default()
+    with pytest.raises(NetGameError, match="Gioul net .*gioul-1.* where a Fevga net .*fevga-1"):
+        fevga.evaluate(fevga.Position.initial(), net=gioul_net)
+    with pytest.raises(NetGameError, match="Fevga net .*fevga-1.* where a Gioul net .*gioul-1"):
+        net_of(fevga_net, "gioul")
+    with pytest.raises(NetGameError):
+        gioul_net.quantised()
+    assert issubclass(NetGameError, fevga.FevgaError)
+    assert net_of(gioul_net, "gioul") is gioul_net

@@ -27,6 +27,7 @@ from fevga.errors import (
     RecordError,
     MissingBearoffError,
     NetFileError,
+    NetGameError,
 )
 from fevga.gioul import GioulMove, GioulPosition
 from fevga.net import Net
@@ -58,6 +59,7 @@ __all__ = [
     "Move",
     "Net",
     "NetFileError",
+    "NetGameError",
     "Evaluation",
     "Hint",
     "evaluate",
