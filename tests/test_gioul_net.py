@@ -189,3 +189,56 @@ def test_a_net_of_one_game_is_refused_for_the_other_with_one_error_naming_both()
         gioul_net.quantised()
     assert issubclass(NetGameError, fevga.FevgaError)
     assert net_of(gioul_net, "gioul") is gioul_net
+
+
+# ---------------------------------------------------------------------------------------
+# evaluate and hint on Gioul states
+
+
+@pytest.fixture(scope="module")
+def gioul_net() -> Net:
+    rng = np.random.default_rng(5)
+    return Net(rng.normal(0.0, 0.3, core_net.param_count(16, core_net.GIOUL_INPUTS)), 16, game="gioul")
+
+
+def test_evaluate_a_state_with_a_roll_due_is_the_net_for_the_side_to_roll(gioul_net: Net) -> None:
+    state = GioulPosition.from_counts(START, START, BLACK, next_roll=(4, 3))
+    e = fevga.evaluate(state, net=gioul_net)
+    assert [e.win, e.win_mars, e.lose_mars] == list(gioul_net._core.evaluate_rows(to_array([state]))[0])
+
+
+def test_evaluate_a_pending_decision_is_its_best_move_and_hint_ranks_them(gioul_net: Net) -> None:
+    white = [0] * 18 + [1] * 6 + [9]
+    state = GioulPosition.from_counts(white, START, WHITE, next_roll=(4, 2), dice=(5, 5, 6, 6, 6, 6), roller=WHITE)
+    hints = fevga.hint(state, None, net=gioul_net)
+    assert len(hints) == len(state.legal_moves()) > 1
+    assert hints[0].loss == 0.0 and all(a.equity >= b.equity for a, b in zip(hints, hints[1:]))
+    assert fevga.evaluate(state, net=gioul_net) == hints[0].evaluation
+    for h in hints:  # each result rated for the mover: directly while it decides, flipped once the other side does
+        after = h.move.position
+        raw = gioul_net._core.evaluate_rows(to_array([after]))[0]
+        expected = fevga.Evaluation(*map(float, raw))
+        assert h.evaluation == (expected if after.turn == WHITE else expected.flipped())
+    with pytest.raises(fevga.InvalidDiceError):
+        fevga.hint(state, "6-5", net=gioul_net)
+
+
+def test_hint_agrees_with_the_cores_net_policy(gioul_net: Net) -> None:
+    net_id = constants.POLICY_IDS["net"]
+    _, decisions = core_gioul.record_game(9, 0, False, net_id, net_id, None, gioul_net._core, gioul_net._core)
+    mover, _, d1, d2, *_ , steps, choices = decisions[0]
+    hints = fevga.hint(GioulPosition.initial(mover), (d1, d2), net=gioul_net)
+    assert choices == len(hints) and hints[0].move.steps == steps
+
+
+def test_gioul_judgment_needs_a_gioul_net_and_says_what_it_offers() -> None:
+    state = GioulPosition.initial()
+    with pytest.raises(InvalidArgumentError, match="no Gioul net ships"):
+        fevga.evaluate(state)
+    with pytest.raises(NetGameError):
+        fevga.hint(state, "6-5", net=Net.default())
+    net = Net.initial(8, 1, "gioul")
+    with pytest.raises(InvalidArgumentError, match="plies"):
+        fevga.evaluate(state, 1, net=net)
+    with pytest.raises(InvalidArgumentError, match="match score"):
+        fevga.hint(state, "6-5", net=net, score=(0, 0), length=3)

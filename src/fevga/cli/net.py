@@ -6,6 +6,7 @@ import argparse
 import json
 import shlex
 import sys
+from typing import Any
 
 from fevga.analysis import MAX_PLIES, Hint, evaluate, hint
 from fevga.errors import InvalidArgumentError
@@ -68,10 +69,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _fevga_position(text: str, command: str) -> Position:
-    """POSITION of evaluate / hint: a Fevga position (there is no Gioul net to judge a Gioul one)."""
+    """POSITION of evaluate / hint: a Fevga position (Gioul states are judged through the API for now)."""
     if len(text.strip()) == GIOUL_ID_LENGTH or ('"gioul"' in text and text.strip().startswith("{")):
         raise InvalidArgumentError(f"{text.strip()[:40]!r} is a Gioul position: fevga {command} judges Fevga "
-                                   "positions with the Fevga net (there is no Gioul net)")
+                                   "positions with the Fevga net (no Gioul net ships yet: judge Gioul states "
+                                   f"with fevga.{command}(state, net=GIOUL_NET_FILE))")
     return Position.parse(text)
 
 
@@ -103,7 +105,7 @@ def _hint(args: argparse.Namespace) -> int:
     return 0
 
 
-def hint_table(hints: list[Hint], match: bool = False) -> list[str]:
+def hint_table(hints: list[Hint[Any]], match: bool = False) -> list[str]:
     """The lines of `fevga hint`'s table (also the hints of a game against the engine)."""
     lines = [f"  {'#':>2} {'move':<28} {'ply':>3} {'equity':>8} {'loss':>7}   win   w.mars  l.mars"
              + ("  match" if match else "")]
