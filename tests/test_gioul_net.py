@@ -5,6 +5,9 @@ from __future__ import annotations
 import io
 import json
 import pickle
+import subprocess
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +17,8 @@ import fevga
 from fevga import BLACK, WHITE, GioulPosition, Net
 from fevga.errors import InvalidArgumentError, InvalidPositionError, NetFileError, NetGameError
 from fevga.net import net_of
+from fevga.strength import gioul_duel
+from fevga.train import TrainConfig, train
 from fevga.game import play_gioul_game
 from fevga.gioul import to_array
 from fevga_core import constants, gioul as core_gioul, net as core_net
@@ -242,3 +247,54 @@ def test_gioul_judgment_needs_a_gioul_net_and_says_what_it_offers() -> None:
         fevga.evaluate(state, 1, net=net)
     with pytest.raises(InvalidArgumentError, match="match score"):
         fevga.hint(state, "6-5", net=net, score=(0, 0), length=3)
+
+
+# ---------------------------------------------------------------------------------------
+# Training a Gioul net: the Fevga pipeline with game="gioul"
+
+GIOUL_TINY = TrainConfig(games=1000, hidden=16, batch=50, rate=0.02, rate_final=0.02, seed=2, check_every=1000,
+                         check_games=400, check_against="random", game="gioul")
+
+
+def test_a_tiny_gioul_run_beats_random_play_by_a_clear_margin(tmp_path: Path) -> None:
+    run = train(tmp_path, GIOUL_TINY, workers=1, progress=False)
+    before, after = run.history
+    assert (before["games"], after["games"], after["against"]) == (0, 1000, "random")
+    # the same seeded duel (400 games, colours alternated) before and after 1,000 self-play games
+    assert after["ppg"] - after["ppg_ci"] > 0.5
+    assert after["ppg"] - before["ppg"] > after["ppg_ci"] + before["ppg_ci"]
+    net = Net.load(tmp_path / "net.npz")
+    assert net.game == "gioul" and net.provenance["command"].startswith("fevga train OUT") \
+        and "--game gioul" in net.provenance["command"]
+
+
+def test_gioul_runs_are_seeded_the_same_for_any_workers_and_resume_exactly(tmp_path: Path) -> None:
+    config = TrainConfig(games=120, hidden=8, batch=40, rate=0.02, rate_final=0.02, seed=3, check_every=60,
+                         check_games=20, check_against="random", game="gioul")
+    one = train(tmp_path / "one", config, workers=1, progress=False)
+    two = train(tmp_path / "two", config, workers=2, progress=False)
+    np.testing.assert_array_equal(one.params, two.params)
+    train(tmp_path / "resumed", replace(config, games=60), workers=1, progress=False)
+    resumed = train(tmp_path / "resumed", config, workers=2, progress=False)
+    np.testing.assert_array_equal(one.params, resumed.params)
+    assert resumed.samples == one.samples
+
+
+def test_a_gioul_run_checks_its_opponent_and_game(tmp_path: Path) -> None:
+    fevga_file = Net.initial(8, 1).save(tmp_path / "fevga.npz")
+    with pytest.raises(NetGameError):
+        train(tmp_path / "a", replace(GIOUL_TINY, check_against=str(fevga_file)), workers=1, progress=False)
+    with pytest.raises(InvalidArgumentError, match="game"):
+        train(tmp_path / "b", replace(GIOUL_TINY, game="tavla"), workers=1, progress=False)
+    with pytest.raises(InvalidArgumentError, match="needs a Gioul net|no Gioul net ships"):
+        gioul_duel("net", "random", games=20)
+    assert gioul_duel("heuristic", "random", games=200, seed=1, workers=1).ppg > 0.5
+
+
+def test_cli_trains_a_gioul_net(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = subprocess.run([sys.executable, "-m", "fevga", "train", str(out), "--game", "gioul", "--games", "40",
+                             "--hidden", "8", "--batch", "20", "--check-every", "40", "--check-games", "20",
+                             "--check-against", "random", "--no-progress"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "40 games" in result.stdout and Net.load(out / "net.npz").game == "gioul"

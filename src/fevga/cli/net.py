@@ -61,6 +61,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                     help="games per strength check against 'heuristic' (default: %(default)s)")
     tr.add_argument("--check-against", default=defaults.check_against,
                     help="the checks' opponent: a policy name or a net file (default: %(default)s)")
+    tr.add_argument("--game", choices=("fevga", "gioul"), default=defaults.game,
+                    help="the game the net judges (default: %(default)s)")
     tr.add_argument("--workers", type=int, default=None, help="threads or Dask tasks per batch (default: all cores)")
     tr.add_argument("--dask", action="store_true", help="play the games on a local Dask cluster")
     tr.add_argument("--scheduler", default=None, help="play the games on the Dask scheduler at this address")
@@ -120,7 +122,7 @@ def hint_table(hints: list[Hint[Any]], match: bool = False) -> list[str]:
 def _train(args: argparse.Namespace) -> int:
     config = TrainConfig(games=args.games, hidden=args.hidden, lam=args.lam, rate=args.rate, rate_final=args.rate_final,
                          batch=args.batch, seed=args.seed, check_every=args.check_every, check_games=args.check_games,
-                         check_against=args.check_against)
+                         check_against=args.check_against, game=args.game)
     command = "fevga " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["train"] else None
     run = train(args.out, config, workers=args.workers, progress=None if not args.no_progress else False,
                 command=command, backend="dask" if (args.dask or args.scheduler) else "local",
