@@ -298,3 +298,14 @@ def test_cli_trains_a_gioul_net(tmp_path: Path) -> None:
                              "--check-against", "random", "--no-progress"], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "40 games" in result.stdout and Net.load(out / "net.npz").game == "gioul"
+
+
+def test_play_gioul_game_plays_the_net_policy_with_a_gioul_net(gioul_net: Net) -> None:
+    record = play_gioul_game(seed=4, policy=("net", "random"), net=gioul_net)
+    assert record.final.is_game_over() and record.policies == ("net", "random")
+    assert record == play_gioul_game(seed=4, policy=("net", "random"), net=gioul_net)
+    assert record.positions()[-1] == record.final  # the decisions replay through the rules
+    with pytest.raises(InvalidArgumentError, match="no Gioul net ships"):
+        play_gioul_game(seed=4, policy="net")
+    with pytest.raises(NetGameError):
+        play_gioul_game(seed=4, policy="net", net=Net.default())
