@@ -50,6 +50,10 @@ class NetFileError(FevgaError, OSError):
     """A net weights file is unreadable, truncated, corrupted or not a fevga net of this version."""
 
 
+class NetGameError(FevgaError, ValueError):
+    """A net of one game (a Fevga net, a Gioul net) given where the other game's net is needed."""
+
+
 class CheckpointError(InvalidArgumentError):
     """A checkpoint (rollout or training) is unreadable, over a limit, corrupted (its content
     checksum does not match) or belongs to another job."""
@@ -73,6 +77,6 @@ class RecordError(FevgaError, ValueError):
 
 for _cls in (FevgaError, InvalidPositionError, InvalidNotationError, InvalidDiceError, InvalidRulesError,
              IllegalMoveError, MissingBearoffError, BearoffFileError, InvalidArgumentError, NetFileError, RecordError,
-             CheckpointError):
+             CheckpointError, NetGameError):
     _cls.__module__ = "fevga.errors"  # the public name: reprs, pickles and docs say fevga.errors.X
 del _cls

@@ -7,21 +7,17 @@ from fevga_core.movegen import MoveList
 import numpy as np
 from numpy.typing import NDArray
 
+from fevga_core.net import NetModel
+
 _G = TypeVar("_G", bound="CoreGioul")
 
-def random_games(
-    master: int, first: int, n: int, opening_dice: bool, white_policy: int = 0, black_policy: int = 0
-) -> tuple[NDArray[np.int8], int]:
+def random_games(master: int, first: int, n: int, opening_dice: bool, white_policy: int = 0, black_policy: int = 0,
+                 white_net: CoreGioulNet | None = None, black_net: CoreGioulNet | None = None) -> tuple[NDArray[np.int8], int]:
     """Play games first .. first+n-1 of a seeded job; (White's points per game, decisions)."""
 
-def record_game(
-    master: int,
-    index: int,
-    opening_dice: bool,
-    white_policy: int = 0,
-    black_policy: int = 0,
-    start: CoreGioul | None = None,
-) -> tuple[int, list[tuple[int, int, int, int, int, int, int, tuple[tuple[int, int], ...], int]]]:
+def record_game(master: int, index: int, opening_dice: bool, white_policy: int = 0, black_policy: int = 0,
+                start: CoreGioul | None = None, white_net: CoreGioulNet | None = None,
+                black_net: CoreGioulNet | None = None) -> tuple[int, list[tuple[int, int, int, int, int, int, int, tuple[tuple[int, int], ...], int]]]:
     """Game `index` of random_games, recorded decision by decision (from `start` if given)."""
 
 GIOUL_WIDTH: int
@@ -65,3 +61,11 @@ class CoreGioul:
     def _can_move(self, color: int) -> bool: ...
     def _is_dead(self) -> bool: ...
     def _perft(self, depth: int) -> int: ...
+
+class CoreGioulNet(NetModel):
+    """A Gioul net: rows are Gioul state rows, evaluated for their side to decide."""
+
+    def __init__(self, params: NDArray[np.float32], hidden: int) -> None: ...
+
+def encode_state(row: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """The dense Gioul net input vector of one valid state row."""

@@ -34,7 +34,11 @@ from fevga_core.movegen cimport (
 )
 from fevga_core.game cimport (
     RngC, rng_seed, rng_below, game_seed, roll_dice, opening_draw, choose_move,
-    POLICY_RANDOM, POLICY_HEURISTIC,
+    POLICY_RANDOM, POLICY_HEURISTIC, POLICY_NET,
+)
+from fevga_core.net cimport (
+    NetC, NetModel, EncodingC, model_bind, net_forward, net_sgd_step, encode_gioul, gioul_net_evaluate,
+    outputs_equity, encoding_dense, GIOUL_NET_INPUTS, NET_OUTPUTS,
 )
 
 cnp.import_array()
@@ -208,15 +212,48 @@ ctypedef struct DecisionC:
     uint16_t choices        # legal moves the decision had
 
 
-cdef int _play_on(GioulC* s, RngC* rng, int first_d1, int first_d2, const int* policy, MoveC* moves,
+cdef double gioul_value(const NetC* net, const GioulC* s, int color) noexcept nogil:
+    """Equity of state `s` for `color`: the points of a finished game, else the net's value
+    for the side to decide, negated when that side is the other one."""
+    cdef double out[NET_OUTPUTS]
+    cdef double value
+    cdef int winner = position_winner(&s.pos)
+    if winner >= 0:
+        value = position_points(&s.pos, winner)
+        return value if winner == color else -value
+    gioul_net_evaluate(net, s, out)
+    value = outputs_equity(out)
+    return value if s.pos.turn == color else -value
+
+
+cdef int gioul_choose_net(const GioulC* s, const MoveC* moves, int n, const NetC* net) noexcept nogil:
+    """The "net" policy: the move whose resulting state the net rates best for the mover
+    (first on ties), whoever decides next (a chain's next block, the opponent, a new roll)."""
+    cdef int k, best = 0, mover = s.pos.turn
+    cdef double value, best_value = -1e300
+    cdef GioulC child
+    for k in range(n):
+        child = s[0]
+        gioul_apply(&child, &moves[k])
+        value = gioul_value(net, &child, mover)
+        if value > best_value:
+            best_value = value
+            best = k
+    return best
+
+
+cdef int _play_on(GioulC* s, RngC* rng, int first_d1, int first_d2, const GioulPlayC* play, MoveC* moves,
                   WorkspaceC* ws, DecisionC* rec, int* ndecisions) noexcept nogil:
     """Play the game in `s` to its end (the first roll, if one is due, is first_d1-first_d2
     when first_d1 > 0); returns White's points (+-2, +-1, 0 for a dead position, a draw)
-    or 100 if more than MAX_RECORDED decisions had to be recorded."""
-    cdef int d1 = 0, d2 = 0, n, k, winner
+    or 100 if more than MAX_RECORDED decisions had to be recorded. With play.trail, the
+    state before the first decision and after each one are stored there."""
+    cdef int d1 = 0, d2 = 0, n, k, winner, policy
     cdef bint first = True
     cdef DecisionC* r
     ndecisions[0] = 0
+    if play.trail != NULL:
+        play.trail[0] = s[0]
     while not gioul_over(s):
         d1 = d2 = 0
         if not s.count:
@@ -230,10 +267,17 @@ cdef int _play_on(GioulC* s, RngC* rng, int first_d1, int first_d2, const int* p
         n = gioul_pending_moves(s, moves, ws)
         if n == 1 and moves[0].nsteps == 0 and position_is_dead(&s.pos, FLAG_GIOUL):
             return 0
-        k = choose_move(&s.pos, moves, n, policy[s.pos.turn], rng) if n > 1 else 0
-        if rec != NULL:
+        policy = play.policy[s.pos.turn]
+        if n == 1:
+            k = 0
+        elif policy == POLICY_NET:
+            k = gioul_choose_net(s, moves, n, play.net[s.pos.turn])
+        else:
+            k = choose_move(&s.pos, moves, n, policy, rng)
+        if rec != NULL or play.trail != NULL:
             if ndecisions[0] == MAX_RECORDED:
                 return 100
+        if rec != NULL:
             r = &rec[ndecisions[0]]
             r.mover = s.pos.turn
             r.roller = s.roller
@@ -247,35 +291,64 @@ cdef int _play_on(GioulC* s, RngC* rng, int first_d1, int first_d2, const int* p
             r.choices = n
         ndecisions[0] += 1
         gioul_apply(s, &moves[k])
+        if play.trail != NULL:
+            play.trail[ndecisions[0]] = s[0]
     winner = position_winner(&s.pos)
     k = position_points(&s.pos, winner)
     return k if winner == 0 else -k
 
 
-cdef int _play_game(GioulC* s, RngC* rng, bint opening_dice, const int* policy, MoveC* moves,
+cdef int _play_game(GioulC* s, RngC* rng, bint opening_dice, const GioulPlayC* play, MoveC* moves,
                     WorkspaceC* ws, DecisionC* rec, int* ndecisions) noexcept nogil:
     """A complete game from the start: the one-die draw decides the starter, who rolls
     fresh dice (or, with opening_dice, plays the two dice of the draw)."""
     cdef int wd, bd
     gioul_initial(s, opening_draw(rng, &wd, &bd))
     if opening_dice:
-        return _play_on(s, rng, wd if wd > bd else bd, bd if wd > bd else wd, policy, moves, ws, rec, ndecisions)
-    return _play_on(s, rng, 0, 0, policy, moves, ws, rec, ndecisions)
+        return _play_on(s, rng, wd if wd > bd else bd, bd if wd > bd else wd, play, moves, ws, rec, ndecisions)
+    return _play_on(s, rng, 0, 0, play, moves, ws, rec, ndecisions)
+
+
+cdef int gioul_play_trail(GioulC* s, RngC* rng, const GioulPlayC* play, MoveC* moves, WorkspaceC* ws,
+                          int* ndecisions) noexcept nogil:
+    return _play_game(s, rng, False, play, moves, ws, NULL, ndecisions)
+
+
+cdef int _players(GioulPlayC* play, int white_policy, int black_policy, CoreGioulNet white_net,
+                  CoreGioulNet black_net) except -1:
+    """Fill `play` from the policy ids and nets of random_games / record_game, checked."""
+    cdef int color
+    cdef CoreGioulNet net
+    policies = (white_policy, black_policy)
+    nets = (white_net, black_net)
+    play.trail = NULL
+    for color in range(2):
+        if policies[color] not in (POLICY_RANDOM, POLICY_HEURISTIC, POLICY_NET):
+            raise InvalidArgumentError(f"Gioul policy id {policies[color]} must be random ({POLICY_RANDOM}), "
+                                       f"heuristic ({POLICY_HEURISTIC}) or net ({POLICY_NET})")
+        if policies[color] == POLICY_NET and nets[color] is None:
+            raise InvalidArgumentError("the Gioul \"net\" policy needs a Gioul net (CoreGioulNet)")
+        play.policy[color] = policies[color]
+        net = nets[color]
+        play.net[color] = &net.c if net is not None else NULL
+    return 0
 
 
 def random_games(uint64_t master, long long first, long long n, bint opening_dice,
-                 int white_policy=POLICY_RANDOM, int black_policy=POLICY_RANDOM):
+                 int white_policy=POLICY_RANDOM, int black_policy=POLICY_RANDOM,
+                 CoreGioulNet white_net=None, CoreGioulNet black_net=None):
     """Play games first .. first+n-1 of a seeded job (game i draws its dice from
     game_seed(master, i)); returns (White's points per game as int8, total decisions).
-    GIL released."""
+    The "net" policy plays with the side's Gioul net. GIL released."""
     cdef long long i, total = 0
     cdef int count = 0
-    cdef int policy[2]
+    cdef GioulPlayC play
     cdef GioulC s
     cdef RngC rng
     cdef ScratchC scratch
-    policy[0] = white_policy
-    policy[1] = black_policy
+    if n < 0:
+        raise InvalidArgumentError(f"games {n} must be >= 0")
+    _players(&play, white_policy, black_policy, white_net, black_net)
     out = np.zeros(n, dtype=np.int8)
     cdef int8_t[::1] points = out
     scratch_new(&scratch, 1)
@@ -285,7 +358,7 @@ def random_games(uint64_t master, long long first, long long n, bint opening_dic
                 if i % 256 == 255:
                     check_interrupt()
                 rng_seed(&rng, game_seed(master, <uint64_t> (first + i)))
-                points[i] = _play_game(&s, &rng, opening_dice, policy, scratch.moves, scratch.ws, NULL, &count)
+                points[i] = _play_game(&s, &rng, opening_dice, &play, scratch.moves, scratch.ws, NULL, &count)
                 total += count
     finally:
         scratch_free(&scratch)
@@ -293,19 +366,19 @@ def random_games(uint64_t master, long long first, long long n, bint opening_dic
 
 
 def record_game(uint64_t master, long long index, bint opening_dice,
-                int white_policy=POLICY_RANDOM, int black_policy=POLICY_RANDOM, CoreGioul start=None):
+                int white_policy=POLICY_RANDOM, int black_policy=POLICY_RANDOM, CoreGioul start=None,
+                CoreGioulNet white_net=None, CoreGioulNet black_net=None):
     """Game `index` of random_games, recorded: (White's points, [decision tuples]) where a
     decision is (mover, roller, d1, d2, die, count, pair, steps, choices). With `start` (not
     finished) the game is played on from that state, without the one-die draw."""
     cdef int count = 0, j, points
-    cdef int policy[2]
+    cdef GioulPlayC play
     cdef bint from_start = start is not None
     cdef GioulC s
     cdef RngC rng
     cdef ScratchC scratch
     cdef DecisionC* rec
-    policy[0] = white_policy
-    policy[1] = black_policy
+    _players(&play, white_policy, black_policy, white_net, black_net)
     buffer = np.zeros(MAX_RECORDED * sizeof(DecisionC), dtype=np.uint8)
     cdef uint8_t[::1] raw = buffer
     rec = <DecisionC*> &raw[0]
@@ -318,9 +391,9 @@ def record_game(uint64_t master, long long index, bint opening_dice,
         s = start.c
     with nogil:
         if from_start:
-            points = _play_on(&s, &rng, 0, 0, policy, scratch.moves, scratch.ws, rec, &count)
+            points = _play_on(&s, &rng, 0, 0, &play, scratch.moves, scratch.ws, rec, &count)
         else:
-            points = _play_game(&s, &rng, opening_dice, policy, scratch.moves, scratch.ws, rec, &count)
+            points = _play_game(&s, &rng, opening_dice, &play, scratch.moves, scratch.ws, rec, &count)
         scratch_free(&scratch)
     if points == 100:
         raise OverflowError(f"a Gioul game longer than {MAX_RECORDED} decisions")
@@ -479,7 +552,7 @@ def count_moves(const uint8_t[:, ::1] states, const uint8_t[:, ::1] dice, int32_
         _gioul_batch_error(states, dice, bad)
 
 
-cdef void _store(const GioulC* s, uint8_t* row) noexcept nogil:
+cdef void gioul_store(const GioulC* s, uint8_t* row) noexcept nogil:
     position_store(&s.pos, row)
     row[POSITION_WIDTH] = s.rolls[0]
     row[POSITION_WIDTH + 1] = s.rolls[1]
@@ -558,7 +631,7 @@ def generate_batch(const uint8_t[:, ::1] states, const uint8_t[:, ::1] dice):
 cdef void _apply_store(const GioulC* before, const MoveC* move, uint8_t* row) noexcept nogil:
     cdef GioulC after = before[0]
     gioul_apply(&after, move)
-    _store(&after, row)
+    gioul_store(&after, row)
 
 
 # Scratch buffers for calls made with the GIL held (one call at a time).
@@ -719,3 +792,54 @@ cdef class GioulMoves(MoveList):
         child.c = self.before
         gioul_apply(&child.c, &self.moves[k])
         return tuple.__new__(self.move_cls, (move_steps(&self.moves[k]), child))
+
+
+# ---------------------------------------------------------------------------------------
+# The Gioul net: the network of net.pyx over the Gioul encoding ("gioul-1", net.pyx). A type
+# of its own, so the core refuses it where a Fevga net (CoreNet) is due, and the reverse.
+
+cdef int _check_state_rows(const uint8_t[:, ::1] rows) except -1:
+    """InvalidPositionError naming the first row of `rows` that is not a valid Gioul state."""
+    index, problem = first_invalid_row(rows)
+    if index >= 0:
+        raise InvalidPositionError(f"Gioul state row {index} {problem}: {list(rows[index])}")
+    return 0
+
+
+cdef double _state_step(NetC* net, const uint8_t* row, const double* target, float rate) noexcept nogil:
+    """One SGD step on a checked state row (CoreGioulNet.train_rows)."""
+    cdef EncodingC enc
+    _encode_row(row, &enc)
+    return net_sgd_step(net, GIOUL_NET_INPUTS, &enc, target, rate)
+
+
+cdef void _encode_row(const uint8_t* row, EncodingC* enc) noexcept nogil:
+    cdef GioulC s
+    _load(&s, row)
+    encode_gioul(&s, enc)
+
+
+cdef void _state_value(const void* net, const uint8_t* row, double* out) noexcept nogil:
+    """The Gioul net's outputs for a checked state row (CoreGioulNet.evaluate_rows)."""
+    cdef EncodingC enc
+    _encode_row(row, &enc)
+    net_forward(<const NetC*> net, GIOUL_NET_INPUTS, &enc, out)
+
+
+cdef class CoreGioulNet(NetModel):
+    """A Gioul net over a float32 parameter vector it keeps alive (fevga.net.Net wraps it);
+    evaluate_rows and train_rows take Gioul state rows, for their side to decide."""
+
+    def __init__(self, float[::1] params not None, int hidden):
+        model_bind(self, params, hidden, GIOUL_NET_INPUTS, _state_value, _state_step)
+
+    def _check_rows(self, const uint8_t[:, ::1] rows not None):
+        _check_state_rows(rows)
+
+
+def encode_state(const uint8_t[::1] row not None):
+    """The dense float32 Gioul net input vector of one valid state row (documentation and tests)."""
+    cdef EncodingC enc
+    _check_state_rows(np.asarray(row).reshape(1, -1))
+    _encode_row(&row[0], &enc)
+    return encoding_dense(&enc, GIOUL_NET_INPUTS)

@@ -31,7 +31,7 @@ from libc.string cimport memcpy
 import numpy as np
 
 from fevga_core.types cimport (
-    PositionC, SideC, uint8_t, uint32_t, NUM_CHECKERS, POSITION_WIDTH,
+    PositionC, SideC, GioulC, uint8_t, uint32_t, NUM_CHECKERS, POSITION_WIDTH,
 )
 from fevga_core.board cimport (
     position_load, position_load_checked, rows_checked, side_pips, rotate12, longest_run, check_interrupt,
@@ -108,13 +108,21 @@ OUTPUTS = NET_OUTPUTS
 MAX_HIDDEN = NET_MAX_HIDDEN
 
 
+GIOUL_SIDE_INPUTS = GIOUL_NET_SIDE_INPUTS
+GIOUL_INPUTS = GIOUL_NET_INPUTS
+
+
+cdef Py_ssize_t net_size(int inputs, int hidden) noexcept nogil:
+    return (inputs + 1 + NET_OUTPUTS) * <Py_ssize_t> hidden + NET_OUTPUTS
+
+
 cdef Py_ssize_t net_param_count(int hidden) noexcept nogil:
-    return (NET_INPUTS + 1 + NET_OUTPUTS) * <Py_ssize_t> hidden + NET_OUTPUTS
+    return net_size(NET_INPUTS, hidden)
 
 
-def param_count(int hidden):
-    """Length of the flat parameter vector of a net with `hidden` hidden units."""
-    return net_param_count(hidden)
+def param_count(int hidden, int inputs=NET_INPUTS):
+    """Length of the flat parameter vector of a net with `hidden` hidden units (over Fevga's inputs by default)."""
+    return net_size(inputs, hidden)
 
 
 cdef inline void _push(EncodingC* enc, int index, float value) noexcept nogil:
@@ -123,8 +131,11 @@ cdef inline void _push(EncodingC* enc, int index, float value) noexcept nogil:
     enc.n += 1
 
 
-cdef void encode_own(const SideC* side, int base, EncodingC* enc) noexcept nogil:
-    cdef int p, n, index, home = 0, back = 0
+cdef void _encode_points(const SideC* side, int base, EncodingC* enc, int* home, int* back) noexcept nogil:
+    """Inputs base + 0..95 (four per point, both games) and the checkers home and still in the first half."""
+    cdef int p, n, index
+    home[0] = 0
+    back[0] = 0
     for p in range(1, 25):
         n = side.counts[p]
         if n == 0:
@@ -138,9 +149,14 @@ cdef void encode_own(const SideC* side, int base, EncodingC* enc) noexcept nogil
         if n > 3:
             _push(enc, index + 3, (n - 3) * 0.25)
         if p <= 6:
-            home += n
+            home[0] += n
         elif p >= 13:
-            back += n
+            back[0] += n
+
+
+cdef void encode_own(const SideC* side, int base, EncodingC* enc) noexcept nogil:
+    cdef int home, back
+    _encode_points(side, base, enc, &home, &back)
     if side.counts[0]:
         _push(enc, base + 96, side.counts[0] / 15.0)
     if side.mask:
@@ -226,14 +242,23 @@ cdef void net_base(const NetC* net, const SideC* on_roll, float* acc) noexcept n
     net_accumulate(net, &enc, acc)
 
 
-cdef void _outputs(const NetC* net, float* acc, double* logits) noexcept nogil:
-    """ReLU in place over acc, then the three output logits."""
+cdef void _outputs(const NetC* net, int inputs, float* acc, double* logits) noexcept nogil:
+    """ReLU in place over acc, then the three output logits (a net over `inputs` inputs)."""
     cdef int k, h = net.hidden
-    cdef const float* b2 = net.params + <Py_ssize_t> (NET_INPUTS + 4) * h
+    cdef const float* b2 = net.params + <Py_ssize_t> (inputs + 4) * h
     cdef float dots[NET_OUTPUTS]
-    fevga_relu_dot3(acc, net.params + <Py_ssize_t> (NET_INPUTS + 1) * h, h, dots)
+    fevga_relu_dot3(acc, net.params + <Py_ssize_t> (inputs + 1) * h, h, dots)
     for k in range(NET_OUTPUTS):
         logits[k] = b2[k] + dots[k]
+
+
+cdef void net_forward(const NetC* net, int inputs, const EncodingC* enc, double* out) noexcept nogil:
+    cdef float acc[NET_MAX_HIDDEN]
+    cdef double logits[NET_OUTPUTS]
+    memcpy(acc, net.params + <Py_ssize_t> inputs * net.hidden, net.hidden * sizeof(float))
+    net_accumulate(net, enc, acc)
+    _outputs(net, inputs, acc, logits)
+    logit_probabilities(logits, out)
 
 
 cdef void net_finish(const NetC* net, const PositionC* pos, const float* base,
@@ -245,7 +270,7 @@ cdef void net_finish(const NetC* net, const PositionC* pos, const float* base,
     memcpy(acc, base, net.hidden * sizeof(float))
     _encode_rest(pos, &enc)
     net_accumulate(net, &enc, acc)
-    _outputs(net, acc, logits)
+    _outputs(net, NET_INPUTS, acc, logits)
     logit_probabilities(logits, out)
 
 
@@ -264,10 +289,17 @@ cdef inline double _xlogy(double x, double y) noexcept nogil:
 
 cdef double net_train_step(NetC* net, const PositionC* pos, const double* target,
                            float rate) noexcept nogil:
+    cdef EncodingC enc
+    encode_position(pos, &enc)
+    return net_sgd_step(net, NET_INPUTS, &enc, target, rate)
+
+
+cdef double net_sgd_step(NetC* net, int inputs, const EncodingC* enc, const double* target,
+                         float rate) noexcept nogil:
     cdef int j, k, h = net.hidden
-    cdef float* b1 = net.params + <Py_ssize_t> NET_INPUTS * h
-    cdef float* w2 = net.params + <Py_ssize_t> (NET_INPUTS + 1) * h
-    cdef float* b2 = net.params + <Py_ssize_t> (NET_INPUTS + 4) * h
+    cdef float* b1 = net.params + <Py_ssize_t> inputs * h
+    cdef float* w2 = net.params + <Py_ssize_t> (inputs + 1) * h
+    cdef float* b2 = net.params + <Py_ssize_t> (inputs + 4) * h
     cdef float* row
     cdef float acc[NET_MAX_HIDDEN]
     cdef float grad[NET_MAX_HIDDEN]
@@ -276,11 +308,9 @@ cdef double net_train_step(NetC* net, const PositionC* pos, const double* target
     cdef float g[NET_OUTPUTS]
     cdef double t0 = target[0], t1 = target[1], t2 = target[2], loss
     cdef float x
-    cdef EncodingC enc
-    encode_position(pos, &enc)
     memcpy(acc, b1, h * sizeof(float))
-    net_accumulate(net, &enc, acc)
-    _outputs(net, acc, logits)
+    net_accumulate(net, enc, acc)
+    _outputs(net, inputs, acc, logits)
     for k in range(NET_OUTPUTS):
         s[k] = sigmoid(logits[k])
     loss = -(_xlogy(t0, s[0]) + _xlogy(1.0 - t0, 1.0 - s[0])
@@ -310,74 +340,216 @@ cdef double net_train_step(NetC* net, const PositionC* pos, const double* target
 
 
 # ---------------------------------------------------------------------------------------
+# The Gioul encoding ("gioul-1", docs/net.md "Gioul net"): GIOUL_NET_INPUTS inputs for the
+# side to decide (pos.turn: it plays the pending dice or rolls next) then the other side,
+# each in its own numbering (colour symmetric, as Fevga's), then the pending dice.
+# Per side (base 0 or GIOUL_NET_SIDE_INPUTS), n = checkers on a point:
+#     4 (p - 1) + 0..3   point p = 1..24, as Fevga's
+#     96   checkers off / 15              97   pips / 360
+#     98   checkers home / 15             99   longest run of own points / 6 (primes anywhere)
+#     100  checkers in the first half / 15
+#     101  bear-off allowed
+#     102  trapped / 15    103  blocked steps / 90    104  escaped / 15    (Fevga's 103-105)
+#     105  contact
+#     106  chains armed: 3 rolls made, so every double it rolls from now on is a chain
+#     107  rolls made / 3 (0, 1/3, 2/3, 1: the count the rules keep)
+# Pending dice (all held by the side to decide), at GIOUL_NET_DICE:
+#     +0..5  dice of number 1..6 still to play (this block, later chain blocks, a pair) / 4
+#     +6     their pips / 84 (a whole 1-1 chain: 4 x (1 + ... + 6))
+#     +7     handed over: the other side rolled them
+#     +8     a chain: later blocks follow this one
+
+
+cdef void encode_gioul_side(const SideC* side, const SideC* other, bint contact, int rolls, int base,
+                            EncodingC* enc) noexcept nogil:
+    cdef int home, back
+    cdef RelationC rel
+    _encode_points(side, base, enc, &home, &back)
+    relation_counts(side, other, &rel)
+    if side.counts[0]:
+        _push(enc, base + 96, side.counts[0] / 15.0)
+    if side.mask:
+        _push(enc, base + 97, side_pips(side) / 360.0)
+        _push(enc, base + 99, longest_run(side.mask) / 6.0)
+    if home:
+        _push(enc, base + 98, home / 15.0)
+    if back:
+        _push(enc, base + 100, back / 15.0)
+    if (side.mask >> 6) == 0:
+        _push(enc, base + 101, 1.0)
+    if rel.trapped:
+        _push(enc, base + 102, rel.trapped / 15.0)
+    if rel.blocked:
+        _push(enc, base + 103, rel.blocked / 90.0)
+    if rel.escaped:
+        _push(enc, base + 104, rel.escaped / 15.0)
+    if contact:
+        _push(enc, base + 105, 1.0)
+    if rolls >= 3:
+        _push(enc, base + 106, 1.0)
+    if rolls:
+        _push(enc, base + 107, rolls / 3.0)
+
+
+cdef void encode_gioul(const GioulC* s, EncodingC* enc) noexcept nogil:
+    cdef int me = s.pos.turn, d, pips = 0
+    cdef bint contact = position_contact(&s.pos)
+    cdef float dice[6]
+    enc.n = 0
+    encode_gioul_side(&s.pos.side[me], &s.pos.side[1 - me], contact, s.rolls[me], 0, enc)
+    encode_gioul_side(&s.pos.side[1 - me], &s.pos.side[me], contact, s.rolls[1 - me], GIOUL_NET_SIDE_INPUTS, enc)
+    if not s.count:
+        return
+    for d in range(6):
+        dice[d] = 0.0
+    if s.pair:
+        dice[s.die - 1] = 1.0
+        dice[s.pair - 1] = 1.0
+    else:
+        dice[s.die - 1] = s.count
+        for d in range(s.die + 1, s.last + 1):
+            dice[d - 1] = 4.0
+    for d in range(6):
+        if dice[d] != 0.0:
+            _push(enc, GIOUL_NET_DICE + d, dice[d] / 4.0)
+            pips += <int> dice[d] * (d + 1)
+    _push(enc, GIOUL_NET_DICE + 6, pips / 84.0)
+    if s.roller != me:
+        _push(enc, GIOUL_NET_DICE + 7, 1.0)
+    if s.last > s.die:
+        _push(enc, GIOUL_NET_DICE + 8, 1.0)
+
+
+cdef void gioul_net_evaluate(const NetC* net, const GioulC* s, double* out) noexcept nogil:
+    cdef EncodingC enc
+    encode_gioul(s, &enc)
+    net_forward(net, GIOUL_NET_INPUTS, &enc, out)
+
+
+# ---------------------------------------------------------------------------------------
+# Checks shared by the nets of both games (CoreNet here, CoreGioulNet in gioul.pyx).
+
+cdef int model_bind(NetModel model, float[::1] params, int hidden, int inputs, RowValueF value,
+                    RowStepF step) except -1:
+    if not 1 <= hidden <= NET_MAX_HIDDEN or params.shape[0] != net_size(inputs, hidden):
+        raise InvalidArgumentError(f"parameter vector of length {params.shape[0]} does not fit {hidden} hidden units "
+                                   f"(1..{NET_MAX_HIDDEN})")
+    model.c.hidden = hidden
+    model.c.params = &params[0]
+    model._params = params
+    model.value = value
+    model.step = step
+    return 0
+
+
+cdef int check_targets(const double[:, ::1] targets, Py_ssize_t n, float rate) except -1:
+    """InvalidArgumentError unless targets is (n, 3) of valid probabilities and rate a step."""
+    if targets.shape[0] != n or targets.shape[1] != NET_OUTPUTS:
+        raise InvalidArgumentError(f"targets of shape {tuple(targets.shape)[:2]} must be ({n}, {NET_OUTPUTS})")
+    t = np.asarray(targets)
+    tol = 1e-9     # lambda-returns mix probabilities in floating point: allow rounding
+    if n and not (np.all(np.isfinite(t)) and np.all((t[:, 0] >= -tol) & (t[:, 0] <= 1 + tol) & (t[:, 1] >= -tol)
+                                                  & (t[:, 2] >= -tol) & (t[:, 1] <= t[:, 0] + tol)
+                                                  & (t[:, 2] <= 1 - t[:, 0] + tol))):
+        raise InvalidArgumentError("targets must be probabilities (win, win_mars <= win, lose_mars <= 1 - win)")
+    if not (rate > 0.0 and rate < 1e3):
+        raise InvalidArgumentError(f"rate {rate} must be a positive finite step")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
 # Python entry points: each checks its arguments (rows, shapes, values) before the nogil loop.
 
-cdef class CoreNet:
-    """A net over a float32 parameter vector it keeps alive (fevga.net.Net wraps it)."""
+cdef class NetModel:
+    """The network over one game's encoding and a float32 parameter vector it keeps alive."""
 
-    def __init__(self, float[::1] params not None, int hidden):
-        if not 1 <= hidden <= NET_MAX_HIDDEN or params.shape[0] != net_param_count(hidden):
-            raise InvalidArgumentError(f"parameter vector of length {params.shape[0]} does not fit {hidden} hidden units "
-                                       f"(1..{NET_MAX_HIDDEN})")
-        self._params = params
-        self.c.hidden = hidden
-        self.c.params = &params[0]
+    def __init__(self, *args):
+        raise TypeError("NetModel is the base of CoreNet (Fevga) and CoreGioulNet (Gioul): make one of those")
 
     @property
     def hidden(self):
         """Hidden units."""
         return self.c.hidden
 
+    def _check_rows(self, rows):
+        raise NotImplementedError
+
     def evaluate_rows(self, const uint8_t[:, ::1] rows not None):
-        """(n, 3) float64: win, win_mars, lose_mars for the side on roll of each valid row."""
-        cdef Py_ssize_t i, n = rows.shape[0]
-        cdef PositionC pos
-        rows_checked(rows)
-        out = np.empty((n, NET_OUTPUTS), dtype=np.float64)
-        cdef double[:, ::1] view = out
-        with nogil:
-            for i in range(n):
-                if i % 65536 == 65535:
-                    check_interrupt()
-                position_load(&pos, &rows[i, 0])
-                net_evaluate(&self.c, &pos, &view[i, 0])
-        return out
+        """(n, 3) float64: win, win_mars, lose_mars for the side on roll (to decide) of each valid row."""
+        self._check_rows(rows)
+        return net_evaluate_loop(&self.c, rows, self.value)
 
     def train_rows(self, const uint8_t[:, ::1] rows not None, const double[:, ::1] targets not None,
                    float rate):
         """One SGD pass over the rows in order toward targets (n, 3); returns the mean loss."""
-        cdef Py_ssize_t i, n = rows.shape[0]
-        cdef PositionC pos
-        cdef double total = 0.0
+        self._check_rows(rows)
+        return net_train_loop(&self.c, rows, targets, rate, self.step)
+
+
+cdef class CoreNet(NetModel):
+    """A Fevga net over a float32 parameter vector it keeps alive (fevga.net.Net wraps it)."""
+
+    def __init__(self, float[::1] params not None, int hidden):
+        model_bind(self, params, hidden, NET_INPUTS, _position_value, _position_step)
+
+    def _check_rows(self, const uint8_t[:, ::1] rows not None):
         rows_checked(rows)
-        if targets.shape[0] != n or targets.shape[1] != NET_OUTPUTS:
-            raise InvalidArgumentError(f"targets of shape {tuple(targets.shape)[:2]} must be ({n}, {NET_OUTPUTS})")
-        t = np.asarray(targets)
-        tol = 1e-9     # lambda-returns mix probabilities in floating point: allow rounding
-        if n and not (np.all(np.isfinite(t)) and np.all((t[:, 0] >= -tol) & (t[:, 0] <= 1 + tol) & (t[:, 1] >= -tol)
-                                                      & (t[:, 2] >= -tol) & (t[:, 1] <= t[:, 0] + tol)
-                                                      & (t[:, 2] <= 1 - t[:, 0] + tol))):
-            raise InvalidArgumentError("targets must be probabilities (win, win_mars <= win, lose_mars <= 1 - win)")
-        if not (rate > 0.0 and rate < 1e3):
-            raise InvalidArgumentError(f"rate {rate} must be a positive finite step")
-        with nogil:
-            for i in range(n):
-                if i % 65536 == 65535:
-                    check_interrupt()
-                position_load(&pos, &rows[i, 0])
-                total += net_train_step(&self.c, &pos, &targets[i, 0], rate)
-        return total / n if n else 0.0
+
+
+cdef void _position_value(const void* net, const uint8_t* row, double* out) noexcept nogil:
+    cdef PositionC pos
+    position_load(&pos, row)
+    net_evaluate(<const NetC*> net, &pos, out)
+
+
+cdef double _position_step(NetC* net, const uint8_t* row, const double* target, float rate) noexcept nogil:
+    cdef PositionC pos
+    position_load(&pos, row)
+    return net_train_step(net, &pos, target, rate)
+
+
+cdef object net_evaluate_loop(const void* model, const uint8_t[:, ::1] rows, RowValueF value):
+    """(n, 3) float64: `value` of each row (checked by the caller), GIL released, Ctrl-C answered."""
+    cdef Py_ssize_t i, n = rows.shape[0]
+    out = np.empty((n, NET_OUTPUTS), dtype=np.float64)
+    cdef double[:, ::1] view = out
+    with nogil:
+        for i in range(n):
+            if i % 65536 == 65535:
+                check_interrupt()
+            value(model, &rows[i, 0], &view[i, 0])
+    return out
+
+
+cdef double net_train_loop(NetC* net, const uint8_t[:, ::1] rows, const double[:, ::1] targets, float rate,
+                           RowStepF step) except? -1.0:
+    """One SGD pass of `step` over the rows (checked by the caller) in order toward targets
+    (checked here); returns the mean loss."""
+    cdef Py_ssize_t i, n = rows.shape[0]
+    cdef double total = 0.0
+    check_targets(targets, n, rate)
+    with nogil:
+        for i in range(n):
+            if i % 65536 == 65535:
+                check_interrupt()
+            total += step(net, &rows[i, 0], &targets[i, 0], rate)
+    return total / n if n else 0.0
+
+
+cdef object encoding_dense(const EncodingC* enc, int inputs):
+    """The dense float32 input vector of a sparse encoding."""
+    cdef int k
+    out = np.zeros(inputs, dtype=np.float32)
+    cdef float[::1] view = out
+    for k in range(enc.n):
+        view[enc.index[k]] += enc.value[k]
+    return out
 
 
 def encode_row(row):
     """The dense float32 input vector of one valid row (documentation and tests)."""
     cdef PositionC pos
     cdef EncodingC enc
-    cdef int k
     position_load_checked(&pos, row)
     encode_position(&pos, &enc)
-    out = np.zeros(NET_INPUTS, dtype=np.float32)
-    cdef float[::1] view = out
-    for k in range(enc.n):
-        view[enc.index[k]] += enc.value[k]
-    return out
+    return encoding_dense(&enc, NET_INPUTS)

@@ -67,7 +67,7 @@ from fevga_core.board cimport (
 from fevga_core.movegen cimport ScratchC, scratch_new, scratch_free, generate_moves, apply_move
 from fevga_core.net cimport (
     CoreNet, NET_INPUTS, NET_SIDE_INPUTS, NET_OUTPUTS, RelationC, relation_counts, position_contact,
-    logit_probabilities,
+    logit_probabilities, net_evaluate_loop,
 )
 
 from fevga_core.errors import InvalidArgumentError, InvalidDiceError
@@ -586,18 +586,8 @@ cdef class QuantisedNet:
 
     def evaluate_rows(self, const uint8_t[:, ::1] rows not None):
         """(n, 3) float64: win, win_mars, lose_mars for the side on roll of each valid row."""
-        cdef Py_ssize_t i, n = rows.shape[0]
-        cdef PositionC pos
         rows_checked(rows)
-        out = np.empty((n, NET_OUTPUTS), dtype=np.float64)
-        cdef double[:, ::1] view = out
-        with nogil:
-            for i in range(n):
-                if i % 65536 == 65535:
-                    check_interrupt()
-                _load_board(&pos, &rows[i, 0])
-                qnet_evaluate(&self.c, &pos, &view[i, 0])
-        return out
+        return net_evaluate_loop(&self.c, rows, _row_value)
 
     def evaluate_moves(self, const uint8_t[:, ::1] rows not None, const uint8_t[:, ::1] dice not None,
                        int flags=0):
@@ -671,6 +661,12 @@ cdef class QuantisedNet:
         finally:
             scratch_free(&scratch)
         return total
+
+
+cdef void _row_value(const void* q, const uint8_t* row, double* out) noexcept nogil:
+    cdef PositionC pos
+    _load_board(&pos, row)
+    qnet_evaluate(<const QNetC*> q, &pos, out)
 
 
 cdef void _load_board(PositionC* pos, const uint8_t* row) noexcept nogil:

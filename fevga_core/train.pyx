@@ -26,6 +26,12 @@ from fevga_core.rollout cimport JobC, GameOutC, RecordC, PlyC, rollout_game
 from fevga_core.net cimport CoreNet
 from fevga_core.race cimport Tables
 from fevga_core.search cimport EvaluatorC, static_value, flip
+from fevga_core.types cimport GioulC
+from fevga_core.gioul cimport GioulPlayC, CoreGioulNet, gioul_play_trail, gioul_store, MAX_TRAIL
+from fevga_core.net cimport NetC, gioul_net_evaluate
+
+cdef enum:
+    GIOUL_WIDTH_C = POSITION_WIDTH + 7      # a Gioul state row (gioul.pyx GIOUL_WIDTH)
 
 
 cdef void replay_ply(PositionC* pos, const PlyC* ply) noexcept nogil:
@@ -39,7 +45,8 @@ cdef void replay_ply(PositionC* pos, const PlyC* ply) noexcept nogil:
     position_update(pos)
 
 
-# Growable sample arrays (malloc'd; the caller frees both).
+# Growable sample arrays (malloc'd; the caller frees both): rows of `width` bytes
+# (POSITION_WIDTH, or GIOUL_WIDTH_C for Gioul states).
 ctypedef struct SamplesC:
     uint8_t* rows
     double* targets
@@ -47,14 +54,15 @@ ctypedef struct SamplesC:
     int64_t capacity
 
 
-cdef int _reserve(SamplesC* s, int64_t extra) noexcept nogil:
+
+cdef int _reserve(SamplesC* s, int64_t extra, int width) noexcept nogil:
     cdef int64_t want = s.size + extra
     cdef uint8_t* rows
     cdef double* targets
     if want <= s.capacity:
         return 0
     want = max(want, 2 * s.capacity)
-    rows = <uint8_t*> realloc(s.rows, want * POSITION_WIDTH)
+    rows = <uint8_t*> realloc(s.rows, want * width)
     if rows == NULL:
         return -1
     s.rows = rows
@@ -66,6 +74,75 @@ cdef int _reserve(SamplesC* s, int64_t extra) noexcept nogil:
     return 0
 
 
+cdef inline void _lambda_step(double lam, const double* next_value, double* ret, double* target,
+                              bint flipped) noexcept nogil:
+    """target = (1 - lam) next_value + lam ret, flipped into the previous state's view when
+    `flipped`; ret = target (the return G_t for the step before)."""
+    cdef double mixed[3]
+    cdef int k
+    for k in range(3):
+        mixed[k] = (1.0 - lam) * next_value[k] + lam * ret[k]
+    if flipped:
+        flip(mixed, target)
+    else:
+        target[0], target[1], target[2] = mixed[0], mixed[1], mixed[2]
+    ret[0], ret[1], ret[2] = target[0], target[1], target[2]
+
+
+cdef int _check_call(int64_t first_index, int64_t games, double lam) except -1:
+    if not 0 <= games <= MAX_GAMES_PER_CALL or first_index < 0 or not 0.0 <= lam <= 1.0:
+        raise InvalidArgumentError(f"games {games} must be in 0..{MAX_GAMES_PER_CALL}, first_index {first_index} "
+                                   f">= 0 and lam {lam} in [0, 1]")
+    return 0
+
+
+cdef object _samples_arrays(const SamplesC* samples, int width):
+    """(rows (n, width) uint8, targets (n, 3) float64): copies of the samples."""
+    rows = np.frombuffer((<char*> samples.rows)[:samples.size * width], dtype=np.uint8)
+    targets = np.frombuffer((<char*> samples.targets)[:samples.size * 3 * sizeof(double)], dtype=np.float64)
+    return rows.reshape(samples.size, width).copy(), targets.reshape(samples.size, 3).copy()
+
+
+# One game of a self-play batch: play the game of `seed` with what `ctx` holds, append its
+# samples, set outcome[0..2] = its final value for White.
+ctypedef int (*GameSamplesF)(void* ctx, uint64_t seed, double lam, SamplesC* samples,
+                             double* outcome) except -1 nogil
+
+
+cdef object _selfplay(void* ctx, GameSamplesF play, uint64_t master, int64_t first_index, int64_t games,
+                      double lam, int width):
+    """(rows (n, width), targets (n, 3), outcomes (games, 3)) of games first_index.. (checked by
+    the caller), GIL released, Ctrl-C answered between games."""
+    cdef SamplesC samples
+    cdef int64_t i
+    outcomes = np.zeros((games, 3), dtype=np.float64)
+    cdef double[:, ::1] view = outcomes
+    memset(&samples, 0, sizeof(SamplesC))
+    try:
+        with nogil:
+            for i in range(games):
+                if i % 16 == 15:
+                    check_interrupt()
+                play(ctx, game_seed(master, <uint64_t> (first_index + i)), lam, &samples, &view[i, 0])
+        return (*_samples_arrays(&samples, width), outcomes)
+    finally:
+        free(samples.rows)
+        free(samples.targets)
+
+
+# What a Fevga self-play game needs.
+ctypedef struct FevgaPlayC:
+    JobC job
+    EvaluatorC ev
+    ScratchC scratch
+    RecordC rec
+
+
+cdef int _fevga_game(void* ctx, uint64_t seed, double lam, SamplesC* samples, double* outcome) except -1 nogil:
+    cdef FevgaPlayC* c = <FevgaPlayC*> ctx
+    return _game_samples(&c.job, &c.ev, seed, lam, &c.scratch, &c.rec, samples, outcome)
+
+
 cdef int _game_samples(const JobC* job, const EvaluatorC* ev, uint64_t seed, double lam,
                        ScratchC* scratch, RecordC* rec, SamplesC* samples, double* outcome) except -1 nogil:
     """Play one game and append its samples; outcome[0..2] = the final value for White."""
@@ -74,9 +151,7 @@ cdef int _game_samples(const JobC* job, const EvaluatorC* ev, uint64_t seed, dou
     cdef GameOutC out
     cdef double next_value[3]
     cdef double ret[3]
-    cdef double mixed[3]
-    cdef double* target
-    cdef int t, k, plies
+    cdef int t, plies
     memset(&start, 0, sizeof(PositionC))
     start.side[0].counts[24] = NUM_CHECKERS
     start.side[1].counts[24] = NUM_CHECKERS
@@ -86,7 +161,7 @@ cdef int _game_samples(const JobC* job, const EvaluatorC* ev, uint64_t seed, dou
     rec.size = 0
     rollout_game(job, &pos, 0, &rng, NULL, 0, None, scratch, &out, rec, 0)
     plies = rec.size
-    if _reserve(samples, plies) < 0:
+    if _reserve(samples, plies, POSITION_WIDTH) < 0:
         with gil:
             raise MemoryError("no memory for the training samples")
     # positions s_0 .. s_{T-1} as rows; the final one in pos
@@ -110,11 +185,7 @@ cdef int _game_samples(const JobC* job, const EvaluatorC* ev, uint64_t seed, dou
         else:
             position_load(&pos, samples.rows + (samples.size + t + 1) * POSITION_WIDTH)
             static_value(ev, &pos, next_value)
-        for k in range(3):
-            mixed[k] = (1.0 - lam) * next_value[k] + lam * ret[k]
-        target = samples.targets + (samples.size + t) * 3
-        flip(mixed, target)
-        ret[0], ret[1], ret[2] = target[0], target[1], target[2]
+        _lambda_step(lam, next_value, ret, samples.targets + (samples.size + t) * 3, True)
     samples.size += plies
     return 0
 
@@ -126,19 +197,11 @@ def selfplay_samples(CoreNet net not None, Tables tables not None, int flags, ui
                      int64_t first_index, int64_t games, double lam):
     """Samples of games first_index .. first_index + games - 1 played by the net with seed
     `master`: (rows (n, 51) uint8, targets (n, 3) float64, per-game outcomes for White (games, 3))."""
-    cdef JobC job
-    cdef EvaluatorC ev
-    cdef ScratchC scratch
-    cdef RecordC rec
-    cdef SamplesC samples
-    cdef int64_t i
-    cdef double[:, ::1] outcomes_view
-    if not 0 <= games <= MAX_GAMES_PER_CALL or first_index < 0 or not 0.0 <= lam <= 1.0:
-        raise InvalidArgumentError(f"games {games} must be in 0..{MAX_GAMES_PER_CALL}, first_index {first_index} "
-                                   f">= 0 and lam {lam} in [0, 1]")
+    cdef FevgaPlayC c
+    cdef JobC* job = &c.job
+    cdef EvaluatorC* ev = &c.ev
+    _check_call(first_index, games, lam)
     fevga_flags_checked(flags)
-    outcomes = np.zeros((games, 3), dtype=np.float64)
-    outcomes_view = outcomes
     job.flags = flags
     job.policy[0] = POLICY_NET
     job.policy[1] = POLICY_NET
@@ -152,28 +215,95 @@ def selfplay_samples(CoreNet net not None, Tables tables not None, int flags, ui
     ev.net = &net.c
     ev.tables = &tables.c
     ev.flags = flags
-    samples.size = 0
-    samples.capacity = 0
-    samples.rows = NULL
-    samples.targets = NULL
-    rec.capacity = 256
-    rec.size = 0
-    rec.plies = <PlyC*> malloc(rec.capacity * sizeof(PlyC))
-    scratch_new(&scratch, 2)
+    c.rec.capacity = 256
+    c.rec.size = 0
+    c.rec.plies = <PlyC*> malloc(c.rec.capacity * sizeof(PlyC))
+    scratch_new(&c.scratch, 2)
     try:
-        if rec.plies == NULL:
+        if c.rec.plies == NULL:
             raise MemoryError("no memory for the game record")
-        with nogil:
-            for i in range(games):
-                if i % 64 == 63:
-                    check_interrupt()
-                _game_samples(&job, &ev, game_seed(master, <uint64_t> (first_index + i)), lam,
-                              &scratch, &rec, &samples, &outcomes_view[i, 0])
-        rows = np.frombuffer((<char*> samples.rows)[:samples.size * POSITION_WIDTH], dtype=np.uint8)
-        targets = np.frombuffer((<char*> samples.targets)[:samples.size * 3 * sizeof(double)], dtype=np.float64)
-        return rows.reshape(samples.size, POSITION_WIDTH).copy(), targets.reshape(samples.size, 3).copy(), outcomes
+        return _selfplay(&c, _fevga_game, master, first_index, games, lam, POSITION_WIDTH)
     finally:
-        free(samples.rows)
-        free(samples.targets)
-        free(rec.plies)
-        scratch_free(&scratch)
+        free(c.rec.plies)
+        scratch_free(&c.scratch)
+
+
+# ---------------------------------------------------------------------------------------
+# Gioul (docs/net.md "Gioul net"): the same lambda-returns over the states of a game played
+# by the "net" policy in gioul.pyx's game loop. A state s_t is the one before decision t
+# (the start, then after each decision), valued for its side to decide; that side does not
+# alternate (a chain's blocks, dice handed over), so a value is flipped only when the side
+# to decide changes between s_t and s_{t+1}.
+
+cdef void _final_value(int points, double* out) noexcept nogil:
+    """The exact value of a game's end for a side that scored `points` (0: a draw, half a win)."""
+    out[0], out[1], out[2] = 0.5, 0.0, 0.0
+    if points:
+        out[0] = 1.0 if points > 0 else 0.0
+        out[1] = 1.0 if points == 2 else 0.0
+        out[2] = 1.0 if points == -2 else 0.0
+
+
+# What a Gioul self-play game needs.
+ctypedef struct GioulSelfplayC:
+    GioulPlayC play
+    const NetC* net
+    ScratchC scratch
+
+
+cdef int _gioul_game(void* ctx, uint64_t seed, double lam, SamplesC* samples, double* outcome) except -1 nogil:
+    cdef GioulSelfplayC* c = <GioulSelfplayC*> ctx
+    return _gioul_game_samples(&c.play, c.net, seed, lam, &c.scratch, samples, outcome)
+
+
+cdef int _gioul_game_samples(const GioulPlayC* play, const NetC* net, uint64_t seed, double lam,
+                             ScratchC* scratch, SamplesC* samples, double* outcome) except -1 nogil:
+    """Play one game and append its samples; outcome[0..2] = the final value for White."""
+    cdef GioulC s
+    cdef RngC rng
+    cdef double next_value[3]
+    cdef double ret[3]
+    cdef int t, plies, points
+    cdef GioulC* trail = play.trail
+    rng_seed(&rng, seed)
+    points = gioul_play_trail(&s, &rng, play, scratch.moves, scratch.ws, &plies)
+    if points == 100:
+        with gil:
+            raise OverflowError(f"a Gioul self-play game longer than {MAX_TRAIL - 1} decisions")
+    if _reserve(samples, plies, GIOUL_WIDTH_C) < 0:
+        with gil:
+            raise MemoryError("no memory for the training samples")
+    _final_value(points if trail[plies].pos.turn == 0 else -points, ret)
+    _final_value(points, outcome)
+    for t in range(plies - 1, -1, -1):
+        # ret = G_{t+1}, next_value = V(s_{t+1}): both for the side to decide at s_{t+1}
+        if t == plies - 1:
+            next_value[0], next_value[1], next_value[2] = ret[0], ret[1], ret[2]
+        else:
+            gioul_net_evaluate(net, &trail[t + 1], next_value)
+        _lambda_step(lam, next_value, ret, samples.targets + (samples.size + t) * 3,
+                     trail[t].pos.turn != trail[t + 1].pos.turn)
+        gioul_store(&trail[t], samples.rows + (samples.size + t) * GIOUL_WIDTH_C)
+    samples.size += plies
+    return 0
+
+
+def gioul_selfplay_samples(CoreGioulNet net not None, uint64_t master, int64_t first_index, int64_t games,
+                           double lam):
+    """Samples of Gioul games first_index .. first_index + games - 1 played by the net with seed
+    `master`: (state rows (n, 58) uint8, targets (n, 3) float64, per-game outcomes for White (games, 3))."""
+    cdef GioulSelfplayC c
+    _check_call(first_index, games, lam)
+    c.play.policy[0] = POLICY_NET
+    c.play.policy[1] = POLICY_NET
+    c.play.net[0] = &net.c
+    c.play.net[1] = &net.c
+    c.net = &net.c
+    trail = np.zeros(MAX_TRAIL * sizeof(GioulC), dtype=np.uint8)   # a game's states, kept alive here
+    cdef uint8_t[::1] trail_bytes = trail
+    c.play.trail = <GioulC*> &trail_bytes[0]
+    scratch_new(&c.scratch, 1)
+    try:
+        return _selfplay(&c, _gioul_game, master, first_index, games, lam, GIOUL_WIDTH_C)
+    finally:
+        scratch_free(&c.scratch)

@@ -60,3 +60,17 @@ ctypedef struct MoveC:
     uint64_t key
     uint8_t nsteps
     uint8_t steps[MAX_STEPS][2]
+
+# A Gioul game state (§11.5). `pos` is the board; pos.turn is the side that plays the
+# pending decision, or, with no dice pending (count == 0), the side that rolls next.
+# The dice still to play are: `count` dice of `die` (1-4), then four of each number
+# die+1 .. last (later chain blocks; last == die when there are none); or, when `pair`
+# is not 0, the two different dice `die` and `pair` of a non-double (count == 1).
+ctypedef struct GioulC:
+    PositionC pos
+    uint8_t rolls[2]    # own rolls each side has made, counted up to 3 (3: next is roll 4+)
+    uint8_t roller      # the side that rolled the pending dice (0 when none are pending)
+    uint8_t die
+    uint8_t count       # 0: no dice pending, a new roll is due
+    uint8_t last
+    uint8_t pair

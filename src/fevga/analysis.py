@@ -7,6 +7,13 @@ move at n plies. ``hint(p, dice, plies=1)`` rates every move by its result's sta
 ``plies=2`` searches the candidates that survive gnubg-style filtering one ply deeper (as the
 "net2" policy does).
 
+Gioul states (`GioulPosition`) are judged by a Gioul net (docs/net.md "Gioul net"; none ships
+yet, so `net=` is required): ``evaluate(state)`` is the net's value for the side to decide
+when a new roll is due, and the best of the pending decision's moves when dice are pending
+(each result rated as the "net" policy rates it: by the net for whoever decides next, a
+chain's next block included, and exactly once the game is over); ``hint(state, dice)`` ranks
+those moves at 1 ply.
+
 >>> import fevga
 >>> e = fevga.evaluate(fevga.Position.initial())
 >>> 0 < e.win < 1 and e.win_mars <= e.win and e.lose_mars <= 1 - e.win
@@ -20,11 +27,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 from fevga.bearoff.core_tables import tables_of
 from fevga.checks import check_position
 from fevga.errors import InvalidArgumentError
+from fevga.gioul import GioulMove, GioulPosition, to_array
 from fevga.match import match_score
 from fevga.net import Net, net_of
 from fevga.notation import parse_dice
@@ -72,11 +80,14 @@ class Evaluation:
         return text if self.match_chance is None else f"{text}, match {100 * self.match_chance:.1f}%"
 
 
-@dataclass(frozen=True)
-class Hint:
-    """One legal move of a roll with its evaluation for the mover."""
+M = TypeVar("M", Move, GioulMove)
 
-    move: Move
+
+@dataclass(frozen=True)
+class Hint(Generic[M]):
+    """One legal move of a roll (of a Gioul decision) with its evaluation for the mover."""
+
+    move: M
     evaluation: Evaluation
     loss: float  # given up against the best move (0 for the best): equity, or match chance at a score
     plies: int  # the depth this move was evaluated at (filtered-out moves keep 1)
@@ -106,7 +117,7 @@ def _plies(plies: object, low: int, high: int) -> int:
     return plies
 
 
-def evaluate(position: Position, plies: int = 0, rules: Rules | None = None, *,
+def evaluate(position: Position | GioulPosition, plies: int = 0, rules: Rules | None = None, *,
              net: Net | str | os.PathLike[str] | None = None, score: tuple[int, int] | None = None,
              length: int | None = None) -> Evaluation:
     """The evaluation of `position` for its side on roll at `plies` plies (0..MAX_PLIES).
@@ -116,6 +127,9 @@ def evaluate(position: Position, plies: int = 0, rules: Rules | None = None, *,
     `score` (White's, Black's points) and `length`, the evaluation also carries the side on
     roll's chance of winning the match (fevga.match, docs/match.md).
     """
+    if isinstance(position, GioulPosition):
+        _gioul_only(plies, 0, rules, score, length)
+        return _gioul_evaluate(position, net_of(net, "gioul"))
     position = check_position(position, finished=True)
     depth = _plies(plies, 0, MAX_PLIES)
     rules = rules_of(rules)
@@ -126,9 +140,21 @@ def evaluate(position: Position, plies: int = 0, rules: Rules | None = None, *,
     return Evaluation(win, win_mars, lose_mars, chance)
 
 
+@overload
 def hint(position: Position, dice: object, plies: int = 1, rules: Rules | None = None, *,
          net: Net | str | os.PathLike[str] | None = None, score: tuple[int, int] | None = None,
-         length: int | None = None) -> list[Hint]:
+         length: int | None = None) -> list[Hint[Move]]: ...
+
+
+@overload
+def hint(position: GioulPosition, dice: object, plies: int = 1, rules: Rules | None = None, *,
+         net: Net | str | os.PathLike[str] | None = None, score: tuple[int, int] | None = None,
+         length: int | None = None) -> list[Hint[GioulMove]]: ...
+
+
+def hint(position: Position | GioulPosition, dice: object, plies: int = 1, rules: Rules | None = None, *,
+         net: Net | str | os.PathLike[str] | None = None, score: tuple[int, int] | None = None,
+         length: int | None = None) -> list[Hint[Move]] | list[Hint[GioulMove]]:
     """Every legal move of `position` with `dice`, best first, for the mover (plies 1..MAX_PLIES + 1).
 
     With a match `score` and `length` the moves are ranked by the mover's chance of winning
@@ -138,6 +164,9 @@ def hint(position: Position, dice: object, plies: int = 1, rules: Rules | None =
     >>> [h.move.notation for h in hint(Position.initial(), "1-1")]
     ['24/20']
     """
+    if isinstance(position, GioulPosition):
+        _gioul_only(plies, 1, rules, score, length)
+        return _gioul_hint(position, dice, net_of(net, "gioul"))
     position = check_position(position, finished=True)
     depth = _plies(plies, 1, MAX_PLIES + 1)
     if position.winner() is not None:
@@ -157,3 +186,54 @@ def hint(position: Position, dice: object, plies: int = 1, rules: Rules | None =
     order = sorted(range(len(hints)), key=lambda k: (-hints[k].plies, -hints[k].value, k))
     best = hints[order[0]].value
     return [replace(hints[k], loss=best - hints[k].value) for k in order]
+
+
+# ---------------------------------------------------------------------------------------
+# Gioul: 1 ply over a Gioul net (docs/net.md "Gioul net").
+
+def _gioul_only(plies: object, depth: int, rules: Rules | None, score: object, length: object) -> None:
+    """InvalidArgumentError for what Gioul judgment does not offer yet (deeper plies, match scores)."""
+    rules_of(rules, "gioul")
+    if plies != depth:
+        raise InvalidArgumentError(f"plies={plies!r}: a Gioul state is judged at {depth} plies only for now")
+    if score is not None or length is not None:
+        raise InvalidArgumentError("a Gioul state is judged for money only (no match score) for now")
+
+
+def _gioul_values(states: list[GioulPosition], color: int, net: Net) -> list[Evaluation]:
+    """Each state's evaluation for `color`: exact for a finished game, else the net's for the
+    side to decide, flipped when that is the other side."""
+    out: list[Evaluation | None] = [None] * len(states)
+    live = []
+    for k, state in enumerate(states):
+        winner = state.winner()
+        if winner is None:
+            live.append(k)
+            continue
+        mars = float(state.points() == 2)
+        won = winner == color
+        out[k] = Evaluation(1.0 if won else 0.0, mars if won else 0.0, 0.0 if won else mars)
+    if live:
+        rows = net._core.evaluate_rows(to_array([states[k] for k in live]))
+        for k, (win, win_mars, lose_mars) in zip(live, rows):
+            value = Evaluation(float(win), float(win_mars), float(lose_mars))
+            out[k] = value if states[k].turn == color else value.flipped()
+    return [e for e in out if e is not None]
+
+
+def _gioul_evaluate(state: GioulPosition, net: Net) -> Evaluation:
+    if not isinstance(state, GioulPosition):
+        raise InvalidArgumentError(f"state {state!r} must be a fevga.GioulPosition")
+    if state.winner() is not None or not state.pending:
+        return _gioul_values([state], state.turn, net)[0]
+    return max(_gioul_values([m.position for m in state.legal_moves()], state.turn, net), key=lambda e: e.equity)
+
+
+def _gioul_hint(state: GioulPosition, dice: object, net: Net) -> list[Hint[GioulMove]]:
+    if state.winner() is not None:
+        raise InvalidArgumentError(f"Gioul state {state.id} is already finished")
+    moves = state.legal_moves(dice)
+    values = _gioul_values([m.position for m in moves], state.turn, net)
+    order = sorted(range(len(moves)), key=lambda k: (-values[k].equity, k))
+    best = values[order[0]].equity
+    return [Hint(moves[k], values[k], best - values[k].equity, 1) for k in order]

@@ -18,6 +18,7 @@ from fevga_core.errors import (
     InvalidRulesError,
     MissingBearoffError,
     NetFileError,
+    NetGameError,
     RecordError,
 )
 
@@ -33,5 +34,6 @@ __all__ = [
     "InvalidRulesError",
     "MissingBearoffError",
     "NetFileError",
+    "NetGameError",
     "RecordError",
 ]

@@ -12,6 +12,7 @@ True
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -160,7 +161,7 @@ def _match_games(length: int, max_games: int, sequence: np.random.SeedSequence,
     return games, (score[0], score[1])
 
 
-GIOUL_POLICIES = ("random", "heuristic")  # the policies the core plays Gioul with
+GIOUL_POLICIES = ("random", "heuristic", "net")  # the policies the core plays Gioul with ("net": a Gioul net)
 
 
 def _gioul_policy_id(policy: str) -> int:
@@ -184,12 +185,13 @@ def play_gioul_game(
     policy: str | tuple[str, str] = "random",
     rules: Rules | None = None,
     start: GioulPosition | None = None,
+    net: Net | str | os.PathLike[str] | None = None,
 ) -> GioulGameRecord:
     """Play one seeded Gioul game in the core and return its record.
 
     Without `start` the game begins with the one-die draw; with `start` (a Gioul state that
     is not finished) it is played on from there: its side on turn rolls (or plays its
-    pending dice) first.
+    pending dice) first. The "net" policy plays with `net`, a Gioul net (none ships yet).
 
     >>> record = play_gioul_game(seed=7)
     >>> record.final.is_game_over()
@@ -198,13 +200,16 @@ def play_gioul_game(
     rules = rules_of(rules, "gioul")
     pair = _gioul_pair(policy)
     ids = (_gioul_policy_id(pair[0]), _gioul_policy_id(pair[1]))
+    gioul_net = net_of(net, "gioul")._core if "net" in pair else None
+    nets = [gioul_net if p == "net" else None for p in pair]
     if start is not None:
         if not isinstance(start, GioulPosition):
             raise InvalidArgumentError(f"start must be a GioulPosition, not {type(start).__name__}")
         if start.is_game_over():
             raise InvalidArgumentError(f"start state {start.id} is already finished")
     sequence = seed_sequence(seed)
-    points, raw = record_game(master_key(sequence), 0, rules.first_roll == "opening_dice", ids[0], ids[1], start)
+    points, raw = record_game(master_key(sequence), 0, rules.first_roll == "opening_dice", ids[0], ids[1], start,
+                              nets[0], nets[1])
     decisions = []
     previous: int | None = None  # the mover of the previous decision
     for mover, roller, d1, d2, die, count, pair_die, steps, choices in raw:

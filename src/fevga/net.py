@@ -7,6 +7,10 @@ and shapes are checked before anything is decompressed, no pickles) holding two 
 SHA-256 of the parameters and the provenance (training command, seed, games, code version).
 Every field is checked on load; a file that fails any check raises `NetFileError`.
 
+The encoding names the game: ``fevga-1`` (a Fevga net, fevga_core/net.pyx) or ``gioul-1`` (a
+Gioul net over the encoding of docs/net.md "Gioul net"); `Net.game` is "fevga" or "gioul",
+and a net given where the other game's is needed raises `NetGameError`.
+
 >>> net = Net.default()
 >>> net.hidden, len(net.checksum)
 (128, 64)
@@ -27,32 +31,48 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from fevga.errors import InvalidArgumentError, NetFileError
+from fevga.errors import InvalidArgumentError, NetFileError, NetGameError
 from fevga.files import atomic_write
 from fevga.inputs import ArraySpec, parse_json, read_file, read_npz
 from fevga.limits import as_array, check_int
 from fevga_core import net as core
 from fevga_core import qnet
+from fevga_core.gioul import CoreGioulNet
 
 FORMAT = "fevga-net"
 FORMAT_VERSION = 1
 ENCODING = "fevga-1"  # the input layout of fevga_core/net.pyx; a change bumps it
+# game -> (encoding id, inputs, core class); a change of an input layout bumps its id
+GAMES: dict[str, tuple[str, int, Any]] = {"fevga": (ENCODING, core.INPUTS, core.CoreNet),
+                                          "gioul": ("gioul-1", core.GIOUL_INPUTS, CoreGioulNet)}
+GAME_OF_ENCODING = {encoding: game for game, (encoding, _, _) in GAMES.items()}
 DEFAULT_FILE = "net.npz"  # in the fevga.data package
 MAX_FILE_BYTES = 16 << 20  # a net of MAX_HIDDEN units holds under 0.5 MB of parameters
 MAX_META_BYTES = 1 << 20  # the JSON meta section (provenance included)
 _META_KEYS = {"format", "version", "encoding", "inputs", "hidden", "sha256", "provenance"}
 _ARRAYS: dict[str, ArraySpec] = {"meta": ((np.dtype(np.uint8),), MAX_META_BYTES),
-                                 "params": ((np.dtype(np.float32),), core.param_count(core.MAX_HIDDEN))}
+                                 "params": ((np.dtype(np.float32),), max(core.param_count(core.MAX_HIDDEN, inputs)
+                                                                          for _, inputs, _ in GAMES.values()))}
+
+
+def check_game(game: object) -> str:
+    """`game` if it is "fevga" or "gioul", else InvalidArgumentError."""
+    if not isinstance(game, str) or game not in GAMES:
+        raise InvalidArgumentError(f"game {repr(game)[:40]} must be one of {sorted(GAMES)}")
+    return game
 
 
 class Net:
-    """A trained (or freshly initialised) evaluator: three outputs for the side on roll."""
+    """A trained (or freshly initialised) evaluator of one game: three outputs for the side on roll (to decide)."""
 
-    __slots__ = ("_params", "_core", "hidden", "provenance", "checksum")
+    __slots__ = ("_params", "_core", "hidden", "provenance", "checksum", "game")
 
-    def __init__(self, params: npt.ArrayLike, hidden: int, provenance: dict[str, Any] | None = None) -> None:
+    def __init__(self, params: npt.ArrayLike, hidden: int, provenance: dict[str, Any] | None = None,
+                 game: str = "fevga") -> None:
+        self.game = check_game(game)
+        _, inputs, core_class = GAMES[game]
         hidden = check_int("hidden units", hidden, 1, core.MAX_HIDDEN)
-        expected = core.param_count(hidden)
+        expected = core.param_count(hidden, inputs)
         given = as_array(params, "net parameters", "fiu", "a flat array of float32 parameters")
         if given.ndim != 1 or given.size != expected:
             raise InvalidArgumentError(f"net parameters of shape {given.shape} do not fit a net of {hidden} hidden "
@@ -64,22 +84,23 @@ class Net:
                                        f"{int(np.flatnonzero(~np.isfinite(array))[0])} is not)")
         self.provenance = _checked_provenance(provenance)
         self._params = array
-        self._core = core.CoreNet(array, hidden)
+        self._core = core_class(array, hidden)
         self.hidden = hidden
         self.checksum = hashlib.sha256(array.tobytes()).hexdigest()
 
     @classmethod
-    def initial(cls, hidden: int = 128, seed: int = 0) -> Net:
+    def initial(cls, hidden: int = 128, seed: int = 0, game: str = "fevga") -> Net:
         """A freshly initialised net (He-scaled first layer, small outputs), reproducible from `seed`."""
         hidden = check_int("hidden units", hidden, 1, core.MAX_HIDDEN)
         rng = np.random.Generator(np.random.PCG64(check_int("seed", seed, 0, 2**128 - 1)))
-        inputs = core.INPUTS
-        params = np.zeros(core.param_count(hidden), dtype=np.float32)
+        inputs = GAMES[check_game(game)][1]
+        params = np.zeros(core.param_count(hidden, inputs), dtype=np.float32)
         # About 40 inputs are active in a typical position: scale the first layer for that fan-in.
         params[: inputs * hidden] = rng.uniform(-1.0, 1.0, inputs * hidden) * np.sqrt(6.0 / 40.0)
         params[inputs * hidden : (inputs + 1) * hidden] = 0.1
         params[(inputs + 1) * hidden : (inputs + 4) * hidden] = rng.uniform(-1.0, 1.0, 3 * hidden) / np.sqrt(hidden)
-        return cls(params, hidden, {"initialised": {"seed": seed, "hidden": hidden}})
+        provenance = {"initialised": {"seed": seed, "hidden": hidden}}
+        return cls(params, hidden, provenance if game == "fevga" else {**provenance, "game": game}, game)
 
     @classmethod
     def default(cls) -> Net:
@@ -115,29 +136,30 @@ class Net:
             raise NetFileError(f"{name}: format {meta['format']!r} is not {FORMAT!r}")
         if meta["version"] != FORMAT_VERSION:
             raise NetFileError(f"{name}: format version {meta['version']!r}; this fevga reads version {FORMAT_VERSION}")
-        if meta["encoding"] != ENCODING or meta["inputs"] != core.INPUTS:
-            raise NetFileError(
-                f"{name}: encoding {meta['encoding']!r} with {meta['inputs']!r} inputs; this fevga uses {ENCODING!r} with {core.INPUTS}"
-            )
+        game = GAME_OF_ENCODING.get(meta["encoding"]) if isinstance(meta["encoding"], str) else None
+        if game is None or meta["inputs"] != GAMES[game][1]:
+            known = ", ".join(f"{e!r} with {i}" for e, i, _ in GAMES.values())
+            raise NetFileError(f"{name}: encoding {meta['encoding']!r} with {meta['inputs']!r} inputs; this fevga "
+                               f"reads {known}")
         hidden = meta["hidden"]
         if not isinstance(hidden, int) or isinstance(hidden, bool) or not 1 <= hidden <= core.MAX_HIDDEN:
             raise NetFileError(f"{name}: hidden size {hidden!r} is not in 1..{core.MAX_HIDDEN}")
-        if params.ndim != 1 or params.size != core.param_count(hidden):
+        if params.ndim != 1 or params.size != core.param_count(hidden, GAMES[game][1]):
             raise NetFileError(f"{name}: parameters {params.dtype}{list(params.shape)} do not fit {hidden} hidden units")
         if not isinstance(meta["sha256"], str) or hashlib.sha256(params.tobytes()).hexdigest() != meta["sha256"]:
             raise NetFileError(f"{name}: parameter checksum mismatch (corrupted file)")
         if not np.all(np.isfinite(params)):
             raise NetFileError(f"{name}: parameters are not all finite")
         provenance = meta["provenance"] if isinstance(meta["provenance"], dict) else {}
-        return cls(params, hidden, provenance)
+        return cls(params, hidden, provenance, game)
 
     def to_bytes(self) -> bytes:
         """The file contents of this net (what `save` writes)."""
         meta = {
             "format": FORMAT,
             "version": FORMAT_VERSION,
-            "encoding": ENCODING,
-            "inputs": core.INPUTS,
+            "encoding": GAMES[self.game][0],
+            "inputs": GAMES[self.game][1],
             "hidden": self.hidden,
             "sha256": self.checksum,
             "provenance": self.provenance,
@@ -165,7 +187,7 @@ class Net:
         >>> bool(np.abs(error).max() < 0.01)
         True
         """
-        return qnet.QuantisedNet(self._core)
+        return qnet.QuantisedNet(self.of_game("fevga")._core)
 
     @property
     def params(self) -> npt.NDArray[np.float32]:
@@ -174,18 +196,27 @@ class Net:
         view.flags.writeable = False
         return view
 
+    def of_game(self, game: str) -> Net:
+        """Self if this is a net of `game`, else NetGameError naming both games."""
+        if self.game != check_game(game):
+            raise NetGameError(f"a {self.game.capitalize()} net (encoding {GAMES[self.game][0]}) was given where a "
+                               f"{game.capitalize()} net (encoding {GAMES[game][0]}) is needed")
+        return self
+
     def __repr__(self) -> str:
-        return f"<Net hidden={self.hidden} sha256={self.checksum[:12]}>"
+        game = "" if self.game == "fevga" else f" game={self.game}"
+        return f"<Net hidden={self.hidden}{game} sha256={self.checksum[:12]}>"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Net) and other.hidden == self.hidden and other.checksum == self.checksum
+        return (isinstance(other, Net) and other.game == self.game and other.hidden == self.hidden
+                and other.checksum == self.checksum)
 
     def __hash__(self) -> int:
         return hash(self.checksum)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled (for Dask workers) as its parameters; the constructor validates them again.
-        return (Net, (self._params, self.hidden, self.provenance))
+        return (Net, (self._params, self.hidden, self.provenance, self.game))
 
 
 def _checked_provenance(provenance: object) -> dict[str, Any]:
@@ -220,12 +251,16 @@ def _default() -> Net:
             return Net.load(path)
 
 
-def net_of(net: Net | str | os.PathLike[str] | None) -> Net:
-    """A Net from a Net, a path to a net file, or None / "default" for the shipped net."""
+def net_of(net: Net | str | os.PathLike[str] | None, game: str = "fevga") -> Net:
+    """A Net of `game` from a Net, a path to a net file, or None / "default" for the shipped net
+    (NetGameError for the other game's net; no Gioul net ships yet)."""
     if net is None or (isinstance(net, str) and net == "default"):
+        if check_game(game) != "fevga":
+            raise InvalidArgumentError(f"no {game.capitalize()} net ships with fevga yet: pass net= (a {game.capitalize()} "
+                                       f"net file or Net, e.g. from `fevga train OUT --game {game}`)")
         return Net.default()
     if isinstance(net, Net):
-        return net
+        return net.of_game(game)
     if isinstance(net, (str, os.PathLike)):
-        return Net.load(net)
+        return Net.load(net).of_game(game)
     raise InvalidArgumentError(f"net {net!r} must be a fevga.Net, a path to a net file, or None")

@@ -11,6 +11,11 @@ Every `check_every` games the net plays `check_games` games against `check_again
 "heuristic" policy by default, or a net file; fevga.strength.duel); those points per game
 make the learning curve. A check ends a batch early, so `check_every` is part of the recipe.
 
+``game="gioul"`` trains a Gioul net the same way (docs/net.md "Gioul net"): the "net" policy
+plays Gioul games in the core's Gioul game loop (fevga_core/gioul.pyx), their states get
+lambda-return targets (fevga_core/train.pyx) and the checks are Gioul duels
+(fevga.strength.gioul_duel) against a Gioul policy or a Gioul net file.
+
 >>> from tempfile import TemporaryDirectory
 >>> with TemporaryDirectory() as folder:
 ...     run = train(folder, TrainConfig(games=64, batch=32, hidden=8, check_every=64, check_games=72))
@@ -38,7 +43,7 @@ import numpy.typing as npt
 from fevga.errors import CheckpointError, InvalidArgumentError
 from fevga.files import atomic_write, output_folder
 from fevga.inputs import ArraySpec, parse_json, read_file, read_npz
-from fevga.net import Net
+from fevga.net import Net, check_game
 from fevga.parallel import deferred_interrupt, run_chunks
 from fevga.policy import POLICY_IDS
 from fevga.checks import check_workers
@@ -46,10 +51,11 @@ from fevga.bearoff.core_tables import tables_of
 from fevga.rules import Rules
 from fevga.seeding import master_key
 from fevga.limits import MAX_GAMES
-from fevga.strength import duel
+from fevga.strength import GIOUL_DUEL_POLICIES, duel, gioul_duel
 from fevga_core import train as core
 from fevga.rollout.executors import connect
 from fevga_core.net import CoreNet
+from fevga_core.gioul import CoreGioulNet
 from fevga.version import __version__
 
 CHECKPOINT = "checkpoint.npz"
@@ -74,6 +80,7 @@ class TrainConfig:
     check_every: int = 20_000   # games between strength checks
     check_games: int = 2_592    # games per strength check
     check_against: str = "heuristic"  # the checks' opponent: a built-in policy or a net file
+    game: str = "fevga"         # the game: "fevga" or "gioul"
 
     def validate(self) -> TrainConfig:
         """Self, or InvalidArgumentError naming the first field out of range."""
@@ -91,6 +98,7 @@ class TrainConfig:
                 raise InvalidArgumentError(f"{name}={value!r} must be a finite number >= 0")
         if not isinstance(self.check_against, str) or not self.check_against:
             raise InvalidArgumentError(f"check_against={self.check_against!r} must be a policy name or a net file")
+        check_game(self.game)
         if self.lam > 1:
             raise InvalidArgumentError(f"lam={self.lam} must be in [0, 1]")
         if self.rate == 0 or self.rate_final == 0:
@@ -125,7 +133,7 @@ class TrainRun:
             "command": command or _default_command(self.config),
             "final_check": self.history[-1] if self.history else None,
         }
-        return Net(self.params, self.config.hidden, provenance)
+        return Net(self.params, self.config.hidden, provenance, self.config.game)
 
 
 def _default_command(config: TrainConfig) -> str:
@@ -196,12 +204,12 @@ def _load(folder: Path, config: TrainConfig) -> TrainRun | None:
             f"{path} belongs to another run ({_default_command(saved)}); use another folder or the same options")
     if not 0 <= counts[0] <= config.games:
         raise InvalidArgumentError(f"{path} has played {counts[0]} games, not within games={config.games}")
-    Net(params, config.hidden)  # validates the parameters' size and finiteness
+    Net(params, config.hidden, game=config.game)  # validates the parameters' size and finiteness
     return TrainRun(config, params, counts[0], counts[1], seconds, history)
 
 
 def _batch_samples(net: Any, params: npt.NDArray[np.float32], master: int, first: int, count: int, lam: float,
-                   workers: int, pool: bool, client: Any) -> tuple[Any, Any]:
+                   workers: int, pool: bool, client: Any, game: str) -> tuple[Any, Any]:
     """Samples of games first .. first + count - 1 in game order, played on `workers` local
     threads (`pool`) or, with a Dask `client`, as `workers` tasks on its cluster."""
     edges = np.linspace(first, first + count, workers + 1).astype(np.int64)
@@ -209,7 +217,7 @@ def _batch_samples(net: Any, params: npt.NDArray[np.float32], master: int, first
     if client is not None:
         # one fresh key per batch (hash=False): a batch never reuses a key the previous one releases
         weights = client.scatter(params.copy(), broadcast=True, hash=False)
-        futures = [client.submit(_remote_samples, weights, net.hidden, master, start, size, lam, pure=False)
+        futures = [client.submit(_remote_samples, weights, net.hidden, master, start, size, lam, game, pure=False)
                    for start, size in chunks]
         parts = client.gather(futures)
     else:
@@ -218,34 +226,40 @@ def _batch_samples(net: Any, params: npt.NDArray[np.float32], master: int, first
         found: dict[int, tuple[Any, Any]] = {}
 
         def play(a: int, b: int) -> None:
-            found[a] = _samples(net, master, first + a, b - a, lam)
+            found[a] = _samples(net, master, first + a, b - a, lam, game)
 
         run_chunks(count, workers if pool else 1, play, chunk=TRAIN_CHUNK_GAMES)
         parts = [found[a] for a in sorted(found)]
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
-def _samples(net: Any, master: int, first: int, count: int, lam: float) -> tuple[Any, Any]:
-    rows, targets, _ = core.selfplay_samples(net, tables_of("default"), Rules().flags, master, first, count, lam)
+def _samples(net: Any, master: int, first: int, count: int, lam: float, game: str) -> tuple[Any, Any]:
+    if game == "gioul":
+        rows, targets, _ = core.gioul_selfplay_samples(net, master, first, count, lam)
+    else:
+        rows, targets, _ = core.selfplay_samples(net, tables_of("default"), Rules().flags, master, first, count, lam)
     return rows, targets
 
 
 def _remote_samples(params: npt.NDArray[np.float32], hidden: int, master: int, first: int, count: int,
-                    lam: float) -> tuple[Any, Any]:
+                    lam: float, game: str = "fevga") -> tuple[Any, Any]:
     """A Dask task: the samples of some games with the batch's frozen weights."""
-    return _samples(_training_net(np.array(params, dtype=np.float32), hidden), master, first, count, lam)
+    return _samples(_training_net(np.array(params, dtype=np.float32), hidden, game), master, first, count, lam, game)
 
 
 def _opponent(config: TrainConfig) -> tuple[str, Net | None]:
-    """The strength checks' opponent: a built-in policy, or the "net" policy over a net file."""
-    if isinstance(config.check_against, str) and config.check_against in POLICY_IDS:
+    """The strength checks' opponent: a built-in policy of the game, or the "net" policy over a
+    net file of the game."""
+    policies = [p for p in GIOUL_DUEL_POLICIES if p != "net"] if config.game == "gioul" else POLICY_IDS
+    if isinstance(config.check_against, str) and config.check_against in policies:
         return config.check_against, None
-    return "net", Net.load(config.check_against)
+    return "net", Net.load(config.check_against).of_game(config.game)
 
 
 def _check(run: TrainRun, workers: int) -> dict[str, Any]:
     policy, opponent = _opponent(run.config)
-    result = duel("net", policy, games=run.config.check_games, seed=run.config.seed + 1, net_a=run.net(),
+    play = gioul_duel if run.config.game == "gioul" else duel
+    result = play("net", policy, games=run.config.check_games, seed=run.config.seed + 1, net_a=run.net(),
                   net_b=opponent, workers=workers)
     return {"games": run.games, "ppg": round(result.ppg, 4), "ppg_ci": round(result.ppg_ci, 4),
             "win_rate": round(result.win_rate, 4), "seconds": round(run.seconds, 1),
@@ -275,8 +289,8 @@ def train(
     count = check_workers(workers)
     run = _load(folder, config)
     if run is None:
-        run = TrainRun(config, Net.initial(config.hidden, config.seed)._params.copy())
-    net = _training_net(run.params, config.hidden)
+        run = TrainRun(config, Net.initial(config.hidden, config.seed, config.game)._params.copy())
+    net = _training_net(run.params, config.hidden, config.game)
     master = master_key(config.seed)
     show = sys.stderr.isatty() if progress is None else progress
     client, owned = _dask_client(backend, scheduler, count)
@@ -298,9 +312,9 @@ def train(
             # A batch is applied whole or not at all, and Ctrl-C is answered at once: the games
             # and the SGD pass run on a copy of the weights, which replaces them only at the end.
             rows, targets = _batch_samples(net, run.params, master, run.games, size, config.lam, count, pool,
-                                           client)
+                                           client, config.game)
             trial = run.params.copy()
-            _training_net(trial, config.hidden).train_rows(rows, targets, config.rate_at(run.games))
+            _training_net(trial, config.hidden, config.game).train_rows(rows, targets, config.rate_at(run.games))
             with deferred_interrupt():  # a few assignments: never half of them
                 run.params[:] = trial
                 run.games += size
@@ -316,7 +330,7 @@ def train(
         if run.games:
             _save(folder, run)
             run.net(command).save(folder / NET_FILE)
-            plot_curve(run.history, folder / CURVE_PNG)
+            plot_curve(run.history, folder / CURVE_PNG, config.game)
     return run
 
 
@@ -342,8 +356,9 @@ def _dask_client(backend: str, scheduler: Any, workers: int) -> tuple[Any, list[
     return client, [client]
 
 
-def _training_net(params: npt.NDArray[np.float32], hidden: int) -> Any:
-    return CoreNet(params, hidden)  # shares `params`: training updates them in place
+def _training_net(params: npt.NDArray[np.float32], hidden: int, game: str = "fevga") -> Any:
+    # shares `params`: training updates them in place
+    return CoreGioulNet(params, hidden) if game == "gioul" else CoreNet(params, hidden)
 
 
 def _bar(run: TrainRun, show: bool) -> Any:
@@ -353,7 +368,7 @@ def _bar(run: TrainRun, show: bool) -> Any:
     return tqdm(total=run.config.games, initial=run.games, unit="game", desc="train", dynamic_ncols=True)
 
 
-def plot_curve(history: list[dict[str, Any]], path: str | os.PathLike[str]) -> Path | None:
+def plot_curve(history: list[dict[str, Any]], path: str | os.PathLike[str], game: str = "fevga") -> Path | None:
     """Points per game against the checks' opponent by games played, with 95% CIs, as a PNG
     (None without matplotlib)."""
     try:
@@ -372,7 +387,7 @@ def plot_curve(history: list[dict[str, Any]], path: str | os.PathLike[str]) -> P
     axes.axhline(0.0, color="grey", linewidth=0.8)
     axes.set_xlabel("self-play games")
     axes.set_ylabel("points per game (95% CI)")
-    axes.set_title("fevga net: strength during training")
+    axes.set_title(f"{game} net: strength during training")
     axes.grid(alpha=0.3)
     axes.legend(loc="lower right")
     figure.tight_layout()

@@ -6,6 +6,7 @@ import argparse
 import json
 import shlex
 import sys
+from typing import Any
 
 from fevga.analysis import MAX_PLIES, Hint, evaluate, hint
 from fevga.errors import InvalidArgumentError
@@ -60,6 +61,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                     help="games per strength check against 'heuristic' (default: %(default)s)")
     tr.add_argument("--check-against", default=defaults.check_against,
                     help="the checks' opponent: a policy name or a net file (default: %(default)s)")
+    tr.add_argument("--game", choices=("fevga", "gioul"), default=defaults.game,
+                    help="the game the net judges (default: %(default)s)")
     tr.add_argument("--workers", type=int, default=None, help="threads or Dask tasks per batch (default: all cores)")
     tr.add_argument("--dask", action="store_true", help="play the games on a local Dask cluster")
     tr.add_argument("--scheduler", default=None, help="play the games on the Dask scheduler at this address")
@@ -68,10 +71,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _fevga_position(text: str, command: str) -> Position:
-    """POSITION of evaluate / hint: a Fevga position (there is no Gioul net to judge a Gioul one)."""
+    """POSITION of evaluate / hint: a Fevga position (Gioul states are judged through the API for now)."""
     if len(text.strip()) == GIOUL_ID_LENGTH or ('"gioul"' in text and text.strip().startswith("{")):
         raise InvalidArgumentError(f"{text.strip()[:40]!r} is a Gioul position: fevga {command} judges Fevga "
-                                   "positions with the Fevga net (there is no Gioul net)")
+                                   "positions with the Fevga net (no Gioul net ships yet: judge Gioul states "
+                                   f"with fevga.{command}(state, net=GIOUL_NET_FILE))")
     return Position.parse(text)
 
 
@@ -103,7 +107,7 @@ def _hint(args: argparse.Namespace) -> int:
     return 0
 
 
-def hint_table(hints: list[Hint], match: bool = False) -> list[str]:
+def hint_table(hints: list[Hint[Any]], match: bool = False) -> list[str]:
     """The lines of `fevga hint`'s table (also the hints of a game against the engine)."""
     lines = [f"  {'#':>2} {'move':<28} {'ply':>3} {'equity':>8} {'loss':>7}   win   w.mars  l.mars"
              + ("  match" if match else "")]
@@ -118,7 +122,7 @@ def hint_table(hints: list[Hint], match: bool = False) -> list[str]:
 def _train(args: argparse.Namespace) -> int:
     config = TrainConfig(games=args.games, hidden=args.hidden, lam=args.lam, rate=args.rate, rate_final=args.rate_final,
                          batch=args.batch, seed=args.seed, check_every=args.check_every, check_games=args.check_games,
-                         check_against=args.check_against)
+                         check_against=args.check_against, game=args.game)
     command = "fevga " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["train"] else None
     run = train(args.out, config, workers=args.workers, progress=None if not args.no_progress else False,
                 command=command, backend="dask" if (args.dask or args.scheduler) else "local",
