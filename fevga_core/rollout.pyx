@@ -240,7 +240,7 @@ cdef int _bearoff_choice(const JobC* job, const PositionC* pos, const MoveC* mov
     return -1
 
 
-cdef int _worst_reply_value(const void* ctx, const PositionC* pos, const MoveC* moves, int n,
+cdef int _worst_reply_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
                             ScratchC* scratch, int level, double* value) except -1 nogil:
     """What the lookahead policy passes search.roll_expectation (ctx: the JobC): a reply roll
     of the side on roll in `pos` is worth, to the player who moved into `pos`, the heuristic
@@ -290,7 +290,7 @@ cdef int _net_choice(const JobC* job, const PositionC* pos, const MoveC* moves, 
     return choose_move_net(&ev, pos, moves, n, plies, scratch, 0, value)
 
 
-cdef int _best_value(const void* ctx, const PositionC* pos, const MoveC* moves, int n,
+cdef int _best_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
                      ScratchC* scratch, int level, double* value) except -1 nogil:
     """max over moves of position_value(child) for the mover: the luck evaluator of one roll
     (ctx: the JobC), in search.roll_expectation's form."""
@@ -389,7 +389,7 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
         if job.luck:
             # luck = value of the roll played minus the mean over all 36 rolls (mean zero);
             # `pos` is not dead (the roll just made would have been a dead pass)
-            _best_value(job, pos, scratch.moves, n, scratch, 0, &actual)
+            _best_value(job, pos, -1, scratch.moves, n, scratch, 0, &actual)
             roll_expectation(pos, job.flags, False, scratch, 1, 1, _best_value, job, &mean)
             out.luck += (actual - mean) if mover == color else (mean - actual)
         policy = job.policy[mover]
@@ -443,28 +443,50 @@ cdef inline int _roll_index(int d1, int d2) noexcept nogil:
     return 0
 
 
+# What Gioul luck passes search.roll_expectation: the state whose roll is due and where each
+# roll's value goes.
+ctypedef struct GioulRollsC:
+    const JobC* job
+    const GioulC* state
+    double* values
+
+
+cdef int _gioul_roll_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
+                           ScratchC* scratch, int level, double* value) except -1 nogil:
+    """The value for the roller of the state once roll `roll` has been rolled and its every
+    decision (the first from `moves`, then its blocks and any hand-overs, generated into the
+    same list) played by the heuristic policy; kept in values[roll] too."""
+    cdef const GioulRollsC* c = <const GioulRollsC*> ctx
+    cdef MoveC* later = scratch.moves + <Py_ssize_t> level * MAX_MOVES    # where `moves` are
+    cdef int k
+    cdef GioulC t = c.state[0]
+    cdef RngC unused          # the heuristic policy draws nothing
+    gioul_begin_roll(&t, ROLL_D1[roll], ROLL_D2[roll])
+    while True:
+        k = choose_move(&t.pos, moves, n, POLICY_HEURISTIC, &unused) if n > 1 else 0
+        gioul_apply(&t, &moves[k])
+        if not t.count or gioul_over(&t):
+            break
+        n = gioul_pending_moves(&t, later, scratch.ws)
+        if n < 0:
+            with gil:
+                raise OverflowError("more legal moves than the generator buffer holds")
+        moves = later
+    value[0] = c.values[roll] = gioul_value(c.job, &t, c.state.pos.turn)
+    return 0
+
+
 cdef int _gioul_roll_values(const JobC* job, const GioulC* s, double* values, double* mean,
-                            MoveC* moves, ScratchC* scratch) except -1 nogil:
+                            ScratchC* scratch, int level) except -1 nogil:
     """For each of the 21 rolls of the side to roll in `s` (no dice pending): the value for it
     of the state once the roll's every decision (its blocks and any hand-overs) is played by
-    the heuristic policy, into values[21]; their mean over the 36 rolls into mean[0]. `moves`
-    is a move list other than the one the game is using."""
-    cdef int r, n, k, roller = s.pos.turn
-    cdef GioulC t
-    cdef RngC unused          # the heuristic policy draws nothing
-    mean[0] = 0.0
-    for r in range(NUM_ROLLS):
-        t = s[0]
-        gioul_begin_roll(&t, ROLL_D1[r], ROLL_D2[r])
-        while t.count and not gioul_over(&t):
-            n = gioul_pending_moves(&t, moves, scratch.ws)
-            if n < 0:
-                with gil:
-                    raise OverflowError("more legal moves than the generator buffer holds")
-            k = choose_move(&t.pos, moves, n, POLICY_HEURISTIC, &unused) if n > 1 else 0
-            gioul_apply(&t, &moves[k])
-        values[r] = gioul_value(job, &t, roller)
-        mean[0] += ROLL_WEIGHT[r] * values[r]
+    the heuristic policy, into values[21]; their mean over the 36 rolls into mean[0]. Uses
+    move list `level` of `scratch` (one the game is not using)."""
+    cdef GioulRollsC c
+    c.job = job
+    c.state = s
+    c.values = values
+    roll_expectation(&s.pos, FLAG_GIOUL, False, scratch, level, 1, _gioul_roll_value, &c, mean)
     return 0
 
 
@@ -502,7 +524,7 @@ cdef int _gioul_game(const JobC* job, GioulC* s, int color, RngC* rng, const int
             return 0
         if rolled and job.luck:
             # luck = value of the roll rolled minus the mean over all 36 rolls (mean zero)
-            _gioul_roll_values(job, &before, values, &mean, scratch.moves + MAX_MOVES, scratch)
+            _gioul_roll_values(job, &before, values, &mean, scratch, 1)
             if before.pos.turn == color:
                 out.luck += values[_roll_index(d1, d2)] - mean
             else:
@@ -791,7 +813,7 @@ cdef int _leaf_value(PyObject* leaf, const PositionC* pos, double* out) except -
     return 0
 
 
-cdef int _expectimax_roll_value(const void* ctx, const PositionC* pos, const MoveC* moves, int n,
+cdef int _expectimax_roll_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
                                 ScratchC* scratch, int level, double* value) except -1 nogil:
     cdef const ExpectimaxC* e = <const ExpectimaxC*> ctx
     cdef int k
@@ -887,7 +909,7 @@ def gioul_roll_values(bytes row, Tables tables not None, double scale):
     try:
         scratch_new(&scratch, 1)
         with nogil:
-            _gioul_roll_values(&job, &s, values, &mean, scratch.moves, &scratch)
+            _gioul_roll_values(&job, &s, values, &mean, &scratch, 0)
         return [values[r] for r in range(NUM_ROLLS)], mean
     finally:
         scratch_free(&scratch)
