@@ -335,6 +335,25 @@ cdef int _record_ply(RecordC* rec, int turn, int d1, int d2, const MoveC* move) 
     return 0
 
 
+cdef inline int _policy_choice(const JobC* job, const PositionC* pos, int d1, int d2, const MoveC* moves, int n,
+                               object callback, ScratchC* scratch, RngC* rng) except -1 nogil:
+    """THE policy dispatch of both games' playouts: the index of the move the policy of the
+    side on roll picks among the n > 1 legal `moves` (move list 0 of `scratch`; the deeper
+    lists are the lookahead's and the nets') of the dice d1-d2."""
+    cdef int k, policy = job.policy[pos.turn]
+    if policy == POLICY_CALLBACK:
+        with gil:
+            return _callback_choice(callback, pos, d1, d2, n)
+    if policy == POLICY_BEAROFF:
+        k = _bearoff_choice(job, pos, moves, n)
+        return k if k >= 0 else choose_move(pos, moves, n, POLICY_HEURISTIC, rng)
+    if policy == POLICY_LOOKAHEAD:
+        return _lookahead_choice(job, pos, moves, n, scratch)
+    if policy == POLICY_NET or policy == POLICY_NET2:
+        return _net_choice(job, pos, moves, n, 1 if policy == POLICY_NET else 2, scratch)
+    return choose_move(pos, moves, n, policy, rng)
+
+
 cdef inline void _game_begin(GameOutC* out) noexcept nogil:
     """The outcome fields a game fills as it goes, before its first roll."""
     out.plies = 0
@@ -365,7 +384,7 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
     when it stops there); fill `out` for `color`. The first `nfixed` rolls are
     fixed_rolls[i] (roll index (d1 - 1) * 6 + (d2 - 1)), later ones drawn from `rng`.
     With `rec`, every ply is recorded."""
-    cdef int d1, d2, n, k, policy, mover
+    cdef int d1, d2, n, k, mover
     cdef double actual, mean
     _game_begin(out)
     while True:
@@ -392,22 +411,7 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
             _best_value(job, pos, -1, scratch.moves, n, scratch, 0, &actual)
             roll_expectation(pos, job.flags, False, scratch, 1, 1, _best_value, job, &mean)
             out.luck += (actual - mean) if mover == color else (mean - actual)
-        policy = job.policy[mover]
-        k = 0
-        if n > 1:
-            if policy == POLICY_CALLBACK:
-                with gil:
-                    k = _callback_choice(callback, pos, d1, d2, n)
-            elif policy == POLICY_BEAROFF:
-                k = _bearoff_choice(job, pos, scratch.moves, n)
-                if k < 0:
-                    k = choose_move(pos, scratch.moves, n, POLICY_HEURISTIC, rng)
-            elif policy == POLICY_LOOKAHEAD:
-                k = _lookahead_choice(job, pos, scratch.moves, n, scratch)
-            elif policy == POLICY_NET or policy == POLICY_NET2:
-                k = _net_choice(job, pos, scratch.moves, n, 1 if policy == POLICY_NET else 2, scratch)
-            else:
-                k = choose_move(pos, scratch.moves, n, policy, rng)
+        k = _policy_choice(job, pos, d1, d2, scratch.moves, n, callback, scratch, rng) if n > 1 else 0
         if rec != NULL and _record_ply(rec, mover, d1, d2, &scratch.moves[k]) < 0:
             with gil:
                 raise MemoryError("no memory for the game record")
@@ -491,12 +495,12 @@ cdef int _gioul_roll_values(const JobC* job, const GioulC* s, double* values, do
 
 
 cdef int _gioul_game(const JobC* job, GioulC* s, int color, RngC* rng, const int* fixed_rolls,
-                     int nfixed, ScratchC* scratch, GameOutC* out) except -1 nogil:
+                     int nfixed, object callback, ScratchC* scratch, GameOutC* out) except -1 nogil:
     """rollout_game for a Gioul state: play `s` to the end or to truncation; fill `out` for
     `color`. The first `nfixed` random rolls are fixed_rolls[i] (roll index (d1 - 1) * 6 +
     (d2 - 1)), later ones drawn from `rng`. scratch needs two move lists (the second for the
     luck)."""
-    cdef int d1, d2, n, k
+    cdef int d1 = 0, d2 = 0, n, k        # the last roll made (only a callback reads it: Gioul jobs take none)
     cdef bint rolled
     cdef double mean
     cdef double values[NUM_ROLLS]
@@ -529,7 +533,7 @@ cdef int _gioul_game(const JobC* job, GioulC* s, int color, RngC* rng, const int
                 out.luck += values[_roll_index(d1, d2)] - mean
             else:
                 out.luck += mean - values[_roll_index(d1, d2)]
-        k = choose_move(&s.pos, scratch.moves, n, job.policy[s.pos.turn], rng) if n > 1 else 0
+        k = _policy_choice(job, &s.pos, d1, d2, scratch.moves, n, callback, scratch, rng) if n > 1 else 0
         gioul_apply(s, &scratch.moves[k])
 
 
@@ -679,7 +683,7 @@ cdef int64_t _block(const JobC* job, const GioulC* starts, int targets, int colo
             s = starts[k]
             rng_seed(&rng, game_seed(master, <uint64_t> index))
             if job.flags & FLAG_GIOUL:
-                _gioul_game(job, &s, color, &rng, fixed, 2 if stratum >= 0 else 0, scratch, &out)
+                _gioul_game(job, &s, color, &rng, fixed, 2 if stratum >= 0 else 0, callback, scratch, &out)
             else:
                 rollout_game(job, &s.pos, color, &rng, fixed, 2 if stratum >= 0 else 0, callback,
                              scratch, &out, NULL, 0)
