@@ -3,6 +3,7 @@
     python benchmarks/callgrind.py movegen          # instructions per (position, roll) pair
     python benchmarks/callgrind.py net quantised    # per raw evaluation, float and quantised
     python benchmarks/callgrind.py net-results quantised-results   # per legal move's result
+    python benchmarks/callgrind.py rollout rollout-gioul   # per game of a rollout (see ROLLOUTS)
     python benchmarks/callgrind.py all --passes 1 4
 
 Wall-clock timings on a shared 2-core host move by tens of percent from one hour to the next;
@@ -110,6 +111,42 @@ def _quantised_results(data: dict[str, np.ndarray]) -> tuple[Callable[[], object
     return (lambda: quantised.count_children(rows, dice, 0, out)), CORPUS_MOVES
 
 
+ROLLOUT_SEED = 20261203
+# workload -> (game, policy, games per pass, options, known answer: (equity, raw equity) as repr)
+ROLLOUTS: dict[str, tuple[str, str, int, dict[str, bool], tuple[str, str]]] = {
+    "rollout": ("fevga", "heuristic", 144, {}, ("-0.0625", "-0.0625")),
+    "rollout-luck": ("fevga", "heuristic", 8, {"luck": True, "stratify": False}, ("1.3154301722008666", "1.125")),
+    "rollout-gioul": ("gioul", "heuristic", 144, {}, ("0.10416666666666667", "0.10416666666666667")),
+    "rollout-gioul-random": ("gioul", "random", 576, {}, ("0.16493055555555555", "0.16493055555555555")),
+    "rollout-gioul-luck": ("gioul", "heuristic", 4, {"luck": True, "stratify": False},
+                           ("0.8705065439074693", "1.25")),
+}
+
+
+def _rollout(name: str) -> Callable[[dict[str, np.ndarray]], tuple[Callable[[], object], int]]:
+    """A seeded one-worker rollout from the start of its game, each pass the whole job (its
+    Python set-up included: the same in the LOW and HIGH runs, it does not cancel, but it is
+    the same before and after a change of the core)."""
+    game, policy, games, options, (equity, raw) = ROLLOUTS[name]
+
+    def prepare(data: dict[str, np.ndarray]) -> tuple[Callable[[], object], int]:
+        from fevga.gioul import GioulPosition
+        from fevga.position import Position
+        from fevga.rollout import rollout
+
+        start = GioulPosition.initial() if game == "gioul" else Position.initial()
+
+        def run() -> object:
+            return rollout(start, games=games, seed=ROLLOUT_SEED, workers=1, policy=policy, progress=False,
+                           **options)
+
+        result = run()
+        assert (repr(result.equity), repr(result.raw_equity)) == (equity, raw), (result.equity, result.raw_equity)
+        return run, games
+
+    return prepare
+
+
 WORKLOADS: dict[str, Workload] = {
     "movegen": Workload("(position, roll) pair", _movegen),
     "movegen-gioul": Workload("(Gioul state, roll) pair", _movegen_gioul),
@@ -119,6 +156,9 @@ WORKLOADS: dict[str, Workload] = {
                             _net_results),
     "quantised-results": Workload("legal move, its result evaluated incrementally (generation included)",
                                   _quantised_results),
+    **{name: Workload(f"game of a {ROLLOUTS[name][0]} {ROLLOUTS[name][1]} rollout"
+                      f"{' with luck' if ROLLOUTS[name][3].get('luck') else ''}", _rollout(name))
+       for name in ROLLOUTS},
 }
 
 

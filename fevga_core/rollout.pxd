@@ -1,7 +1,8 @@
 # The nogil game loop (self-play records and rollouts: truncation, luck adjustment, the
-# table/lookahead policies) plus expectimax over the 21 rolls (docs/rollout.md).
+# table/lookahead policies), rollout blocks of both games (Fevga and Gioul) and expectimax
+# over the 21 rolls (docs/rollout.md).
 
-from fevga_core.types cimport PositionC, MoveC, uint8_t, uint64_t, int64_t
+from fevga_core.types cimport PositionC, MoveC, uint8_t
 from fevga_core.movegen cimport ScratchC
 from fevga_core.game cimport RngC
 from fevga_core.race cimport TablesC
@@ -9,7 +10,7 @@ from fevga_core.net cimport NetC
 
 # Everything one game of a job needs besides its seed (read-only while games run).
 ctypedef struct JobC:
-    int flags
+    int flags               # the rules; FLAG_GIOUL: a Gioul job (GioulC states, Gioul policies)
     int policy[2]           # per colour: POLICY_* of game.pxd
     bint truncate           # score a covered no-contact race from the tables
     bint luck               # subtract the luck of every random roll (variance reduction)
@@ -50,31 +51,9 @@ cdef enum:
     LENGTH_BINS = 512   # game-length histogram bins; the last one counts longer games
     NUM_MATCH_WEIGHTS = 5   # match value = w0 + w1 win + w2 win_mars + w3 lose_mars + w4 draw
 
-# The stratified schedule of a job's first two rolls (rollout.pyx, top comment): the
-# permutations of the rotation that game indices are currently in.
-ctypedef struct StrataC:
-    uint64_t master
-    int64_t rotation        # the rotation `perm` belongs to, -1 before the first game
-    uint8_t perm[NUM_STRATA]
-
-# The parts of a rollout block every game's core shares (Fevga here, Gioul in
-# gioul_rollout.pyx): the argument checks, one schedule of first rolls, one meaning of the
-# output fields, one accumulation of the sums (fields: SUM_FIELDS).
-cdef int check_block_args(int targets, int64_t first_index, int64_t games, object sums, object first,
-                          object cross, object lengths, object stop, object match_weights) except -1
-cdef void strata_init(StrataC* strata, uint64_t master) noexcept nogil
-cdef int strata_rolls(StrataC* strata, int64_t index, int* fixed) noexcept nogil
-cdef void score_final(GameOutC* out, const PositionC* pos, int color) noexcept nogil
-cdef bint score_race(GameOutC* out, const TablesC* tables, const PositionC* pos, int color) noexcept nogil
-cdef void score_draw(GameOutC* out) noexcept nogil
-cdef double add_game(const GameOutC* out, int stratum, const double* weights, double* sums, double* first,
-                     int64_t* lengths) noexcept nogil
-cdef void add_cross(double* cross, const double* values, int targets) noexcept nogil
-
 # A worker's scratch is movegen's ScratchC with two move lists: SPARE(scratch) holds the
 # luck and lookahead enumerations beside the moves of the roll being played.
 
-cdef double position_value(const JobC* job, const PositionC* pos, int color) noexcept nogil
 cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
                       const int* fixed_rolls, int nfixed, object callback, ScratchC* scratch,
                       GameOutC* out, RecordC* rec, int max_plies) except -1 nogil

@@ -1,4 +1,4 @@
-"""Rollouts and exhaustive search over the core's move generator (see rollout.pyx)."""
+"""Rollouts of both games and exhaustive search over the core's move generator (see rollout.pyx)."""
 
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +14,7 @@ STRATA: int
 MAX_LENGTH: int
 MAX_EXPECTIMAX_DEPTH: int
 KNOWN_POLICIES: tuple[int, ...]
+GIOUL_POLICIES: tuple[int, ...]
 
 def run_block(
     rows: bytes, color: int, flags: int, white_policy: int, black_policy: int,
@@ -23,14 +24,17 @@ def run_block(
     first: NDArray[np.float64], cross: NDArray[np.float64], lengths: NDArray[np.int64], stop: NDArray[np.int32],
     match_weights: NDArray[np.float64] | None = None,
 ) -> int:
-    """Games first_index .. first_index + games - 1 of a job, added into the sums."""
+    """Games first_index .. first_index + games - 1 of a job, added into the sums (FLAG_GIOUL: a Gioul job)."""
 
 def expectimax_value(row: bytes, depth: int, flags: int, tables: Tables, scale: float,
                      net: CoreNet | None = None, leaf: Callable[[bytes], float] | None = None) -> float:
     """Expectimax value of a row for its side on roll (leaves: the core's value, or `leaf(row)`)."""
 
-def value(row: bytes, color: int, tables: Tables, scale: float, net: CoreNet | None = None) -> float:
-    """The rollout evaluator's equity of a row for `color`."""
+def value(row: bytes, color: int, tables: Tables, scale: float, net: CoreNet | None = None, flags: int = 0) -> float:
+    """The rollout evaluator's equity of a row for `color` (FLAG_GIOUL: of a Gioul state row)."""
+
+def gioul_roll_values(row: bytes, tables: Tables, scale: float) -> tuple[list[float], float]:
+    """Each roll's value for the side to roll after the heuristic policy plays it, and their mean."""
 
 def race(row: bytes, tables: Tables) -> tuple[float, float, float, float] | None:
     """(equity, win, win_mars, lose_mars) of a covered no-contact race, or None."""

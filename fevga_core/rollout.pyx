@@ -14,15 +14,30 @@
 # run_block() adds the games of one block into caller-owned sums in game-index order; the
 # Python side splits a job into fixed blocks and adds block sums in block order, so results
 # do not depend on how many workers (threads, processes or Dask workers) played the blocks.
+#
+# One block machinery serves both games; the job's rule flags name the game. A Gioul job
+# (FLAG_GIOUL, docs/rollout.md "Gioul") starts from K Gioul states (58-byte rows, gioul.pyx)
+# and differs only in its hooks (section "Gioul" below): its playout step, its evaluator and
+# its luck. Its game i draws every die and every random policy choice from the same stream,
+# and the stratified schedule fixes its first two RANDOM rolls: a start state waiting for a
+# roll makes its first random roll at once, a state with dice pending once the pending dice
+# are played (or lost). The output fields mean, for Gioul:
+#   plies        = random rolls made in the game (a chain with its hand-overs is one roll)
+#   first roll   = the game's first random roll (the stratum's for a game that makes none)
+#   luck         = sum over the random rolls of (value after the roll's decisions) minus the
+#                  mean of that value over the 36 rolls, from the root side's view; every
+#                  roll's decisions (blocks, hand-overs) are played by the heuristic policy
+#                  and the value is gioul_value (_gioul_roll_values)
+#   truncated    = stopped at a covered no-contact race, scored from the (Gioul) tables
 
-from libc.stdlib cimport malloc, realloc, free
+from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
 from libc.math cimport tanh
 from cpython.ref cimport PyObject
 
 from fevga_core.types cimport (
     PositionC, MoveC, SideC, uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t,
-    NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FLAG_OPENING_DICE,
+    NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FLAG_OPENING_DICE, FLAG_GIOUL,
 )
 from fevga_core.board cimport (
     position_load, position_load_checked, position_store, position_winner, position_points, zobrist_turn, fevga_flags_checked,
@@ -40,10 +55,12 @@ from fevga_core.net cimport CoreNet, NetC, net_evaluate, outputs_equity
 from fevga_core.search cimport EvaluatorC, choose_move_net, roll_expectation
 from fevga_core.bearoff cimport one_sided_mean, two_sided_equity
 from fevga_core.race cimport TablesC, Tables, no_contact, race_value, side_covered, side_rank
+from fevga_core.gioul cimport GioulC, gioul_begin_roll, gioul_pending_moves, gioul_apply, gioul_over, _load
 
 import numpy as np
 
-from fevga_core.errors import InvalidArgumentError
+from fevga_core.errors import InvalidArgumentError, InvalidPositionError
+from fevga_core.gioul import GIOUL_WIDTH, first_invalid_row
 
 # Fields of the per-target sums row (fevga.rollout mirrors these).
 # "match" is the game's value for the job's match score (weights over its outcome
@@ -57,6 +74,7 @@ MAX_LENGTH = LENGTH_BINS
 MAX_EXPECTIMAX_DEPTH = 6     # depth 3 from a mid-game position already takes minutes
 KNOWN_POLICIES = (POLICY_RANDOM, POLICY_HEURISTIC, POLICY_CALLBACK, POLICY_BEAROFF, POLICY_LOOKAHEAD, POLICY_NET,
                   POLICY_NET2)
+GIOUL_POLICIES = (POLICY_RANDOM, POLICY_HEURISTIC)   # what a Gioul job plays
 
 
 # ---------------------------------------------------------------------------------------
@@ -68,11 +86,39 @@ cdef int _check_color(int color) except -1:
     return 0
 
 
-cdef int _check_policy(int policy, object callback) except -1:
-    if policy not in KNOWN_POLICIES:
-        raise InvalidArgumentError(f"policy id {policy} must be one of {KNOWN_POLICIES}")
+cdef int _check_policy(int policy, object callback, tuple known=KNOWN_POLICIES) except -1:
+    if policy not in known:
+        raise InvalidArgumentError(f"policy id {policy} must be one of {known}")
     if policy == POLICY_CALLBACK and callback is None:
         raise InvalidArgumentError("a callback policy needs a callback")
+    return 0
+
+
+cdef int _row_width(int flags) except -1:
+    """The start-row width of the game the rule `flags` name (checked): a Gioul state row for
+    FLAG_GIOUL alone, else a Fevga position row."""
+    if flags == FLAG_GIOUL:
+        return GIOUL_WIDTH
+    fevga_flags_checked(flags)
+    return POSITION_WIDTH
+
+
+cdef int _starts_checked(GioulC* starts, bytes rows, int width) except -1:
+    """Fill starts[] from K rows of `width` (_row_width), or raise InvalidPositionError naming
+    the first bad row: Fevga rows load the board alone (position_load_checked); Gioul rows the
+    whole state, checked by gioul.first_invalid_row (the board, then the roll counts and
+    pending dice exactly as fevga.gioul.GioulPosition.from_counts accepts them)."""
+    cdef int k, targets = len(rows) // width
+    cdef const uint8_t* raw = rows
+    if width == POSITION_WIDTH:
+        for k in range(targets):
+            position_load_checked(&starts[k].pos, rows[k * width:(k + 1) * width])
+        return 0
+    bad, problem = first_invalid_row(np.frombuffer(rows, dtype=np.uint8).reshape(targets, width))
+    if bad >= 0:
+        raise InvalidPositionError(f"Gioul row {bad}: {problem}")
+    for k in range(targets):
+        _load(&starts[k], raw + k * width)
     return 0
 
 
@@ -81,7 +127,7 @@ cdef int _check_shape(str name, object array, tuple shape) except -1:
         raise InvalidArgumentError(f"{name} must have shape {shape}, not {tuple(array.shape[:len(shape)])}")
     return 0
 
-cdef int check_block_args(int targets, int64_t first_index, int64_t games, object sums, object first,
+cdef int _check_block_args(int targets, int64_t first_index, int64_t games, object sums, object first,
                           object cross, object lengths, object stop, object match_weights) except -1:
     """The game range, the shapes of the arrays a block of `targets` start positions adds into,
     and the match weights (None, or MATCH_WEIGHTS numbers)."""
@@ -150,7 +196,7 @@ cdef double _heuristic_value(const JobC* job, const PositionC* pos, int color) n
     return _value(job, pos, color, NULL)
 
 
-cdef double _value(const JobC* job, const PositionC* pos, int color, const NetC* net) noexcept nogil:
+cdef inline double _value(const JobC* job, const PositionC* pos, int color, const NetC* net) noexcept nogil:
     cdef double equity, win, win_mars, lose_mars
     cdef double out[3]
     if _is_over(pos):
@@ -194,7 +240,7 @@ cdef int _bearoff_choice(const JobC* job, const PositionC* pos, const MoveC* mov
     return -1
 
 
-cdef int _worst_reply_value(const void* ctx, const PositionC* pos, const MoveC* moves, int n,
+cdef int _worst_reply_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
                             ScratchC* scratch, int level, double* value) except -1 nogil:
     """What the lookahead policy passes search.roll_expectation (ctx: the JobC): a reply roll
     of the side on roll in `pos` is worth, to the player who moved into `pos`, the heuristic
@@ -244,7 +290,7 @@ cdef int _net_choice(const JobC* job, const PositionC* pos, const MoveC* moves, 
     return choose_move_net(&ev, pos, moves, n, plies, scratch, 0, value)
 
 
-cdef int _best_value(const void* ctx, const PositionC* pos, const MoveC* moves, int n,
+cdef int _best_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
                      ScratchC* scratch, int level, double* value) except -1 nogil:
     """max over moves of position_value(child) for the mover: the luck evaluator of one roll
     (ctx: the JobC), in search.roll_expectation's form."""
@@ -289,6 +335,48 @@ cdef int _record_ply(RecordC* rec, int turn, int d1, int d2, const MoveC* move) 
     return 0
 
 
+cdef inline int _policy_choice(const JobC* job, const PositionC* pos, int d1, int d2, const MoveC* moves, int n,
+                               object callback, ScratchC* scratch, RngC* rng) except -1 nogil:
+    """THE policy dispatch of both games' playouts: the index of the move the policy of the
+    side on roll picks among the n > 1 legal `moves` (move list 0 of `scratch`; the deeper
+    lists are the lookahead's and the nets') of the dice d1-d2."""
+    cdef int k, policy = job.policy[pos.turn]
+    if policy == POLICY_CALLBACK:
+        with gil:
+            return _callback_choice(callback, pos, d1, d2, n)
+    if policy == POLICY_BEAROFF:
+        k = _bearoff_choice(job, pos, moves, n)
+        return k if k >= 0 else choose_move(pos, moves, n, POLICY_HEURISTIC, rng)
+    if policy == POLICY_LOOKAHEAD:
+        return _lookahead_choice(job, pos, moves, n, scratch)
+    if policy == POLICY_NET or policy == POLICY_NET2:
+        return _net_choice(job, pos, moves, n, 1 if policy == POLICY_NET else 2, scratch)
+    return choose_move(pos, moves, n, policy, rng)
+
+
+cdef inline void _game_begin(GameOutC* out) noexcept nogil:
+    """The outcome fields a game fills as it goes, before its first roll."""
+    out.plies = 0
+    out.luck = 0.0
+    out.truncated = False
+    out.first_roll = -1
+    out.draw = 0.0
+
+
+cdef inline void _next_roll(GameOutC* out, RngC* rng, const int* fixed_rolls, int nfixed,
+                            int* d1, int* d2) noexcept nogil:
+    """The game's next random roll (its out.plies-th): fixed_rolls[i] (roll index (d1 - 1) * 6 +
+    (d2 - 1)) for the first `nfixed`, later ones drawn from `rng`; the first is kept in
+    out.first_roll."""
+    if out.plies < nfixed:
+        d1[0] = fixed_rolls[out.plies] // 6 + 1
+        d2[0] = fixed_rolls[out.plies] % 6 + 1
+    else:
+        roll_dice(rng, d1, d2)
+    if out.plies == 0:
+        out.first_roll = (d1[0] - 1) * 6 + (d2[0] - 1)
+
+
 cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
                       const int* fixed_rolls, int nfixed, object callback, ScratchC* scratch,
                       GameOutC* out, RecordC* rec, int max_plies) except -1 nogil:
@@ -296,13 +384,9 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
     when it stops there); fill `out` for `color`. The first `nfixed` rolls are
     fixed_rolls[i] (roll index (d1 - 1) * 6 + (d2 - 1)), later ones drawn from `rng`.
     With `rec`, every ply is recorded."""
-    cdef int d1, d2, n, k, policy, mover
+    cdef int d1, d2, n, k, mover
     cdef double actual, mean
-    out.plies = 0
-    out.luck = 0.0
-    out.truncated = False
-    out.first_roll = -1
-    out.draw = 0.0
+    _game_begin(out)
     while True:
         if _is_over(pos):
             score_final(out, pos, color)
@@ -312,13 +396,7 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
         if max_plies and out.plies >= max_plies:
             out.equity = out.win = out.win_mars = out.lose_mars = 0.0
             return 1
-        if out.plies < nfixed:
-            d1 = fixed_rolls[out.plies] // 6 + 1
-            d2 = fixed_rolls[out.plies] % 6 + 1
-        else:
-            roll_dice(rng, &d1, &d2)
-        if out.plies == 0:
-            out.first_roll = (d1 - 1) * 6 + (d2 - 1)
+        _next_roll(out, rng, fixed_rolls, nfixed, &d1, &d2)
         mover = pos.turn
         n = generate_moves(pos, d1, d2, job.flags, scratch.moves, scratch.ws)
         if n < 0:
@@ -330,25 +408,10 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
         if job.luck:
             # luck = value of the roll played minus the mean over all 36 rolls (mean zero);
             # `pos` is not dead (the roll just made would have been a dead pass)
-            _best_value(job, pos, scratch.moves, n, scratch, 0, &actual)
+            _best_value(job, pos, -1, scratch.moves, n, scratch, 0, &actual)
             roll_expectation(pos, job.flags, False, scratch, 1, 1, _best_value, job, &mean)
             out.luck += (actual - mean) if mover == color else (mean - actual)
-        policy = job.policy[mover]
-        k = 0
-        if n > 1:
-            if policy == POLICY_CALLBACK:
-                with gil:
-                    k = _callback_choice(callback, pos, d1, d2, n)
-            elif policy == POLICY_BEAROFF:
-                k = _bearoff_choice(job, pos, scratch.moves, n)
-                if k < 0:
-                    k = choose_move(pos, scratch.moves, n, POLICY_HEURISTIC, rng)
-            elif policy == POLICY_LOOKAHEAD:
-                k = _lookahead_choice(job, pos, scratch.moves, n, scratch)
-            elif policy == POLICY_NET or policy == POLICY_NET2:
-                k = _net_choice(job, pos, scratch.moves, n, 1 if policy == POLICY_NET else 2, scratch)
-            else:
-                k = choose_move(pos, scratch.moves, n, policy, rng)
+        k = _policy_choice(job, pos, d1, d2, scratch.moves, n, callback, scratch, rng) if n > 1 else 0
         if rec != NULL and _record_ply(rec, mover, d1, d2, &scratch.moves[k]) < 0:
             with gil:
                 raise MemoryError("no memory for the game record")
@@ -357,11 +420,140 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
 
 
 # ---------------------------------------------------------------------------------------
-# Python entry points (trusted input: fevga.rollout validates).
+# Gioul: the hooks of a Gioul job (FLAG_GIOUL). Its evaluator, gioul_value: final points of a
+# finished game; a state whose roll is due with both sides at their fourth roll or later
+# (every double a chain: the assumption of Gioul bear-off tables) goes through position_value
+# (covered race from the job's tables, else the heuristic); any other state
+# tanh(heuristic_eval / scale).
 
-cdef int _job_init(JobC* job, int flags, int white_policy, int black_policy, bint truncate,
+cdef inline bint _tables_apply(const GioulC* s) noexcept nogil:
+    """A roll is due and every double of both sides is a chain: what Gioul tables value."""
+    return s.count == 0 and s.rolls[0] >= 3 and s.rolls[1] >= 3
+
+
+cdef double gioul_value(const JobC* job, const GioulC* s, int color) noexcept nogil:
+    """The evaluator's equity of a Gioul state for `color` (above)."""
+    if gioul_over(s) or _tables_apply(s):
+        return position_value(job, &s.pos, color)
+    return tanh(heuristic_eval(&s.pos, color) / job.scale)
+
+
+cdef inline int _roll_index(int d1, int d2) noexcept nogil:
+    """Index of the roll d1-d2 in the core's roll table (ROLL_D1 <= ROLL_D2)."""
+    cdef int r, low = d1 if d1 < d2 else d2, high = d2 if d1 < d2 else d1
+    for r in range(NUM_ROLLS):
+        if ROLL_D1[r] == low and ROLL_D2[r] == high:
+            return r
+    return 0
+
+
+# What Gioul luck passes search.roll_expectation: the state whose roll is due and where each
+# roll's value goes.
+ctypedef struct GioulRollsC:
+    const JobC* job
+    const GioulC* state
+    double* values
+
+
+cdef int _gioul_roll_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
+                           ScratchC* scratch, int level, double* value) except -1 nogil:
+    """The value for the roller of the state once roll `roll` has been rolled and its every
+    decision (the first from `moves`, then its blocks and any hand-overs, generated into the
+    same list) played by the heuristic policy; kept in values[roll] too."""
+    cdef const GioulRollsC* c = <const GioulRollsC*> ctx
+    cdef MoveC* later = scratch.moves + <Py_ssize_t> level * MAX_MOVES    # where `moves` are
+    cdef int k
+    cdef GioulC t = c.state[0]
+    cdef RngC unused          # the heuristic policy draws nothing
+    gioul_begin_roll(&t, ROLL_D1[roll], ROLL_D2[roll])
+    while True:
+        k = choose_move(&t.pos, moves, n, POLICY_HEURISTIC, &unused) if n > 1 else 0
+        gioul_apply(&t, &moves[k])
+        if not t.count or gioul_over(&t):
+            break
+        n = gioul_pending_moves(&t, later, scratch.ws)
+        if n < 0:
+            with gil:
+                raise OverflowError("more legal moves than the generator buffer holds")
+        moves = later
+    value[0] = c.values[roll] = gioul_value(c.job, &t, c.state.pos.turn)
+    return 0
+
+
+cdef int _gioul_roll_values(const JobC* job, const GioulC* s, double* values, double* mean,
+                            ScratchC* scratch, int level) except -1 nogil:
+    """For each of the 21 rolls of the side to roll in `s` (no dice pending): the value for it
+    of the state once the roll's every decision (its blocks and any hand-overs) is played by
+    the heuristic policy, into values[21]; their mean over the 36 rolls into mean[0]. Uses
+    move list `level` of `scratch` (one the game is not using)."""
+    cdef GioulRollsC c
+    c.job = job
+    c.state = s
+    c.values = values
+    roll_expectation(&s.pos, FLAG_GIOUL, False, scratch, level, 1, _gioul_roll_value, &c, mean)
+    return 0
+
+
+cdef int _gioul_game(const JobC* job, GioulC* s, int color, RngC* rng, const int* fixed_rolls,
+                     int nfixed, object callback, ScratchC* scratch, GameOutC* out) except -1 nogil:
+    """rollout_game for a Gioul state: play `s` to the end or to truncation; fill `out` for
+    `color`. The first `nfixed` random rolls are fixed_rolls[i] (roll index (d1 - 1) * 6 +
+    (d2 - 1)), later ones drawn from `rng`. scratch needs two move lists (the second for the
+    luck)."""
+    cdef int d1 = 0, d2 = 0, n, k        # the last roll made (only a callback reads it: Gioul jobs take none)
+    cdef bint rolled
+    cdef double mean
+    cdef double values[NUM_ROLLS]
+    cdef GioulC before
+    _game_begin(out)
+    while True:
+        if gioul_over(s):
+            score_final(out, &s.pos, color)
+            return 0
+        rolled = s.count == 0
+        if rolled:
+            if job.truncate and _tables_apply(s) and score_race(out, job.tables, &s.pos, color):
+                return 0
+            _next_roll(out, rng, fixed_rolls, nfixed, &d1, &d2)
+            if job.luck:
+                before = s[0]       # the luck is measured once the roll is known not to be a dead pass
+            gioul_begin_roll(s, d1, d2)
+            out.plies += 1
+        n = gioul_pending_moves(s, scratch.moves, scratch.ws)
+        if n < 0:
+            with gil:
+                raise OverflowError("more legal moves than the generator buffer holds")
+        if n == 1 and scratch.moves[0].nsteps == 0 and position_is_dead(&s.pos, FLAG_GIOUL):
+            score_draw(out)
+            return 0
+        if rolled and job.luck:
+            # luck = value of the roll rolled minus the mean over all 36 rolls (mean zero)
+            _gioul_roll_values(job, &before, values, &mean, scratch, 1)
+            if before.pos.turn == color:
+                out.luck += values[_roll_index(d1, d2)] - mean
+            else:
+                out.luck += mean - values[_roll_index(d1, d2)]
+        k = _policy_choice(job, &s.pos, d1, d2, scratch.moves, n, callback, scratch, rng) if n > 1 else 0
+        gioul_apply(s, &scratch.moves[k])
+
+
+# ---------------------------------------------------------------------------------------
+# Python entry points: every argument is checked here before the nogil code trusts it.
+
+cdef int _job_init(JobC* job, int flags, int white_policy, int black_policy, object callback, bint truncate,
                    bint luck, double scale, Tables tables, CoreNet white_net, CoreNet black_net=None) except -1:
-    """`black_net` defaults to `white_net` (one net for both colours)."""
+    """The job of a call, its arguments checked (`flags` by _row_width or fevga_flags_checked
+    first). `black_net` defaults to `white_net` (one net for both colours). A Gioul job plays
+    the Gioul policies with no callback and no net (there is no Gioul net)."""
+    cdef bint gioul = flags & FLAG_GIOUL
+    _check_policy(white_policy, callback, GIOUL_POLICIES if gioul else KNOWN_POLICIES)
+    _check_policy(black_policy, callback, GIOUL_POLICIES if gioul else KNOWN_POLICIES)
+    if gioul and (callback is not None or white_net is not None or black_net is not None):
+        raise InvalidArgumentError("a Gioul job takes no callback and no net")
+    if tables is None:
+        raise InvalidArgumentError("a rollout job needs a Tables object (Tables() for none)")
+    if not scale > 0.0:
+        raise InvalidArgumentError(f"scale {scale} must be > 0")
     if black_net is None:
         black_net = white_net
     if (white_net is None and white_policy in (POLICY_NET, POLICY_NET2)) or \
@@ -378,6 +570,14 @@ cdef int _job_init(JobC* job, int flags, int white_policy, int black_policy, bin
     job.scale = scale
     job.tables = &tables.c
     return 0
+
+
+# The stratified schedule of a job's first two rolls (top comment): the permutations of the
+# rotation that game indices are currently in.
+ctypedef struct StrataC:
+    uint64_t master
+    int64_t rotation        # the rotation `perm` belongs to, -1 before the first game
+    uint8_t perm[NUM_STRATA]
 
 
 cdef void strata_init(StrataC* strata, uint64_t master) noexcept nogil:
@@ -459,14 +659,16 @@ cdef void add_cross(double* cross, const double* values, int targets) noexcept n
                 cross[k * targets + j] += values[k] * values[j]
 
 
-cdef int64_t _block(const JobC* job, const PositionC* starts, int targets, int color, object callback,
+cdef int64_t _block(const JobC* job, const GioulC* starts, int targets, int color, object callback,
                     bint stratify, uint64_t master, int64_t first_index, int64_t games,
                     double[:, ::1] sums, double[:, :, ::1] first, double[:, ::1] cross,
                     int64_t[:, ::1] lengths, const int32_t[::1] stop, const double* weights,
                     double* values, ScratchC* scratch) except -1 nogil:
+    """The games of a block from each start state (a Fevga job plays the board alone), in
+    game-index order."""
     cdef int64_t i, index
     cdef int k, stratum
-    cdef PositionC pos
+    cdef GioulC s
     cdef RngC rng
     cdef GameOutC out
     cdef StrataC strata
@@ -478,10 +680,13 @@ cdef int64_t _block(const JobC* job, const PositionC* starts, int targets, int c
         index = first_index + i
         stratum = strata_rolls(&strata, index, fixed) if stratify else -1
         for k in range(targets):
-            pos = starts[k]
+            s = starts[k]
             rng_seed(&rng, game_seed(master, <uint64_t> index))
-            rollout_game(job, &pos, color, &rng, fixed, 2 if stratum >= 0 else 0, callback,
-                         scratch, &out, NULL, 0)
+            if job.flags & FLAG_GIOUL:
+                _gioul_game(job, &s, color, &rng, fixed, 2 if stratum >= 0 else 0, callback, scratch, &out)
+            else:
+                rollout_game(job, &s.pos, color, &rng, fixed, 2 if stratum >= 0 else 0, callback,
+                             scratch, &out, NULL, 0)
             values[k] = add_game(&out, stratum, weights, &sums[k, 0], &first[k, 0, 0], &lengths[k, 0])
         add_cross(&cross[0, 0], values, targets)
     return games
@@ -492,31 +697,30 @@ def run_block(bytes rows, int color, int flags, int white_policy, int black_poli
               int64_t first_index, int64_t games, double[:, ::1] sums, double[:, :, ::1] first,
               double[:, ::1] cross, int64_t[:, ::1] lengths, const int32_t[::1] stop,
               const double[::1] match_weights=None):
-    """Games first_index .. first_index + games - 1 of a job from each start row (K rows of
-    51 bytes), added into sums[K, 15], first[K, 36, 3], cross[K, K], lengths[K, 512].
+    """Games first_index .. first_index + games - 1 of a job from each start row, added into
+    sums[K, 15], first[K, 36, 3], cross[K, K], lengths[K, 512]. The rule `flags` name the
+    game: K Fevga position rows of 51 bytes, or for FLAG_GIOUL K Gioul state rows of 58 bytes
+    (gioul.pyx) played by GIOUL_POLICIES, with no callback and no net.
     `match_weights` (constant, win, win_mars, lose_mars, draw) turn a game's outcome
     probabilities into its "match" value (its match winning chance at the job's score); without
     them that value is the game's equity. Cross sums are of the match values.
     Returns the games played (fewer when stop[0] became non-zero)."""
-    cdef int targets = len(rows) // POSITION_WIDTH, k
-    cdef PositionC* starts
+    cdef int width = _row_width(flags)
+    cdef int targets = len(rows) // width
+    cdef GioulC* starts
     cdef double* values
     cdef ScratchC scratch
     cdef JobC job
     cdef int64_t done
     cdef const double* weights = NULL
-    if len(rows) == 0 or len(rows) % POSITION_WIDTH:
-        raise InvalidArgumentError(f"rows must be K >= 1 rows of {POSITION_WIDTH} bytes, not {len(rows)} bytes")
+    if len(rows) == 0 or len(rows) % width:
+        raise InvalidArgumentError(f"rows must be K >= 1 rows of {width} bytes, not {len(rows)} bytes")
     _check_color(color)
-    fevga_flags_checked(flags)
-    _check_policy(white_policy, callback)
-    _check_policy(black_policy, callback)
-    if tables is None:
-        raise InvalidArgumentError("run_block needs a Tables object (Tables() for none)")
-    check_block_args(targets, first_index, games, sums, first, cross, lengths, stop, match_weights)
+    _job_init(&job, flags, white_policy, black_policy, callback, truncate, luck, scale, tables, white_net, black_net)
+    _check_block_args(targets, first_index, games, sums, first, cross, lengths, stop, match_weights)
     if match_weights is not None:
         weights = &match_weights[0]
-    starts = <PositionC*> malloc(targets * sizeof(PositionC))
+    starts = <GioulC*> calloc(targets, sizeof(GioulC))
     values = <double*> malloc(targets * sizeof(double))
     scratch.ws = NULL
     scratch.moves = NULL
@@ -524,9 +728,7 @@ def run_block(bytes rows, int color, int flags, int white_policy, int black_poli
         if starts == NULL or values == NULL:
             raise MemoryError("no memory for the rollout loop")
         scratch_new(&scratch, 2)
-        for k in range(targets):
-            position_load_checked(&starts[k], rows[k * POSITION_WIDTH:(k + 1) * POSITION_WIDTH])
-        _job_init(&job, flags, white_policy, black_policy, truncate, luck, scale, tables, white_net, black_net)
+        _starts_checked(starts, rows, width)
         if callback is None:
             with nogil:
                 done = _block(&job, starts, targets, color, None, stratify, master, first_index, games,
@@ -559,8 +761,6 @@ def play_recorded(bytes row, int flags, int white_policy, int black_policy, obje
     cdef int fixed[1]
     cdef int nfixed = 0, status = 0, starter
     fevga_flags_checked(flags)
-    _check_policy(white_policy, callback)
-    _check_policy(black_policy, callback)
     if max_plies < 0:
         raise InvalidArgumentError(f"max_plies {max_plies} must be >= 0")
     position_load_checked(&pos, row)
@@ -573,7 +773,7 @@ def play_recorded(bytes row, int flags, int white_policy, int black_policy, obje
             raise MemoryError("no memory for the game record")
         if tables is None:
             tables = Tables()      # kept alive by this local while the game runs
-        _job_init(&job, flags, white_policy, black_policy, False, False, scale, tables, net)
+        _job_init(&job, flags, white_policy, black_policy, callback, False, False, scale, tables, net)
         rng_seed(&rng, seed)
         if opening:
             starter = opening_draw(&rng, &dice[0], &dice[1])
@@ -617,7 +817,7 @@ cdef int _leaf_value(PyObject* leaf, const PositionC* pos, double* out) except -
     return 0
 
 
-cdef int _expectimax_roll_value(const void* ctx, const PositionC* pos, const MoveC* moves, int n,
+cdef int _expectimax_roll_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
                                 ScratchC* scratch, int level, double* value) except -1 nogil:
     cdef const ExpectimaxC* e = <const ExpectimaxC*> ctx
     cdef int k
@@ -671,7 +871,7 @@ def expectimax_value(bytes row, int depth, int flags, Tables tables not None, do
     position_load_checked(&pos, row)
     scratch_new(&scratch, depth + 1)       # one move list per level
     try:
-        _job_init(&job, flags, POLICY_HEURISTIC, POLICY_HEURISTIC, False, False, scale, tables, net)
+        _job_init(&job, flags, POLICY_HEURISTIC, POLICY_HEURISTIC, None, False, False, scale, tables, net)
         with nogil:
             _expectimax(&job, leaf_ptr, &pos, depth, &scratch, 0, &value)
         return value
@@ -679,14 +879,44 @@ def expectimax_value(bytes row, int depth, int flags, Tables tables not None, do
         scratch_free(&scratch)
 
 
-def value(bytes row, int color, Tables tables not None, double scale, CoreNet net=None):
-    """position_value of a row for `color` (the evaluator of luck, lookahead and expectimax)."""
-    cdef PositionC pos
+def value(bytes row, int color, Tables tables not None, double scale, CoreNet net=None, int flags=0):
+    """The evaluator's equity of a row for `color`: position_value of a Fevga row (the
+    evaluator of luck, lookahead and expectimax), or with flags FLAG_GIOUL gioul_value of a
+    Gioul state row (the evaluator of Gioul luck)."""
+    cdef GioulC s
     cdef JobC job
+    cdef int width = _row_width(flags)
+    if len(row) != width:
+        raise InvalidArgumentError(f"row must be one row of {width} bytes, not {len(row)} bytes")
     _check_color(color)
-    position_load_checked(&pos, row)
-    _job_init(&job, 0, POLICY_HEURISTIC, POLICY_HEURISTIC, False, False, scale, tables, net)
-    return position_value(&job, &pos, color)
+    _starts_checked(&s, row, width)
+    _job_init(&job, flags, POLICY_HEURISTIC, POLICY_HEURISTIC, None, False, False, scale, tables, net)
+    return gioul_value(&job, &s, color) if flags & FLAG_GIOUL else position_value(&job, &s.pos, color)
+
+
+def gioul_roll_values(bytes row, Tables tables not None, double scale):
+    """(values[21], mean) of _gioul_roll_values for a Gioul row whose roll is due: each roll's
+    value for the side to roll once the heuristic policy has played all its decisions."""
+    cdef GioulC s
+    cdef JobC job
+    cdef ScratchC scratch
+    cdef double values[NUM_ROLLS]
+    cdef double mean
+    if len(row) != GIOUL_WIDTH:
+        raise InvalidArgumentError(f"row must be one Gioul row of {GIOUL_WIDTH} bytes, not {len(row)} bytes")
+    _starts_checked(&s, row, GIOUL_WIDTH)
+    if s.count or gioul_over(&s):
+        raise InvalidArgumentError("roll values need a state whose roll is due (no dice pending, game not over)")
+    _job_init(&job, FLAG_GIOUL, POLICY_HEURISTIC, POLICY_HEURISTIC, None, False, True, scale, tables, None)
+    scratch.ws = NULL
+    scratch.moves = NULL
+    try:
+        scratch_new(&scratch, 1)
+        with nogil:
+            _gioul_roll_values(&job, &s, values, &mean, &scratch, 0)
+        return [values[r] for r in range(NUM_ROLLS)], mean
+    finally:
+        scratch_free(&scratch)
 
 
 def race(bytes row, Tables tables not None):

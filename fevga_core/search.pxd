@@ -28,14 +28,16 @@ cdef int choose_move_net(const EvaluatorC* ev, const PositionC* pos, const MoveC
                          int plies, ScratchC* scratch, int level, double* out) except -1 nogil
 
 # THE loop over the 21 rolls of an expectation (the net's plies below; rollout.pyx's
-# expectimax, luck and lookahead policy): out[0..width), width <= 3, = sum over the rolls r of
-# ROLL_WEIGHT[r] * value_r, where roll_value(ctx, pos, moves, n, scratch, level, value_r) makes
-# value_r (width doubles) of the roll's n legal moves, generated into move list `level` of
-# `scratch` (deeper lists are the callee's). With `dead_is_draw`, returns 1 (out unspecified)
-# when `pos` is dead, no side can ever move: a draw; else (and always without it: every roll's
-# pass is valued) 0. Ctrl-C is checked every SIGNAL_INTERVAL generator calls counted in
-# scratch.calls.
-ctypedef int (*RollValueFn)(const void* ctx, const PositionC* pos, const MoveC* moves, int n,
+# expectimax, luck of both games and lookahead policy): out[0..width), width <= 3, = sum over
+# the rolls r of ROLL_WEIGHT[r] * value_r, where roll_value(ctx, pos, r, moves, n, scratch,
+# level, value_r) makes value_r (width doubles) of the roll's n legal moves, generated into
+# move list `level` of `scratch` (deeper lists are the callee's). With FLAG_GIOUL in `flags`
+# the moves are those of the roll's first Gioul decision (a pair larger die first, as
+# gioul_begin_roll orders it; a double's first block of four). With `dead_is_draw`, returns
+# 1 (out unspecified) when `pos` is dead, no side can ever move: a draw; else (and always
+# without it: every roll's pass is valued) 0. Ctrl-C is checked every SIGNAL_INTERVAL
+# generator calls counted in scratch.calls.
+ctypedef int (*RollValueFn)(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
                             ScratchC* scratch, int level, double* value) except -1 nogil
 cdef int roll_expectation(const PositionC* pos, int flags, bint dead_is_draw, ScratchC* scratch, int level,
                           int width, RollValueFn roll_value, const void* ctx, double* out) except -1 nogil

@@ -9,13 +9,16 @@
 #   choose_move_net(p) the FILTER_TOP moves best at 1 ply within FILTER_MARGIN of the best
 #                      are searched at ply_value(result, p - 1) ("net2" policy: p = 2)
 # The average over the rolls is roll_expectation, the core's one 21-roll expectation loop
-# (rollout.pyx's expectimax, luck and lookahead policy run on it too, with their own values).
+# (rollout.pyx's expectimax, the luck of both games and the lookahead policy run on it too,
+# with their own values).
 
 import numpy as np
 
 from libc.stdint cimport int8_t, int32_t, int64_t
 
-from fevga_core.types cimport PositionC, MoveC, SideC, uint8_t, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH
+from fevga_core.types cimport (
+    PositionC, MoveC, SideC, uint8_t, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FLAG_GIOUL,
+)
 from fevga_core.board cimport (
     position_load, position_load_checked, position_store, rows_checked, position_winner, position_points, fevga_flags_checked, check_interrupt,
     ROLL_D1, ROLL_D2, ROLL_WEIGHT,
@@ -146,6 +149,7 @@ cdef int choose_move_net(const EvaluatorC* ev, const PositionC* pos, const MoveC
 cdef int roll_expectation(const PositionC* pos, int flags, bint dead_is_draw, ScratchC* scratch, int level,
                           int width, RollValueFn roll_value, const void* ctx, double* out) except -1 nogil:
     cdef int r, i, n, dead = -1 if dead_is_draw else 0
+    cdef bint larger_first = flags & FLAG_GIOUL     # Gioul plays a pair larger die first
     cdef MoveC* moves = scratch.moves + <Py_ssize_t> level * MAX_MOVES
     cdef double value[3]
     for i in range(width):
@@ -154,7 +158,10 @@ cdef int roll_expectation(const PositionC* pos, int flags, bint dead_is_draw, Sc
         scratch.calls += 1
         if scratch.calls % SIGNAL_INTERVAL == 0:
             check_interrupt()
-        n = generate_moves(pos, ROLL_D1[r], ROLL_D2[r], flags, moves, scratch.ws)
+        if larger_first:
+            n = generate_moves(pos, ROLL_D2[r], ROLL_D1[r], flags, moves, scratch.ws)
+        else:
+            n = generate_moves(pos, ROLL_D1[r], ROLL_D2[r], flags, moves, scratch.ws)
         if n < 0:
             with gil:
                 raise OverflowError("more legal moves than the generator buffer holds")
@@ -163,7 +170,7 @@ cdef int roll_expectation(const PositionC* pos, int flags, bint dead_is_draw, Sc
                 dead = position_is_dead(pos, flags)
             if dead:
                 return 1
-        roll_value(ctx, pos, moves, n, scratch, level, value)
+        roll_value(ctx, pos, r, moves, n, scratch, level, value)
         for i in range(width):
             out[i] += ROLL_WEIGHT[r] * value[i]
     return 0
@@ -176,7 +183,7 @@ ctypedef struct NetPlyC:
     int plies
 
 
-cdef int _net_roll_value(const void* ctx, const PositionC* pos, const MoveC* moves, int n,
+cdef int _net_roll_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
                          ScratchC* scratch, int level, double* value) except -1 nogil:
     cdef const NetPlyC* ply = <const NetPlyC*> ctx
     choose_move_net(ply.ev, pos, moves, n, ply.plies, scratch, level, value)

@@ -26,6 +26,7 @@ from fevga.gioul import GioulPosition
 from fevga_core import bearoff, board, game, movegen
 from fevga_core import race as core_race
 from fevga_core import rollout as core_rollout
+from fevga_core.constants import FLAG_GIOUL
 from fevga_core.position import CorePosition
 
 from boards import busy_position
@@ -315,14 +316,17 @@ def test_fuzz_race_estimate(on_roll: list[int], opponent: list[int]) -> None:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 3), st.integers(-2, 8), st.integers(-5, 5), st.integers(-3, 8), st.integers(-1, 7))
-def test_fuzz_run_block(targets: int, games: int, shape_error: int, policy: int, weights: int) -> None:
+@given(st.integers(0, 3), st.integers(-2, 8), st.integers(-5, 5), st.integers(-3, 8), st.integers(-1, 7),
+       st.sampled_from([0, FLAG_GIOUL, FLAG_GIOUL | 1]))
+def test_fuzz_run_block(targets: int, games: int, shape_error: int, policy: int, weights: int, flags: int) -> None:
+    """Both games' rows (the flags name the game; Gioul with a Fevga rule bit is refused)."""
+    row = fevga.gioul.to_array([GioulPosition.initial()]).tobytes() if flags & FLAG_GIOUL else START_ROW
     k = max(targets, 1) + (1 if shape_error == 1 else 0)
     fields = len(core_rollout.SUM_FIELDS) - (shape_error == 5)
     arrays = (np.zeros((k, fields)), np.zeros((k, 36, 3)), np.zeros((k, k + (shape_error == 2))),
               np.zeros((k, 512 - (shape_error == 3)), dtype=np.int64), np.zeros(1 - (shape_error == 4), np.int32),
               None if weights < 0 else np.full(weights, 0.25))
-    _refused_or_ok(lambda: core_rollout.run_block(START_ROW * targets, 0, 0, policy, 1, None, core_race.Tables(),
+    _refused_or_ok(lambda: core_rollout.run_block(row * targets, 0, flags, policy, 1, None, core_race.Tables(),
                                                   None, None, False, bool(games & 1), 100.0, True, 3, 0, games,
                                                   *arrays))
 

@@ -1,4 +1,4 @@
-"""Gioul rollouts (docs/rollout.md, "Gioul"): the core block runner (fevga_core.gioul_rollout),
+"""Gioul rollouts (docs/rollout.md, "Gioul"): the core block runner (fevga_core.rollout, FLAG_GIOUL),
 its seeding, stratification, luck and truncation, and its hostile inputs; then fevga.rollout and
 rollout_moves on Gioul states (workers, Dask, checkpoints, rankings). The CLI: test_gioul_cli.py."""
 
@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -28,7 +29,9 @@ from fevga.errors import BearoffFileError, IllegalMoveError, InvalidRulesError
 from fevga.gioul import to_array
 from fevga.rollout import STRATA
 from fevga_core import game as core_game
-from fevga_core import gioul_rollout as core
+from fevga_core import rollout as core
+from fevga_core.constants import FLAG_GIOUL
+from fevga_core.gioul import GIOUL_WIDTH
 from fevga_core.race import Tables
 from fevga_core.rollout import SUM_FIELDS
 
@@ -60,11 +63,18 @@ class Block:
 def run(states: bytes, first: int = 0, games: int = 36, *, color: int = WHITE, policy: int = RANDOM,
         tables: Tables | None = None, truncate: bool = False, luck: bool = False, stratify: bool = True,
         master: int = 99, block: Block | None = None) -> Block:
-    out = block or Block(len(states) // core.GIOUL_ROW)
-    done = core.run_block(states, color, policy, policy, tables or Tables(), truncate, luck, SCALE, stratify, master,
-                          first, games, *out.arrays())
+    out = block or Block(len(states) // GIOUL_WIDTH)
+    done = core.run_block(states, color, FLAG_GIOUL, policy, policy, None, tables or Tables(), None, None, truncate,
+                          luck, SCALE, stratify, master, first, games, *out.arrays())
     assert done == games
     return out
+
+
+def run_block(states: bytes, master: int, first: int, games: int, *arrays: Any, tables: Tables | None = Tables(),
+              scale: float = SCALE) -> int:
+    """The core's run_block for a stratified random-policy Gioul job from White's view."""
+    return int(core.run_block(states, WHITE, FLAG_GIOUL, RANDOM, RANDOM, None, tables, None, None, False, False, scale,
+                              True, master, first, games, *arrays))
 
 
 # --------------------------------------------------------------------------- seeding
@@ -167,7 +177,7 @@ ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
     GioulPosition.from_counts(counts({1: 2, 2: 1}), counts({6: 3, 5: 3, 12: 3, 20: 2}), WHITE, next_roll=(4, 4)),
 ])
 def test_roll_values_play_each_roll_through_its_chain_and_hand_overs(state: GioulPosition) -> None:
-    values, mean = core.roll_values(rows(state), Tables(), SCALE)
+    values, mean = core.gioul_roll_values(rows(state), Tables(), SCALE)
     expected = [_greedy_roll_value(state, d, state.turn) for d in ROLLS]
     assert values == pytest.approx(expected, abs=1e-12)
     assert mean == pytest.approx(sum(v * (1 if a == b else 2) / 36 for v, (a, b) in zip(expected, ROLLS)), abs=1e-12)
@@ -272,8 +282,7 @@ def test_chain_and_hand_over_starts() -> None:
 def test_stop_flag_stops_before_the_next_game() -> None:
     b = Block(1)
     b.stop[0] = 1
-    assert core.run_block(rows(GioulPosition.initial()), WHITE, 0, 0, Tables(), False, False, SCALE, True, 1, 0, 100,
-                          *b.arrays()) == 0
+    assert run_block(rows(GioulPosition.initial()), 1, 0, 100, *b.arrays()) == 0
     assert b.sums[0, F["games"]] == 0
 
 
@@ -325,15 +334,25 @@ def test_hostile_arguments() -> None:
     with pytest.raises(InvalidArgumentError, match="policy"):
         run(good, policy=5)
     with pytest.raises(InvalidArgumentError, match=">= 0"):
-        core.run_block(good, WHITE, 0, 0, Tables(), False, False, SCALE, True, 1, -1, 10, *Block(1).arrays())
+        run_block(good, 1, -1, 10, *Block(1).arrays())
     with pytest.raises(InvalidArgumentError, match="shape"):
-        core.run_block(good * 2, WHITE, 0, 0, Tables(), False, False, SCALE, True, 1, 0, 10, *Block(1).arrays())
+        run_block(good * 2, 1, 0, 10, *Block(1).arrays())
     with pytest.raises(InvalidArgumentError, match="scale"):
-        core.run_block(good, WHITE, 0, 0, Tables(), False, False, 0.0, True, 1, 0, 10, *Block(1).arrays())
+        run_block(good, 1, 0, 10, *Block(1).arrays(), scale=0.0)
     with pytest.raises(InvalidArgumentError, match="Tables"):
-        core.run_block(good, WHITE, 0, 0, None, False, False, SCALE, True, 1, 0, 10, *Block(1).arrays())  # type: ignore[arg-type]
+        run_block(good, 1, 0, 10, *Block(1).arrays(), tables=None)
     with pytest.raises(InvalidArgumentError, match="roll is due"):
-        core.roll_values(rows(GioulPosition.from_id(HANDED_OVER)), Tables(), SCALE)
+        core.gioul_roll_values(rows(GioulPosition.from_id(HANDED_OVER)), Tables(), SCALE)
+    with pytest.raises(InvalidArgumentError, match="no callback and no net"):
+        core.run_block(good, WHITE, FLAG_GIOUL, RANDOM, RANDOM, lambda *_: 0, Tables(), None, None, False, False, SCALE,
+                       True, 1, 0, 10, *Block(1).arrays())
+    with pytest.raises(InvalidRulesError):  # a Fevga rule bit beside FLAG_GIOUL
+        core.run_block(good, WHITE, FLAG_GIOUL | 1, RANDOM, RANDOM, None, Tables(), None, None, False, False, SCALE,
+                       True, 1, 0, 10, *Block(1).arrays())
+    with pytest.raises(InvalidArgumentError, match="58 bytes"):
+        core.value(good[:51], WHITE, Tables(), SCALE, flags=FLAG_GIOUL)
+    # At the start no side has made a roll: the Gioul evaluator is the heuristic's, like Fevga's without tables
+    assert core.value(good, WHITE, Tables(), SCALE, flags=FLAG_GIOUL) == core.value(good[:51], WHITE, Tables(), SCALE)
     finished = GioulPosition.from_counts([15] + [0] * 24, counts({24: 15}), BLACK)
     b = run(rows(finished), 0, 36)  # a finished start is scored at once
     assert b.sums[0, F["equity"]] == 72 and b.sums[0, F["plies"]] == 0
@@ -344,13 +363,11 @@ def test_match_weights_value_gioul_games_like_fevga_ones() -> None:
     game by its win, and the cross sums take those values."""
     start = GioulPosition.initial()
     b = Block(2)
-    core.run_block(rows(start, start), WHITE, 0, 0, Tables(), False, False, SCALE, True, 3, 0, 72, *b.arrays(),
-                   np.array([0.0, 1.0, 0.0, 0.0, 0.0]))
+    run_block(rows(start, start), 3, 0, 72, *b.arrays(), np.array([0.0, 1.0, 0.0, 0.0, 0.0]))
     assert np.array_equal(b.sums[:, F["match"]], b.sums[:, F["win"]])
     assert np.all(b.cross == b.sums[0, F["win"]])  # win is 0 or 1: its square is itself
     with pytest.raises(InvalidArgumentError, match="match_weights"):
-        core.run_block(rows(start), WHITE, 0, 0, Tables(), False, False, SCALE, True, 3, 0, 72, *Block(1).arrays(),
-                       np.zeros(4))
+        run_block(rows(start), 3, 0, 72, *Block(1).arrays(), np.zeros(4))
 
 
 # --------------------------------------------------------------------------- the public API

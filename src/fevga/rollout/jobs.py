@@ -20,9 +20,9 @@ from fevga.net import Net, net_of
 from fevga.policy import HEURISTIC_SCALE, Policy, chooser, policy_id, policy_name, policy_pair, uses_net
 from fevga.rules import Rules
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
-from fevga_core import gioul_rollout as gioul_core
 from fevga_core import rollout as core
 from fevga_core.constants import POSITION_WIDTH
+from fevga_core.gioul import GIOUL_WIDTH
 
 if TYPE_CHECKING:
     from fevga.bearoff import OneSidedDB, TwoSidedDB
@@ -36,7 +36,6 @@ MAX_GAMES = 2**53  # game counts are summed in float64: exact up to here
 FIELDS = {name: i for i, name in enumerate(core.SUM_FIELDS)}
 LENGTH_BINS = int(core.MAX_LENGTH)
 ROW_WIDTH = POSITION_WIDTH  # bytes of a position row
-GIOUL_ROW_WIDTH = int(gioul_core.GIOUL_ROW)  # bytes of a Gioul state row (fevga_core.gioul)
 GIOUL_POLICIES = ("random", "heuristic")  # the policies the Gioul core plays
 
 
@@ -61,12 +60,12 @@ class Job:
     net: Net | None = None  # the evaluator of the net policies and of luck (None: heuristic)
     black_net: Net | None = None  # Black's net when it differs (net-against-net matches)
     match_weights: tuple[float, ...] | None = None  # a game's match value from its outcome (MatchScore.weights)
-    game: str = "fevga"  # the core that plays the games: fevga_core.rollout, or gioul_rollout for "gioul"
+    game: str = "fevga"  # the game of the rows: "fevga" or "gioul" (the core knows it from the flags)
 
     @property
     def row_width(self) -> int:
         """Bytes of one start row: a Fevga position row or a Gioul state row."""
-        return GIOUL_ROW_WIDTH if self.game == "gioul" else ROW_WIDTH
+        return int(GIOUL_WIDTH) if self.game == "gioul" else ROW_WIDTH
 
     @property
     def targets(self) -> int:
@@ -184,15 +183,10 @@ def run_block(job: Job, block: int, stop: npt.NDArray[np.int32] | None = None) -
     sums = Sums(job.targets)
     flag = stop if stop is not None else np.zeros(1, dtype=np.int32)
     weights = None if job.match_weights is None else np.asarray(job.match_weights)
-    if job.game == "gioul":
-        done = gioul_core.run_block(job.rows, job.color, job.policies[0], job.policies[1], tables_of(job.tables),
-                                    job.truncate, job.luck, job.scale, job.stratify, job.master, first, games,
-                                    *sums.arrays(), flag, weights)
-    else:
-        done = core.run_block(job.rows, job.color, job.flags, job.policies[0], job.policies[1], job.callback,
-                              tables_of(job.tables), job.net._core if job.net is not None else None,
-                              job.black_net._core if job.black_net is not None else None, job.truncate, job.luck,
-                              job.scale, job.stratify, job.master, first, games, *sums.arrays(), flag, weights)
+    done = core.run_block(job.rows, job.color, job.flags, job.policies[0], job.policies[1], job.callback,
+                          tables_of(job.tables), job.net._core if job.net is not None else None,
+                          job.black_net._core if job.black_net is not None else None, job.truncate, job.luck,
+                          job.scale, job.stratify, job.master, first, games, *sums.arrays(), flag, weights)
     return block, sums, int(done)
 
 
