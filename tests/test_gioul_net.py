@@ -309,3 +309,12 @@ def test_play_gioul_game_plays_the_net_policy_with_a_gioul_net(gioul_net: Net) -
         play_gioul_game(seed=4, policy="net")
     with pytest.raises(NetGameError):
         play_gioul_game(seed=4, policy="net", net=Net.default())
+
+
+def test_the_first_full_gioul_run_beats_the_heuristic() -> None:
+    """benchmarks/nets/gioul-net-1.npz (docs/net.md, "The first full run") loads as a Gioul net
+    and beats the heuristic on seeded dice (its 10,000-game figure is +0.651 ± 0.027)."""
+    net = Net.load(Path(__file__).parents[1] / "benchmarks" / "nets" / "gioul-net-1.npz")
+    assert net.game == "gioul" and net.hidden == 128
+    duel = gioul_duel("net", "heuristic", games=600, seed=20261203, net_a=net, workers=2)
+    assert duel.ppg > 0.3, duel
