@@ -25,3 +25,6 @@ def generate_batch(
     positions: NDArray[np.uint8], dice: NDArray[np.uint8], flags: int
 ) -> tuple[NDArray[np.int64], NDArray[np.uint8], NDArray[np.uint8], NDArray[np.uint8]]:
     """All legal moves of each pair: (offsets, results, steps, nsteps)."""
+
+def steps_notation(steps: Sequence[tuple[int, int]]) -> str:
+    """Short notation of a step sequence (fevga.notation.format_steps): ``24/13``, ``6/off(2)``, ``pass``."""

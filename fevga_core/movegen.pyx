@@ -798,6 +798,92 @@ cdef tuple move_steps(const MoveC* move):
     return tuple([(move.steps[j][0], move.steps[j][1]) for j in range(move.nsteps)])
 
 
+cdef enum:
+    MAX_NOTATION_STEPS = 64     # steps one notation call formats (a turn has at most 4)
+    MAX_NOTATION_POINT = 99     # a step's points: 0 (off) .. 99 (what the notation parser reads)
+
+
+def steps_notation(steps):
+    """Short notation of a step sequence: one ``from/to`` per checker path, ``off`` for point 0,
+    ``(n)`` for a path repeated n times, ``pass`` for no step (fevga.notation.format_steps).
+    Steps are (from, to) pairs of integers 0..99, at most 64 of them."""
+    cdef Py_ssize_t n = len(steps)
+    cdef int start[MAX_NOTATION_STEPS]
+    cdef int end[MAX_NOTATION_STEPS]
+    cdef int paths = 0, i, j, k, src, dst, a, b
+    cdef char text[MAX_NOTATION_STEPS * 12]
+    cdef int length = 0
+    if n == 0:
+        return "pass"
+    if n > MAX_NOTATION_STEPS:
+        raise InvalidArgumentError(f"{n} steps: at most {MAX_NOTATION_STEPS} can be written as one move")
+    for i in range(n):
+        step = steps[i]
+        if len(step) != 2:
+            raise InvalidArgumentError(f"step {step!r} must be a (from, to) pair")
+        src = _notation_point(step[0])
+        dst = _notation_point(step[1])
+        for k in range(paths - 1, -1, -1):  # the latest path ending where this step starts
+            if end[k] == src:
+                end[k] = dst
+                break
+        else:
+            start[paths] = src
+            end[paths] = dst
+            paths += 1
+    for i in range(1, paths):  # insertion sort by start descending, then end ascending (a stable order)
+        a, b = start[i], end[i]
+        j = i - 1
+        while j >= 0 and (start[j] < a or (start[j] == a and end[j] > b)):
+            start[j + 1], end[j + 1] = start[j], end[j]
+            j -= 1
+        start[j + 1], end[j + 1] = a, b
+    i = 0
+    while i < paths:
+        j = i
+        while j < paths and start[j] == start[i] and end[j] == end[i]:
+            j += 1
+        if length:
+            text[length] = 32  # ' '
+            length += 1
+        length += _write_int(text + length, start[i])
+        text[length] = 47  # '/'
+        length += 1
+        if end[i] == 0:
+            text[length], text[length + 1], text[length + 2] = 111, 102, 102  # 'off'
+            length += 3
+        else:
+            length += _write_int(text + length, end[i])
+        if j - i > 1:
+            text[length] = 40  # '('
+            length += 1
+            length += _write_int(text + length, j - i)
+            text[length] = 41  # ')'
+            length += 1
+        i = j
+    return text[:length].decode("ascii")
+
+
+cdef int _notation_point(object value) except -1:
+    try:
+        point = None if isinstance(value, bool) else operator_index(value)
+    except TypeError:
+        point = None
+    if point is None or not 0 <= point <= MAX_NOTATION_POINT:
+        raise InvalidArgumentError(f"step point {value!r} must be an integer 0..{MAX_NOTATION_POINT}")
+    return point
+
+
+cdef inline int _write_int(char* out, int value) noexcept:
+    """Writes 0 <= value < 100 in decimal; returns the characters written."""
+    if value >= 10:
+        out[0] = 48 + value // 10
+        out[1] = 48 + value % 10
+        return 2
+    out[0] = 48 + value
+    return 1
+
+
 # ---------------------------------------------------------------------------------------
 # Batch entry points over NumPy arrays (layout: board.pyx, "Flat row layout").
 # Shapes are checked once per call; each row is validated (board.row_problem) when it is

@@ -26,7 +26,7 @@ True
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, overload
 
 from fevga.bearoff.core_tables import tables_of
@@ -177,15 +177,16 @@ def hint(position: Position | GioulPosition, dice: object, plies: int = 1, rules
     moves = position.legal_moves((d1, d2), rules)
     _, values, used = core.rank_row(net_of(net)._core, tables_of("default"), position._row(), d1, d2, depth,
                                     rules.flags)
-    hints = []
-    for move, row, depth_used in zip(moves, values, used):
-        win, win_mars, lose_mars = float(row[0]), float(row[1]), float(row[2])
+    evaluations = []
+    for win, win_mars, lose_mars in values.tolist():
         chance = None if match is None else match.chance(position.turn, win, win_mars, lose_mars)
-        hints.append(Hint(move, Evaluation(win, win_mars, lose_mars, chance), 0.0, int(depth_used)))
+        evaluations.append(Evaluation(win, win_mars, lose_mars, chance))
+    plies_used = used.tolist()
+    ranked = [e.equity if e.match_chance is None else e.match_chance for e in evaluations]  # Hint.value
     # deeper evaluations first (they are the search's verdict), then by value, then generator order
-    order = sorted(range(len(hints)), key=lambda k: (-hints[k].plies, -hints[k].value, k))
-    best = hints[order[0]].value
-    return [replace(hints[k], loss=best - hints[k].value) for k in order]
+    order = sorted(range(len(evaluations)), key=lambda k: (-plies_used[k], -ranked[k], k))
+    best = ranked[order[0]]
+    return [Hint(moves[k], evaluations[k], best - ranked[k], plies_used[k]) for k in order]
 
 
 # ---------------------------------------------------------------------------------------

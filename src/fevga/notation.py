@@ -34,6 +34,7 @@ import numpy as np
 
 from fevga.errors import InvalidDiceError, InvalidNotationError, InvalidPositionError
 from fevga_core import constants
+from fevga_core.movegen import steps_notation
 
 Color = int
 """A side: WHITE (0) or BLACK (1)."""
@@ -138,37 +139,13 @@ def decode_gioul_id(text: str) -> tuple[Counts, Counts, int, GioulFields]:
     return white, black, turn, (f[0], f[1], f[2], f[3], f[4], f[5], f[6])
 
 
-def _point_text(point: int) -> str:
-    return "off" if point == 0 else str(point)
-
-
 def format_steps(steps: Sequence[Step]) -> str:
-    """Short notation of a step sequence: one ``from/to`` per checker path.
+    """Short notation of a step sequence: one ``from/to`` per checker path (in the core).
 
     >>> format_steps(((24, 19), (19, 14), (14, 9), (24, 19)))
     '24/9 24/19'
     """
-    if not steps:
-        return "pass"
-    paths: list[list[int]] = []
-    for source, target in steps:
-        for path in reversed(paths):
-            if path[1] == source:
-                path[1] = target
-                break
-        else:
-            paths.append([source, target])
-    paths.sort(key=lambda p: (-p[0], p[1]))
-    tokens: list[str] = []
-    i = 0
-    while i < len(paths):
-        j = i
-        while j < len(paths) and paths[j] == paths[i]:
-            j += 1
-        token = f"{paths[i][0]}/{_point_text(paths[i][1])}"
-        tokens.append(token if j - i == 1 else f"{token}({j - i})")
-        i = j
-    return " ".join(tokens)
+    return steps_notation(steps)
 
 
 _TOKEN = re.compile(r"^(\d{1,2})((?:/(?:\d{1,2}|off))+)(?:\(([1-4])\))?$")
