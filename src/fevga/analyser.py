@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from fevga.errors import InvalidArgumentError
 from fevga.limits import MAX_ITEMS, check_int
 from fevga.records import GameRecord, MatchRecord
-from fevga.records import GioulGameRecord, GioulMatchRecord
+from fevga.records import GioulGameRecord, GioulMatchRecord, session_of
 from fevga.gioul import GioulPosition
 from fevga.policy import HEURISTIC_SCALE, Policy
 from fevga.position import COLOR_NAMES, WHITE, Move, Position
@@ -676,11 +676,7 @@ def _as_match(record: object) -> MatchRecord | GioulMatchRecord:
     if isinstance(record, (MatchRecord, GioulMatchRecord)):
         return record
     if isinstance(record, (GameRecord, GioulGameRecord)):
-        score = [0, 0]
-        if record.winner is not None:
-            score[record.winner] += record.points
-        kind = MatchRecord if isinstance(record, GameRecord) else GioulMatchRecord
-        return kind(length=0, games=(record,), score=(score[0], score[1]))  # type: ignore[arg-type]
+        return session_of(record)
     raise InvalidArgumentError(f"record {type(record).__name__} must be a game or match record (Fevga or Gioul)")
 
 
