@@ -332,9 +332,11 @@ class HtmlReport:
                 played = f'<a href="#{_anchor(p, self.section)}">{played}</a>'
             best = "" if p.forced or p.loss == 0 else escape(p.best.notation)
             loss = "forced" if p.forced else _unsigned(p.loss)
-            luck = _signed(p.luck) + (f" ({escape(p.luck_mark)})" if p.luck_mark else "")
+            rolled = p.kind in ("", "roll")  # a Gioul chain's block or handed-over dice begin no roll: no luck
+            luck = _signed(p.luck) + (f" ({escape(p.luck_mark)})" if p.luck_mark else "") if rolled else ""
+            dice = p.dice_text if rolled else f"{p.dice_text} ({'block' if p.kind == 'block' else 'handed over'})"
             out.append(f'<tr class="{css}"><td class="num">{p.move})</td><td>{escape(names[p.turn])}'
-                       f'</td><td>{p.dice_text}</td><td>{played}</td><td>{best}</td>'
+                       f'</td><td>{dice}</td><td>{played}</td><td>{best}</td>'
                        f'<td class="num">{loss}</td><td class="mark">{escape(p.mark)}</td><td class="num">{luck}</td>'
                        "</tr>")
         out.append("</table>")
