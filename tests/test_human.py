@@ -350,6 +350,21 @@ def test_tutor_warns_before_a_bad_move() -> None:
         [m.steps for m in position.legal_moves(ply.dice)].index(ply.steps)].position
 
 
+def test_gioul_hint_piped_on_stdin_shows_the_nets_equities() -> None:
+    from fevga.gioul import GioulPosition
+
+    run = subprocess.run(FEVGA + ["play", "--human", "white", "--game", "gioul", "--seed", "3"], input="hint\nquit\n",
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    shown = run.stdout
+    assert "against net; hints: Gioul net 1-ply, as fevga hint" in shown
+    state = GioulPosition.from_id(re.findall(r"ID (\S{20})", shown.split("> hint")[0])[-1])
+    rolled = re.findall(r"rolled (\d)-(\d)", shown.split("> hint")[0])[-1]
+    best = fevga.hint(state, None if state.pending else (int(rolled[0]), int(rolled[1])))[0]
+    table = shown.split("hint (Gioul net 1-ply, as fevga hint), equity for white:", 1)[1]
+    assert f"1 {best.move.notation:<28}   1 {best.equity:+8.4f}" in table
+
+
 def test_gioul_against_the_gioul_net_with_hints_and_the_tutor(tmp_path: Path) -> None:
     from fevga.analyser import analyse
     from fevga.gioul import GioulPosition
