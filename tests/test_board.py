@@ -28,7 +28,7 @@ pytest.importorskip("uvicorn")
 
 from test_http import Server, request
 
-from fevga import GioulPosition, Position, hint
+from fevga import GioulPosition, Position, evaluate, hint
 from fevga.cli.human import Console, Engine, play_human_game
 from fevga.game import play_game
 from fevga.game import play_gioul_game
@@ -485,9 +485,10 @@ def test_play_by_clicking_with_hint_and_undo(page: Page, port: int, game: str, s
     assert len(rows) == len(state["turn"]["moves"]) + 1
     if game == "fevga":
         best = hint(Position.from_id(state["position"]["id"]), tuple(state["turn"]["dice"]), 1)[0].move.notation
-        assert rows[1].find_element("css selector", "td:nth-child(2)").text == best
-    else:
-        assert "heuristic" in page.text("play-hints") and "no Gioul net" in page.text("play-hints")
+    else:  # the shipped Gioul net's ranking of the decision (its dice pending, or the roll's)
+        holder = GioulPosition.from_id(state["position"]["id"])
+        best = hint(holder, None if holder.pending else tuple(state["turn"]["dice"]))[0].move.notation
+    assert rows[1].find_element("css selector", "td:nth-child(2)").text == best
 
     # choose a checker: its targets light up (the picture shows them), then play a move by clicks
     move = max(state["turn"]["moves"], key=lambda m: len(m["steps"]))
@@ -576,15 +577,17 @@ def test_position_evaluation_ranking_and_set_up(page: Page) -> None:
     page.el("input[name=pos-tool][value=black]").click()
     page.click_point("pos-board", 1)
     assert "has no borne-off checker" in page.text("pos-status")
-    # a Gioul state: the board and its pending dice, and a clear word that it has no evaluation
+    # a Gioul state: the board and its pending dice, its evaluation and ranking by the Gioul net
     state = GioulPosition.initial().rolled((4, 4))
     page.el("input[name=pos-tool][value='']").click()
     page.fill("pos-text", state.id)
     page.click("#pos-show")
     assert len(page.els("#pos-board .die")) == 4 and "4 4 4 4" in page.text("pos-status")
-    assert page.els("#pos-eval .unsupported") and "Gioul net" in page.text("pos-eval")
+    assert not page.els("#pos-eval .unsupported") and f"equity {evaluate(state).equity:+.3f}" in page.text("pos-eval")
     page.click("#pos-rank-go")
-    assert "heuristic" in page.text("pos-moves") and len(page.els("#pos-moves tr")) == len(state.legal_moves()) + 1
+    assert len(page.els("#pos-moves tr")) == len(state.legal_moves()) + 1
+    assert page.els("#pos-moves tr")[1].find_element("css selector", "td:nth-child(2)").text == \
+        hint(state, None)[0].move.notation
 
 
 def test_record_analysis_stepped_through(page: Page, port: int, tmp_path: Path) -> None:
@@ -625,28 +628,25 @@ def test_record_analysis_stepped_through(page: Page, port: int, tmp_path: Path) 
     page.keep("record-page")
 
 
-def test_gioul_record_stepped_through_without_analysis(page: Page, tmp_path: Path) -> None:
+def test_gioul_record_analysed_and_stepped_through(page: Page, tmp_path: Path) -> None:
     record = play_gioul_game(seed=7, policy="heuristic")
     page.click("#tab-record")
     path = tmp_path / "gioul.json"
     path.write_text(record.to_json())
     page.upload(path)
-    assert "Not analysed" in page.text("rec-status") and "Gioul net" in page.text("rec-status")
-    assert page.els("#rec-summary .unsupported")
+    assert "Analysed 1 game" in page.text("rec-status") and "net 1-ply" in page.text("rec-status")
+    assert not page.els("#rec-summary .unsupported") and page.els("#rec-graph svg polyline")
     positions = record.positions()
     assert page.board_id("rec-board") == positions[0].board().id
-    for step in range(1, 6):
+    words = {"roll": "of a new roll", "block": "next block of the chain", "hand-over": "handed over"}
+    for step in range(1, 8):
         page.click("#rec-next")
         assert page.board_id("rec-board") == positions[step].board().id
         decision = record.decisions[step]
-        assert decision.notation in page.text("rec-detail")
-        if decision.kind == "roll":  # "plays 5 3" only for other dice than the roll's (3-5 plays 5-3 is no news)
-            assert decision.roll is not None
-            full = [decision.roll[0]] * 4 if decision.roll[0] == decision.roll[1] else list(decision.roll)
-            assert ("plays" in page.text("rec-detail")) == (sorted(full) != sorted(decision.dice)), page.text("rec-detail")
-    kinds = {d.kind for d in record.decisions}
-    table = page.text("rec-plies-table")
-    assert all(kind in table for kind in kinds)
+        detail = page.text("rec-detail")
+        assert f"played {decision.notation}" in detail and words[decision.kind] in detail, detail
+        assert "Luck of the roll" in detail
+    assert len(page.els("#rec-plies-table tr")) == len(record.decisions) + 1
     check_board_picture(page, "rec-board", "gioul-record-board")
 
 

@@ -115,9 +115,9 @@ def test_play_saves_a_gioul_self_play_record(tmp_path: Path, capsys: pytest.Capt
     assert loaded.decisions == saved.decisions and loaded.final == saved.final
     assert (loaded.winner, loaded.points) == (saved.winner, saved.points)
     capsys.readouterr()
-    for record in (path, text):  # read as Gioul, then refused by name: analysis needs a Gioul evaluator
-        assert main(["analyse", str(record)]) == 2
-        err = capsys.readouterr().err
-        assert err.count("\n") == 1 and "a Gioul record cannot be analysed yet" in err, err
+    for record in (path, text):  # read as Gioul and analysed by the shipped Gioul net, the same from either file
+        assert main(["analyse", str(record), "--json"]) == 0
+        analysed = json.loads(capsys.readouterr().out)
+        assert analysed["evaluator"] == "net 1-ply" and len(analysed["games"][0]["plies"]) == len(saved.decisions)
     assert main(["play", "--game", "gioul", "--seed", "7", "--save", str(tmp_path / "no" / "g.txt")]) == 2
     assert "no" not in {p.name for p in tmp_path.iterdir()}  # checked before the game, no folder made

@@ -236,10 +236,14 @@ def test_hint_agrees_with_the_cores_net_policy(gioul_net: Net) -> None:
     assert choices == len(hints) and hints[0].move.steps == steps
 
 
-def test_gioul_judgment_needs_a_gioul_net_and_says_what_it_offers() -> None:
+def test_gioul_judgment_defaults_to_the_shipped_gioul_net_and_says_what_it_offers() -> None:
     state = GioulPosition.initial()
-    with pytest.raises(InvalidArgumentError, match="no Gioul net ships"):
-        fevga.evaluate(state)
+    shipped = Net.default(game="gioul")
+    assert fevga.evaluate(state) == fevga.evaluate(state, net=shipped)
+    assert fevga.evaluate(state) != fevga.evaluate(state, net=Net.initial(8, 1, "gioul"))
+    pending = state.rolled("5-5")  # a decision mid-roll
+    assert fevga.evaluate(pending) == fevga.evaluate(pending, net=shipped)
+    assert fevga.hint(state, "6-5") == fevga.hint(state, "6-5", net=shipped)
     with pytest.raises(NetGameError):
         fevga.hint(state, "6-5", net=Net.default())
     net = Net.initial(8, 1, "gioul")
@@ -286,8 +290,8 @@ def test_a_gioul_run_checks_its_opponent_and_game(tmp_path: Path) -> None:
         train(tmp_path / "a", replace(GIOUL_TINY, check_against=str(fevga_file)), workers=1, progress=False)
     with pytest.raises(InvalidArgumentError, match="game"):
         train(tmp_path / "b", replace(GIOUL_TINY, game="tavla"), workers=1, progress=False)
-    with pytest.raises(InvalidArgumentError, match="needs a Gioul net|no Gioul net ships"):
-        gioul_duel("net", "random", games=20)
+    with pytest.raises(NetGameError):
+        gioul_duel("net", "random", games=20, net_a=Net.default())
     assert gioul_duel("heuristic", "random", games=200, seed=1, workers=1).ppg > 0.5
 
 
@@ -305,8 +309,7 @@ def test_play_gioul_game_plays_the_net_policy_with_a_gioul_net(gioul_net: Net) -
     assert record.final.is_game_over() and record.policies == ("net", "random")
     assert record == play_gioul_game(seed=4, policy=("net", "random"), net=gioul_net)
     assert record.positions()[-1] == record.final  # the decisions replay through the rules
-    with pytest.raises(InvalidArgumentError, match="no Gioul net ships"):
-        play_gioul_game(seed=4, policy="net")
+    assert play_gioul_game(seed=4, policy="net") == play_gioul_game(seed=4, policy="net", net=Net.default("gioul"))
     with pytest.raises(NetGameError):
         play_gioul_game(seed=4, policy="net", net=Net.default())
 
@@ -316,5 +319,6 @@ def test_the_first_full_gioul_run_beats_the_heuristic() -> None:
     and beats the heuristic on seeded dice (its 10,000-game figure is +0.651 ± 0.027)."""
     net = Net.load(Path(__file__).parents[1] / "benchmarks" / "nets" / "gioul-net-1.npz")
     assert net.game == "gioul" and net.hidden == 128
+    assert net == Net.default("gioul")  # the shipped Gioul net is this run
     duel = gioul_duel("net", "heuristic", games=600, seed=20261203, net_a=net, workers=2)
     assert duel.ppg > 0.3, duel

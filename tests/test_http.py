@@ -28,7 +28,7 @@ pytest.importorskip("uvicorn")
 
 import reference as ref
 import uvicorn
-from fevga import GioulPosition, Position, evaluate, hint, rollout
+from fevga import GioulPosition, Position, analyse, evaluate, hint, rollout
 from fevga.game import play_game
 from fevga.game import play_gioul_game
 from fevga.records import write_match
@@ -171,11 +171,23 @@ def test_evaluate_and_hint_match_the_package(port: int) -> None:
         assert [m["move"] for m in data["moves"]] == [h.move.notation for h in hint(position, "3-1", 2)]
 
 
-def test_gioul_hint_is_the_heuristic_and_says_so(port: int) -> None:
+def test_gioul_evaluate_and_hint_are_the_shipped_gioul_nets(port: int) -> None:
+    start = GioulPosition.initial()
     status, data = get(port, f"{API}/hint?position=start&dice=5-5&game=gioul")
-    assert status == 200 and data["method"] == "heuristic" and "no Gioul net" in data["note"]
-    status, data = get(port, f"{API}/evaluate?position=start&game=gioul")
-    assert_refused(status, data, "unsupported")
+    assert status == 200 and data["method"] == "net 1-ply"
+    assert [m["move"] for m in data["moves"]] == [h.move.notation for h in hint(start, "5-5")]
+    assert data["moves"][0]["equity"] == pytest.approx(hint(start, "5-5")[0].equity, abs=1e-12)
+    pending = start.rolled("5-5")
+    status, data = get(port, f"{API}/hint?position={pending.id}&after=true")
+    assert status == 200 and data["moves"][0]["after"] == hint(pending, None)[0].move.position.id
+    for state in (start, pending):
+        status, data = get(port, f"{API}/evaluate?position={state.id}")
+        assert status == 200 and data["equity"] == pytest.approx(evaluate(state).equity, abs=1e-12)
+    status, data, _ = request(port, "POST", f"{API}/evaluate", {"items": [{"position": "start"}, {"position": pending.id}]})
+    assert status == 200 and data["results"][1]["equity"] == pytest.approx(evaluate(pending).equity, abs=1e-12)
+    assert data["results"][0]["equity"] == pytest.approx(evaluate(Position.initial()).equity, abs=1e-9)
+    assert_refused(*get(port, f"{API}/evaluate?position=start&game=gioul&plies=1"), "plies_limit")
+    assert_refused(*get(port, f"{API}/hint?position=start&game=gioul&dice=6-5&plies=2"), "plies_limit")
 
 
 def test_batches(port: int) -> None:
@@ -376,8 +388,15 @@ def test_hostile_bodies(port: int, route: str, body: Any, code: str | None) -> N
 
 
 def test_hostile_analyse_limits_and_games(port: int) -> None:
-    gioul = play_gioul_game(seed=1).to_json()
-    status, data, _ = request(port, "POST", f"{API}/analyse", gioul)
+    gioul = play_gioul_game(seed=1)
+    status, data, _ = request(port, "POST", f"{API}/analyse?graphs=true", gioul.to_json())
+    assert status == 200 and data["evaluator"] == "net 1-ply", data
+    plies = data["games"][0]["plies"]
+    assert [p["kind"] for p in plies] == [d.kind for d in gioul.decisions] and "<svg" in data["games"][0]["graph"]
+    assert data["players"] == analyse(gioul).to_dict()["players"]
+    status, page, _ = request(port, "POST", f"{API}/analyse?format=html", write_match(gioul))
+    assert status == 200 and page.startswith("<!DOCTYPE html>") and "<svg" in page
+    status, data, _ = request(port, "POST", f"{API}/analyse?plies=2", gioul.to_json())
     assert_refused(status, data, "unsupported")
     from fevga.game import play_match
 

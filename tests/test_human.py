@@ -14,6 +14,7 @@ import time
 import uuid
 from pathlib import Path
 
+import fevga
 from fevga import BLACK, WHITE, Position, Rules
 from dataclasses import replace
 from fevga.cli.human import Console, Engine, play_human_game, play_human_match
@@ -21,6 +22,7 @@ from fevga.records import GameRecord
 from fevga.records import load_record
 
 FEVGA = [sys.executable, "-m", "fevga"]
+NET_FILE = Path(fevga.__file__).parent / "data" / "net.npz"  # the shipped Fevga net
 
 
 class Typist(io.StringIO):
@@ -239,7 +241,8 @@ def test_engine_options_work_or_are_refused(tmp_path: Path) -> None:
                          input="quit\n", capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and json.loads(save.read_text())["policies"] == ["net", "human"]
     for bad, words in ((["--white", "net"], "you play white"), (["--policy", "lookahead"], "cannot play a human"),
-                       (["--json"], "--save FILE.json"), (["--game", "gioul", "--policy", "net"], "no Gioul net"),
+                       (["--json"], "--save FILE.json"), (["--game", "gioul", "--policy", "net2"], "no 2-ply Gioul search"),
+                       (["--game", "gioul", "--net", str(NET_FILE)], "a Fevga net"),
                        (["--game", "gioul", "--save", str(tmp_path / "none" / "g.mat")], "folder")):
         refused = subprocess.run(FEVGA + ["play", "--human", "white", *bad], input="quit\n", capture_output=True,
                                  text=True, timeout=120)
@@ -347,36 +350,67 @@ def test_tutor_warns_before_a_bad_move() -> None:
         [m.steps for m in position.legal_moves(ply.dice)].index(ply.steps)].position
 
 
-def test_gioul_against_the_heuristic(tmp_path: Path) -> None:
+def test_gioul_hint_piped_on_stdin_shows_the_nets_equities() -> None:
+    from fevga.gioul import GioulPosition
+
+    run = subprocess.run(FEVGA + ["play", "--human", "white", "--game", "gioul", "--seed", "3"], input="hint\nquit\n",
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    shown = run.stdout
+    assert "against net; hints: Gioul net 1-ply, as fevga hint" in shown
+    state = GioulPosition.from_id(re.findall(r"ID (\S{20})", shown.split("> hint")[0])[-1])
+    rolled = re.findall(r"rolled (\d)-(\d)", shown.split("> hint")[0])[-1]
+    best = fevga.hint(state, None if state.pending else (int(rolled[0]), int(rolled[1])))[0]
+    table = shown.split("hint (Gioul net 1-ply, as fevga hint), equity for white:", 1)[1]
+    assert f"1 {best.move.notation:<28}   1 {best.equity:+8.4f}" in table
+
+
+def test_gioul_against_the_gioul_net_with_hints_and_the_tutor(tmp_path: Path) -> None:
+    from fevga.analyser import analyse
     from fevga.gioul import GioulPosition
     from fevga.records import GioulGameRecord
 
     screen = io.StringIO()
+    hinted: list[tuple[GioulPosition, tuple[int, int] | None, str]] = []
 
     class GioulTypist(io.StringIO):
+        """Asks for a hint at each decision, then plays the last legal move (confirming the tutor)."""
+
         def readline(self, size: int | None = -1) -> str:
             text = screen.getvalue()
+            if text.endswith("Play it anyway? [y/N] "):
+                return "y\n"
             state = GioulPosition.from_id(re.findall(r"ID (\S{20})", text)[-1])
             rolled = re.findall(r"rolled (\d)-(\d)", text)
             dice = (int(rolled[-1][0]), int(rolled[-1][1])) if state.pending == () and rolled else None
-            if "hint (" not in text.rsplit("ID", 1)[-1]:
+            after = text.rsplit("ID", 1)[-1]
+            if "hint (" not in after:
                 return "hint\n"
+            if len(hinted) < 3 and not any(h[0] == state and h[1] == dice for h in hinted):
+                hinted.append((state, dice, after.split("hint (", 1)[1]))
             return state.legal_moves(dice)[-1].notation + "\n"
 
-    record = play_human_game("white", seed=4, rules=Rules.gioul(),
+    record = play_human_game("white", seed=4, rules=Rules.gioul(), tutor="doubtful",
                              console=Console(stdin=GioulTypist(), stdout=screen))
     shown = screen.getvalue()
-    assert "against heuristic (the best Gioul player until a Gioul net exists)" in shown
-    assert "hint (the Gioul heuristic (there is no Gioul net yet)), heuristic value" in shown
+    assert "against net; hints: Gioul net 1-ply, as fevga hint" in shown
+    assert "hint (Gioul net 1-ply, as fevga hint), equity for white:" in shown
+    assert re.search(r"tutor: .* is (doubtful|bad|very bad): it gives up", shown)
+    assert len(hinted) == 3
+    for state, dice, table in hinted:  # the hint shows fevga.hint's equities (the shipped Gioul net)
+        best = fevga.hint(state, dice)[0]
+        assert f"1 {best.move.notation:<28}   1 {best.equity:+8.4f}" in table
     assert isinstance(record, GioulGameRecord) and record.final.is_game_over() and not record.truncated
-    assert record.policies == ("human", "heuristic")
+    assert record.policies == ("human", "net")
     assert GioulGameRecord.from_json(record.to_json()) == replace(record, decisions=record.decisions)
+    white, black = analyse(record).players
+    assert black.total_loss == 0.0 and black.decisions > 0  # the engine plays the net's best at 1 ply
     save = tmp_path / "gioul.json"
     run = subprocess.run(FEVGA + ["play", "--human", "black", "--game", "gioul", "--seed", "4", "--save", str(save)],
                          input="quit\n", capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     saved = GioulGameRecord.from_json(save.read_text())
-    assert saved.truncated and saved.policies == ("heuristic", "human") and "saved" in run.stdout
+    assert saved.truncated and saved.policies == ("net", "human") and "saved" in run.stdout
     text = tmp_path / "gioul.txt"  # the text match format, as for Fevga
     run = subprocess.run(FEVGA + ["play", "--human", "black", "--game", "gioul", "--seed", "4", "--save", str(text)],
                          input="quit\n", capture_output=True, text=True, timeout=120)

@@ -113,18 +113,22 @@ def test_installed_main_job_runs_on_the_shipped_net(installed: Path, tmp_path: P
     assert data["games"] == 1296 and -3 < data["equity"] < 3, data
 
 
-def test_installed_package_ships_the_net(installed: Path, tmp_path: Path) -> None:
+def test_installed_package_ships_the_nets(installed: Path, tmp_path: Path) -> None:
+    """Both games' nets are in the wheel, the same (checksum and manifest) as in the tree."""
     code = (
         "import fevga; net = fevga.Net.default(); e = fevga.evaluate(fevga.Position.initial());"
-        "print(net.checksum, net.provenance['games'], 0 < e.win < 1)"
+        "gioul = fevga.Net.default(game='gioul'); g = fevga.evaluate(fevga.GioulPosition.initial());"
+        "print(net.checksum, net.provenance['games'], 0 < e.win < 1, gioul.checksum, gioul.game, 0 < g.win < 1,"
+        "fevga.net.shipped('gioul').name)"
     )
     result = _run(installed, ["-c", code], tmp_path)
     assert result.returncode == 0, result.stderr
-    checksum, games, valid = result.stdout.split()
-    assert checksum == fevga_net_checksum() and int(games) > 0 and valid == "True"
+    checksum, games, valid, gioul_checksum, game, gioul_valid, name = result.stdout.split()
+    assert checksum == net_checksum("fevga") and int(games) > 0 and valid == "True"
+    assert (gioul_checksum, game, gioul_valid, name) == (net_checksum("gioul"), "gioul", "True", "gioul-net-1")
 
 
-def fevga_net_checksum() -> str:
+def net_checksum(game: str) -> str:
     import fevga
 
-    return fevga.Net.default().checksum
+    return fevga.Net.default(game=game).checksum

@@ -22,11 +22,13 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 import gioul_reference as gref
 import reference as ref
+import fevga
 from fevga import GioulPosition, Position, hint
 from fevga.game import play_gioul_game
 from fevga.service.engine import Engine
@@ -263,17 +265,41 @@ def test_whole_gioul_games_against_the_oracle(engine: Controller, seed: int) -> 
     assert gref.game_over(state) or decisions == 1500
 
 
-def test_gioul_choice_is_the_heuristic_policy() -> None:
-    """Every decision of heuristic self-play games is the one `go` answers."""
+def test_gioul_choice_is_the_shipped_gioul_nets() -> None:
+    """Every decision of the shipped Gioul net's self-play games is the one `go` answers."""
     engine = Engine()
     engine.set("game.variant", "gioul")
     for seed in range(3):
-        record = play_gioul_game(seed=seed, policy="heuristic")
+        record = play_gioul_game(seed=seed, policy="net")
         for decision, before in zip(record.decisions, record.positions()):
             if decision.choices < 2:
                 continue
             chosen = next(m for m in before.legal_moves(decision.roll) if m.steps == decision.steps)
-            assert engine.choose(before, decision.roll).best.position == chosen.position
+            choice = engine.choose(before, decision.roll)
+            assert choice.best.position == chosen.position and choice.method == "net 1-ply"
+            assert choice.ranking[0].equity == hint(before, decision.roll)[0].equity
+
+
+def test_gioul_go_answers_from_the_net_over_the_protocol(engine: Controller) -> None:
+    assert engine.answer_to("set game.variant gioul") == []
+    start = GioulPosition.initial()
+    engine.send(f"position fevgaid {start.id}")
+    engine.send("dice 5 5")
+    engine.send("go")
+    payload, info = go(engine)
+    best = hint(start, "5-5")[0]
+    assert payload == "24/9 24/19" == best.move.notation
+    assert any(line.startswith("info depth 1 ") and line.endswith("method net_1-ply") for line in info), info
+    assert f"info multipv 1 score {best.equity:+.4f}" in " ".join(info)
+    engine.send("set engine.ply 2")  # Fevga's depth: a Gioul decision is still judged at 1 ply, and says so
+    engine.send("go")
+    payload, info = go(engine)
+    assert payload == best.move.notation and any("searches 1 ply" in line for line in info), info
+    fevga_net = Path(fevga.__file__).parent / "data" / "net.npz"
+    engine.send(f"set engine.net {fevga_net}")  # a Fevga net under game.variant gioul: one clear error at go
+    engine.send("go")
+    lines = engine.until(("bestmove", "error"))
+    assert lines[-1].startswith("error bad_value") and "Fevga net" in lines[-1], lines
 
 
 MALFORMED: list[tuple[str | bytes, str]] = [

@@ -20,6 +20,12 @@ Definitions (docs/analysis.md):
 * luck of a roll = equity after the roll (best move's equity) - equity before it, by the
   luck evaluator (1 ply, the static evaluation, by default); marked ``lucky`` / ``very lucky`` from
   +0.3 / +0.6 and ``unlucky`` / ``very unlucky`` from -0.3 / -0.6.
+* Gioul records (`GioulGameRecord`, `GioulMatchRecord`) are analysed decision by decision (a
+  roll's chain blocks and dice handed over are decisions of their own) by the shipped Gioul
+  net at 1 ply; a roll's luck = its value minus the mean over the 21 rolls, every decision of
+  the roll played as the net plays it (`fevga.analysis.gioul_roll_values`), given to the
+  roll's first decision. Gioul is judged for money only: a match record's games are not
+  match-aware, and the rollout re-check is for Fevga.
 * performance rating = 500 x mean equity loss per unforced decision (lower is better;
   eXtreme Gammon's PR scale: 0 is perfect play), with a band (`RATING_BANDS`) measured on
   policies of known strength (benchmarks/ratings.py).
@@ -36,12 +42,13 @@ import json
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from fevga.errors import InvalidArgumentError
 from fevga.limits import MAX_ITEMS, check_int
 from fevga.records import GameRecord, MatchRecord
-from fevga.records import GioulGameRecord, GioulMatchRecord
+from fevga.records import GioulGameRecord, GioulMatchRecord, session_of
+from fevga.gioul import GioulPosition
 from fevga.policy import HEURISTIC_SCALE, Policy
 from fevga.position import COLOR_NAMES, WHITE, Move, Position
 from fevga.rules import Rules, rules_of
@@ -50,7 +57,7 @@ from fevga.match import away_scores, match_equity_table, match_winning_chance
 from fevga.rollout import rollout_moves
 from fevga.bearoff.core_tables import tables_of
 from fevga_core import rollout as core
-from fevga.analysis import MAX_PLIES, evaluate, hint
+from fevga.analysis import GIOUL_MAX_PLIES, MAX_PLIES, evaluate, gioul_roll_values, hint
 import io
 from fevga.rollout.jobs import MAX_GAMES
 from fevga.checks import check_workers
@@ -60,16 +67,19 @@ if TYPE_CHECKING:
     from fevga.rollout import MoveRollout
     from fevga.match import MatchEquityTable
 
+AnyPosition = Position | GioulPosition
 MARKS = ("doubtful", "bad", "very bad")
 LUCK_MARKS = ("very unlucky", "unlucky", "lucky", "very lucky")
 
 
 class Evaluator(Protocol):
-    """What the analysis needs from an evaluator (equities in points, mars = 2)."""
+    """What the analysis needs from an evaluator (equities in points, mars = 2). A Gioul
+    record also needs ``roll_values(state, rules)`` (as `ApiEvaluator.roll_values`), and
+    ``rank`` is given the roll's dice for its first decision, None for pending dice."""
 
     name: str
 
-    def rank(self, position: Position, dice: tuple[int, int], rules: Rules) -> list[tuple[Move, float]]:
+    def rank(self, position: AnyPosition, dice: tuple[int, int] | None, rules: Rules) -> list[tuple[Any, float]]:
         """Every legal move with its equity for the mover, best first."""
 
     def value(self, position: Position, rules: Rules) -> float:
@@ -143,9 +153,10 @@ class HeuristicEvaluator:
         final = _finished_equity(after)
         return final if final is not None else -self._deep(after, depth, rules, tables)
 
-    def rank(self, position: Position, dice: tuple[int, int], rules: Rules,
-             keep: Sequence[Position] = ()) -> list[tuple[Move, float]]:
-        """Every legal move with its equity for the mover, best first."""
+    def rank(self, position: AnyPosition, dice: tuple[int, int] | None, rules: Rules,
+             keep: Sequence[AnyPosition] = ()) -> list[tuple[Any, float]]:
+        """Every legal move with its equity for the mover, best first (Fevga positions)."""
+        assert isinstance(position, Position) and dice is not None  # the Analyser refuses it a Gioul record
         tables = self._tables(position)
         moves = position.legal_moves(dice, rules)
         scored = [(m, self._after(m.position, 0, rules, tables)) for m in moves]
@@ -252,8 +263,8 @@ class ApiEvaluator:
             return 2.0 * mwc - 1.0
         return 2.0 * (mwc - lost) / (won - lost) - 1.0
 
-    def rank(self, position: Position, dice: tuple[int, int], rules: Rules,
-             keep: Sequence[Position] = ()) -> list[tuple[Move, float]]:
+    def rank(self, position: AnyPosition, dice: tuple[int, int] | None, rules: Rules,
+             keep: Sequence[AnyPosition] = ()) -> list[tuple[Any, float]]:
         """The hint list as (move, equity for the mover), best first.
 
         The hint's order is kept (moves searched deeper first); in a match the moves are
@@ -264,15 +275,15 @@ class ApiEvaluator:
         hint, evaluate = self._functions()
         mover = position.turn
         keep_ids = set(keep)
-        ranked: list[tuple[Move, float, int]] = []
+        ranked: list[tuple[Any, float, int]] = []
         items = list(hint(position, dice, plies=self.plies, rules=rules))
         top = max((int(getattr(item, "plies", self.plies)) for item in items), default=self.plies)
         for item in items:
             # fevga.Hint(move, evaluation, loss, plies), or any (move, evaluation, ...) tuple
             move, evaluation = (item.move, item.evaluation) if hasattr(item, "move") else (item[0], item[1])
             depth = int(getattr(item, "plies", self.plies))
-            final = _finished_equity(move.position)
-            if final is not None:
+            final = _finished_equity(move.position) if isinstance(move.position, Position) else None
+            if final is not None:  # (a Gioul hint already scores a finished game exactly)
                 equity = final if self.score is None else (
                     (1.0 if final > 0 else -1.0) if abs(final) == 1.0 else self._mars_value(final > 0, mover))
                 depth = top
@@ -291,6 +302,12 @@ class ApiEvaluator:
         a, b = away_scores(self.score, self.length, side)
         mwc = self.table.starter(a - 2, b) if won else self.table.receiver(a, b - 2)
         return self._normalise(mwc, a, b)
+
+    def roll_values(self, state: GioulPosition, rules: Rules) -> tuple[dict[tuple[int, int], float], float]:
+        """Each roll's value for the side to roll in a Gioul `state` and their mean
+        (`fevga.analysis.gioul_roll_values` over the shipped Gioul net): what a roll's luck is measured by."""
+        rules_of(rules, "gioul")
+        return gioul_roll_values(state)
 
     def value(self, position: Position, rules: Rules) -> float:
         """The evaluation's equity of the side on roll."""
@@ -347,7 +364,7 @@ class MoveEquity:
     """One ranked move: its notation, resulting position and equity for the mover."""
 
     notation: str
-    position: Position
+    position: AnyPosition
     equity: float
 
 
@@ -358,8 +375,8 @@ class PlyAnalysis:
     game: int
     number: int
     turn: int
-    position: Position
-    dice: tuple[int, int]
+    position: AnyPosition
+    dice: tuple[int, ...]  # Fevga: the roll; Gioul: the decision's dice (a pair, a block, leftover dice)
     played: MoveEquity
     best: MoveEquity
     loss: float
@@ -374,6 +391,14 @@ class PlyAnalysis:
     rollout_games: int = 0
     rollout_cut: int | None = None  # games a re-check played before Ctrl-C cut it short (not used)
     move: int = 0  # the record's move number: its turn line, as the text match format numbers it
+    kind: str = ""  # Gioul: "roll" (a roll's first decision), "block" (a chain's next block) or "hand-over"
+
+    @property
+    def dice_text(self) -> str:
+        """The dice as the reports print them: "6-5" for a pair, "5 5 5 5" for a block or leftover dice."""
+        if len(self.dice) == 2 and (self.dice[0] != self.dice[1] or not self.kind):
+            return f"{self.dice[0]}-{self.dice[1]}"
+        return " ".join(map(str, self.dice))
 
     @property
     def forced(self) -> bool:
@@ -392,7 +417,8 @@ class PlyAnalysis:
                     "games": self.rollout_games, "loss": self.loss, "loss_se": self.rollout_se,
                     "evaluator_loss": self.evaluator_loss},
                 **({"rollout_cut_short": {"games": self.rollout_cut, "used": False}}
-                   if self.rollout_cut is not None else {})}
+                   if self.rollout_cut is not None else {}),
+                **({"kind": self.kind} if self.kind else {})}
 
 
 def _move_dict(move: MoveEquity) -> dict[str, Any]:
@@ -646,18 +672,30 @@ class Analysis:
 # The analysis
 
 
-def _as_match(record: object) -> MatchRecord:
-    if isinstance(record, MatchRecord):
+def _as_match(record: object) -> MatchRecord | GioulMatchRecord:
+    if isinstance(record, (MatchRecord, GioulMatchRecord)):
         return record
-    if isinstance(record, GameRecord):
-        score = [0, 0]
-        if record.winner is not None:
-            score[record.winner] += record.points
-        return MatchRecord(length=0, games=(record,), score=(score[0], score[1]))
-    if isinstance(record, (GioulGameRecord, GioulMatchRecord)):
-        raise InvalidArgumentError("a Gioul record cannot be analysed yet: analysis needs a Gioul evaluator, and "
-                                   "there is no Gioul net")
-    raise InvalidArgumentError(f"record {type(record).__name__} must be a GameRecord or a MatchRecord")
+    if isinstance(record, (GameRecord, GioulGameRecord)):
+        return session_of(record)
+    raise InvalidArgumentError(f"record {type(record).__name__} must be a game or match record (Fevga or Gioul)")
+
+
+class _Step(NamedTuple):
+    """One recorded decision as the ply loop reads it (`_steps`)."""
+
+    mover: int
+    roller: int  # whose roll it is (the text format's turn line)
+    roll: tuple[int, int] | None  # the roll this decision begins (ranked with it), else None: dice pending
+    dice: tuple[int, ...]  # the decision's own dice
+    kind: str  # "" (Fevga) or the Gioul decision's kind
+
+
+def _steps(game: GameRecord | GioulGameRecord) -> list[_Step]:
+    """Each decision of a game: a Fevga ply is a roll; a Gioul decision begins a roll or plays
+    the dice pending (a chain's next block, dice handed over)."""
+    if isinstance(game, GameRecord):
+        return [_Step(ply.turn, ply.turn, ply.dice, ply.dice, "") for ply in game.plies]
+    return [_Step(d.mover, d.roller, d.roll, d.dice, d.kind) for d in game.decisions]
 
 
 def _entry(move: Move, equity: float) -> MoveEquity:
@@ -726,6 +764,7 @@ class Analyser:
         if check_int("rollouts", rollouts, 0, MAX_GAMES - 36):  # the re-checks' limits, before the analysis starts
             check_workers(workers)
         self.match = _as_match(record)
+        self.gioul = isinstance(self.match, GioulMatchRecord)
         self.decide: Evaluator = _evaluator("evaluator", evaluator) if evaluator is not None else ApiEvaluator(plies)
         self.luck: Evaluator = _evaluator("luck_evaluator", luck_evaluator) if luck_evaluator is not None \
             else _default_luck(self.decide)
@@ -734,11 +773,13 @@ class Analyser:
             raise InvalidArgumentError(f"thresholds {repr(marks)[:60]} must be a fevga.analyser.Thresholds")
         self.marks = marks
         self.keep = check_int("keep", keep, 0, MAX_ITEMS)
+        if self.gioul:
+            _check_gioul(self.decide, self.luck, rollouts)
         self.rollouts, self.rollout_seed, self.rollout_policy, self.workers = (rollouts, rollout_seed,
                                                                                rollout_policy, workers)
         match = self.match
-        aware = match.length > 0 and bool(match.games) and _at_score(self.decide, (0, 0), match.length) \
-            is not self.decide
+        aware = match.length > 0 and not self.gioul and bool(match.games) and \
+            _at_score(self.decide, (0, 0), match.length) is not self.decide
         self.header = AnalysisHeader(self.decide.name, self.luck.name, marks, match.length, match.players, aware,
                                      len(match.games))
         self.score = [0, 0]
@@ -750,22 +791,24 @@ class Analyser:
         """Each game's analysis in order (the totals and the score advance as they come)."""
         match = self.match
         score = self.score
-        for index, game in enumerate(match.games, 1):
+        games: Sequence[GameRecord | GioulGameRecord] = match.games
+        for index, game in enumerate(games, 1):
             started = time.perf_counter()
-            rules = rules_of(game.rules)
+            rules = rules_of(game.rules, game.rules.game)
             game_decide, game_luck = self.decide, self.luck
-            if match.length > 0 and max(score) < match.length:
+            if self.header.match_aware and max(score) < match.length:
                 game_decide = _at_score(self.decide, (score[0], score[1]), match.length)
                 game_luck = game_decide if self.luck is self.decide else _at_score(self.luck, (score[0], score[1]),
                                                                                    match.length)
-            positions = game.positions()
+            positions: Sequence[AnyPosition] = game.positions()
             plies_out = []
-            moves = _move_numbers(game)
+            steps = _steps(game)
+            moves = _move_numbers(steps)
             try:  # Ctrl-C ends the analysis with what is done: a partial game, marked as such
-                for number, (ply, before) in enumerate(zip(game.plies, positions), 1):
+                for number, (step, before) in enumerate(zip(steps, positions), 1):
                     after = positions[number]
-                    analysed = _analyse_ply(game_decide, game_luck, self.marks, rules, index, number, ply.turn,
-                                            before, ply.dice, after, self.keep)
+                    analysed = _analyse_ply(game_decide, game_luck, self.marks, rules, index, number, step,
+                                            before, after, self.keep)
                     if self.rollouts and analysed.mark:
                         at = ((score[0], score[1]), match.length) if game_decide is not self.decide else None
                         analysed = _rollout_check(analysed, self.marks, rules, self.rollouts, self.rollout_seed,
@@ -811,17 +854,37 @@ def interruption_note(plies: int, games: int, record_games: int, last: GameAnaly
                       f"{p.rollout_cut} games and not used" for p in cut))
 
 
-def _move_numbers(game: GameRecord) -> list[int]:
-    """Each ply's move number as the text match format (records.write_match) numbers its turn
-    lines: a line holds White's turn then Black's, so White's turn always opens one."""
+def _move_numbers(steps: Sequence[_Step]) -> list[int]:
+    """Each decision's move number as the text match format (records.write_match) numbers its
+    turn lines: a line holds White's roll then Black's, so White's roll always opens one (a
+    Gioul roll's later decisions share its line)."""
     numbers: list[int] = []
     line, black_free = 0, False
-    for ply in game.plies:
-        if ply.turn == WHITE or not black_free:
-            line += 1
-        black_free = ply.turn == WHITE
+    for k, step in enumerate(steps):
+        if step.roll is not None or k == 0:
+            if step.roller == WHITE or not black_free:
+                line += 1
+            black_free = step.roller == WHITE
         numbers.append(line)
     return numbers
+
+
+def _check_gioul(decide: Evaluator, luck: Evaluator, rollouts: int) -> None:
+    """InvalidArgumentError, before the analysis starts, for what a Gioul record cannot be
+    analysed with: the heuristic evaluator (Fevga's), plies past the Gioul net's, an evaluator
+    without roll values for the luck, rollout re-checks (Gioul rollouts do not play the net)."""
+    if isinstance(decide, HeuristicEvaluator) or isinstance(luck, HeuristicEvaluator):
+        raise InvalidArgumentError("the heuristic evaluator judges Fevga positions: analyse a Gioul record with the "
+                                   "Gioul net (the default)")
+    if isinstance(decide, ApiEvaluator) and decide._hint is None and decide.plies > GIOUL_MAX_PLIES + 1:
+        raise InvalidArgumentError(f"plies={decide.plies}: Gioul decisions are judged at 1..{GIOUL_MAX_PLIES + 1} "
+                                   "plies for now")
+    if not callable(getattr(luck, "roll_values", None)):
+        raise InvalidArgumentError(f"luck evaluator {luck.name} has no roll_values(): Gioul luck needs each roll's "
+                                   "value (ApiEvaluator.roll_values)")
+    if rollouts:
+        raise InvalidArgumentError("rollouts= re-checks decisions with net rollouts, which Gioul does not have yet: "
+                                   "analyse a Gioul record without them")
 
 
 def _default_luck(decide: Evaluator) -> Evaluator:
@@ -842,16 +905,30 @@ def _at_score(evaluator: Evaluator, score: tuple[int, int], length: int) -> Eval
     return result
 
 
-def _rank(evaluator: Evaluator, position: Position, dice: tuple[int, int], rules: Rules,
-          played: Position) -> list[tuple[Move, float]]:
+def _rank(evaluator: Evaluator, position: AnyPosition, dice: tuple[int, int] | None, rules: Rules,
+          played: AnyPosition) -> list[tuple[Any, float]]:
     if isinstance(evaluator, (HeuristicEvaluator, ApiEvaluator)):
         return evaluator.rank(position, dice, rules, keep=[played])
     return evaluator.rank(position, dice, rules)
 
 
+def _luck(luck_eval: Evaluator, rules: Rules, before: AnyPosition, roll: tuple[int, int] | None,
+          best_equity: float, decide: Evaluator, after: AnyPosition) -> float:
+    """The luck of the roll a decision begins (0 for a Gioul decision that begins none): its
+    value minus the value before it (Fevga, module docstring), or minus the mean over the 21
+    rolls (Gioul, `ApiEvaluator.roll_values`)."""
+    if roll is None:
+        return 0.0
+    if isinstance(before, GioulPosition):
+        values, mean = luck_eval.roll_values(before, rules)  # type: ignore[attr-defined]
+        return float(values[(min(roll), max(roll))]) - float(mean)
+    after_roll = best_equity if luck_eval is decide else _rank(luck_eval, before, roll, rules, after)[0][1]
+    return after_roll - luck_eval.value(before, rules)
+
+
 def _analyse_ply(decide: Evaluator, luck_eval: Evaluator, marks: Thresholds, rules: Rules, game: int,
-                 number: int, turn: int, before: Position, dice: tuple[int, int], after: Position,
-                 keep: int) -> PlyAnalysis:
+                 number: int, step: _Step, before: AnyPosition, after: AnyPosition, keep: int) -> PlyAnalysis:
+    dice, turn = step.roll, step.mover
     ranking = _rank(decide, before, dice, rules, after)
     if not ranking:
         raise InvalidArgumentError(f"evaluator {decide.name} ranked no moves for {dice} in {before.id}")
@@ -861,13 +938,9 @@ def _analyse_ply(decide: Evaluator, luck_eval: Evaluator, marks: Thresholds, rul
         raise InvalidArgumentError(f"evaluator {decide.name} did not rank the played move in {before.id} {dice}")
     played_move, played_equity = ranking[played_at]
     loss = max(best_equity - played_equity, 0.0) if len(ranking) > 1 else 0.0
-    if luck_eval is decide:
-        after_roll = best_equity
-    else:
-        after_roll = _rank(luck_eval, before, dice, rules, after)[0][1]
-    luck = after_roll - luck_eval.value(before, rules)
+    luck = _luck(luck_eval, rules, before, dice, best_equity, decide, after)
     return PlyAnalysis(
-        game=game, number=number, turn=turn, position=before, dice=dice,
+        game=game, number=number, turn=turn, position=before, dice=step.dice, kind=step.kind,
         played=_entry(played_move, played_equity), best=_entry(best_move, best_equity), loss=loss,
         mark=marks.mark(loss) if len(ranking) > 1 else "", legal_moves=len(ranking), luck=luck,
         luck_mark=marks.luck_mark(luck), ranking=tuple(_entry(m, e) for m, e in ranking[:keep]),

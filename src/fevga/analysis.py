@@ -7,12 +7,14 @@ move at n plies. ``hint(p, dice, plies=1)`` rates every move by its result's sta
 ``plies=2`` searches the candidates that survive gnubg-style filtering one ply deeper (as the
 "net2" policy does).
 
-Gioul states (`GioulPosition`) are judged by a Gioul net (docs/net.md "Gioul net"; none ships
-yet, so `net=` is required): ``evaluate(state)`` is the net's value for the side to decide
+Gioul states (`GioulPosition`) are judged by a Gioul net (docs/net.md "Gioul net"; default:
+the shipped one): ``evaluate(state)`` is the net's value for the side to decide
 when a new roll is due, and the best of the pending decision's moves when dice are pending
 (each result rated as the "net" policy rates it: by the net for whoever decides next, a
 chain's next block included, and exactly once the game is over); ``hint(state, dice)`` ranks
-those moves at 1 ply.
+those moves at 1 ply (`GIOUL_MAX_PLIES`). `gioul_roll_values` values each of the 21 rolls of
+a state with its roll due, every decision of the roll played as the net plays it (the luck
+of fevga.analyser).
 
 >>> import fevga
 >>> e = fevga.evaluate(fevga.Position.initial())
@@ -29,18 +31,22 @@ import os
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, overload
 
+import numpy as np
+
 from fevga.bearoff.core_tables import tables_of
 from fevga.checks import check_position
 from fevga.errors import InvalidArgumentError
-from fevga.gioul import GioulMove, GioulPosition, to_array
+from fevga.gioul import GioulMove, GioulPosition, batch_legal_moves, to_array
 from fevga.match import match_score
 from fevga.net import Net, net_of
 from fevga.notation import parse_dice
 from fevga.position import Move, Position
 from fevga.rules import Rules, rules_of
 from fevga_core import search as core
+from fevga_core.board import ROLL_WEIGHTS, ROLLS
 
 MAX_PLIES: int = core.PLIES_LIMIT  # deepest evaluate(); hint() goes one deeper
+GIOUL_MAX_PLIES: int = 0  # the same for a Gioul state: the core has no Gioul search yet (1-ply hints)
 
 
 @dataclass(frozen=True)
@@ -193,10 +199,13 @@ def hint(position: Position | GioulPosition, dice: object, plies: int = 1, rules
 # Gioul: 1 ply over a Gioul net (docs/net.md "Gioul net").
 
 def _gioul_only(plies: object, depth: int, rules: Rules | None, score: object, length: object) -> None:
-    """InvalidArgumentError for what Gioul judgment does not offer yet (deeper plies, match scores)."""
+    """InvalidArgumentError for what Gioul judgment does not offer yet (plies past
+    GIOUL_MAX_PLIES, match scores); `depth` is the shallowest plies (0 evaluate, 1 hint)."""
     rules_of(rules, "gioul")
-    if plies != depth:
-        raise InvalidArgumentError(f"plies={plies!r}: a Gioul state is judged at {depth} plies only for now")
+    deepest = depth + GIOUL_MAX_PLIES
+    if not isinstance(plies, int) or isinstance(plies, bool) or not depth <= plies <= deepest:
+        offered = f"{depth}" if deepest == depth else f"{depth}..{deepest}"
+        raise InvalidArgumentError(f"plies={plies!r}: a Gioul state is judged at plies={offered} only for now")
     if score is not None or length is not None:
         raise InvalidArgumentError("a Gioul state is judged for money only (no match score) for now")
 
@@ -238,3 +247,62 @@ def _gioul_hint(state: GioulPosition, dice: object, net: Net) -> list[Hint[Gioul
     order = sorted(range(len(moves)), key=lambda k: (-values[k].equity, k))
     best = values[order[0]].equity
     return [Hint(moves[k], values[k], best - values[k].equity, 1) for k in order]
+
+
+_COUNT = 55  # the column of a Gioul state row holding the pending dice count (fevga.gioul.to_array)
+
+
+def _row_values(rows: np.ndarray, net: Net) -> np.ndarray:
+    """Each Gioul state row's equity for the side on turn in it (the row's column 50): the
+    net's, or the exact points once the game is over (as `_gioul_values`, over rows)."""
+    white_off, black_off, turn = rows[:, 0], rows[:, 25], rows[:, 50]
+    out = np.zeros(len(rows))
+    over = (white_off == 15) | (black_off == 15)
+    winner = np.where(white_off == 15, 0, 1)
+    points = np.where(np.where(winner == 0, black_off, white_off) == 0, 2.0, 1.0)
+    out[over] = np.where(winner[over] == turn[over], points[over], -points[over])
+    live = np.flatnonzero(~over)
+    if live.size:
+        win, win_mars, lose_mars = net._core.evaluate_rows(np.ascontiguousarray(rows[live])).T
+        out[live] = 2.0 * win - 1.0 + win_mars - lose_mars
+    return out
+
+
+def gioul_roll_values(state: GioulPosition, *, net: Net | str | os.PathLike[str] | None = None
+                      ) -> tuple[dict[tuple[int, int], float], float]:
+    """The value of each of the 21 rolls, keyed (low, high), for the side to roll in `state` (no dice pending),
+    every decision of the roll (its chain's blocks, dice handed over) played as the "net"
+    policy plays it, each side maximising its own equity by the Gioul net (`net`, default the
+    shipped one), until the roll is done; and their mean over the 36 rolls. The luck of a roll
+    (fevga.analyser) is its value minus that mean: zero on average over the rolls.
+
+    >>> values, mean = gioul_roll_values(GioulPosition.initial())
+    >>> len(values), max(values, key=values.__getitem__), abs(mean) < 1
+    (21, (5, 5), True)
+    """
+    if not isinstance(state, GioulPosition) or state.pending or state.winner() is not None:
+        raise InvalidArgumentError(f"roll values need a Gioul state whose roll is due, not {state!r}")
+    gioul_net = net_of(net, "gioul")
+    roller = state.turn
+    rows = np.repeat(to_array([state]), len(ROLLS), axis=0)
+    dice = np.array(ROLLS, dtype=np.uint8)
+    values = np.zeros(len(ROLLS))
+    active = np.arange(len(ROLLS))
+    while active.size:
+        moves = batch_legal_moves(rows[active], dice[active])
+        movers = rows[active, 50]
+        own = _row_values(moves.results, gioul_net)  # for each result's side to decide
+        keep = []
+        for i, pair in enumerate(active):
+            lo, hi = int(moves.offsets[i]), int(moves.offsets[i + 1])
+            for_mover = np.where(moves.results[lo:hi, 50] == movers[i], own[lo:hi], -own[lo:hi])
+            best = lo + int(np.argmax(for_mover))  # the first best, as the policy plays
+            rows[pair] = moves.results[best]
+            ended = rows[pair, _COUNT] == 0 or rows[pair, 0] == 15 or rows[pair, 25] == 15
+            if ended:
+                values[pair] = own[best] if rows[pair, 50] == roller else -own[best]
+            else:
+                keep.append(pair)
+        active = np.array(keep, dtype=np.intp)
+    mean = float(np.dot(values, ROLL_WEIGHTS))
+    return {roll: float(v) for roll, v in zip(ROLLS, values)}, mean

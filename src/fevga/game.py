@@ -191,7 +191,7 @@ def play_gioul_game(
 
     Without `start` the game begins with the one-die draw; with `start` (a Gioul state that
     is not finished) it is played on from there: its side on turn rolls (or plays its
-    pending dice) first. The "net" policy plays with `net`, a Gioul net (none ships yet).
+    pending dice) first. The "net" policy plays with `net`, a Gioul net (default: the shipped one).
 
     >>> record = play_gioul_game(seed=7)
     >>> record.final.is_game_over()

@@ -11,9 +11,15 @@ The encoding names the game: ``fevga-1`` (a Fevga net, fevga_core/net.pyx) or ``
 Gioul net over the encoding of docs/net.md "Gioul net"); `Net.game` is "fevga" or "gioul",
 and a net given where the other game's is needed raises `NetGameError`.
 
+One net of each game ships in the fevga.data package; its manifest (``nets.json``, read by
+`shipped`) names each file, its name and version and the SHA-256 of the file, which is
+checked when the net is loaded.
+
 >>> net = Net.default()
 >>> net.hidden, len(net.checksum)
 (128, 64)
+>>> Net.default(game="gioul").game, shipped("gioul").name
+('gioul', 'gioul-net-1')
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import io
 import json
 import os
 import threading
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -46,7 +53,7 @@ ENCODING = "fevga-1"  # the input layout of fevga_core/net.pyx; a change bumps i
 GAMES: dict[str, tuple[str, int, Any]] = {"fevga": (ENCODING, core.INPUTS, core.CoreNet),
                                           "gioul": ("gioul-1", core.GIOUL_INPUTS, CoreGioulNet)}
 GAME_OF_ENCODING = {encoding: game for game, (encoding, _, _) in GAMES.items()}
-DEFAULT_FILE = "net.npz"  # in the fevga.data package
+MANIFEST = "nets.json"  # in the fevga.data package: the shipped net of each game
 MAX_FILE_BYTES = 16 << 20  # a net of MAX_HIDDEN units holds under 0.5 MB of parameters
 MAX_META_BYTES = 1 << 20  # the JSON meta section (provenance included)
 _META_KEYS = {"format", "version", "encoding", "inputs", "hidden", "sha256", "provenance"}
@@ -103,9 +110,9 @@ class Net:
         return cls(params, hidden, provenance if game == "fevga" else {**provenance, "game": game}, game)
 
     @classmethod
-    def default(cls) -> Net:
-        """The net shipped with the package (loaded once per process)."""
-        return _default()
+    def default(cls, game: str = "fevga") -> Net:
+        """The net of `game` shipped with the package (`shipped`; loaded once per process)."""
+        return _default(check_game(game))
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Net:
@@ -240,25 +247,46 @@ def _checked_provenance(provenance: object) -> dict[str, Any]:
     return dict(parse_json(text, refused, "JSON"))
 
 
+@dataclass(frozen=True)
+class ShippedNet:
+    """One entry of the shipped nets' manifest: the game, the file in fevga.data, the net's
+    name and version, the SHA-256 of the file and where its strength is measured."""
+
+    game: str
+    file: str
+    name: str
+    version: int
+    sha256: str
+    measured: str
+
+
+@cache
+def shipped(game: str = "fevga") -> ShippedNet:
+    """The manifest entry (fevga/data/nets.json) of the net shipped for `game`."""
+    game = check_game(game)
+    manifest = json.loads(resources.files("fevga.data").joinpath(MANIFEST).read_text(encoding="utf-8"))
+    return ShippedNet(game=game, **manifest[game])
+
+
 _DEFAULT_LOCK = threading.Lock()
 
 
 @cache
-def _default() -> Net:
+def _default(game: str) -> Net:
+    entry = shipped(game)
     with _DEFAULT_LOCK:
-        resource = resources.files("fevga.data").joinpath(DEFAULT_FILE)
-        with resources.as_file(resource) as path:
-            return Net.load(path)
+        data = resources.files("fevga.data").joinpath(entry.file).read_bytes()
+        if hashlib.sha256(data).hexdigest() != entry.sha256:
+            raise NetFileError(f"the shipped {game} net fevga/data/{entry.file} does not match its manifest "
+                               f"checksum (sha256 {entry.sha256[:12]}...): the installation is corrupted")
+        return Net._read(data, f"fevga/data/{entry.file}").of_game(game)
 
 
 def net_of(net: Net | str | os.PathLike[str] | None, game: str = "fevga") -> Net:
-    """A Net of `game` from a Net, a path to a net file, or None / "default" for the shipped net
-    (NetGameError for the other game's net; no Gioul net ships yet)."""
+    """A Net of `game` from a Net, a path to a net file, or None / "default" for the net
+    shipped for `game` (NetGameError for the other game's net)."""
     if net is None or (isinstance(net, str) and net == "default"):
-        if check_game(game) != "fevga":
-            raise InvalidArgumentError(f"no {game.capitalize()} net ships with fevga yet: pass net= (a {game.capitalize()} "
-                                       f"net file or Net, e.g. from `fevga train OUT --game {game}`)")
-        return Net.default()
+        return Net.default(check_game(game))
     if isinstance(net, Net):
         return net.of_game(game)
     if isinstance(net, (str, os.PathLike)):

@@ -841,11 +841,13 @@ def _column(left: str) -> str:
     return f"{left:<{RIGHT_COLUMN}}" if len(left) <= RIGHT_COLUMN - 2 else left + "  "
 
 
-def session_of(game: AnyGame) -> AnyMatch:
-    """A session (a match of length 0) holding one game of either game."""
+def session_of(game: AnyGame, *more: AnyGame) -> AnyMatch:
+    """A session (a match of length 0) holding `game` and `more` games of the same game, its
+    score their points."""
+    games = (game, *more)
     if isinstance(game, GioulGameRecord):
-        return GioulMatchRecord(length=0, games=(game,), score=_score_of((game,)))
-    return MatchRecord(length=0, games=(game,), score=_score_of((game,)))
+        return GioulMatchRecord(length=0, games=games, score=_score_of(games))  # type: ignore[arg-type]
+    return MatchRecord(length=0, games=games, score=_score_of(games))  # type: ignore[arg-type]
 
 
 def _score_of(games: tuple[AnyGame, ...]) -> tuple[int, int]:

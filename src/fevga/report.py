@@ -87,7 +87,7 @@ class TextReport:
         for p in game.plies:
             if not (self.all_plies or p.mark or p.luck_mark.startswith("very")):
                 continue
-            text = f"  {p.move:3d}) {names[p.turn]:<10} {p.dice[0]}{p.dice[1]}: {p.played.notation:<24}"
+            text = f"  {p.move:3d}) {names[p.turn]:<10} {p.dice_text.replace('-', '')}: {p.played.notation:<24}"
             if p.forced:
                 text += " (forced)"
             elif p.played.position == p.best.position:
@@ -332,9 +332,11 @@ class HtmlReport:
                 played = f'<a href="#{_anchor(p, self.section)}">{played}</a>'
             best = "" if p.forced or p.loss == 0 else escape(p.best.notation)
             loss = "forced" if p.forced else _unsigned(p.loss)
-            luck = _signed(p.luck) + (f" ({escape(p.luck_mark)})" if p.luck_mark else "")
+            rolled = p.kind in ("", "roll")  # a Gioul chain's block or handed-over dice begin no roll: no luck
+            luck = _signed(p.luck) + (f" ({escape(p.luck_mark)})" if p.luck_mark else "") if rolled else ""
+            dice = p.dice_text if rolled else f"{p.dice_text} ({'block' if p.kind == 'block' else 'handed over'})"
             out.append(f'<tr class="{css}"><td class="num">{p.move})</td><td>{escape(names[p.turn])}'
-                       f'</td><td>{p.dice[0]}-{p.dice[1]}</td><td>{played}</td><td>{best}</td>'
+                       f'</td><td>{dice}</td><td>{played}</td><td>{best}</td>'
                        f'<td class="num">{loss}</td><td class="mark">{escape(p.mark)}</td><td class="num">{luck}</td>'
                        "</tr>")
         out.append("</table>")
@@ -344,7 +346,7 @@ class HtmlReport:
         assert self.header is not None
         name = escape(self.header.player_names[p.turn])
         boards = [
-            (p.position, p.dice, f"Before: {name} to play {p.dice[0]}-{p.dice[1]}"),
+            (p.position, p.dice, f"Before: {name} to play {p.dice_text}"),
             (p.played.position, None, f"Played {escape(p.played.notation)}: {_signed(p.played.equity)}"),
             (p.best.position, None, f"Best {escape(p.best.notation)}: {_signed(p.best.equity)}"),
         ]
@@ -369,7 +371,7 @@ class HtmlReport:
         table = ("<table><tr><th>Rank</th><th>Move</th><th>Equity</th><th>Difference</th></tr>" + "".join(rows)
                  + "</table>")
         return (f'<div class="decision" id="{_anchor(p, self.section)}"><h3>Game {p.game}, move {p.move}: {name} '
-                f'{p.dice[0]}-{p.dice[1]}, <span class="mark">{escape(p.mark)}</span> (loss {_unsigned(p.loss)}, '
+                f'{p.dice_text}, <span class="mark">{escape(p.mark)}</span> (loss {_unsigned(p.loss)}, '
                 f"luck {_signed(p.luck)})</h3><p>Position <code>{p.position.id}</code>; played move ranked {p.rank} "
                 f'of {p.legal_moves}.</p><div class="boards">{figures}</div>{table}</div>')
 

@@ -95,7 +95,7 @@ GIOUL_DUEL_CHUNK = 64  # games per task of a Gioul duel (Ctrl-C waits for one pe
 def gioul_duel(a: str, b: str, games: int = 2592, seed: SeedLike = 0, *, net_a: Net | None = None,
                net_b: Net | None = None, workers: int | None = None) -> Duel:
     """Play `games` Gioul games of `a` against `b` in the core (half with `a` as White), the same
-    dice streams in both halves; the "net" policy needs its Gioul net (`net_a` / `net_b`).
+    dice streams in both halves; the "net" policy plays `net_a` / `net_b` (default: the shipped Gioul net).
 
     Each game starts with the one-die draw and the starter rolls fresh dice (no stratified
     first rolls, unlike the Fevga duel's rollouts): the swapped halves cancel most of the luck.

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape
 
 from fevga.errors import InvalidArgumentError
@@ -35,6 +35,9 @@ from fevga_core.gioul import CoreGioul
 from fevga.limits import bounded, check_flag, check_int
 from fevga.notation import other_point
 from fevga.position import BLACK, COLOR_NAMES, WHITE, BasePosition, Position
+
+if TYPE_CHECKING:
+    from fevga.gioul import GioulPosition
 import importlib
 import shutil
 import subprocess
@@ -215,7 +218,7 @@ def _dice(dice: tuple[int, ...], color: str) -> list[str]:
     return parts
 
 
-def caption(position: Position) -> str:
+def caption(position: Position | GioulPosition) -> str:
     """The board's caption in words: both sides' pips and borne-off counts, and who is to play."""
     winner = position.winner()
     status = f"{COLOR_NAMES[winner].capitalize()} wins" if winner is not None else \

@@ -6,13 +6,13 @@ gnubg does), the numbering moves are typed in: any notation the engine parses (`
 ``24/18/13``, ``24/18 18/13``, ``6/off(2)``), or a command (`HELP`). Illegal moves are rejected
 with the reason.
 
-The engine plays a built-in policy (`ENGINE_POLICIES`), by default ``net2``: the shipped net
-with a 2-ply search, the engine's strongest player. ``hint`` ranks the roll's moves exactly as
-``fevga hint`` does (the shipped net, 1 ply unless ``hint_plies`` says otherwise), and the
-tutor (``--tutor``, or ``tutor on`` at the prompt) warns before a move that the hint marks
-doubtful or worse, with the analysis thresholds (docs/analysis.md: 0.04 / 0.08 / 0.16, as
-gnubg's tutor judges "doubtful" / "bad" / "very bad"). Gioul has no net yet: its engine and its
-hints are the heuristic, and the screen says so.
+The engine plays a built-in policy (`ENGINE_POLICIES`), by default its strongest player:
+``net2`` for Fevga (the shipped net with a 2-ply search), ``net`` for Gioul (the shipped Gioul
+net, as the core's "net" policy plays it). ``hint`` ranks the roll's (the decision's) moves
+exactly as ``fevga hint`` does (the game's shipped net, 1 ply unless ``hint_plies`` says
+otherwise), and the tutor (``--tutor``, or ``tutor on`` at the prompt) warns before a move that
+the hint marks doubtful or worse, with the analysis thresholds (docs/analysis.md: 0.04 / 0.08 /
+0.16, as gnubg's tutor judges "doubtful" / "bad" / "very bad").
 
 ``quit``, Ctrl-C and the end of piped input stop the game; what was played is returned as an
 unfinished record (result ``truncated``), so that it can be saved. Piped commands are echoed
@@ -22,7 +22,6 @@ so that the transcript reads like a terminal session.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -40,19 +39,18 @@ from fevga.net import Net, net_of
 from fevga.position import BLACK, COLOR_NAMES, WHITE, Color, Move, Position
 from fevga.rules import Rules
 from fevga.seeding import SeedLike, seed_repr, seed_sequence
-from fevga.policy import HEURISTIC_SCALE
 from fevga_core import game as core_game
 from fevga.notation import parse_paths
-from fevga.analysis import evaluate, hint
+from fevga.analysis import GIOUL_MAX_PLIES, evaluate, hint
 from fevga.cli.net import hint_table
 
 AnyPosition = Union[Position, GioulPosition]
 AnyMove = Union[Move, GioulMove]
 AnyRecord = Union[GameRecord, GioulGameRecord]
 
-# The policies the engine can play against a human, per game (Gioul has no net yet).
-ENGINE_POLICIES = {"fevga": ("net2", "net", "heuristic", "random"), "gioul": ("heuristic", "random")}
-DEFAULT_ENGINE = {"fevga": "net2", "gioul": "heuristic"}
+# The policies the engine can play against a human, per game (no 2-ply Gioul search in the core yet).
+ENGINE_POLICIES = {"fevga": ("net2", "net", "heuristic", "random"), "gioul": ("net", "heuristic", "random")}
+DEFAULT_ENGINE = {"fevga": "net2", "gioul": "net"}
 TUTOR_LEVELS = MARKS  # "doubtful", "bad", "very bad": the analysis marks
 
 HELP = """commands:
@@ -123,7 +121,7 @@ class Console:
 
 @dataclass(frozen=True)
 class Ranked:
-    """One move of a hint: its equity (or, in Gioul, heuristic value) for the mover and its loss."""
+    """One move of a hint: its equity for the mover (at a match score: its match chance) and its loss."""
 
     move: AnyMove
     equity: float
@@ -137,7 +135,7 @@ class Engine:
 
     policy: str
     game: str = "fevga"
-    net: Net | None = None  # Fevga: the net of the net policies and the hints (None: shipped)
+    net: Net | None = None  # the net of the net policies and the hints, of the game (None: the game's shipped net)
     hint_plies: int = 1
     rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
     score: tuple[int, int] | None = None
@@ -146,26 +144,25 @@ class Engine:
     def __post_init__(self) -> None:
         allowed = ENGINE_POLICIES[self.game]
         if self.policy not in allowed:
-            why = " (there is no Gioul net yet)" if self.game == "gioul" and self.policy.startswith("net") else ""
+            why = " (there is no 2-ply Gioul search yet)" if self.game == "gioul" and self.policy == "net2" else ""
             raise InvalidArgumentError(f"engine policy {self.policy!r} cannot play a human at {self.game}{why}: "
                                        f"choose {', '.join(allowed)}")
-        if self.game == "gioul" and self.net is not None:
-            raise InvalidArgumentError("--net has no use in Gioul: there is no Gioul net yet")
+        if self.net is not None:
+            self.net = net_of(self.net, self.game)  # NetGameError for the other game's net
 
     @property
     def name(self) -> str:
         """The engine as records name it: the policy, its net when not the shipped one, the score."""
         name = self.policy
-        if self.net is not None and self.policy.startswith("net") and self.net != net_of(None):
+        if self.net is not None and self.policy.startswith("net") and self.net != net_of(None, self.game):
             name += f" (net {self.net.checksum[:12]})"
         return name + (", match-aware" if self.score is not None and self.policy.startswith("net") else "")
 
     @property
     def hint_name(self) -> str:
         """What the hints are, in words."""
-        if self.game == "gioul":
-            return "the Gioul heuristic (there is no Gioul net yet)"
-        return f"net {self.hint_plies}-ply, as fevga hint" + (" at the match score" if self.score else "")
+        game = "Gioul net" if self.game == "gioul" else "net"
+        return f"{game} {self.hint_plies}-ply, as fevga hint" + (" at the match score" if self.score else "")
 
     def at_score(self, score: tuple[int, int], length: int) -> Engine:
         """This engine ranking its moves and hints by match winning chance at `score` (Fevga)."""
@@ -181,42 +178,31 @@ class Engine:
             return moves[int(self.rng.integers(len(moves)))]
         if self.policy == "heuristic":
             return heuristic_choice(position.turn, moves)
-        assert isinstance(position, Position) and dice is not None
-
-        plies = 2 if self.policy == "net2" else 1
-        best: AnyMove = hint(position, dice, plies, rules, net=self.net, score=self.score, length=self.length)[0].move
+        plies = 2 if self.policy == "net2" else 1  # "net": the net's best at 1 ply, as the core's policy plays
+        best: AnyMove = hint(position, dice, plies, rules, net=self.net, score=self.score,
+                             length=self.length)[0].move
         return best
 
     def rank(self, position: AnyPosition, dice: tuple[int, int] | None, rules: Rules) -> list[Ranked]:
         """The roll's moves best first with their equity for the mover (hints and the tutor)."""
-        if isinstance(position, GioulPosition):
-            moves = position.legal_moves(dice)
-            values = [math.tanh(heuristic_value(m.position, position.turn) / _scale()) for m in moves]
-            order = sorted(range(len(moves)), key=lambda k: (-values[k], k))
-            return [Ranked(moves[k], values[k], values[order[0]] - values[k]) for k in order]
         return [Ranked(h.move, h.equity if h.evaluation.match_chance is None else h.value, h.loss)
                 for h in self.hints(position, dice, rules)]
 
-    def hints(self, position: Position, dice: tuple[int, int] | None, rules: Rules) -> list[Any]:
-        """`fevga.hint` of the roll with the engine's net, plies and match score (Fevga)."""
-        assert dice is not None
-        return hint(position, dice, self.hint_plies, rules, net=self.net, score=self.score, length=self.length)
+    def hints(self, position: AnyPosition, dice: tuple[int, int] | None, rules: Rules) -> list[Any]:
+        """`fevga.hint` of the roll (of a Gioul decision: dice None when pending) with the engine's
+        net, plies and match score."""
+        hints: list[Any] = hint(position, dice, self.hint_plies, rules, net=self.net,
+                                score=self.score, length=self.length)
+        return hints
 
     def accepts(self, position: AnyPosition, points: int, rules: Rules) -> bool:
         """Whether the engine takes `points` rather than play on against the human on roll: always
         when the human has a checker off (no mars is left to win), else when `points` is at least
-        the engine's equity by the net (Gioul: only 2 points, the most a game can give)."""
+        the engine's equity by the game's net."""
         human = position.turn
         if points >= 2 or position.counts(human)[0] > 0:
             return True
-        if isinstance(position, GioulPosition):
-            return False
-
         return points >= -evaluate(position, 0, rules, net=self.net).equity
-
-
-def _scale() -> float:
-    return HEURISTIC_SCALE
 
 
 def heuristic_value(after: AnyPosition, mover: int) -> float:
@@ -466,18 +452,10 @@ class Session:
 
     def _hint_text(self, position: AnyPosition, dice: tuple[int, int] | None) -> str:
         top = 5
-        if isinstance(position, GioulPosition):
-            ranking = self.engine.rank(position, dice, self.rules)
-            count = len(ranking)
-            lines = [f"hint ({self.engine.hint_name}), heuristic value for {COLOR_NAMES[position.turn]}:",
-                     f"  {'#':>2} {'move':<28} {'value':>8} {'loss':>7}"]
-            lines += [f"  {rank:>2} {r.move.notation:<28} {r.equity:+8.4f} {r.loss:7.4f}"
-                      for rank, r in enumerate(ranking[:top], 1)]
-        else:
-            hints = self.engine.hints(position, dice, self.rules)
-            count = len(hints)
-            lines = [f"hint ({self.engine.hint_name}), equity for {COLOR_NAMES[position.turn]}:",
-                     *hint_table(hints[:top], self.engine.score is not None)]
+        hints = self.engine.hints(position, dice, self.rules)
+        count = len(hints)
+        lines = [f"hint ({self.engine.hint_name}), equity for {COLOR_NAMES[position.turn]}:",
+                 *hint_table(hints[:top], self.engine.score is not None)]
         if count > top:
             lines.append(f"  ... {count - top} more (`moves` lists them all)")
         return "\n".join(lines)
@@ -584,9 +562,8 @@ def make_session(human: str, seed: SeedLike, rules: Rules, console: Console | No
 def _opening_line(session: Session, what: str, human: str, seed_text: str) -> str:
     engine = session.engine
     against = "" if human == "both" else f" against {engine.name}"
-    gioul = " (the best Gioul player until a Gioul net exists)" if session.game == "gioul" else ""
     numbering = " The board is drawn in Black's own numbering, the one you type moves in." if human == "black" else ""
-    return (f"fevga: {what}, you play {human}{against}{gioul}; hints: {engine.hint_name}; dice seed {seed_text}."
+    return (f"fevga: {what}, you play {human}{against}; hints: {engine.hint_name}; dice seed {seed_text}."
             f"{numbering} Type 'help' for commands.")
 
 
@@ -660,6 +637,6 @@ def engine_of(args: argparse.Namespace, game: str) -> Any:
     policy = chosen.pop() if chosen else DEFAULT_ENGINE[game]
     if not 1 <= args.hint_plies <= 4:
         raise InvalidArgumentError(f"--hint-plies {args.hint_plies} must be 1..4")
-    if game == "gioul" and args.hint_plies != 1:
-        raise InvalidArgumentError("--hint-plies is for the net's hints: Gioul's hints are the heuristic (no net yet)")
-    return Engine(policy, game, net_of(args.net) if args.net else None, args.hint_plies)
+    if game == "gioul" and args.hint_plies > GIOUL_MAX_PLIES + 1:
+        raise InvalidArgumentError(f"--hint-plies {args.hint_plies}: Gioul hints go to {GIOUL_MAX_PLIES + 1} ply for now")
+    return Engine(policy, game, net_of(args.net, game) if args.net else None, args.hint_plies)

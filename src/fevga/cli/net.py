@@ -10,38 +10,43 @@ from typing import Any
 
 from fevga.analysis import MAX_PLIES, Hint, evaluate, hint
 from fevga.errors import InvalidArgumentError
-from fevga.cli.options import add_match_options, add_rules_option, score_of
+from fevga.cli.options import (add_game_option, add_match_options, add_rules_option, game_of, position_argument,
+                               rules_argument, score_of)
+from fevga.gioul import GioulPosition
 from fevga.net import Net, net_of
-from fevga.notation import GIOUL_ID_LENGTH
 from fevga.position import COLOR_NAMES, Position
-from fevga.rules import Rules
 from fevga.train import NET_FILE, TrainConfig, train
 
 
 def add_net_option(parser: argparse.ArgumentParser) -> None:
-    """The shared ``--net FILE`` option (default: the shipped net)."""
-    parser.add_argument("--net", default=None, metavar="FILE", help="net weights file (default: the shipped net)")
+    """The shared ``--net FILE`` option (default: the shipped net of the game)."""
+    parser.add_argument("--net", default=None, metavar="FILE",
+                        help="net weights file (default: the shipped net of the game)")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the evaluate, hint and train sub-commands."""
-    ev = subparsers.add_parser("evaluate", help="the net's evaluation of a position for its side on roll")
-    ev.add_argument("position", nargs="?", default="start", help="position ID, 'start' or JSON (default: start)")
+    ev = subparsers.add_parser("evaluate", help="the net's evaluation of a position for its side on roll (to decide)")
+    ev.add_argument("position", nargs="?", default="start",
+                    help="position ID, 'start' or JSON, Fevga or Gioul (default: start)")
     ev.add_argument("--plies", type=int, default=0, help=f"search depth 0..{MAX_PLIES} (default: %(default)s)")
     ev.add_argument("--json", action="store_true", help="print JSON")
     add_net_option(ev)
     add_rules_option(ev)
+    add_game_option(ev)
     ev.set_defaults(run=_evaluate)
 
     hi = subparsers.add_parser("hint", help="rank the legal moves of a roll by the net")
-    hi.add_argument("position", help="position ID, 'start' or JSON")
-    hi.add_argument("dice", help="the roll, e.g. 6-5")
+    hi.add_argument("position", help="position ID, 'start' or JSON, Fevga or Gioul")
+    hi.add_argument("dice", nargs="?", default=None,
+                    help="the roll, e.g. 6-5 (Gioul: omit it when the position has dice pending)")
     hi.add_argument("--plies", type=int, default=1, help=f"1 = rate each result, 2..{MAX_PLIES + 1} = search deeper (default: %(default)s)")
     hi.add_argument("--top", type=int, default=10, help="show the best N moves (default: %(default)s, 0 = all)")
     hi.add_argument("--json", action="store_true", help="print JSON")
     add_match_options(hi, "rank by match winning chance")
     add_net_option(hi)
     add_rules_option(hi)
+    add_game_option(hi)
     hi.set_defaults(run=_hint)
 
     tr = subparsers.add_parser("train", help="train a net from scratch by self-play (resumes from OUT/checkpoint.npz)")
@@ -70,39 +75,46 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     tr.set_defaults(run=_train)
 
 
-def _fevga_position(text: str, command: str) -> Position:
-    """POSITION of evaluate / hint: a Fevga position (Gioul states are judged through the API for now)."""
-    if len(text.strip()) == GIOUL_ID_LENGTH or ('"gioul"' in text and text.strip().startswith("{")):
-        raise InvalidArgumentError(f"{text.strip()[:40]!r} is a Gioul position: fevga {command} judges Fevga "
-                                   "positions with the Fevga net (no Gioul net ships yet: judge Gioul states "
-                                   f"with fevga.{command}(state, net=GIOUL_NET_FILE))")
-    return Position.parse(text)
+def _judged(args: argparse.Namespace) -> tuple[str, Position | GioulPosition, Net]:
+    """The game, POSITION and the net of evaluate / hint (--net, else the game's shipped net)."""
+    game = game_of(args, args.position)
+    return game, position_argument(args.position, game), net_of(args.net, game)
+
+
+def _side(position: Position | GioulPosition) -> str:
+    """Who the evaluation is for: the side on roll, or the side playing a Gioul state's pending dice."""
+    if isinstance(position, GioulPosition) and position.pending:
+        return f"{COLOR_NAMES[position.turn]} to play {' '.join(map(str, position.pending))}"
+    return f"{COLOR_NAMES[position.turn]} on roll"
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    position = _fevga_position(args.position, "evaluate")
-    net = net_of(args.net)
-    result = evaluate(position, args.plies, Rules.named(args.rules), net=net)
+    game, position, net = _judged(args)
+    result = evaluate(position, args.plies, rules_argument(args, game), net=net)
     if args.json:
-        print(json.dumps({"position": position.id, "turn": COLOR_NAMES[position.turn], "plies": args.plies,
-                          "net": net.checksum, **result.to_dict()}, indent=2))
+        print(json.dumps({"game": game, "position": position.id, "turn": COLOR_NAMES[position.turn],
+                          "plies": args.plies, "net": net.checksum, **result.to_dict()}, indent=2))
     else:
-        print(f"{COLOR_NAMES[position.turn]} on roll in {position.id}, {args.plies} ply:")
+        print(f"{_side(position)} in {position.id}, {args.plies} ply:")
         print(f"  {result}")
     return 0
 
 
 def _hint(args: argparse.Namespace) -> int:
-    position = _fevga_position(args.position, "hint")
-    net = net_of(args.net)
+    game, position, net = _judged(args)
+    if args.dice is None and not (isinstance(position, GioulPosition) and position.pending):
+        raise InvalidArgumentError(f"fevga hint needs the dice of the roll, e.g. {position.id} 6-5")
     score = score_of(args)
-    hints = hint(position, args.dice, args.plies, Rules.named(args.rules), net=net, score=score, length=args.length)
+    hints = hint(position, args.dice, args.plies, rules_argument(args, game), net=net, score=score,
+                 length=args.length)
     shown = hints if args.top <= 0 else hints[: args.top]
     if args.json:
-        print(json.dumps({"position": position.id, "dice": args.dice, "plies": args.plies, "net": net.checksum,
+        print(json.dumps({"game": game, "position": position.id, "dice": args.dice, "plies": args.plies,
+                          "net": net.checksum,
                           "moves": [{**h.to_dict(), "position": h.move.position.id} for h in shown]}, indent=2))
         return 0
-    print(f"{COLOR_NAMES[position.turn]} to play {args.dice} in {position.id}: {len(hints)} move(s), best first")
+    dice = args.dice or " ".join(map(str, position.pending if isinstance(position, GioulPosition) else ()))
+    print(f"{COLOR_NAMES[position.turn]} to play {dice} in {position.id}: {len(hints)} move(s), best first")
     print("\n".join(hint_table(shown, score is not None)))
     return 0
 

@@ -278,7 +278,8 @@ def _check_gioul_job(pair: tuple[Policy, Policy], net: NetSpec, match: MatchScor
             raise InvalidArgumentError(f"policy {policy!r} cannot play Gioul: Gioul rollouts play "
                                        f"{' or '.join(map(repr, GIOUL_POLICIES))}")
     if net is not None:
-        raise InvalidArgumentError("net= has no use in a Gioul rollout: there is no Gioul net (luck is valued "
-                                   "by the heuristic and the Gioul bear-off tables)")
+        raise InvalidArgumentError("net= has no use in a Gioul rollout: Gioul rollouts do not play a net yet, "
+                                   "no Gioul net in the core's rollouts (luck is valued by the heuristic and the "
+                                   "Gioul bear-off tables)")
     if match is not None:
         raise InvalidArgumentError("Gioul rollouts have no match score: the match equity table is Fevga's")

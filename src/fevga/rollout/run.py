@@ -165,7 +165,8 @@ def rollout_moves(
         raise InvalidArgumentError("give candidates= or moves=, not both")
     if candidates is not None:
         if isinstance(start, GioulPosition):
-            raise InvalidArgumentError("candidates= ranks moves with the net: there is no Gioul net (use moves=)")
+            raise InvalidArgumentError("candidates= ranks moves with the net of the rollout, and Gioul rollouts play "
+                                       "no Gioul net yet (use moves=)")
         legal = _net_candidates(start, parse_dice(dice), rules, check_int("candidates", candidates, 1), net)
     elif moves is not None:
         legal = _chosen(start, dice, rules, moves)
@@ -215,7 +216,7 @@ def rollout_moves(
 
 def default_policy(policy: Policy | tuple[Policy, Policy] | None,
                    position: object) -> Policy | tuple[Policy, Policy]:
-    """`policy`, or the default: "net" for Fevga, "heuristic" for Gioul (there is no Gioul net yet)."""
+    """`policy`, or the default: "net" for Fevga, "heuristic" for Gioul (Gioul rollouts play no net yet)."""
     if policy is not None:
         return policy
     return "heuristic" if isinstance(position, GioulPosition) else "net"

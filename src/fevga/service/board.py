@@ -9,7 +9,7 @@ in ``fevga/service/static``, no build step) and the routes it draws and plays wi
 ``POST play``             a game against the engine replayed from its seed and history
                           and played on to the human's next choice (`fevga.service.play`)
 ``POST record``           a record's decisions with the position before and after each
-                          (both games: stepping through a Gioul record, which has no analysis yet)
+                          (both games; a record the analysis refuses is still stepped through)
 ========================  ==========================================================
 
 The boards are `fevga.svg.board` itself, so the page shows exactly the drawing of ``fevga
@@ -28,6 +28,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from fevga import svg
+from fevga.analysis import GIOUL_MAX_PLIES, MAX_PLIES
 from fevga.gioul import GioulPosition
 from fevga.position import BLACK, COLOR_NAMES, WHITE, Position
 from fevga.service.play import MAX_HISTORY, PlayedItem, PlayRequest, replay
@@ -62,7 +63,7 @@ class PlayBody(_Strict):
     seed: int = Field(default=0, ge=0, le=2**63 - 1)
     human: Literal["white", "black"] = "white"
     engine: Literal["net2", "net", "heuristic"] | None = Field(
-        default=None, description="the engine's policy (default: net2 for Fevga, heuristic for Gioul)")
+        default=None, description="the engine's policy (default: net2 for Fevga, net for Gioul)")
     history: list[PlayedBody] = Field(default_factory=list, max_length=MAX_HISTORY)
     draws: int = Field(default=0, ge=0, le=MAX_HISTORY, description="rolls drawn so far (undone ones included)")
     undo: bool = Field(default=False, description="take back the human's last decision first")
@@ -86,15 +87,17 @@ def _board_of(position: Position | GioulPosition) -> Position:
 
 
 def position_dict(position: Position | GioulPosition) -> dict[str, Any]:
-    """A position's ID, game, counts (each side's own numbering), turn, pips and state."""
+    """A position's ID, game, counts (each side's own numbering), turn, pips and state, and the
+    deepest plies its game is judged at (``max_plies``: evaluate, hint)."""
     board = _board_of(position)
+    deepest = GIOUL_MAX_PLIES if isinstance(position, GioulPosition) else MAX_PLIES
     winner = position.winner()
     out: dict[str, Any] = {
         "id": position.id, "game": "gioul" if isinstance(position, GioulPosition) else "fevga",
         "turn": COLOR_NAMES[position.turn], "white": list(board.counts(WHITE)), "black": list(board.counts(BLACK)),
         "pips": {"white": board.pips(WHITE), "black": board.pips(BLACK)}, "board": board.id,
         "json": position.to_dict(), "winner": None if winner is None else COLOR_NAMES[winner],
-        "caption": svg.caption(board),
+        "caption": svg.caption(board), "max_plies": {"evaluate": deepest, "hint": deepest + 1},
     }
     if isinstance(position, GioulPosition):
         out["pending"] = list(position.pending)

@@ -3,8 +3,9 @@ choice for a Fevga position or a Gioul decision.
 
 The settings are the keys `fevga ubgi` announces (docs/ubgi.md); `choose` ranks the legal
 moves of a roll (Fevga: `fevga.hint` over the net at `ply` plies, or with `rollouts` games a
-`fevga.rollout_moves` of the net's best candidates; Gioul: the heuristic policy's choice,
-since there is no Gioul net yet, or a heuristic rollout of every move of the decision).
+`fevga.rollout_moves` of the net's best candidates; Gioul: `fevga.hint` of the decision over
+the Gioul net, at most GIOUL_MAX_PLIES + 1 plies, or a heuristic rollout of every move of the
+decision, since Gioul rollouts do not play the net yet).
 
 >>> from fevga import Position
 >>> engine = Engine()
@@ -16,18 +17,16 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fevga.analysis import MAX_PLIES, hint
+from fevga.analysis import GIOUL_MAX_PLIES, MAX_PLIES, hint
 from fevga.errors import InvalidArgumentError
 from fevga.gioul import GioulMove, GioulPosition
 from fevga.net import Net, net_of
 from fevga.position import Move, Position
 from fevga.rollout import rollout_moves
 from fevga.rules import Rules
-from fevga_core.game import evaluate as heuristic_value  # the heuristic the core's "heuristic" policy maximises
 
 __all__ = ["KEYS", "Choice", "Engine", "Key", "Ranked", "expand_notation"]
 
@@ -36,7 +35,6 @@ MAX_ROLLOUT_GAMES = 1_000_000
 MAX_MULTIPV = 64
 MAX_THREADS = 64
 ROLLOUT_CANDIDATES = 8  # Fevga rollouts: the net's best moves at 1 ply that are rolled out
-GIOUL_NOTE = "gioul moves: the heuristic policy's choice (no Gioul net yet); set engine.rollouts to roll them out"
 
 
 class Stopped(Exception):
@@ -101,7 +99,8 @@ KEYS: tuple[Key, ...] = (
         "Fevga rule option (docs/rules.md 9)"),
     Key("engine.ply", "int", f"1..{MAX_PLY}", 1, False,
         "root-inclusive checker-play depth: 1 rates each move by its result (fevga.hint plies)"),
-    Key("engine.net", "string", "*", "default", False, "the net: default (shipped) or a net file path"),
+    Key("engine.net", "string", "*", "default", False,
+        "the net: default (the game's shipped net) or a net file path (of the game of game.variant)"),
     Key("engine.rollouts", "int", f"0..{MAX_ROLLOUT_GAMES}", 0, False,
         "games per candidate move rolled out by go (0: no rollout)"),
     Key("engine.seed", "int", "0..4294967295", 0, True, "seed of go's rollouts"),
@@ -168,7 +167,7 @@ class Engine:
         key = KEY_NAMES[name]
         value = key.parse(text)
         if name == "engine.net":
-            self._net = net_of(None if value == "default" else str(value))
+            self._net = None if value == "default" else Net.load(str(value))
         self.values[name] = value
 
     def reset(self) -> None:
@@ -191,12 +190,14 @@ class Engine:
 
     @property
     def net(self) -> Net:
-        """The net of engine.net (loaded when set)."""
-        return self._net if self._net is not None else net_of(None)
+        """The net of engine.net (loaded when set) for game.variant, else that game's shipped net;
+        NetGameError when engine.net is a net of the other game."""
+        return net_of(self._net, self.variant)
 
     def warm_up(self) -> None:
-        """Load the net and the bear-off tables now rather than at the first move."""
+        """Load both games' nets and the bear-off tables now rather than at the first move."""
         self.choose(Position.initial(), (6, 5))
+        Net.default("gioul")
 
     def choose(self, position: Position | GioulPosition, dice: tuple[int, int] | None,
                stop: threading.Event | None = None) -> Choice:
@@ -206,7 +207,7 @@ class Engine:
         started = time.perf_counter()
         if isinstance(position, GioulPosition):
             ranking, method, notes = self._choose_gioul(position, dice, stop)
-            depth = 1
+            depth = min(int(self.values["engine.ply"]), GIOUL_MAX_PLIES + 1)  # type: ignore[call-overload]
         else:
             if dice is None:
                 raise InvalidArgumentError("a Fevga move needs the dice")
@@ -234,17 +235,21 @@ class Engine:
             if stop is not None and stop.is_set():
                 raise Stopped
             return [_rolled(m) for m in ranking], "rollout", ()
-        hints = hint(position, dice, plies=int(self.values["engine.ply"]), rules=self.rules, net=self.net)  # type: ignore[call-overload]
+        return self._hinted(position, dice, int(self.values["engine.ply"]), ())  # type: ignore[call-overload]
+
+    def _hinted(self, position: Position | GioulPosition, dice: tuple[int, int] | None, plies: int,
+                notes: tuple[str, ...]) -> tuple[list[Ranked], str, tuple[str, ...]]:
+        """The ranking of `fevga.hint` over the game's net at `plies` plies."""
+        hints: list[Any] = hint(position, dice, plies=plies, rules=self.rules, net=self.net)
         ranked = [Ranked(h.move, h.equity, h.evaluation.win, h.evaluation.win_mars, h.evaluation.lose_mars)
                   for h in hints]
-        return ranked, f"net {self.values['engine.ply']}-ply", ()
+        return ranked, f"net {plies}-ply", notes
 
     def _choose_gioul(self, position: GioulPosition, dice: tuple[int, int] | None,
                       stop: threading.Event | None) -> tuple[list[Ranked], str, tuple[str, ...]]:
         games = self._rollouts()
         if position.winner() is not None:
             raise InvalidArgumentError(f"Gioul state {position.id} is already finished")
-        moves = position.legal_moves(dice)
         if games:
             ranking = rollout_moves(position, dice, games=games, seed=int(self.values["engine.seed"]),  # type: ignore[call-overload]
                                     workers=int(self.values["engine.threads"]), policy="heuristic",  # type: ignore[call-overload]
@@ -252,17 +257,11 @@ class Engine:
             if stop is not None and stop.is_set():
                 raise Stopped
             return [_rolled(m) for m in ranking], "rollout", ("gioul rollouts play the heuristic policy",)
-        return [Ranked(m) for m in heuristic_order(position, moves)], "heuristic", (GIOUL_NOTE,)
-
-
-def heuristic_order(position: GioulPosition, moves: Sequence[GioulMove]) -> list[GioulMove]:
-    """The moves ordered as the core's heuristic policy prefers them: by the heuristic value
-    of the resulting board for the mover, ties kept in generator order (the policy plays the
-    first best)."""
-    mover = position.turn
-    values = [float(heuristic_value(m.position.board()._row(), mover)) for m in moves]
-    order = sorted(range(len(moves)), key=lambda k: (-values[k], k))
-    return [moves[k] for k in order]
+        asked = int(self.values["engine.ply"])  # type: ignore[call-overload]
+        plies = min(asked, GIOUL_MAX_PLIES + 1)
+        notes = () if plies == asked else (f"gioul moves: the Gioul net searches {plies} ply for now "
+                                           f"(engine.ply {asked} applies to fevga)",)
+        return self._hinted(position, dice, plies, notes)
 
 
 def _rolled(m: Any) -> Ranked:

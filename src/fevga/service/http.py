@@ -44,7 +44,7 @@ import numpy as np
 
 from fevga import batch
 from fevga.analyser import HeuristicEvaluator, analyse
-from fevga.analysis import MAX_PLIES, evaluate, hint
+from fevga.analysis import GIOUL_MAX_PLIES, MAX_PLIES, evaluate, hint
 from fevga.errors import FevgaError, InvalidArgumentError, InvalidNotationError, RecordError
 from fevga.gioul import GioulPosition
 from fevga.notation import parse_dice
@@ -53,7 +53,6 @@ from fevga.records import GioulGameRecord, GioulMatchRecord, is_json_record, rea
 from fevga.report import graph
 from fevga.rollout import rollout, rollout_moves
 from fevga.rules import Rules
-from fevga.service.engine import heuristic_order
 from fevga.service.errors import ApiError
 from fevga.service.jobs import JobQueue, TooManyJobs
 from fevga.version import __version__
@@ -74,7 +73,6 @@ from fevga.service import board  # noqa: E402  (its routes need FastAPI, checked
 __all__ = ["Limits", "create_app", "serve"]
 
 API = "/api/v1"
-GIOUL_NOTE = "Gioul moves are ordered by the heuristic policy: there is no Gioul net yet (issue 16)"
 
 
 @dataclass(frozen=True)
@@ -249,10 +247,15 @@ def _moves_of(position: Position | GioulPosition, dice: tuple[int, int] | None,
             "moves": [{"move": m.notation, "after": m.position.id} for m in moves]}
 
 
+def _gioul_plies(position: Position | GioulPosition, plies: int, shallowest: int) -> None:
+    """422 plies_limit for a Gioul state judged deeper than the Gioul net offers (GIOUL_MAX_PLIES)."""
+    if isinstance(position, GioulPosition) and plies > shallowest + GIOUL_MAX_PLIES:
+        raise ApiError(422, "plies_limit", f"plies={plies}: a Gioul state is judged at plies={shallowest} only "
+                       f"for now (docs/net.md, Gioul net)")
+
+
 def _evaluation_of(position: Position | GioulPosition, plies: int, rules: str = "default") -> dict[str, Any]:
-    if isinstance(position, GioulPosition):
-        raise ApiError(422, "unsupported", "Gioul evaluation needs a Gioul net, which fevga does not have yet "
-                       "(issue 16); POST /api/v1/rollouts rolls a Gioul state out")
+    _gioul_plies(position, plies, 0)
     e = evaluate(position, plies, _rules(rules, position))
     return {"position": _position_dict(position), "plies": plies, **e.to_dict()}
 
@@ -264,13 +267,10 @@ def _hint_of(position: Position | GioulPosition, dice: tuple[int, int] | None, p
     if position.winner() is not None:
         raise ApiError(422, "game_over", f"position {position.id} is already finished")
     head = {"position": _position_dict(position), "dice": list(dice) if dice else None}
-    if isinstance(position, GioulPosition):
-        moves = heuristic_order(position, position.legal_moves(dice, _rules(rules, position)))
-        return {**head, "method": "heuristic", "note": GIOUL_NOTE,
-                "moves": [{"move": m.notation, **({"after": m.position.id} if after else {})} for m in moves]}
     if plies < 1:
         raise ApiError(422, "plies_limit", "hint plies must be at least 1 (a move is rated by its result)")
-    hints = hint(position, dice, plies, _rules(rules, position))
+    _gioul_plies(position, plies, 1)
+    hints: list[Any] = hint(position, dice, plies, _rules(rules, position))
     return {**head, "method": f"net {plies}-ply", "moves": [
         {**h.to_dict(), **({"after": h.move.position.id} if after else {})} for h in hints]}
 
@@ -529,19 +529,22 @@ def create_app(limits: Limits | None = None) -> FastAPI:
 
 
 def _evaluate_items(items: list[BatchItem], limits: Limits) -> dict[str, Any]:
-    """0-ply evaluations of many Fevga items by one fevga.batch.evaluate call."""
-    positions: list[Position] = []
+    """0-ply evaluations of many items: the Fevga ones by one fevga.batch.evaluate call, a
+    Gioul state (an ID that says so) by the Gioul net, each in its place."""
+    positions: list[Position | GioulPosition] = []
     for index, item in enumerate(items):
         try:
-            position = parse_position(item.position, None, limits)
+            positions.append(parse_position(item.position, None, limits))
         except FevgaError as exc:
             raise ApiError(400, _code_of(exc), f"items[{index}]: {exc}") from None
-        if isinstance(position, GioulPosition):
-            raise ApiError(422, "unsupported", f"items[{index}]: Gioul evaluation needs a Gioul net (issue 16)")
-        positions.append(position)
-    values: Any = batch.evaluate(batch.to_array(positions)) if positions else []
+    fevga_positions = [p for p in positions if isinstance(p, Position)]
+    values: Any = iter(batch.evaluate(batch.to_array(fevga_positions)) if fevga_positions else [])
     results = []
-    for item, position, (win, win_mars, lose_mars) in zip(items, positions, values):
+    for item, position in zip(items, positions):
+        if isinstance(position, GioulPosition):
+            results.append(_evaluation_of(position, 0))
+            continue
+        win, win_mars, lose_mars = next(values)
         text = item.position.strip()  # a 16-character ID that parsed is canonical: answered as given
         head = {"id": text, "game": "fevga", "turn": COLOR_NAMES[position.turn]} if len(text) == 16 else \
             _position_dict(position)
@@ -651,8 +654,9 @@ def _bounded(record: Any, limits: Limits) -> Any:
 
 def _analyse(text: str, plies: int, evaluator: str, limits: Limits, stop: threading.Event) -> Any:
     record = _bounded(read_record(text), limits)
-    if isinstance(record, GioulMatchRecord):
-        raise ApiError(422, "unsupported", "Gioul records cannot be analysed yet: there is no Gioul net (issue 16)")
+    if isinstance(record, GioulMatchRecord) and (evaluator == "heuristic" or plies > GIOUL_MAX_PLIES + 1):
+        raise ApiError(422, "unsupported", "a Gioul record is analysed by the Gioul net at plies=1 only for now "
+                       "(evaluator=net)")
 
     def progress(done: int, count: int) -> None:
         if stop.is_set():

@@ -118,6 +118,8 @@ function say(target, message, error = false) {
 }
 
 const rollText = (dice) => `${dice[0]}-${dice[1]}`;  // a roll, as the records write it
+// an analysed ply's dice: a Fevga roll, or a Gioul decision's own dice (it has a kind)
+const plyDice = (p) => (p.kind ? diceText(p.dice) : rollText(p.dice));
 
 function diceText(dice) {
   if (!dice || !dice.length) return "";
@@ -402,7 +404,7 @@ function initTabs() {
 // ------------------------------------------------------------------ play against the engine
 
 const ENGINES = { fevga: [["net2", "net, 2 plies (strongest)"], ["net", "net, 1 ply"], ["heuristic", "heuristic"]],
-                  gioul: [["heuristic", "heuristic (no Gioul net yet)"]] };
+                  gioul: [["net", "Gioul net, 1 ply (strongest)"], ["heuristic", "heuristic"]] };
 
 const game = { request: null, history: [], draws: 0, state: null, builder: null, selected: null, targets: new Map(),
                generation: 0 };
@@ -797,7 +799,8 @@ async function evaluatePosition() {
     return;
   }
   try {
-    const e = await call("evaluate", { params: { position: data.id, game: data.game, plies: $("pos-eval-plies").value } });
+    const plies = Math.min(Number($("pos-eval-plies").value), data.max_plies.evaluate);  // Gioul: as deep as its net goes
+    const e = await call("evaluate", { params: { position: data.id, game: data.game, plies } });
     const rows = [["Win", e.win], ["Win a mars", e.win_mars], ["Lose a mars", e.lose_mars], ["Lose", e.lose]]
       .map(([name, value]) => element("tr", {}, element("th", { text: name }), element("td", { class: "num", text: (100 * value).toFixed(1) + "%" })));
     box.replaceChildren(element("p", {}, `For ${data.turn} to play, ${e.plies}-ply: equity `,
@@ -815,7 +818,7 @@ async function rankMoves(event) {
   const box = $("pos-moves");
   if (!data) return;
   const pending = data.pending && data.pending.length;
-  const params = { position: data.id, game: data.game, plies: $("pos-hint-plies").value, after: true,
+  const params = { position: data.id, game: data.game, plies: Math.min(Number($("pos-hint-plies").value), data.max_plies.hint), after: true,
                    dice: pending ? null : `${$("pos-d1").value}-${$("pos-d2").value}` };
   box.replaceChildren(element("p", { class: "muted", text: "Ranking..." }));
   try {
@@ -936,7 +939,7 @@ function fillGames() {
   const summary = $("rec-summary");
   if (!rec.analysis) {
     summary.replaceChildren(element("p", { class: "unsupported",
-      text: "Gioul records cannot be analysed yet: there is no Gioul net (issue 16). Each decision is shown with its dice; hand-overs and chain blocks are named." }));
+      text: "This record was not analysed (see above). Each decision is shown with its dice; hand-overs and chain blocks are named." }));
     return;
   }
   const a = rec.analysis;
@@ -1019,7 +1022,7 @@ function renderPlies() {
     const player = names[p.turn === "black" || p.mover === "black" ? 1 : 0];
     let cells;
     if (rec.analysis) {
-      cells = [element("td", {}, go), element("td", { text: player }), element("td", { text: rollText(p.dice) }),
+      cells = [element("td", {}, go), element("td", { text: player }), element("td", { text: plyDice(p) }),
                element("td", { text: p.played.move }), element("td", { text: p.forced || p.loss === 0 ? "" : p.best.move }),
                element("td", { class: "num", text: p.forced ? "forced" : p.loss.toFixed(3) }),
                element("td", { class: "mark", text: p.mark }), element("td", { class: "num", text: signed(p.luck) })];
@@ -1072,7 +1075,9 @@ async function showPly() {
   $("rec-show-best").disabled = $("rec-show-played").disabled = false;
   if (rec.analysis) {
     markGraph();
-    const lines = [element("p", {}, element("strong", { text: `${name} rolled ${rollText(p.dice)}` }),
+    const why = !p.kind ? `rolled ${rollText(p.dice)}` : p.kind === "roll" ? `plays ${plyDice(p)} of a new roll`
+      : p.kind === "block" ? `plays the next block of the chain, ${plyDice(p)}` : `plays ${plyDice(p)} handed over`;
+    const lines = [element("p", {}, element("strong", { text: `${name} ${why}` }),
                    `: played ${p.played.move} (${signed(p.played.equity)})`)];
     if (p.forced) lines.push(element("p", { text: "Forced: the only legal move." }));
     else if (p.loss === 0) lines.push(element("p", { class: "good", text: `The best move (rank 1 of ${p.legal_moves}).` }));
