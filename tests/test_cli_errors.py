@@ -77,13 +77,18 @@ def test_plies_ranges_are_worded_alike(capsys: pytest.CaptureFixture[str], tmp_p
         assert "must be an integer in 1..4" in capsys.readouterr().err
 
 
-def test_evaluate_and_hint_of_a_gioul_id_name_no_missing_option(capsys: pytest.CaptureFixture[str]) -> None:
-    gioul = GioulPosition.initial().id
-    for argv in (["evaluate", gioul], ["hint", gioul, "6-5"], ["evaluate", GioulPosition.initial().to_json()]):
+def test_evaluate_and_hint_of_a_gioul_id_judge_it_or_say_why_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    gioul = GioulPosition.initial()
+    for argv in (["evaluate", gioul.id], ["hint", gioul.id, "6-5"], ["evaluate", gioul.to_json()]):
+        assert main(argv) == 0  # the ID (or JSON) says the game: no --game needed
+    capsys.readouterr()
+    for argv, words in ((["hint", gioul.id, "6-5", "--plies", "2"], "a Gioul state is judged at plies=1"),
+                        (["hint", gioul.rolled("6-5").id, "6-5"], "has dice pending"),
+                        (["hint", gioul.id], "needs the dice")):
         assert main(argv) == 2
         err = capsys.readouterr().err
         _one_line(err)
-        assert "Gioul position" in err and "--game" not in err
+        assert words in err and "--game" not in err, err
 
 
 def test_no_traceback_from_a_bug_either(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -188,3 +188,9 @@ def test_what_gioul_analysis_refuses_says_why(net_game: fevga.records.GioulGameR
     with pytest.raises(InvalidArgumentError, match="rollouts"):
         analyse(net_game, rollouts=36)
     assert analyse(net_game, evaluator=ApiEvaluator(1)).players == analyse(net_game).players
+
+
+def test_a_gioul_match_of_the_shipped_net_has_no_error_either() -> None:
+    match = play_gioul_match(1, seed=2, policy="net")
+    assert match.games[0].policies == ("net", "net") and max(match.score) >= 1
+    assert all(player.total_loss == 0.0 for player in analyse(match).players)

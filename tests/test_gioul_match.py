@@ -104,7 +104,7 @@ def test_bad_arguments() -> None:
     for call in (
         lambda: play_gioul_match(0),
         lambda: play_gioul_match(3, max_games=0),
-        lambda: play_gioul_match(3, policy="net"),
+        lambda: play_gioul_match(3, policy="lookahead"),
         lambda: play_gioul_match(3, policy=("random",)),  # type: ignore[arg-type]
         lambda: play_gioul_game(seed=1, start=GioulPosition.from_counts([15] + [0] * 24, [0] * 24 + [15])),
     ):

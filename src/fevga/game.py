@@ -251,8 +251,8 @@ def play_gioul_match(
 
     Game i is played with its own seed ``game_seed_of(match master key, i)``, recorded in
     its GioulGameRecord: ``play_gioul_game(seed=g.seed, policy=g.policies, rules=g.rules,
-    start=g.start)`` replays it exactly. The policies ("random", "heuristic") do not look
-    at the score.
+    start=g.start)`` replays it exactly. The policies ("random", "heuristic", "net": the
+    shipped Gioul net) do not look at the score.
 
     >>> match = play_gioul_match(3, seed=1)
     >>> max(match.score) >= 3
