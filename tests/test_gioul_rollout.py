@@ -332,7 +332,9 @@ def test_hostile_arguments() -> None:
     with pytest.raises(InvalidArgumentError, match="color"):
         run(good, color=2)
     with pytest.raises(InvalidArgumentError, match="policy"):
-        run(good, policy=5)
+        run(good, policy=3)  # the bear-off policy is Fevga's
+    with pytest.raises(InvalidArgumentError, match="need a net"):
+        run(good, policy=5)  # "net" without a net
     with pytest.raises(InvalidArgumentError, match=">= 0"):
         run_block(good, 1, -1, 10, *Block(1).arrays())
     with pytest.raises(InvalidArgumentError, match="shape"):
@@ -343,7 +345,7 @@ def test_hostile_arguments() -> None:
         run_block(good, 1, 0, 10, *Block(1).arrays(), tables=None)
     with pytest.raises(InvalidArgumentError, match="roll is due"):
         core.gioul_roll_values(rows(GioulPosition.from_id(HANDED_OVER)), Tables(), SCALE)
-    with pytest.raises(InvalidArgumentError, match="no callback and no net"):
+    with pytest.raises(InvalidArgumentError, match="no callback"):
         core.run_block(good, WHITE, FLAG_GIOUL, RANDOM, RANDOM, lambda *_: 0, Tables(), None, None, False, False, SCALE,
                        True, 1, 0, 10, *Block(1).arrays())
     with pytest.raises(InvalidRulesError):  # a Fevga rule bit beside FLAG_GIOUL
