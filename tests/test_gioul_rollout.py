@@ -25,7 +25,8 @@ from fevga import (
     rollout_moves,
 )
 from fevga.bearoff import OneSidedDB, TwoSidedDB
-from fevga.errors import BearoffFileError, IllegalMoveError, InvalidRulesError
+from fevga.errors import BearoffFileError, IllegalMoveError, InvalidRulesError, NetGameError
+from fevga.net import Net
 from fevga.gioul import to_array
 from fevga.rollout import STRATA
 from fevga_core import game as core_game
@@ -481,11 +482,14 @@ def test_a_move_that_wins_at_once_ranks_first() -> None:
 
 def test_api_refusals() -> None:
     start = GioulPosition.initial()
-    for policy in ("lookahead", "net", "bearoff", lambda position, dice, moves: moves[0]):
+    for policy in ("lookahead", "bearoff", lambda position, dice, moves: moves[0]):
         with pytest.raises(InvalidArgumentError, match="cannot play Gioul"):
             rollout(start, games=36, policy=policy, progress=False)  # type: ignore[arg-type]
-    with pytest.raises(InvalidArgumentError, match="no Gioul net"):
-        rollout(start, games=36, net="x.npz", progress=False)
+    for policy in ("net", "net2"):
+        with pytest.raises(InvalidArgumentError, match="no Gioul net"):
+            rollout(start, games=36, policy=policy, progress=False)
+    with pytest.raises(NetGameError):  # a Fevga net for a Gioul rollout
+        rollout(start, games=36, policy="net", net=Net.default(), progress=False)
     with pytest.raises(InvalidArgumentError, match="match score"):
         rollout(start, games=36, score=(0, 0), length=3, progress=False)
     with pytest.raises(InvalidRulesError):

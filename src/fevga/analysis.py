@@ -12,7 +12,8 @@ yet, so `net=` is required): ``evaluate(state)`` is the net's value for the side
 when a new roll is due, and the best of the pending decision's moves when dice are pending
 (each result rated as the "net" policy rates it: by the net for whoever decides next, a
 chain's next block included, and exactly once the game is over); ``hint(state, dice)`` ranks
-those moves at 1 ply.
+those moves at 1 ply. Deeper plies (evaluate 0..2, hint 1..2) are the core's Gioul search,
+the "net2" policy's: over the 21 rolls, chains and hand-overs followed through.
 
 >>> import fevga
 >>> e = fevga.evaluate(fevga.Position.initial())
@@ -32,13 +33,14 @@ from typing import Any, Generic, TypeVar, overload
 from fevga.bearoff.core_tables import tables_of
 from fevga.checks import check_position
 from fevga.errors import InvalidArgumentError
-from fevga.gioul import GioulMove, GioulPosition, to_array
+from fevga.gioul import GioulMove, GioulPosition
 from fevga.match import match_score
 from fevga.net import Net, net_of
 from fevga.notation import parse_dice
 from fevga.position import Move, Position
 from fevga.rules import Rules, rules_of
 from fevga_core import search as core
+from fevga_core.gioul import GIOUL_MAX_PLIES, evaluate_state, rank_moves
 
 MAX_PLIES: int = core.PLIES_LIMIT  # deepest evaluate(); hint() goes one deeper
 
@@ -129,7 +131,7 @@ def evaluate(position: Position | GioulPosition, plies: int = 0, rules: Rules | 
     """
     if isinstance(position, GioulPosition):
         _gioul_only(plies, 0, rules, score, length)
-        return _gioul_evaluate(position, net_of(net, "gioul"))
+        return _gioul_evaluate(position, net_of(net, "gioul"), plies)
     position = check_position(position, finished=True)
     depth = _plies(plies, 0, MAX_PLIES)
     rules = rules_of(rules)
@@ -166,7 +168,7 @@ def hint(position: Position | GioulPosition, dice: object, plies: int = 1, rules
     """
     if isinstance(position, GioulPosition):
         _gioul_only(plies, 1, rules, score, length)
-        return _gioul_hint(position, dice, net_of(net, "gioul"))
+        return _gioul_hint(position, dice, net_of(net, "gioul"), plies)
     position = check_position(position, finished=True)
     depth = _plies(plies, 1, MAX_PLIES + 1)
     if position.winner() is not None:
@@ -189,51 +191,32 @@ def hint(position: Position | GioulPosition, dice: object, plies: int = 1, rules
 
 
 # ---------------------------------------------------------------------------------------
-# Gioul: 1 ply over a Gioul net (docs/net.md "Gioul net").
+# Gioul: the core's Gioul search over a Gioul net, 0-2 plies (docs/net.md "Gioul net").
 
 def _gioul_only(plies: object, depth: int, rules: Rules | None, score: object, length: object) -> None:
     """InvalidArgumentError for what Gioul judgment does not offer yet (deeper plies, match scores)."""
     rules_of(rules, "gioul")
-    if plies != depth:
-        raise InvalidArgumentError(f"plies={plies!r}: a Gioul state is judged at {depth} plies only for now")
+    if not isinstance(plies, int) or isinstance(plies, bool) or not depth <= plies <= GIOUL_MAX_PLIES:
+        raise InvalidArgumentError(f"plies={plies!r}: a Gioul state is judged at {depth}..{GIOUL_MAX_PLIES} plies")
     if score is not None or length is not None:
         raise InvalidArgumentError("a Gioul state is judged for money only (no match score) for now")
 
 
-def _gioul_values(states: list[GioulPosition], color: int, net: Net) -> list[Evaluation]:
-    """Each state's evaluation for `color`: exact for a finished game, else the net's for the
-    side to decide, flipped when that is the other side."""
-    out: list[Evaluation | None] = [None] * len(states)
-    live = []
-    for k, state in enumerate(states):
-        winner = state.winner()
-        if winner is None:
-            live.append(k)
-            continue
-        mars = float(state.points() == 2)
-        won = winner == color
-        out[k] = Evaluation(1.0 if won else 0.0, mars if won else 0.0, 0.0 if won else mars)
-    if live:
-        rows = net._core.evaluate_rows(to_array([states[k] for k in live]))
-        for k, (win, win_mars, lose_mars) in zip(live, rows):
-            value = Evaluation(float(win), float(win_mars), float(lose_mars))
-            out[k] = value if states[k].turn == color else value.flipped()
-    return [e for e in out if e is not None]
-
-
-def _gioul_evaluate(state: GioulPosition, net: Net) -> Evaluation:
+def _gioul_evaluate(state: GioulPosition, net: Net, plies: int) -> Evaluation:
     if not isinstance(state, GioulPosition):
         raise InvalidArgumentError(f"state {state!r} must be a fevga.GioulPosition")
-    if state.winner() is not None or not state.pending:
-        return _gioul_values([state], state.turn, net)[0]
-    return max(_gioul_values([m.position for m in state.legal_moves()], state.turn, net), key=lambda e: e.equity)
+    return Evaluation(*evaluate_state(net._core, state, plies, tables_of("gioul-default")))
 
 
-def _gioul_hint(state: GioulPosition, dice: object, net: Net) -> list[Hint[GioulMove]]:
+def _gioul_hint(state: GioulPosition, dice: object, net: Net, plies: int) -> list[Hint[GioulMove]]:
     if state.winner() is not None:
         raise InvalidArgumentError(f"Gioul state {state.id} is already finished")
     moves = state.legal_moves(dice)
-    values = _gioul_values([m.position for m in moves], state.turn, net)
-    order = sorted(range(len(moves)), key=lambda k: (-values[k].equity, k))
-    best = values[order[0]].equity
-    return [Hint(moves[k], values[k], best - values[k].equity, 1) for k in order]
+    d1, d2 = state._dice_args(dice)
+    values, used = rank_moves(net._core, state, d1, d2, plies, tables_of("gioul-default"))
+    hints = [Hint(move, Evaluation(float(v[0]), float(v[1]), float(v[2])), 0.0, int(u))
+             for move, v, u in zip(moves, values, used)]
+    # deeper evaluations first (the search's verdict), then by value, then generator order, as for Fevga
+    order = sorted(range(len(hints)), key=lambda k: (-hints[k].plies, -hints[k].value, k))
+    best = hints[order[0]].value
+    return [replace(hints[k], loss=best - hints[k].value) for k in order]

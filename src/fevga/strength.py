@@ -27,7 +27,7 @@ from fevga_core import constants
 from fevga_core.gioul import random_games
 from fevga.match import GameOdds
 from fevga.net import Net, net_of
-from fevga.policy import Policy, policy_name
+from fevga.policy import Policy, policy_name, uses_net
 from fevga.game import play_game
 from fevga.position import Position
 from fevga.rollout import rollout
@@ -88,14 +88,14 @@ def duel(a: Policy, b: Policy, games: int = 2592, seed: SeedLike = 0, *, net_a: 
     return Duel(policy_name(a), policy_name(b), n, ppg, Z95 * ppg_se, win, Z95 * win_se, draws)
 
 
-GIOUL_DUEL_POLICIES = ("random", "heuristic", "net")  # the Gioul core's policies ("net": a Gioul net)
+GIOUL_DUEL_POLICIES = ("random", "heuristic", "net", "net2")  # the Gioul core's policies (net ones: a Gioul net)
 GIOUL_DUEL_CHUNK = 64  # games per task of a Gioul duel (Ctrl-C waits for one per thread)
 
 
 def gioul_duel(a: str, b: str, games: int = 2592, seed: SeedLike = 0, *, net_a: Net | None = None,
                net_b: Net | None = None, workers: int | None = None) -> Duel:
     """Play `games` Gioul games of `a` against `b` in the core (half with `a` as White), the same
-    dice streams in both halves; the "net" policy needs its Gioul net (`net_a` / `net_b`).
+    dice streams in both halves; the "net" and "net2" policies need their Gioul net (`net_a` / `net_b`).
 
     Each game starts with the one-die draw and the starter rolls fresh dice (no stratified
     first rolls, unlike the Fevga duel's rollouts): the swapped halves cancel most of the luck.
@@ -107,7 +107,7 @@ def gioul_duel(a: str, b: str, games: int = 2592, seed: SeedLike = 0, *, net_a: 
         if not isinstance(policy, str) or policy not in GIOUL_DUEL_POLICIES:
             raise InvalidArgumentError(f"Gioul duel policy {repr(policy)[:40]} must be one of {list(GIOUL_DUEL_POLICIES)}")
         ids.append(int(constants.POLICY_IDS[policy]))
-        nets.append(net_of(net, "gioul")._core if policy == "net" else None)
+        nets.append(net_of(net, "gioul")._core if uses_net((policy,)) else None)
     threads = check_workers(workers)
     master = master_key(seed_sequence(seed))
     half = games // 2

@@ -84,8 +84,9 @@ def rollout(
 
     A `GioulPosition` (waiting for a roll, or in the middle of one) is played out by the Gioul
     core with the same statistics, seeding, stratification, luck, truncation (Gioul bear-off
-    tables), checkpoints and backends; its policies are "random" and "heuristic", with no net
-    and no match score (docs/rollout.md, "Gioul"); the default policy there is "heuristic".
+    tables), checkpoints and backends; its policies are "random", "heuristic", "net" and
+    "net2" (with a Gioul net, `net=`, overridden by the Gioul tables in covered races), with no
+    match score (docs/rollout.md, "Gioul"); the default policy there is "heuristic".
     """
     start, rules = _start(position, rules)
     policy = default_policy(policy, start)
