@@ -1046,6 +1046,8 @@ def rank_moves(CoreGioulNet net not None, CoreGioul state not None, int d1, int 
     cdef ScratchC scratch
     cdef double out[3]
     cdef int n
+    cdef double[:, ::1] values
+    cdef int8_t[::1] used
     _gioul_evaluator(&ev, net, tables, plies, 1, GIOUL_MAX_PLIES)
     if gioul_over(&s):
         raise InvalidArgumentError("rank_moves: the state is a finished game")
@@ -1060,15 +1062,10 @@ def rank_moves(CoreGioulNet net not None, CoreGioul state not None, int d1, int 
             raise OverflowError("more legal moves than the generator buffer holds")
         values_array = np.zeros((n, 3), dtype=np.float64)
         used_array = np.ones(n, dtype=np.int8)
-        values_view = values_array
-        used_view = used_array
+        values = values_array
+        used = used_array
         with nogil:
-            _ranked(&ev, &s, scratch.moves, n, plies, &scratch, out, values_view, used_view)
+            _choose(&ev, &s, scratch.moves, n, plies, &scratch, 0, out, &values[0, 0], &used[0])
         return values_array, used_array
     finally:
         scratch_free(&scratch)
-
-
-cdef int _ranked(const EvaluatorC* ev, const GioulC* s, const MoveC* moves, int n, int plies, ScratchC* scratch,
-                 double* out, double[:, ::1] values, int8_t[::1] used) except -1 nogil:
-    return _choose(ev, s, moves, n, plies, scratch, 0, out, &values[0, 0], &used[0])

@@ -548,7 +548,7 @@ cdef int _job_init(JobC* job, int flags, int white_policy, int black_policy, obj
     first). `black_net` defaults to `white_net` (one net for both colours). A Gioul job plays
     the Gioul policies (GIOUL_POLICIES) with no callback; its nets are Gioul nets, for its net
     policies only (its luck is valued by the heuristic: value_net stays NULL)."""
-    cdef bint gioul = flags & FLAG_GIOUL
+    cdef bint gioul = (flags & FLAG_GIOUL) != 0
     _check_policy(white_policy, callback, GIOUL_POLICIES if gioul else KNOWN_POLICIES)
     _check_policy(black_policy, callback, GIOUL_POLICIES if gioul else KNOWN_POLICIES)
     if gioul and callback is not None:
