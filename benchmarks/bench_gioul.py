@@ -14,15 +14,17 @@ measured alongside for the ratio.
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-from fevga import batch, perft, rollout
+from fevga import Net, batch, perft, rollout
 from fevga.gioul import GioulPosition, batch_legal_moves, count_legal_moves, self_play, to_array, validate_states
 from fevga.game import play_gioul_game
 from fevga.rollout import STRATA, RolloutResult
+from fevga_core import constants
 from fevga_core import gioul as core_gioul
 
 CORPUS_SIZE = 1000
@@ -124,6 +126,42 @@ def test_gioul_random_selfplay_games_per_second(benchmark: Any) -> None:
     assert (int((points > 0).sum()), int((abs(points) == 2).sum()), int((points == 0).sum())) == SELFPLAY_POINTS
     benchmark.pedantic(_selfplay, rounds=5, iterations=1, warmup_rounds=1)
     _rate(benchmark, SELFPLAY_GAMES, "games_per_second")
+
+
+# ---------------------------------------------------------------------- the Gioul net's policies
+
+NET_FILE = Path(__file__).resolve().parent / "nets" / "gioul-net-1.npz"
+NET_GAMES = 200
+NET_POINTS = (98, 81, 0, 13464)  # net vs net, seed 2026: White's wins, marses, draws; decisions
+NET2_GAMES = 4
+NET2_POINTS = ([2, -1, 2, -1], 280)  # net2 vs net2, seed 2026: White's points per game; decisions
+
+
+@cache
+def gioul_net() -> Any:
+    return Net.load(NET_FILE)._core
+
+
+def _net_games(policy: str, games: int) -> tuple[np.ndarray, int]:
+    ids = int(constants.POLICY_IDS[policy])
+    return core_gioul.random_games(2026, 0, games, False, ids, ids, gioul_net(), gioul_net())
+
+
+def test_gioul_net_selfplay_games_per_second(benchmark: Any) -> None:
+    """Complete games of the "net" policy against itself (the issue's bar: 300 a second per core)."""
+    points, decisions = _net_games("net", NET_GAMES)
+    assert (int((points > 0).sum()), int((abs(points) == 2).sum()), int((points == 0).sum()), decisions) == NET_POINTS
+    benchmark.pedantic(_net_games, args=("net", NET_GAMES), rounds=3, iterations=1, warmup_rounds=0)
+    _rate(benchmark, NET_GAMES, "games_per_second")
+    _rate(benchmark, NET_POINTS[3], "decisions_per_second")
+
+
+def test_gioul_net2_decisions_per_second(benchmark: Any) -> None:
+    """Decisions of the "net2" policy (2-ply, chains followed through) in self-play games."""
+    points, decisions = _net_games("net2", NET2_GAMES)
+    assert (points.tolist(), decisions) == NET2_POINTS
+    benchmark.pedantic(_net_games, args=("net2", NET2_GAMES), rounds=3, iterations=1, warmup_rounds=0)
+    _rate(benchmark, NET2_POINTS[1], "decisions_per_second")
 
 
 # ---------------------------------------------------------------------- rollouts

@@ -4,6 +4,7 @@
     python benchmarks/callgrind.py net quantised    # per raw evaluation, float and quantised
     python benchmarks/callgrind.py net-results quantised-results   # per legal move's result
     python benchmarks/callgrind.py rollout rollout-gioul   # per game of a rollout (see ROLLOUTS)
+    python benchmarks/callgrind.py rollout-net      # per game of a Fevga rollout on the shipped net
     python benchmarks/callgrind.py all --passes 1 4
 
 Wall-clock timings on a shared 2-core host move by tens of percent from one hour to the next;
@@ -116,6 +117,7 @@ ROLLOUT_SEED = 20261203
 ROLLOUTS: dict[str, tuple[str, str, int, dict[str, bool], tuple[str, str]]] = {
     "rollout": ("fevga", "heuristic", 144, {}, ("-0.0625", "-0.0625")),
     "rollout-luck": ("fevga", "heuristic", 8, {"luck": True, "stratify": False}, ("1.3154301722008666", "1.125")),
+    "rollout-net": ("fevga", "net", 36, {}, ("0.6111111111111112", "0.6111111111111112")),
     "rollout-gioul": ("gioul", "heuristic", 144, {}, ("0.10416666666666667", "0.10416666666666667")),
     "rollout-gioul-random": ("gioul", "random", 576, {}, ("0.16493055555555555", "0.16493055555555555")),
     "rollout-gioul-luck": ("gioul", "heuristic", 4, {"luck": True, "stratify": False},

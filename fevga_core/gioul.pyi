@@ -8,16 +8,19 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fevga_core.net import NetModel
+from fevga_core.race import Tables
 
 _G = TypeVar("_G", bound="CoreGioul")
 
 def random_games(master: int, first: int, n: int, opening_dice: bool, white_policy: int = 0, black_policy: int = 0,
-                 white_net: CoreGioulNet | None = None, black_net: CoreGioulNet | None = None) -> tuple[NDArray[np.int8], int]:
+                 white_net: CoreGioulNet | None = None, black_net: CoreGioulNet | None = None,
+                 tables: Tables | None = None) -> tuple[NDArray[np.int8], int]:
     """Play games first .. first+n-1 of a seeded job; (White's points per game, decisions)."""
 
 def record_game(master: int, index: int, opening_dice: bool, white_policy: int = 0, black_policy: int = 0,
                 start: CoreGioul | None = None, white_net: CoreGioulNet | None = None,
-                black_net: CoreGioulNet | None = None) -> tuple[int, list[tuple[int, int, int, int, int, int, int, tuple[tuple[int, int], ...], int]]]:
+                black_net: CoreGioulNet | None = None,
+                tables: Tables | None = None) -> tuple[int, list[tuple[int, int, int, int, int, int, int, tuple[tuple[int, int], ...], int]]]:
     """Game `index` of random_games, recorded decision by decision (from `start` if given)."""
 
 GIOUL_WIDTH: int
@@ -69,3 +72,13 @@ class CoreGioulNet(NetModel):
 
 def encode_state(row: NDArray[np.uint8]) -> NDArray[np.float32]:
     """The dense Gioul net input vector of one valid state row."""
+
+GIOUL_MAX_PLIES: int
+
+def evaluate_state(net: CoreGioulNet, state: CoreGioul, plies: int,
+                   tables: Tables | None = None) -> tuple[float, float, float]:
+    """(win, win_mars, lose_mars) of a Gioul state for its side to decide at `plies` plies (0..2)."""
+
+def rank_moves(net: CoreGioulNet, state: CoreGioul, d1: int, d2: int, plies: int,
+               tables: Tables | None = None) -> tuple[NDArray[np.float64], NDArray[np.int8]]:
+    """Every legal move of the next decision valued for the mover: (values (n, 3), plies used (n,))."""

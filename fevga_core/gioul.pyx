@@ -34,12 +34,16 @@ from fevga_core.movegen cimport (
 )
 from fevga_core.game cimport (
     RngC, rng_seed, rng_below, game_seed, roll_dice, opening_draw, choose_move,
-    POLICY_RANDOM, POLICY_HEURISTIC, POLICY_NET,
+    POLICY_RANDOM, POLICY_HEURISTIC, POLICY_NET, POLICY_NET2,
 )
 from fevga_core.net cimport (
     NetC, NetModel, EncodingC, model_bind, net_forward, net_sgd_step, encode_gioul, gioul_net_evaluate,
-    outputs_equity, encoding_dense, GIOUL_NET_INPUTS, NET_OUTPUTS,
+    gioul_net_base, gioul_net_finish, outputs_equity, encoding_dense, GIOUL_NET_INPUTS, NET_OUTPUTS, NET_MAX_HIDDEN,
 )
+from fevga_core.search cimport (
+    EvaluatorC, exact_value, filter_moves, roll_expectation, flip, FILTER_TOP,
+)
+from fevga_core.race cimport Tables, no_tables
 
 cnp.import_array()
 
@@ -212,45 +216,187 @@ ctypedef struct DecisionC:
     uint16_t choices        # legal moves the decision had
 
 
-cdef double gioul_value(const NetC* net, const GioulC* s, int color) noexcept nogil:
-    """Equity of state `s` for `color`: the points of a finished game, else the net's value
-    for the side to decide, negated when that side is the other one."""
-    cdef double out[NET_OUTPUTS]
-    cdef double value
-    cdef int winner = position_winner(&s.pos)
-    if winner >= 0:
-        value = position_points(&s.pos, winner)
-        return value if winner == color else -value
-    gioul_net_evaluate(net, s, out)
-    value = outputs_equity(out)
-    return value if s.pos.turn == color else -value
+# ---------------------------------------------------------------------------------------
+# Judgment (docs/net.md "Gioul net"): search.pyx's evaluator (EvaluatorC: here a Gioul net,
+# Gioul bear-off tables, FLAG_GIOUL) over Gioul states; values are for the side to decide.
+#   gioul_static(s)       exact (a finished game; a covered race when a roll is due and both
+#                         sides' doubles are chains, what the Gioul tables assume), else the net
+#   gioul_choose(p = 1)   the move whose result has the best static value for the mover: the
+#                         net's value for whoever decides next (the mover again for a chain's
+#                         next block), flipped when that is the other side ("net")
+#   gioul_choose(p >= 2)  the candidates search.filter_moves keeps at 1 ply, each valued by
+#                         playing the rest of its roll (blocks, hand-overs) by the 1-ply choice
+#                         of whoever decides, then gioul_ply_value(p - 1) of the state whose
+#                         roll is then due ("net2": p = 2)
+#   gioul_ply_value(p)    a decision in hand: the value of gioul_choose(p)'s move; a roll due:
+#                         the average over the 21 rolls (search.roll_expectation) of
+#                         gioul_choose(p) on the roll's first decision
+
+cdef bint gioul_exact(const EvaluatorC* ev, const GioulC* s, double* out) noexcept nogil:
+    """A finished game's result, or a covered race's Gioul table value; False for neither."""
+    return (gioul_over(s) or gioul_tables_apply(s)) and exact_value(ev, &s.pos, out)
 
 
-cdef int gioul_choose_net(const GioulC* s, const MoveC* moves, int n, const NetC* net) noexcept nogil:
-    """The "net" policy: the move whose resulting state the net rates best for the mover
-    (first on ties), whoever decides next (a chain's next block, the opponent, a new roll)."""
-    cdef int k, best = 0, mover = s.pos.turn
+cdef void gioul_static(const EvaluatorC* ev, const GioulC* s, double* out) noexcept nogil:
+    if not gioul_exact(ev, s, out):
+        gioul_net_evaluate(ev.net, s, out)
+
+
+cdef inline double _for_mover(const double* value, bint same, double* mine) noexcept nogil:
+    """A value for the side to decide, as the mover sees it (`same`: the mover decides): into
+    mine; returns its equity for the mover (negated, not recomputed, for the other side)."""
+    cdef double equity = outputs_equity(value)
+    if same:
+        mine[0], mine[1], mine[2] = value[0], value[1], value[2]
+        return equity
+    flip(value, mine)
+    return -equity
+
+
+# The results of one decision that leave the next decision to the opponent share its side
+# (the mover moved only its own checkers): that side's half of the net's first layer is
+# computed once, at the first such result that needs the net.
+ctypedef struct SharedC:
+    bint have_base
+    float base[NET_MAX_HIDDEN]
+
+
+cdef double _result_value(const EvaluatorC* ev, const GioulC* s, const MoveC* move, SharedC* shared,
+                          double* mine) noexcept nogil:
+    """Static value, for the mover, of the state `move` leads to; returns its equity."""
+    cdef double value[3]
+    cdef GioulC child = s[0]
+    gioul_apply(&child, move)
+    if not gioul_exact(ev, &child, value):
+        if child.pos.turn == s.pos.turn:
+            gioul_net_evaluate(ev.net, &child, value)
+        else:
+            if not shared.have_base:
+                gioul_net_base(ev.net, &child.pos.side[child.pos.turn], shared.base)
+                shared.have_base = True
+            gioul_net_finish(ev.net, &child, shared.base, value)
+    return _for_mover(value, child.pos.turn == s.pos.turn, mine)
+
+
+cdef int _finish_roll(const EvaluatorC* ev, GioulC* s, ScratchC* scratch, int level) except -1 nogil:
+    """Play the decisions left in the roll of `s` (its blocks, dice handed over), each by the
+    1-ply choice of whoever decides (move list `level` of `scratch`)."""
+    cdef MoveC* moves = scratch.moves + <Py_ssize_t> level * MAX_MOVES
+    cdef double unused[3]
+    cdef int n, k
+    while s.count:
+        n = gioul_pending_moves(s, moves, scratch.ws)
+        if n < 0:
+            with gil:
+                raise OverflowError("more legal moves than the generator buffer holds")
+        k = gioul_choose(ev, s, moves, n, 1, scratch, level, unused) if n > 1 else 0
+        gioul_apply(s, &moves[k])
+    return 0
+
+
+cdef int gioul_choose(const EvaluatorC* ev, const GioulC* s, const MoveC* moves, int n, int plies,
+                      ScratchC* scratch, int level, double* out) except -1 nogil:
+    return _choose(ev, s, moves, n, plies, scratch, level, out, NULL, NULL)
+
+
+cdef int _choose(const EvaluatorC* ev, const GioulC* s, const MoveC* moves, int n, int plies,
+                 ScratchC* scratch, int level, double* out, double* values, int8_t* used) except -1 nogil:
+    """gioul_choose; with `values` (n x 3) and `used` (n), every move's value for the mover and
+    the plies it was valued at (1, or `plies` for the searched candidates) too (rank_moves)."""
+    cdef int k, j, best = 0, count, mover = s.pos.turn
     cdef double value, best_value = -1e300
+    cdef double mine[3]
+    cdef double theirs[3]
+    cdef double equities[MAX_MOVES]
+    cdef int keep[FILTER_TOP]
+    cdef SharedC shared
     cdef GioulC child
+    shared.have_base = False
     for k in range(n):
-        child = s[0]
-        gioul_apply(&child, &moves[k])
-        value = gioul_value(net, &child, mover)
+        value = _result_value(ev, s, &moves[k], &shared, mine)
+        equities[k] = value
+        if values != NULL:
+            values[3 * k], values[3 * k + 1], values[3 * k + 2] = mine[0], mine[1], mine[2]
+            used[k] = 1
         if value > best_value:
             best_value = value
             best = k
+            out[0], out[1], out[2] = mine[0], mine[1], mine[2]
+    if plies == 1:
+        return best
+    best_value = -1e300
+    count = filter_moves(equities, n, keep)
+    for j in range(count):
+        k = keep[j]
+        child = s[0]
+        gioul_apply(&child, &moves[k])
+        _finish_roll(ev, &child, scratch, level + 1)
+        gioul_ply_value(ev, &child, plies - 1, scratch, level + 1, theirs)
+        value = _for_mover(theirs, child.pos.turn == mover, mine)
+        if values != NULL:
+            values[3 * k], values[3 * k + 1], values[3 * k + 2] = mine[0], mine[1], mine[2]
+            used[k] = plies
+        if value > best_value:
+            best_value = value
+            best = k
+            out[0], out[1], out[2] = mine[0], mine[1], mine[2]
     return best
 
 
-cdef int _play_on(GioulC* s, RngC* rng, int first_d1, int first_d2, const GioulPlayC* play, MoveC* moves,
-                  WorkspaceC* ws, DecisionC* rec, int* ndecisions) noexcept nogil:
+# What gioul_ply_value passes search.roll_expectation: the state whose roll is due.
+ctypedef struct GioulPlyC:
+    const EvaluatorC* ev
+    const GioulC* state
+    int plies
+
+
+cdef int _ply_roll_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
+                         ScratchC* scratch, int level, double* value) except -1 nogil:
+    """The roller's value of roll `roll`: gioul_choose on its first decision (`moves`)."""
+    cdef const GioulPlyC* c = <const GioulPlyC*> ctx
+    cdef GioulC rolled = c.state[0]
+    gioul_begin_roll(&rolled, ROLL_D1[roll], ROLL_D2[roll])
+    gioul_choose(c.ev, &rolled, moves, n, c.plies, scratch, level, value)
+    return 0
+
+
+cdef int gioul_ply_value(const EvaluatorC* ev, const GioulC* s, int plies, ScratchC* scratch, int level,
+                         double* out) except -1 nogil:
+    cdef GioulPlyC c
+    cdef MoveC* moves = scratch.moves + <Py_ssize_t> level * MAX_MOVES
+    cdef int n
+    if gioul_exact(ev, s, out):
+        return 0
+    if plies == 0:
+        gioul_net_evaluate(ev.net, s, out)
+        return 0
+    if s.count:
+        n = gioul_pending_moves(s, moves, scratch.ws)
+        if n < 0:
+            with gil:
+                raise OverflowError("more legal moves than the generator buffer holds")
+        gioul_choose(ev, s, moves, n, plies, scratch, level, out)
+        return 0
+    c.ev = ev
+    c.state = s
+    c.plies = plies
+    if roll_expectation(&s.pos, FLAG_GIOUL, True, scratch, level, 3, _ply_roll_value, &c, out):
+        out[0], out[1], out[2] = 0.5, 0.0, 0.0     # dead: a draw counts as half a win
+    return 0
+
+
+cdef int _play_on(GioulC* s, RngC* rng, int first_d1, int first_d2, const GioulPlayC* play, ScratchC* scratch,
+                  DecisionC* rec, int* ndecisions, int* points) except -1 nogil:
     """Play the game in `s` to its end (the first roll, if one is due, is first_d1-first_d2
-    when first_d1 > 0); returns White's points (+-2, +-1, 0 for a dead position, a draw)
-    or 100 if more than MAX_RECORDED decisions had to be recorded. With play.trail, the
-    state before the first decision and after each one are stored there."""
+    when first_d1 > 0); points = White's points (+-2, +-1, 0 for a dead position, a draw).
+    Returns 1 (points unset) if more than MAX_RECORDED decisions had to be recorded, else 0.
+    With play.trail, the state before the first decision and after each one are stored there.
+    Uses move lists 0 and 1 of `scratch` (the second for "net2")."""
     cdef int d1 = 0, d2 = 0, n, k, winner, policy
     cdef bint first = True
     cdef DecisionC* r
+    cdef MoveC* moves = scratch.moves
+    cdef double value[3]
     ndecisions[0] = 0
     if play.trail != NULL:
         play.trail[0] = s[0]
@@ -264,19 +410,20 @@ cdef int _play_on(GioulC* s, RngC* rng, int first_d1, int first_d2, const GioulP
                 roll_dice(rng, &d1, &d2)
             gioul_begin_roll(s, d1, d2)
         first = False
-        n = gioul_pending_moves(s, moves, ws)
+        n = gioul_pending_moves(s, moves, scratch.ws)
         if n == 1 and moves[0].nsteps == 0 and position_is_dead(&s.pos, FLAG_GIOUL):
+            points[0] = 0
             return 0
         policy = play.policy[s.pos.turn]
         if n == 1:
             k = 0
-        elif policy == POLICY_NET:
-            k = gioul_choose_net(s, moves, n, play.net[s.pos.turn])
+        elif policy == POLICY_NET or policy == POLICY_NET2:
+            k = gioul_choose(&play.ev[s.pos.turn], s, moves, n, 1 if policy == POLICY_NET else 2, scratch, 0, value)
         else:
             k = choose_move(&s.pos, moves, n, policy, rng)
         if rec != NULL or play.trail != NULL:
             if ndecisions[0] == MAX_RECORDED:
-                return 100
+                return 1
         if rec != NULL:
             r = &rec[ndecisions[0]]
             r.mover = s.pos.turn
@@ -295,70 +442,76 @@ cdef int _play_on(GioulC* s, RngC* rng, int first_d1, int first_d2, const GioulP
             play.trail[ndecisions[0]] = s[0]
     winner = position_winner(&s.pos)
     k = position_points(&s.pos, winner)
-    return k if winner == 0 else -k
+    points[0] = k if winner == 0 else -k
+    return 0
 
 
-cdef int _play_game(GioulC* s, RngC* rng, bint opening_dice, const GioulPlayC* play, MoveC* moves,
-                    WorkspaceC* ws, DecisionC* rec, int* ndecisions) noexcept nogil:
+cdef int _play_game(GioulC* s, RngC* rng, bint opening_dice, const GioulPlayC* play, ScratchC* scratch,
+                    DecisionC* rec, int* ndecisions, int* points) except -1 nogil:
     """A complete game from the start: the one-die draw decides the starter, who rolls
     fresh dice (or, with opening_dice, plays the two dice of the draw)."""
     cdef int wd, bd
     gioul_initial(s, opening_draw(rng, &wd, &bd))
     if opening_dice:
-        return _play_on(s, rng, wd if wd > bd else bd, bd if wd > bd else wd, play, moves, ws, rec, ndecisions)
-    return _play_on(s, rng, 0, 0, play, moves, ws, rec, ndecisions)
+        return _play_on(s, rng, wd if wd > bd else bd, bd if wd > bd else wd, play, scratch, rec, ndecisions, points)
+    return _play_on(s, rng, 0, 0, play, scratch, rec, ndecisions, points)
 
 
-cdef int gioul_play_trail(GioulC* s, RngC* rng, const GioulPlayC* play, MoveC* moves, WorkspaceC* ws,
-                          int* ndecisions) noexcept nogil:
-    return _play_game(s, rng, False, play, moves, ws, NULL, ndecisions)
+cdef int gioul_play_trail(GioulC* s, RngC* rng, const GioulPlayC* play, ScratchC* scratch, int* ndecisions,
+                          int* points) except -1 nogil:
+    return _play_game(s, rng, False, play, scratch, NULL, ndecisions, points)
 
 
 cdef int _players(GioulPlayC* play, int white_policy, int black_policy, CoreGioulNet white_net,
-                  CoreGioulNet black_net) except -1:
-    """Fill `play` from the policy ids and nets of random_games / record_game, checked."""
+                  CoreGioulNet black_net, Tables tables) except -1:
+    """Fill `play` from the policy ids, nets and tables of random_games / record_game, checked
+    (a Fevga net is refused by its type)."""
     cdef int color
     cdef CoreGioulNet net
     policies = (white_policy, black_policy)
     nets = (white_net, black_net)
     play.trail = NULL
     for color in range(2):
-        if policies[color] not in (POLICY_RANDOM, POLICY_HEURISTIC, POLICY_NET):
+        if policies[color] not in (POLICY_RANDOM, POLICY_HEURISTIC, POLICY_NET, POLICY_NET2):
             raise InvalidArgumentError(f"Gioul policy id {policies[color]} must be random ({POLICY_RANDOM}), "
-                                       f"heuristic ({POLICY_HEURISTIC}) or net ({POLICY_NET})")
-        if policies[color] == POLICY_NET and nets[color] is None:
-            raise InvalidArgumentError("the Gioul \"net\" policy needs a Gioul net (CoreGioulNet)")
+                                       f"heuristic ({POLICY_HEURISTIC}), net ({POLICY_NET}) or net2 ({POLICY_NET2})")
+        if policies[color] in (POLICY_NET, POLICY_NET2) and nets[color] is None:
+            raise InvalidArgumentError(f"the Gioul policy id {policies[color]} (net or net2) needs a Gioul net (CoreGioulNet)")
         play.policy[color] = policies[color]
         net = nets[color]
-        play.net[color] = &net.c if net is not None else NULL
+        play.ev[color].net = &net.c if net is not None else NULL
+        play.ev[color].tables = no_tables() if tables is None else &tables.c
+        play.ev[color].flags = FLAG_GIOUL
     return 0
 
 
 def random_games(uint64_t master, long long first, long long n, bint opening_dice,
                  int white_policy=POLICY_RANDOM, int black_policy=POLICY_RANDOM,
-                 CoreGioulNet white_net=None, CoreGioulNet black_net=None):
+                 CoreGioulNet white_net=None, CoreGioulNet black_net=None, Tables tables=None):
     """Play games first .. first+n-1 of a seeded job (game i draws its dice from
     game_seed(master, i)); returns (White's points per game as int8, total decisions).
-    The "net" policy plays with the side's Gioul net. GIL released."""
+    The "net" and "net2" policies play with the side's Gioul net, overridden in covered races
+    by `tables` (Gioul bear-off tables; none by default). GIL released; Ctrl-C stops it."""
     cdef long long i, total = 0
-    cdef int count = 0
+    cdef int count = 0, result
     cdef GioulPlayC play
     cdef GioulC s
     cdef RngC rng
     cdef ScratchC scratch
     if n < 0:
         raise InvalidArgumentError(f"games {n} must be >= 0")
-    _players(&play, white_policy, black_policy, white_net, black_net)
+    _players(&play, white_policy, black_policy, white_net, black_net, tables)
     out = np.zeros(n, dtype=np.int8)
     cdef int8_t[::1] points = out
-    scratch_new(&scratch, 1)
+    scratch_new(&scratch, 2)
     try:
         with nogil:
             for i in range(n):
                 if i % 256 == 255:
                     check_interrupt()
                 rng_seed(&rng, game_seed(master, <uint64_t> (first + i)))
-                points[i] = _play_game(&s, &rng, opening_dice, &play, scratch.moves, scratch.ws, NULL, &count)
+                _play_game(&s, &rng, opening_dice, &play, &scratch, NULL, &count, &result)
+                points[i] = result
                 total += count
     finally:
         scratch_free(&scratch)
@@ -367,35 +520,36 @@ def random_games(uint64_t master, long long first, long long n, bint opening_dic
 
 def record_game(uint64_t master, long long index, bint opening_dice,
                 int white_policy=POLICY_RANDOM, int black_policy=POLICY_RANDOM, CoreGioul start=None,
-                CoreGioulNet white_net=None, CoreGioulNet black_net=None):
+                CoreGioulNet white_net=None, CoreGioulNet black_net=None, Tables tables=None):
     """Game `index` of random_games, recorded: (White's points, [decision tuples]) where a
     decision is (mover, roller, d1, d2, die, count, pair, steps, choices). With `start` (not
     finished) the game is played on from that state, without the one-die draw."""
-    cdef int count = 0, j, points
+    cdef int count = 0, j, points = 0, long_game
     cdef GioulPlayC play
     cdef bint from_start = start is not None
     cdef GioulC s
     cdef RngC rng
     cdef ScratchC scratch
     cdef DecisionC* rec
-    _players(&play, white_policy, black_policy, white_net, black_net)
+    _players(&play, white_policy, black_policy, white_net, black_net, tables)
     buffer = np.zeros(MAX_RECORDED * sizeof(DecisionC), dtype=np.uint8)
     cdef uint8_t[::1] raw = buffer
     rec = <DecisionC*> &raw[0]
-    scratch_new(&scratch, 1)
-    rng_seed(&rng, game_seed(master, <uint64_t> index))
     if from_start:
         if gioul_over(&start.c):
-            scratch_free(&scratch)
             raise InvalidArgumentError("record_game: the start state is a finished game")
         s = start.c
-    with nogil:
-        if from_start:
-            points = _play_on(&s, &rng, 0, 0, &play, scratch.moves, scratch.ws, rec, &count)
-        else:
-            points = _play_game(&s, &rng, opening_dice, &play, scratch.moves, scratch.ws, rec, &count)
+    rng_seed(&rng, game_seed(master, <uint64_t> index))
+    scratch_new(&scratch, 2)
+    try:
+        with nogil:
+            if from_start:
+                long_game = _play_on(&s, &rng, 0, 0, &play, &scratch, rec, &count, &points)
+            else:
+                long_game = _play_game(&s, &rng, opening_dice, &play, &scratch, rec, &count, &points)
+    finally:
         scratch_free(&scratch)
-    if points == 100:
+    if long_game:
         raise OverflowError(f"a Gioul game longer than {MAX_RECORDED} decisions")
     decisions = []
     for j in range(count):
@@ -843,3 +997,75 @@ def encode_state(const uint8_t[::1] row not None):
     _check_state_rows(np.asarray(row).reshape(1, -1))
     _encode_row(&row[0], &enc)
     return encoding_dense(&enc, GIOUL_NET_INPUTS)
+
+
+# ---------------------------------------------------------------------------------------
+# Judgment entry points (fevga.analysis: evaluate and hint of Gioul states; fevga.search).
+
+GIOUL_MAX_PLIES = 2     # evaluate_state's deepest; rank_moves searches one ply more
+
+
+cdef int _gioul_evaluator(EvaluatorC* ev, CoreGioulNet net, Tables tables, int plies, int low, int high) except -1:
+    if not low <= plies <= high:
+        raise InvalidArgumentError(f"plies {plies} must be in {low}..{high}")
+    ev.net = &net.c
+    ev.tables = no_tables() if tables is None else &tables.c
+    ev.flags = FLAG_GIOUL
+    return 0
+
+
+def evaluate_state(CoreGioulNet net not None, CoreGioul state not None, int plies, Tables tables=None):
+    """(win, win_mars, lose_mars) of `state` for its side to decide at `plies` plies (0..2),
+    with `tables` (Gioul bear-off tables) overriding the net in covered races: a roll due is
+    gioul_ply_value(plies); a decision in hand is always searched, gioul_ply_value(plies + 1)
+    (the best of rank_moves at plies + 1). GIL released; Ctrl-C stops it."""
+    cdef EvaluatorC ev
+    cdef GioulC s = state.c
+    cdef ScratchC scratch
+    cdef double out[3]
+    cdef int depth
+    _gioul_evaluator(&ev, net, tables, plies, 0, GIOUL_MAX_PLIES)
+    depth = plies + 1 if s.count else plies
+    scratch_new(&scratch, depth + 1)
+    try:
+        with nogil:
+            gioul_ply_value(&ev, &s, depth, &scratch, 0, out)
+    finally:
+        scratch_free(&scratch)
+    return (out[0], out[1], out[2])
+
+
+def rank_moves(CoreGioulNet net not None, CoreGioul state not None, int d1, int d2, int plies, Tables tables=None):
+    """Every legal move of the next decision of `state` (its pending decision, or the first of
+    the roll d1-d2 when a roll is due), in the order of its legal moves, valued for the mover:
+    (values (n, 3) float64, plies used (n,) int8). Every move gets its 1-ply value; with
+    plies 2 ("net2") the candidates it keeps get their 2-ply value. The move gioul_choose
+    picks is the best of these. GIL released; Ctrl-C stops it."""
+    cdef EvaluatorC ev
+    cdef GioulC s = state.c
+    cdef ScratchC scratch
+    cdef double out[3]
+    cdef int n
+    cdef double[:, ::1] values
+    cdef int8_t[::1] used
+    _gioul_evaluator(&ev, net, tables, plies, 1, GIOUL_MAX_PLIES)
+    if gioul_over(&s):
+        raise InvalidArgumentError("rank_moves: the state is a finished game")
+    if not s.count:
+        if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+            raise InvalidDiceError(f"dice ({d1}, {d2}): values must be 1-6")
+        gioul_begin_roll(&s, d1, d2)
+    scratch_new(&scratch, plies + 1)
+    try:
+        n = gioul_pending_moves(&s, scratch.moves, scratch.ws)
+        if n < 0:
+            raise OverflowError("more legal moves than the generator buffer holds")
+        values_array = np.zeros((n, 3), dtype=np.float64)
+        used_array = np.ones(n, dtype=np.int8)
+        values = values_array
+        used = used_array
+        with nogil:
+            _choose(&ev, &s, scratch.moves, n, plies, &scratch, 0, out, &values[0, 0], &used[0])
+        return values_array, used_array
+    finally:
+        scratch_free(&scratch)

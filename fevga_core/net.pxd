@@ -102,6 +102,10 @@ cdef object encoding_dense(const EncodingC* enc, int inputs)
 # Gioul: the encoding of a state for its side to decide, and the net's outputs for that side.
 cdef void encode_gioul(const GioulC* s, EncodingC* enc) noexcept nogil
 cdef void gioul_net_evaluate(const NetC* net, const GioulC* s, double* out) noexcept nogil
+# As net_base / net_finish: the side to decide's own inputs (with b1) are shared by every state
+# where that side, unchanged, decides (the results of one decision that leave it to the opponent).
+cdef void gioul_net_base(const NetC* net, const SideC* decider, float* acc) noexcept nogil
+cdef void gioul_net_finish(const NetC* net, const GioulC* s, const float* base, double* out) noexcept nogil
 
 cdef inline double outputs_equity(const double* out) noexcept nogil:
     """Points expected by the side on roll: win 1, mars 2, no draws in the outputs."""

@@ -360,12 +360,11 @@ cdef double net_sgd_step(NetC* net, int inputs, const EncodingC* enc, const doub
 #     +8     a chain: later blocks follow this one
 
 
-cdef void encode_gioul_side(const SideC* side, const SideC* other, bint contact, int rolls, int base,
-                            EncodingC* enc) noexcept nogil:
+cdef void _gioul_side_own(const SideC* side, int base, EncodingC* enc) noexcept nogil:
+    """The inputs of one side that depend on its own checkers alone (points, off, pips,
+    prime, home, back, bear-off allowed): the shareable prefix of its encoding."""
     cdef int home, back
-    cdef RelationC rel
     _encode_points(side, base, enc, &home, &back)
-    relation_counts(side, other, &rel)
     if side.counts[0]:
         _push(enc, base + 96, side.counts[0] / 15.0)
     if side.mask:
@@ -377,6 +376,13 @@ cdef void encode_gioul_side(const SideC* side, const SideC* other, bint contact,
         _push(enc, base + 100, back / 15.0)
     if (side.mask >> 6) == 0:
         _push(enc, base + 101, 1.0)
+
+
+cdef void _gioul_side_rest(const SideC* side, const SideC* other, bint contact, int rolls, int base,
+                           EncodingC* enc) noexcept nogil:
+    """The rest of one side's inputs: against the other side, and its roll count."""
+    cdef RelationC rel
+    relation_counts(side, other, &rel)
     if rel.trapped:
         _push(enc, base + 102, rel.trapped / 15.0)
     if rel.blocked:
@@ -391,13 +397,14 @@ cdef void encode_gioul_side(const SideC* side, const SideC* other, bint contact,
         _push(enc, base + 107, rolls / 3.0)
 
 
-cdef void encode_gioul(const GioulC* s, EncodingC* enc) noexcept nogil:
+cdef void _encode_gioul_rest(const GioulC* s, EncodingC* enc) noexcept nogil:
+    """Every input but the side to decide's own prefix (_gioul_side_own at base 0), in order."""
     cdef int me = s.pos.turn, d, pips = 0
     cdef bint contact = position_contact(&s.pos)
     cdef float dice[6]
-    enc.n = 0
-    encode_gioul_side(&s.pos.side[me], &s.pos.side[1 - me], contact, s.rolls[me], 0, enc)
-    encode_gioul_side(&s.pos.side[1 - me], &s.pos.side[me], contact, s.rolls[1 - me], GIOUL_NET_SIDE_INPUTS, enc)
+    _gioul_side_rest(&s.pos.side[me], &s.pos.side[1 - me], contact, s.rolls[me], 0, enc)
+    _gioul_side_own(&s.pos.side[1 - me], GIOUL_NET_SIDE_INPUTS, enc)
+    _gioul_side_rest(&s.pos.side[1 - me], &s.pos.side[me], contact, s.rolls[1 - me], GIOUL_NET_SIDE_INPUTS, enc)
     if not s.count:
         return
     for d in range(6):
@@ -420,10 +427,36 @@ cdef void encode_gioul(const GioulC* s, EncodingC* enc) noexcept nogil:
         _push(enc, GIOUL_NET_DICE + 8, 1.0)
 
 
-cdef void gioul_net_evaluate(const NetC* net, const GioulC* s, double* out) noexcept nogil:
+cdef void encode_gioul(const GioulC* s, EncodingC* enc) noexcept nogil:
+    enc.n = 0
+    _gioul_side_own(&s.pos.side[s.pos.turn], 0, enc)
+    _encode_gioul_rest(s, enc)
+
+
+cdef void gioul_net_base(const NetC* net, const SideC* decider, float* acc) noexcept nogil:
     cdef EncodingC enc
-    encode_gioul(s, &enc)
-    net_forward(net, GIOUL_NET_INPUTS, &enc, out)
+    enc.n = 0
+    memcpy(acc, net.params + <Py_ssize_t> GIOUL_NET_INPUTS * net.hidden, net.hidden * sizeof(float))
+    _gioul_side_own(decider, 0, &enc)
+    net_accumulate(net, &enc, acc)
+
+
+cdef void gioul_net_finish(const NetC* net, const GioulC* s, const float* base, double* out) noexcept nogil:
+    cdef float acc[NET_MAX_HIDDEN]
+    cdef double logits[NET_OUTPUTS]
+    cdef EncodingC enc
+    enc.n = 0
+    memcpy(acc, base, net.hidden * sizeof(float))
+    _encode_gioul_rest(s, &enc)
+    net_accumulate(net, &enc, acc)
+    _outputs(net, GIOUL_NET_INPUTS, acc, logits)
+    logit_probabilities(logits, out)
+
+
+cdef void gioul_net_evaluate(const NetC* net, const GioulC* s, double* out) noexcept nogil:
+    cdef float base[NET_MAX_HIDDEN]
+    gioul_net_base(net, &s.pos.side[s.pos.turn], base)
+    gioul_net_finish(net, s, base, out)
 
 
 # ---------------------------------------------------------------------------------------

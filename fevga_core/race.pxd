@@ -13,6 +13,9 @@ cdef class Tables:
     cdef TablesC c
     cdef list _keep
 
+# Tables that hold no table (an evaluator without bear-off override).
+cdef const TablesC* no_tables() noexcept nogil
+
 cdef bint no_contact(const PositionC* pos) noexcept nogil
 # THE race estimate (docs/bearoff.md "Race estimates"; fevga.bearoff.race_estimate wraps it):
 # side `a` on roll against `b`, both covered by the one-sided table `one`, the two sides'

@@ -155,6 +155,13 @@ def estimate(Tables tables not None, on_roll, opponent):
     return (equity, win, win_mars, lose_mars)
 
 
+cdef TablesC NO_TABLES     # zeroed: no table present
+
+
+cdef const TablesC* no_tables() noexcept nogil:
+    return &NO_TABLES
+
+
 cdef class Tables:
     """Bear-off tables in the layout the kernels read (arrays are kept alive here)."""
 

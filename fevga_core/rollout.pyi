@@ -4,7 +4,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from fevga_core.net import CoreNet
+from fevga_core.net import CoreNet, NetModel
 from fevga_core.race import Tables
 from numpy.typing import NDArray
 
@@ -18,8 +18,8 @@ GIOUL_POLICIES: tuple[int, ...]
 
 def run_block(
     rows: bytes, color: int, flags: int, white_policy: int, black_policy: int,
-    callback: Callable[[bytes, int, int], int] | None, tables: Tables, white_net: CoreNet | None,
-    black_net: CoreNet | None, truncate: bool, luck: bool, scale: float,
+    callback: Callable[[bytes, int, int], int] | None, tables: Tables, white_net: NetModel | None,
+    black_net: NetModel | None, truncate: bool, luck: bool, scale: float,
     stratify: bool, master: int, first_index: int, games: int, sums: NDArray[np.float64],
     first: NDArray[np.float64], cross: NDArray[np.float64], lengths: NDArray[np.int64], stop: NDArray[np.int32],
     match_weights: NDArray[np.float64] | None = None,

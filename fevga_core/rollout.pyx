@@ -51,15 +51,18 @@ from fevga_core.game cimport (
     POLICY_RANDOM, POLICY_HEURISTIC, POLICY_CALLBACK, POLICY_BEAROFF, POLICY_LOOKAHEAD,
     POLICY_NET, POLICY_NET2,
 )
-from fevga_core.net cimport CoreNet, NetC, net_evaluate, outputs_equity
+from fevga_core.net cimport NetModel, CoreNet, NetC, net_evaluate, outputs_equity
 from fevga_core.search cimport EvaluatorC, choose_move_net, roll_expectation
 from fevga_core.bearoff cimport one_sided_mean, two_sided_equity
 from fevga_core.race cimport TablesC, Tables, no_contact, race_value, side_covered, side_rank
-from fevga_core.gioul cimport GioulC, gioul_begin_roll, gioul_pending_moves, gioul_apply, gioul_over, _load
+from fevga_core.gioul cimport (
+    GioulC, CoreGioulNet, gioul_begin_roll, gioul_pending_moves, gioul_apply, gioul_over, gioul_tables_apply, gioul_choose,
+    _load,
+)
 
 import numpy as np
 
-from fevga_core.errors import InvalidArgumentError, InvalidPositionError
+from fevga_core.errors import InvalidArgumentError, InvalidPositionError, NetGameError
 from fevga_core.gioul import GIOUL_WIDTH, first_invalid_row
 
 # Fields of the per-target sums row (fevga.rollout mirrors these).
@@ -74,7 +77,7 @@ MAX_LENGTH = LENGTH_BINS
 MAX_EXPECTIMAX_DEPTH = 6     # depth 3 from a mid-game position already takes minutes
 KNOWN_POLICIES = (POLICY_RANDOM, POLICY_HEURISTIC, POLICY_CALLBACK, POLICY_BEAROFF, POLICY_LOOKAHEAD, POLICY_NET,
                   POLICY_NET2)
-GIOUL_POLICIES = (POLICY_RANDOM, POLICY_HEURISTIC)   # what a Gioul job plays
+GIOUL_POLICIES = (POLICY_RANDOM, POLICY_HEURISTIC, POLICY_NET, POLICY_NET2)   # what a Gioul job plays
 
 
 # ---------------------------------------------------------------------------------------
@@ -279,14 +282,17 @@ cdef int _lookahead_choice(const JobC* job, const PositionC* pos, const MoveC* m
     return best
 
 
-cdef int _net_choice(const JobC* job, const PositionC* pos, const MoveC* moves, int n, int plies,
-                     ScratchC* scratch) except -1 nogil:
-    """choose_move_net over the job's net and tables (deeper levels in the spare move list)."""
+cdef int _net_choice(const JobC* job, const PositionC* pos, const GioulC* state, const MoveC* moves, int n,
+                     int plies, ScratchC* scratch) except -1 nogil:
+    """choose_move_net over the job's net and tables, or gioul_choose for a Gioul `state`
+    (NULL in a Fevga game; pos is its board); deeper levels in the spare move list."""
     cdef EvaluatorC ev
     cdef double value[3]
     ev.net = job.net[pos.turn]
     ev.tables = job.tables
     ev.flags = job.flags
+    if state != NULL:
+        return gioul_choose(&ev, state, moves, n, plies, scratch, 0, value)
     return choose_move_net(&ev, pos, moves, n, plies, scratch, 0, value)
 
 
@@ -335,11 +341,12 @@ cdef int _record_ply(RecordC* rec, int turn, int d1, int d2, const MoveC* move) 
     return 0
 
 
-cdef inline int _policy_choice(const JobC* job, const PositionC* pos, int d1, int d2, const MoveC* moves, int n,
-                               object callback, ScratchC* scratch, RngC* rng) except -1 nogil:
+cdef inline int _policy_choice(const JobC* job, const PositionC* pos, const GioulC* state, int d1, int d2,
+                               const MoveC* moves, int n, object callback, ScratchC* scratch, RngC* rng) except -1 nogil:
     """THE policy dispatch of both games' playouts: the index of the move the policy of the
     side on roll picks among the n > 1 legal `moves` (move list 0 of `scratch`; the deeper
-    lists are the lookahead's and the nets') of the dice d1-d2."""
+    lists are the lookahead's and the nets') of the dice d1-d2. A Gioul game passes its
+    state (pos is its board; only the net policies read the rest), a Fevga game NULL."""
     cdef int k, policy = job.policy[pos.turn]
     if policy == POLICY_CALLBACK:
         with gil:
@@ -350,7 +357,7 @@ cdef inline int _policy_choice(const JobC* job, const PositionC* pos, int d1, in
     if policy == POLICY_LOOKAHEAD:
         return _lookahead_choice(job, pos, moves, n, scratch)
     if policy == POLICY_NET or policy == POLICY_NET2:
-        return _net_choice(job, pos, moves, n, 1 if policy == POLICY_NET else 2, scratch)
+        return _net_choice(job, pos, state, moves, n, 1 if policy == POLICY_NET else 2, scratch)
     return choose_move(pos, moves, n, policy, rng)
 
 
@@ -411,7 +418,7 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
             _best_value(job, pos, -1, scratch.moves, n, scratch, 0, &actual)
             roll_expectation(pos, job.flags, False, scratch, 1, 1, _best_value, job, &mean)
             out.luck += (actual - mean) if mover == color else (mean - actual)
-        k = _policy_choice(job, pos, d1, d2, scratch.moves, n, callback, scratch, rng) if n > 1 else 0
+        k = _policy_choice(job, pos, NULL, d1, d2, scratch.moves, n, callback, scratch, rng) if n > 1 else 0
         if rec != NULL and _record_ply(rec, mover, d1, d2, &scratch.moves[k]) < 0:
             with gil:
                 raise MemoryError("no memory for the game record")
@@ -426,14 +433,9 @@ cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
 # (covered race from the job's tables, else the heuristic); any other state
 # tanh(heuristic_eval / scale).
 
-cdef inline bint _tables_apply(const GioulC* s) noexcept nogil:
-    """A roll is due and every double of both sides is a chain: what Gioul tables value."""
-    return s.count == 0 and s.rolls[0] >= 3 and s.rolls[1] >= 3
-
-
 cdef double gioul_value(const JobC* job, const GioulC* s, int color) noexcept nogil:
     """The evaluator's equity of a Gioul state for `color` (above)."""
-    if gioul_over(s) or _tables_apply(s):
+    if gioul_over(s) or gioul_tables_apply(s):
         return position_value(job, &s.pos, color)
     return tanh(heuristic_eval(&s.pos, color) / job.scale)
 
@@ -512,7 +514,7 @@ cdef int _gioul_game(const JobC* job, GioulC* s, int color, RngC* rng, const int
             return 0
         rolled = s.count == 0
         if rolled:
-            if job.truncate and _tables_apply(s) and score_race(out, job.tables, &s.pos, color):
+            if job.truncate and gioul_tables_apply(s) and score_race(out, job.tables, &s.pos, color):
                 return 0
             _next_roll(out, rng, fixed_rolls, nfixed, &d1, &d2)
             if job.luck:
@@ -533,7 +535,7 @@ cdef int _gioul_game(const JobC* job, GioulC* s, int color, RngC* rng, const int
                 out.luck += values[_roll_index(d1, d2)] - mean
             else:
                 out.luck += mean - values[_roll_index(d1, d2)]
-        k = _policy_choice(job, &s.pos, d1, d2, scratch.moves, n, callback, scratch, rng) if n > 1 else 0
+        k = _policy_choice(job, &s.pos, s, d1, d2, scratch.moves, n, callback, scratch, rng) if n > 1 else 0
         gioul_apply(s, &scratch.moves[k])
 
 
@@ -541,15 +543,21 @@ cdef int _gioul_game(const JobC* job, GioulC* s, int color, RngC* rng, const int
 # Python entry points: every argument is checked here before the nogil code trusts it.
 
 cdef int _job_init(JobC* job, int flags, int white_policy, int black_policy, object callback, bint truncate,
-                   bint luck, double scale, Tables tables, CoreNet white_net, CoreNet black_net=None) except -1:
+                   bint luck, double scale, Tables tables, NetModel white_net, NetModel black_net=None) except -1:
     """The job of a call, its arguments checked (`flags` by _row_width or fevga_flags_checked
     first). `black_net` defaults to `white_net` (one net for both colours). A Gioul job plays
-    the Gioul policies with no callback and no net (there is no Gioul net)."""
-    cdef bint gioul = flags & FLAG_GIOUL
+    the Gioul policies (GIOUL_POLICIES) with no callback; its nets are Gioul nets, for its net
+    policies only (its luck is valued by the heuristic: value_net stays NULL)."""
+    cdef bint gioul = (flags & FLAG_GIOUL) != 0
     _check_policy(white_policy, callback, GIOUL_POLICIES if gioul else KNOWN_POLICIES)
     _check_policy(black_policy, callback, GIOUL_POLICIES if gioul else KNOWN_POLICIES)
-    if gioul and (callback is not None or white_net is not None or black_net is not None):
-        raise InvalidArgumentError("a Gioul job takes no callback and no net")
+    if gioul and callback is not None:
+        raise InvalidArgumentError("a Gioul job takes no callback")
+    for net in (white_net, black_net):
+        if net is not None and isinstance(net, CoreGioulNet) != gioul:
+            raise NetGameError(f"a {'Fevga' if gioul else 'Gioul'} net ({type(net).__name__}) was given for a "
+                               f"{'Gioul' if gioul else 'Fevga'} job, which needs a "
+                               f"{'Gioul net (CoreGioulNet)' if gioul else 'Fevga net (CoreNet)'}")
     if tables is None:
         raise InvalidArgumentError("a rollout job needs a Tables object (Tables() for none)")
     if not scale > 0.0:
@@ -561,7 +569,7 @@ cdef int _job_init(JobC* job, int flags, int white_policy, int black_policy, obj
         raise InvalidArgumentError("the net policies (ids 5, 6) need a net for their colour")
     job.net[0] = NULL if white_net is None else &white_net.c
     job.net[1] = NULL if black_net is None else &black_net.c
-    job.value_net = job.net[0] if job.net[0] != NULL else job.net[1]
+    job.value_net = NULL if gioul else (job.net[0] if job.net[0] != NULL else job.net[1])
     job.flags = flags
     job.policy[0] = white_policy
     job.policy[1] = black_policy
@@ -693,14 +701,14 @@ cdef int64_t _block(const JobC* job, const GioulC* starts, int targets, int colo
 
 
 def run_block(bytes rows, int color, int flags, int white_policy, int black_policy, object callback,
-              Tables tables, CoreNet white_net, CoreNet black_net, bint truncate, bint luck, double scale, bint stratify, uint64_t master,
+              Tables tables, NetModel white_net, NetModel black_net, bint truncate, bint luck, double scale, bint stratify, uint64_t master,
               int64_t first_index, int64_t games, double[:, ::1] sums, double[:, :, ::1] first,
               double[:, ::1] cross, int64_t[:, ::1] lengths, const int32_t[::1] stop,
               const double[::1] match_weights=None):
     """Games first_index .. first_index + games - 1 of a job from each start row, added into
     sums[K, 15], first[K, 36, 3], cross[K, K], lengths[K, 512]. The rule `flags` name the
     game: K Fevga position rows of 51 bytes, or for FLAG_GIOUL K Gioul state rows of 58 bytes
-    (gioul.pyx) played by GIOUL_POLICIES, with no callback and no net.
+    (gioul.pyx) played by GIOUL_POLICIES (the net ones with Gioul nets), with no callback.
     `match_weights` (constant, win, win_mars, lose_mars, draw) turn a game's outcome
     probabilities into its "match" value (its match winning chance at the job's score); without
     them that value is the game's equity. Cross sums are of the match values.

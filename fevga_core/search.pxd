@@ -16,6 +16,10 @@ ctypedef struct EvaluatorC:
     const TablesC* tables
     int flags
 
+# A finished game's result or a covered race's table value for the side on roll of `pos` into
+# out; False (out unspecified) for neither.
+cdef bint exact_value(const EvaluatorC* ev, const PositionC* pos, double* out) noexcept nogil
+
 # Value of `pos` for its side on roll at 0 ply into out = (win, win_mars, lose_mars):
 # final for a finished game, the tables for a covered race (returns True: exact), else the net.
 cdef bint static_value(const EvaluatorC* ev, const PositionC* pos, double* out) noexcept nogil
@@ -26,6 +30,11 @@ cdef bint static_value(const EvaluatorC* ev, const PositionC* pos, double* out) 
 # level + 1 .. of `scratch` (it needs level + plies lists).
 cdef int choose_move_net(const EvaluatorC* ev, const PositionC* pos, const MoveC* moves, int n,
                          int plies, ScratchC* scratch, int level, double* out) except -1 nogil
+
+# The move filter of a deeper search: the up to FILTER_TOP indices of the highest of the n
+# equities within FILTER_MARGIN of the best, best first (earlier index first on ties) into
+# keep; returns how many.
+cdef int filter_moves(const double* equities, int n, int* keep) noexcept nogil
 
 # THE loop over the 21 rolls of an expectation (the net's plies below; rollout.pyx's
 # expectimax, luck of both games and lookahead policy): out[0..width), width <= 3, = sum over

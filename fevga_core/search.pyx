@@ -39,8 +39,7 @@ FILTER_KEEP = FILTER_TOP
 cdef double MARGIN = FILTER_MARGIN
 
 
-cdef bint _exact_value(const EvaluatorC* ev, const PositionC* pos, double* out) noexcept nogil:
-    """A finished game's result or a covered race's table value; False for neither."""
+cdef bint exact_value(const EvaluatorC* ev, const PositionC* pos, double* out) noexcept nogil:
     cdef double equity
     cdef int winner
     cdef double mars
@@ -58,7 +57,7 @@ cdef bint _exact_value(const EvaluatorC* ev, const PositionC* pos, double* out) 
 
 
 cdef bint static_value(const EvaluatorC* ev, const PositionC* pos, double* out) noexcept nogil:
-    if _exact_value(ev, pos, out):
+    if exact_value(ev, pos, out):
         return True
     net_evaluate(ev.net, pos, out)
     return False
@@ -77,7 +76,7 @@ cdef void _result_value(const EvaluatorC* ev, const PositionC* pos, const MoveC*
     cdef double theirs[3]
     cdef PositionC child = pos[0]
     apply_move(&child, move)
-    if not _exact_value(ev, &child, theirs):
+    if not exact_value(ev, &child, theirs):
         if not shared.have_base:
             net_base(ev.net, &child.side[child.turn], shared.base)
             shared.have_base = True
@@ -85,9 +84,7 @@ cdef void _result_value(const EvaluatorC* ev, const PositionC* pos, const MoveC*
     flip(theirs, mine)
 
 
-cdef int _filter(const double* equities, int n, int* keep) noexcept nogil:
-    """The up to FILTER_TOP indices of the highest equities within MARGIN of the best,
-    best first (earlier index first on ties); returns how many."""
+cdef int filter_moves(const double* equities, int n, int* keep) noexcept nogil:
     cdef int k, i, count = 0
     cdef double best = -1e300
     for k in range(n):
@@ -131,7 +128,7 @@ cdef int choose_move_net(const EvaluatorC* ev, const PositionC* pos, const MoveC
         return best
     # plies >= 2: search the filtered candidates one ply less deep
     best_value = -1e300
-    count = _filter(equities, n, keep)
+    count = filter_moves(equities, n, keep)
     for j in range(count):
         k = keep[j]
         child = pos[0]
@@ -335,7 +332,7 @@ def rank_row(CoreNet net not None, Tables tables not None, row, int d1, int d2, 
             apply_move(&child, &scratch.moves[k])
             position_store(&child, &after[k, 0])
         if plies >= 2:
-            count = _filter(equities, n, keep)
+            count = filter_moves(equities, n, keep)
             for j in range(count):
                 k = keep[j]
                 child = pos

@@ -18,13 +18,13 @@ import numpy as np
 
 from fevga_core.errors import InvalidArgumentError
 
-from fevga_core.types cimport PositionC, NUM_CHECKERS, POSITION_WIDTH
+from fevga_core.types cimport PositionC, NUM_CHECKERS, POSITION_WIDTH, FLAG_GIOUL
 from fevga_core.board cimport position_load, position_store, position_update, fevga_flags_checked, check_interrupt
 from fevga_core.movegen cimport ScratchC, scratch_new, scratch_free
 from fevga_core.game cimport RngC, rng_seed, game_seed, POLICY_NET
 from fevga_core.rollout cimport JobC, GameOutC, RecordC, PlyC, rollout_game
 from fevga_core.net cimport CoreNet
-from fevga_core.race cimport Tables
+from fevga_core.race cimport Tables, no_tables
 from fevga_core.search cimport EvaluatorC, static_value, flip
 from fevga_core.types cimport GioulC
 from fevga_core.gioul cimport GioulPlayC, CoreGioulNet, gioul_play_trail, gioul_store, MAX_TRAIL
@@ -266,8 +266,7 @@ cdef int _gioul_game_samples(const GioulPlayC* play, const NetC* net, uint64_t s
     cdef int t, plies, points
     cdef GioulC* trail = play.trail
     rng_seed(&rng, seed)
-    points = gioul_play_trail(&s, &rng, play, scratch.moves, scratch.ws, &plies)
-    if points == 100:
+    if gioul_play_trail(&s, &rng, play, scratch, &plies, &points):
         with gil:
             raise OverflowError(f"a Gioul self-play game longer than {MAX_TRAIL - 1} decisions")
     if _reserve(samples, plies, GIOUL_WIDTH_C) < 0:
@@ -293,16 +292,19 @@ def gioul_selfplay_samples(CoreGioulNet net not None, uint64_t master, int64_t f
     """Samples of Gioul games first_index .. first_index + games - 1 played by the net with seed
     `master`: (state rows (n, 58) uint8, targets (n, 3) float64, per-game outcomes for White (games, 3))."""
     cdef GioulSelfplayC c
+    cdef int color
     _check_call(first_index, games, lam)
     c.play.policy[0] = POLICY_NET
     c.play.policy[1] = POLICY_NET
-    c.play.net[0] = &net.c
-    c.play.net[1] = &net.c
+    for color in range(2):
+        c.play.ev[color].net = &net.c
+        c.play.ev[color].tables = no_tables()    # not truncated: no Gioul bear-off override in training
+        c.play.ev[color].flags = FLAG_GIOUL
     c.net = &net.c
     trail = np.zeros(MAX_TRAIL * sizeof(GioulC), dtype=np.uint8)   # a game's states, kept alive here
     cdef uint8_t[::1] trail_bytes = trail
     c.play.trail = <GioulC*> &trail_bytes[0]
-    scratch_new(&c.scratch, 1)
+    scratch_new(&c.scratch, 2)
     try:
         return _selfplay(&c, _gioul_game, master, first_index, games, lam, GIOUL_WIDTH_C)
     finally:

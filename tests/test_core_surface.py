@@ -460,3 +460,43 @@ def test_crafted_gioul_pickles_are_refused() -> None:
     for args in bad:
         with pytest.raises(PositionError):
             GioulPosition._from_fields(*args)
+
+
+# --- Gioul judgment (fevga_core.gioul: evaluate_state, rank_moves, the net policies) -----
+
+def _tiny_nets() -> tuple[Any, Any]:
+    from fevga_core import gioul as core_gioul
+    from fevga_core import net as core_net
+
+    rng = np.random.default_rng(3)
+    gioul = core_gioul.CoreGioulNet(rng.normal(0, 0.3, core_net.param_count(6, core_net.GIOUL_INPUTS)).astype(np.float32), 6)
+    fevga_net = core_net.CoreNet(rng.normal(0, 0.3, core_net.param_count(6)).astype(np.float32), 6)
+    return gioul, fevga_net
+
+
+@FUZZ
+@given(st.integers(0, 60), st.integers(-1, 4), st.integers(-1, 8), st.integers(-1, 8), st.integers(0, 7),
+       st.booleans(), st.booleans())
+def test_fuzz_gioul_judgment(decision: int, plies: int, d1: int, d2: int, policy: int, tables: bool,
+                             fevga_net: bool) -> None:
+    """Any state of a seeded game, any plies, dice, policy ids, tables and nets of either game:
+    a value, or an ordinary error (the core checks what reaches its Gioul search)."""
+    from fevga.bearoff.core_tables import tables_of
+    from fevga.game import play_gioul_game
+    from fevga_core import gioul as core_gioul
+
+    states = play_gioul_game(seed=2).positions()
+    state = states[decision % len(states)]
+    gioul, other = _tiny_nets()
+    net = other if fevga_net else gioul
+    table = tables_of("gioul-default") if tables else None
+    _refused_or_ok(lambda: core_gioul.evaluate_state(net, state, min(plies, 2), table))
+    _refused_or_ok(lambda: core_gioul.rank_moves(net, state, d1, d2, plies, table))
+    _refused_or_ok(lambda: core_gioul.random_games(1, decision, 1, False, policy, 6, net, gioul, table))
+    _refused_or_ok(lambda: core_gioul.record_game(1, decision, True, 5, policy, state, gioul, net, table))
+    row = fevga.gioul.to_array([state]).tobytes()
+    arrays = (np.zeros((1, len(core_rollout.SUM_FIELDS))), np.zeros((1, 36, 3)), np.zeros((1, 1)),
+              np.zeros((1, 512), dtype=np.int64), np.zeros(1, np.int32))
+    _refused_or_ok(lambda: core_rollout.run_block(row, 0, FLAG_GIOUL, policy, 5, None, table or core_race.Tables(),
+                                                  net, gioul, bool(d1 & 1), bool(d2 & 1), 100.0, True, 3, 0, 2,
+                                                  *arrays))

@@ -248,7 +248,9 @@ def test_gioul_judgment_defaults_to_the_shipped_gioul_net_and_says_what_it_offer
         fevga.hint(state, "6-5", net=Net.default())
     net = Net.initial(8, 1, "gioul")
     with pytest.raises(InvalidArgumentError, match="plies"):
-        fevga.evaluate(state, 1, net=net)
+        fevga.evaluate(state, 3, net=net)
+    with pytest.raises(InvalidArgumentError, match="plies"):
+        fevga.hint(state, "6-5", 0, net=net)
     with pytest.raises(InvalidArgumentError, match="match score"):
         fevga.hint(state, "6-5", net=net, score=(0, 0), length=3)
 

@@ -25,7 +25,8 @@ from fevga import (
     rollout_moves,
 )
 from fevga.bearoff import OneSidedDB, TwoSidedDB
-from fevga.errors import BearoffFileError, IllegalMoveError, InvalidRulesError
+from fevga.errors import BearoffFileError, IllegalMoveError, InvalidRulesError, NetGameError
+from fevga.net import Net
 from fevga.gioul import to_array
 from fevga.rollout import STRATA
 from fevga_core import game as core_game
@@ -332,7 +333,9 @@ def test_hostile_arguments() -> None:
     with pytest.raises(InvalidArgumentError, match="color"):
         run(good, color=2)
     with pytest.raises(InvalidArgumentError, match="policy"):
-        run(good, policy=5)
+        run(good, policy=3)  # the bear-off policy is Fevga's
+    with pytest.raises(InvalidArgumentError, match="need a net"):
+        run(good, policy=5)  # "net" without a net
     with pytest.raises(InvalidArgumentError, match=">= 0"):
         run_block(good, 1, -1, 10, *Block(1).arrays())
     with pytest.raises(InvalidArgumentError, match="shape"):
@@ -343,7 +346,7 @@ def test_hostile_arguments() -> None:
         run_block(good, 1, 0, 10, *Block(1).arrays(), tables=None)
     with pytest.raises(InvalidArgumentError, match="roll is due"):
         core.gioul_roll_values(rows(GioulPosition.from_id(HANDED_OVER)), Tables(), SCALE)
-    with pytest.raises(InvalidArgumentError, match="no callback and no net"):
+    with pytest.raises(InvalidArgumentError, match="no callback"):
         core.run_block(good, WHITE, FLAG_GIOUL, RANDOM, RANDOM, lambda *_: 0, Tables(), None, None, False, False, SCALE,
                        True, 1, 0, 10, *Block(1).arrays())
     with pytest.raises(InvalidRulesError):  # a Fevga rule bit beside FLAG_GIOUL
@@ -479,11 +482,14 @@ def test_a_move_that_wins_at_once_ranks_first() -> None:
 
 def test_api_refusals() -> None:
     start = GioulPosition.initial()
-    for policy in ("lookahead", "net", "bearoff", lambda position, dice, moves: moves[0]):
+    for policy in ("lookahead", "bearoff", lambda position, dice, moves: moves[0]):
         with pytest.raises(InvalidArgumentError, match="cannot play Gioul"):
             rollout(start, games=36, policy=policy, progress=False)  # type: ignore[arg-type]
-    with pytest.raises(InvalidArgumentError, match="no Gioul net"):
-        rollout(start, games=36, net="x.npz", progress=False)
+    for policy in ("net", "net2"):
+        with pytest.raises(InvalidArgumentError, match="no Gioul net"):
+            rollout(start, games=36, policy=policy, progress=False)
+    with pytest.raises(NetGameError):  # a Fevga net for a Gioul rollout
+        rollout(start, games=36, policy="net", net=Net.default(), progress=False)
     with pytest.raises(InvalidArgumentError, match="match score"):
         rollout(start, games=36, score=(0, 0), length=3, progress=False)
     with pytest.raises(InvalidRulesError):

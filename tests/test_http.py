@@ -186,8 +186,11 @@ def test_gioul_evaluate_and_hint_are_the_shipped_gioul_nets(port: int) -> None:
     status, data, _ = request(port, "POST", f"{API}/evaluate", {"items": [{"position": "start"}, {"position": pending.id}]})
     assert status == 200 and data["results"][1]["equity"] == pytest.approx(evaluate(pending).equity, abs=1e-12)
     assert data["results"][0]["equity"] == pytest.approx(evaluate(Position.initial()).equity, abs=1e-9)
-    assert_refused(*get(port, f"{API}/evaluate?position=start&game=gioul&plies=1"), "plies_limit")
-    assert_refused(*get(port, f"{API}/hint?position=start&game=gioul&dice=6-5&plies=2"), "plies_limit")
+    status, data = get(port, f"{API}/hint?position=start&game=gioul&dice=6-5&plies=2")  # net2's ranking
+    assert status == 200 and [m["move"] for m in data["moves"]] == \
+        [h.move.notation for h in hint(GioulPosition.initial(), "6-5", plies=2)]
+    assert_refused(*get(port, f"{API}/evaluate?position=start&game=gioul&plies=3"), "plies_limit")
+    assert_refused(*get(port, f"{API}/hint?position=start&game=gioul&dice=6-5&plies=3"), "plies_limit")
 
 
 def test_batches(port: int) -> None:
@@ -396,7 +399,7 @@ def test_hostile_analyse_limits_and_games(port: int) -> None:
     assert data["players"] == analyse(gioul).to_dict()["players"]
     status, page, _ = request(port, "POST", f"{API}/analyse?format=html", write_match(gioul))
     assert status == 200 and page.startswith("<!DOCTYPE html>") and "<svg" in page
-    status, data, _ = request(port, "POST", f"{API}/analyse?plies=2", gioul.to_json())
+    status, data, _ = request(port, "POST", f"{API}/analyse?plies=3", gioul.to_json())
     assert_refused(status, data, "unsupported")
     from fevga.game import play_match
 

@@ -876,9 +876,8 @@ def _check_gioul(decide: Evaluator, luck: Evaluator, rollouts: int) -> None:
     if isinstance(decide, HeuristicEvaluator) or isinstance(luck, HeuristicEvaluator):
         raise InvalidArgumentError("the heuristic evaluator judges Fevga positions: analyse a Gioul record with the "
                                    "Gioul net (the default)")
-    if isinstance(decide, ApiEvaluator) and decide._hint is None and decide.plies > GIOUL_MAX_PLIES + 1:
-        raise InvalidArgumentError(f"plies={decide.plies}: Gioul decisions are judged at 1..{GIOUL_MAX_PLIES + 1} "
-                                   "plies for now")
+    if isinstance(decide, ApiEvaluator) and decide._hint is None and decide.plies > GIOUL_MAX_PLIES:
+        raise InvalidArgumentError(f"plies={decide.plies}: Gioul decisions are judged at 1..{GIOUL_MAX_PLIES} plies")
     if not callable(getattr(luck, "roll_values", None)):
         raise InvalidArgumentError(f"luck evaluator {luck.name} has no roll_values(): Gioul luck needs each roll's "
                                    "value (ApiEvaluator.roll_values)")

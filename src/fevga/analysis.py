@@ -12,9 +12,10 @@ the shipped one): ``evaluate(state)`` is the net's value for the side to decide
 when a new roll is due, and the best of the pending decision's moves when dice are pending
 (each result rated as the "net" policy rates it: by the net for whoever decides next, a
 chain's next block included, and exactly once the game is over); ``hint(state, dice)`` ranks
-those moves at 1 ply (`GIOUL_MAX_PLIES`). `gioul_roll_values` values each of the 21 rolls of
-a state with its roll due, every decision of the roll played as the net plays it (the luck
-of fevga.analyser).
+those moves at 1 ply. Deeper plies (evaluate 0..2, hint 1..2) are the core's Gioul search,
+the "net2" policy's: over the 21 rolls, chains and hand-overs followed through.
+`gioul_roll_values` values each of the 21 rolls of a state with its roll due, every decision
+of the roll played as the net plays it (the luck of fevga.analyser).
 
 >>> import fevga
 >>> e = fevga.evaluate(fevga.Position.initial())
@@ -44,9 +45,9 @@ from fevga.position import Move, Position
 from fevga.rules import Rules, rules_of
 from fevga_core import search as core
 from fevga_core.board import ROLL_WEIGHTS, ROLLS
+from fevga_core.gioul import GIOUL_MAX_PLIES, evaluate_state, rank_moves
 
 MAX_PLIES: int = core.PLIES_LIMIT  # deepest evaluate(); hint() goes one deeper
-GIOUL_MAX_PLIES: int = 0  # the same for a Gioul state: the core has no Gioul search yet (1-ply hints)
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,7 @@ def evaluate(position: Position | GioulPosition, plies: int = 0, rules: Rules | 
     """
     if isinstance(position, GioulPosition):
         _gioul_only(plies, 0, rules, score, length)
-        return _gioul_evaluate(position, net_of(net, "gioul"))
+        return _gioul_evaluate(position, net_of(net, "gioul"), plies)
     position = check_position(position, finished=True)
     depth = _plies(plies, 0, MAX_PLIES)
     rules = rules_of(rules)
@@ -172,7 +173,7 @@ def hint(position: Position | GioulPosition, dice: object, plies: int = 1, rules
     """
     if isinstance(position, GioulPosition):
         _gioul_only(plies, 1, rules, score, length)
-        return _gioul_hint(position, dice, net_of(net, "gioul"))
+        return _gioul_hint(position, dice, net_of(net, "gioul"), plies)
     position = check_position(position, finished=True)
     depth = _plies(plies, 1, MAX_PLIES + 1)
     if position.winner() is not None:
@@ -196,57 +197,36 @@ def hint(position: Position | GioulPosition, dice: object, plies: int = 1, rules
 
 
 # ---------------------------------------------------------------------------------------
-# Gioul: 1 ply over a Gioul net (docs/net.md "Gioul net").
+# Gioul: the core's Gioul search over a Gioul net, 0-2 plies (docs/net.md "Gioul net").
 
 def _gioul_only(plies: object, depth: int, rules: Rules | None, score: object, length: object) -> None:
     """InvalidArgumentError for what Gioul judgment does not offer yet (plies past
     GIOUL_MAX_PLIES, match scores); `depth` is the shallowest plies (0 evaluate, 1 hint)."""
     rules_of(rules, "gioul")
-    deepest = depth + GIOUL_MAX_PLIES
-    if not isinstance(plies, int) or isinstance(plies, bool) or not depth <= plies <= deepest:
-        offered = f"{depth}" if deepest == depth else f"{depth}..{deepest}"
-        raise InvalidArgumentError(f"plies={plies!r}: a Gioul state is judged at plies={offered} only for now")
+    if not isinstance(plies, int) or isinstance(plies, bool) or not depth <= plies <= GIOUL_MAX_PLIES:
+        raise InvalidArgumentError(f"plies={plies!r}: a Gioul state is judged at {depth}..{GIOUL_MAX_PLIES} plies")
     if score is not None or length is not None:
         raise InvalidArgumentError("a Gioul state is judged for money only (no match score) for now")
 
 
-def _gioul_values(states: list[GioulPosition], color: int, net: Net) -> list[Evaluation]:
-    """Each state's evaluation for `color`: exact for a finished game, else the net's for the
-    side to decide, flipped when that is the other side."""
-    out: list[Evaluation | None] = [None] * len(states)
-    live = []
-    for k, state in enumerate(states):
-        winner = state.winner()
-        if winner is None:
-            live.append(k)
-            continue
-        mars = float(state.points() == 2)
-        won = winner == color
-        out[k] = Evaluation(1.0 if won else 0.0, mars if won else 0.0, 0.0 if won else mars)
-    if live:
-        rows = net._core.evaluate_rows(to_array([states[k] for k in live]))
-        for k, (win, win_mars, lose_mars) in zip(live, rows):
-            value = Evaluation(float(win), float(win_mars), float(lose_mars))
-            out[k] = value if states[k].turn == color else value.flipped()
-    return [e for e in out if e is not None]
-
-
-def _gioul_evaluate(state: GioulPosition, net: Net) -> Evaluation:
+def _gioul_evaluate(state: GioulPosition, net: Net, plies: int) -> Evaluation:
     if not isinstance(state, GioulPosition):
         raise InvalidArgumentError(f"state {state!r} must be a fevga.GioulPosition")
-    if state.winner() is not None or not state.pending:
-        return _gioul_values([state], state.turn, net)[0]
-    return max(_gioul_values([m.position for m in state.legal_moves()], state.turn, net), key=lambda e: e.equity)
+    return Evaluation(*evaluate_state(net._core, state, plies, tables_of("gioul-default")))
 
 
-def _gioul_hint(state: GioulPosition, dice: object, net: Net) -> list[Hint[GioulMove]]:
+def _gioul_hint(state: GioulPosition, dice: object, net: Net, plies: int) -> list[Hint[GioulMove]]:
     if state.winner() is not None:
         raise InvalidArgumentError(f"Gioul state {state.id} is already finished")
     moves = state.legal_moves(dice)
-    values = _gioul_values([m.position for m in moves], state.turn, net)
-    order = sorted(range(len(moves)), key=lambda k: (-values[k].equity, k))
-    best = values[order[0]].equity
-    return [Hint(moves[k], values[k], best - values[k].equity, 1) for k in order]
+    d1, d2 = state._dice_args(dice)
+    values, used = rank_moves(net._core, state, d1, d2, plies, tables_of("gioul-default"))
+    evaluations = [Evaluation(win, win_mars, lose_mars) for win, win_mars, lose_mars in values.tolist()]
+    plies_used = used.tolist()
+    # deeper evaluations first (the search's verdict), then by value, then generator order, as for Fevga
+    order = sorted(range(len(evaluations)), key=lambda k: (-plies_used[k], -evaluations[k].equity, k))
+    best = evaluations[order[0]].equity
+    return [Hint(moves[k], evaluations[k], best - evaluations[k].equity, plies_used[k]) for k in order]
 
 
 _COUNT = 55  # the column of a Gioul state row holding the pending dice count (fevga.gioul.to_array)
@@ -254,7 +234,7 @@ _COUNT = 55  # the column of a Gioul state row holding the pending dice count (f
 
 def _row_values(rows: np.ndarray, net: Net) -> np.ndarray:
     """Each Gioul state row's equity for the side on turn in it (the row's column 50): the
-    net's, or the exact points once the game is over (as `_gioul_values`, over rows)."""
+    net's, or the exact points once the game is over."""
     white_off, black_off, turn = rows[:, 0], rows[:, 25], rows[:, 50]
     out = np.zeros(len(rows))
     over = (white_off == 15) | (black_off == 15)

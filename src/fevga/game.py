@@ -161,7 +161,7 @@ def _match_games(length: int, max_games: int, sequence: np.random.SeedSequence,
     return games, (score[0], score[1])
 
 
-GIOUL_POLICIES = ("random", "heuristic", "net")  # the policies the core plays Gioul with ("net": a Gioul net)
+GIOUL_POLICIES = ("random", "heuristic", "net", "net2")  # the policies the core plays Gioul with (net ones: a Gioul net)
 
 
 def _gioul_policy_id(policy: str) -> int:
@@ -191,7 +191,8 @@ def play_gioul_game(
 
     Without `start` the game begins with the one-die draw; with `start` (a Gioul state that
     is not finished) it is played on from there: its side on turn rolls (or plays its
-    pending dice) first. The "net" policy plays with `net`, a Gioul net (default: the shipped one).
+    pending dice) first. The "net" and "net2" policies play with `net`, a Gioul net (default: the
+    shipped one).
 
     >>> record = play_gioul_game(seed=7)
     >>> record.final.is_game_over()
@@ -200,8 +201,8 @@ def play_gioul_game(
     rules = rules_of(rules, "gioul")
     pair = _gioul_pair(policy)
     ids = (_gioul_policy_id(pair[0]), _gioul_policy_id(pair[1]))
-    gioul_net = net_of(net, "gioul")._core if "net" in pair else None
-    nets = [gioul_net if p == "net" else None for p in pair]
+    gioul_net = net_of(net, "gioul")._core if uses_net(pair) else None
+    nets = [gioul_net if uses_net((p,)) else None for p in pair]
     if start is not None:
         if not isinstance(start, GioulPosition):
             raise InvalidArgumentError(f"start must be a GioulPosition, not {type(start).__name__}")

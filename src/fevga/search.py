@@ -18,13 +18,15 @@ import numpy as np
 
 from fevga.bearoff.core_tables import tables_of, tables_spec
 from fevga.checks import check_int, check_position, renamed
-from fevga.errors import InvalidArgumentError
+from fevga.errors import InvalidArgumentError, InvalidPositionError
+from fevga.gioul import GioulPosition
 from fevga.net import Net, net_of
 from fevga.policy import HEURISTIC_SCALE, Policy, PolicyFn
 from fevga.position import Move, Position
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike
 from fevga_core import rollout as core
+from fevga_core.gioul import GIOUL_MAX_PLIES, evaluate_state
 from fevga_core.board import ROLL_WEIGHTS, ROLLS
 from fevga_core.race import Tables
 from fevga.rollout import rollout
@@ -111,8 +113,23 @@ def leaf_value(evaluator: Callable[[Position], float], position: Position) -> fl
     return float(value)
 
 
+def _gioul_expectimax(state: GioulPosition, plies: int, evaluator: Evaluator, rules: Rules | None,
+                      bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None,
+                      net: Net | str | os.PathLike[str] | None) -> float:
+    """expectimax of a Gioul state: the equity of the core's Gioul search (evaluate_state)."""
+    rules_of(rules, "gioul")
+    if not isinstance(evaluator, str) or evaluator != "net":
+        raise InvalidArgumentError(f"evaluator {repr(evaluator)[:80]}: a Gioul state is searched with 'net' only")
+    if state.winner() is not None:
+        raise InvalidPositionError(f"Gioul state {state.id} is already finished")
+    depth = check_int("expectimax plies", plies, 0, int(GIOUL_MAX_PLIES))
+    tables = tables_of(tables_spec(bearoff, one_sided, "gioul"))
+    win, win_mars, lose_mars = evaluate_state(net_of(net, "gioul")._core, state, depth, tables)
+    return 2.0 * win - 1.0 + win_mars - lose_mars
+
+
 def expectimax(
-    position: Position,
+    position: Position | GioulPosition,
     plies: int = 1,
     evaluator: Evaluator = "heuristic",
     *,
@@ -137,7 +154,17 @@ def expectimax(
     `games` times with `policy`, by default the rollouts' default (the net, `net` or the
     shipped one), and the same seed). Finished games score their points and
     dead positions 0 at any depth.
+
+    A `GioulPosition` is searched with `evaluator="net"` (`net`, a Gioul net; the Gioul
+    tables, `bearoff` / `one_sided` or the Gioul defaults, exact in covered races) to
+    `plies` 0..2 for its side to decide, by the core's Gioul search (docs/net.md "Gioul
+    net"): over the 21 rolls with chains and hand-overs followed through, the candidates
+    filtered as the "net2" policy does; a decision in hand is always searched
+    (`fevga.evaluate` of the same state and plies).
     """
+    if isinstance(position, GioulPosition):
+        return _gioul_expectimax(position, renamed(plies, "plies", depth, "depth", "expectimax"), evaluator, rules,
+                                 bearoff, one_sided, net)
     start = check_position(position)
     depth = check_int("expectimax plies", renamed(plies, "plies", depth, "depth", "expectimax"), 0, MAX_DEPTH)
     rules = rules_of(rules)

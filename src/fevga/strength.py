@@ -27,7 +27,7 @@ from fevga_core import constants
 from fevga_core.gioul import random_games
 from fevga.match import GameOdds
 from fevga.net import Net, net_of
-from fevga.policy import Policy, policy_name
+from fevga.policy import Policy, policy_name, uses_net
 from fevga.game import play_game
 from fevga.position import Position
 from fevga.rollout import rollout
@@ -88,14 +88,16 @@ def duel(a: Policy, b: Policy, games: int = 2592, seed: SeedLike = 0, *, net_a: 
     return Duel(policy_name(a), policy_name(b), n, ppg, Z95 * ppg_se, win, Z95 * win_se, draws)
 
 
-GIOUL_DUEL_POLICIES = ("random", "heuristic", "net")  # the Gioul core's policies ("net": a Gioul net)
+GIOUL_DUEL_POLICIES = ("random", "heuristic", "net", "net2")  # the Gioul core's policies (net ones: a Gioul net)
 GIOUL_DUEL_CHUNK = 64  # games per task of a Gioul duel (Ctrl-C waits for one per thread)
+GIOUL_NET2_CHUNK = 2  # the same with "net2" playing (a net2 game takes about 0.3 s)
 
 
 def gioul_duel(a: str, b: str, games: int = 2592, seed: SeedLike = 0, *, net_a: Net | None = None,
                net_b: Net | None = None, workers: int | None = None) -> Duel:
     """Play `games` Gioul games of `a` against `b` in the core (half with `a` as White), the same
-    dice streams in both halves; the "net" policy plays `net_a` / `net_b` (default: the shipped Gioul net).
+    dice streams in both halves; the "net" and "net2" policies play `net_a` / `net_b` (default: the
+    shipped Gioul net).
 
     Each game starts with the one-die draw and the starter rolls fresh dice (no stratified
     first rolls, unlike the Fevga duel's rollouts): the swapped halves cancel most of the luck.
@@ -107,7 +109,7 @@ def gioul_duel(a: str, b: str, games: int = 2592, seed: SeedLike = 0, *, net_a: 
         if not isinstance(policy, str) or policy not in GIOUL_DUEL_POLICIES:
             raise InvalidArgumentError(f"Gioul duel policy {repr(policy)[:40]} must be one of {list(GIOUL_DUEL_POLICIES)}")
         ids.append(int(constants.POLICY_IDS[policy]))
-        nets.append(net_of(net, "gioul")._core if policy == "net" else None)
+        nets.append(net_of(net, "gioul")._core if uses_net((policy,)) else None)
     threads = check_workers(workers)
     master = master_key(seed_sequence(seed))
     half = games // 2
@@ -120,7 +122,7 @@ def gioul_duel(a: str, b: str, games: int = 2592, seed: SeedLike = 0, *, net_a: 
                                      nets[black])
             points[swap * half + start: swap * half + stop] = result if not swap else -result.astype(np.float64)
 
-    run_chunks(half, threads, play, chunk=GIOUL_DUEL_CHUNK)
+    run_chunks(half, threads, play, chunk=GIOUL_NET2_CHUNK if "net2" in (a, b) else GIOUL_DUEL_CHUNK)
     ppg = float(points.mean())
     win = float(np.mean(points > 0) + 0.5 * np.mean(points == 0))
     draws = float(np.mean(points == 0))

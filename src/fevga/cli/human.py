@@ -637,6 +637,6 @@ def engine_of(args: argparse.Namespace, game: str) -> Any:
     policy = chosen.pop() if chosen else DEFAULT_ENGINE[game]
     if not 1 <= args.hint_plies <= 4:
         raise InvalidArgumentError(f"--hint-plies {args.hint_plies} must be 1..4")
-    if game == "gioul" and args.hint_plies > GIOUL_MAX_PLIES + 1:
-        raise InvalidArgumentError(f"--hint-plies {args.hint_plies}: Gioul hints go to {GIOUL_MAX_PLIES + 1} ply for now")
+    if game == "gioul" and args.hint_plies > GIOUL_MAX_PLIES:
+        raise InvalidArgumentError(f"--hint-plies {args.hint_plies}: Gioul hints go to {GIOUL_MAX_PLIES} plies")
     return Engine(policy, game, net_of(args.net, game) if args.net else None, args.hint_plies)

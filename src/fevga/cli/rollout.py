@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--workers", type=int, default=None, help="local worker threads or Dask workers (default: all cores)")
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: fresh entropy, printed)")
     parser.add_argument("--policy", default=None, choices=sorted(POLICY_IDS),
-                        help="policy of both sides (default: net for Fevga, heuristic for Gioul)")
+                        help="policy of both sides (default: net, the game's shipped net)")
     parser.add_argument("--net", default=None, metavar="FILE", help="net weights for the net policies and luck (default: shipped)")
     parser.add_argument("--candidates", type=int, default=None,
                         help="with --dice: roll out only the N moves the net rates best")
@@ -104,7 +104,7 @@ def _run(args: argparse.Namespace) -> int:
         "games": games,
         "seed": args.seed,
         "workers": args.workers,
-        "policy": args.policy,  # None: the API's default, net for Fevga and heuristic for Gioul
+        "policy": args.policy,  # None: the API's default, net
         "truncate": args.truncate,
         "backend": "dask" if (args.dask or args.scheduler) else "local",
         "scheduler": args.scheduler,

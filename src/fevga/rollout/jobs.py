@@ -36,7 +36,7 @@ MAX_GAMES = 2**53  # game counts are summed in float64: exact up to here
 FIELDS = {name: i for i, name in enumerate(core.SUM_FIELDS)}
 LENGTH_BINS = int(core.MAX_LENGTH)
 ROW_WIDTH = POSITION_WIDTH  # bytes of a position row
-GIOUL_POLICIES = ("random", "heuristic")  # the policies the Gioul core plays
+GIOUL_POLICIES = ("random", "heuristic", "net", "net2")  # the policies the Gioul core plays (net ones: a Gioul net)
 
 
 @dataclass(frozen=True)
@@ -243,18 +243,19 @@ def make_job(rows: bytes, color: int, games: int, seed: SeedLike, policy: Policy
     pair = policy_pair(policy)
     ids, name = _policy_ids(pair)
     if rules.game == "gioul":
-        _check_gioul_job(pair, net, match)
-        # Gioul's policies consult no tables: only luck and truncation need the Gioul tables.
-        tables, callback = (tables_spec(bearoff, one_sided, "gioul") if luck or truncate else None), None
+        _check_gioul_job(pair, match)
+        # The Gioul tables serve luck, truncation and the net policies' race override.
+        tables = tables_spec(bearoff, one_sided, "gioul") if luck or truncate or uses_net(pair) else None
+        callback = None
     else:
         tables, callback = tables_spec(bearoff, one_sided), chooser(pair, rules)
     if isinstance(net, tuple):
         if len(net) != 2:
             raise InvalidArgumentError(f"net pair {net!r} must be (white_net, black_net)")
-        white, black = (net_of(x) if x is not None or uses_net((p,)) else None for x, p in zip(net, pair))
+        white, black = (net_of(x, rules.game) if x is not None or uses_net((p,)) else None for x, p in zip(net, pair))
         evaluator, black_net = white, (None if black == white else black)
     else:
-        evaluator = net_of(net) if net is not None or uses_net(pair) else None
+        evaluator = net_of(net, rules.game) if net is not None or uses_net(pair) else None
         black_net = None
     if seed is None and resume is not None:
         master, seed_value = resume
@@ -270,16 +271,12 @@ def make_job(rows: bytes, color: int, games: int, seed: SeedLike, policy: Policy
     return job, name, seed_value
 
 
-def _check_gioul_job(pair: tuple[Policy, Policy], net: NetSpec, match: MatchScore | None) -> None:
-    """InvalidArgumentError for what the Gioul core does not play: policies other than random
-    and heuristic, nets, match scores."""
+def _check_gioul_job(pair: tuple[Policy, Policy], match: MatchScore | None) -> None:
+    """InvalidArgumentError for what the Gioul core does not play: policies other than
+    GIOUL_POLICIES, match scores."""
     for policy in pair:
         if not isinstance(policy, str) or policy not in GIOUL_POLICIES:
             raise InvalidArgumentError(f"policy {policy!r} cannot play Gioul: Gioul rollouts play "
                                        f"{' or '.join(map(repr, GIOUL_POLICIES))}")
-    if net is not None:
-        raise InvalidArgumentError("net= has no use in a Gioul rollout: Gioul rollouts do not play a net yet, "
-                                   "no Gioul net in the core's rollouts (luck is valued by the heuristic and the "
-                                   "Gioul bear-off tables)")
     if match is not None:
         raise InvalidArgumentError("Gioul rollouts have no match score: the match equity table is Fevga's")

@@ -84,11 +84,12 @@ def rollout(
 
     A `GioulPosition` (waiting for a roll, or in the middle of one) is played out by the Gioul
     core with the same statistics, seeding, stratification, luck, truncation (Gioul bear-off
-    tables), checkpoints and backends; its policies are "random" and "heuristic", with no net
-    and no match score (docs/rollout.md, "Gioul"); the default policy there is "heuristic".
+    tables), checkpoints and backends; its policies are "random", "heuristic", "net" and
+    "net2" (with a Gioul net, `net=`, default the shipped one, overridden by the Gioul tables in
+    covered races; "net" is the default, as for Fevga), with no match score (docs/rollout.md, "Gioul").
     """
     start, rules = _start(position, rules)
-    policy = default_policy(policy, start)
+    policy = default_policy(policy)
     games = check_games(games, stratify)
     count = check_workers(workers)
     backend = check_backend(backend, scheduler)
@@ -154,7 +155,7 @@ def rollout_moves(
     handed over); results are for its mover. `candidates` needs a net: not for Gioul.
     """
     start, rules = _start(position, rules)
-    policy = default_policy(policy, start)
+    policy = default_policy(policy)
     games = check_games(games, stratify)
     legal: Sequence[Any]
     if isinstance(start, GioulPosition):
@@ -214,12 +215,9 @@ def rollout_moves(
             for k in order]
 
 
-def default_policy(policy: Policy | tuple[Policy, Policy] | None,
-                   position: object) -> Policy | tuple[Policy, Policy]:
-    """`policy`, or the default: "net" for Fevga, "heuristic" for Gioul (Gioul rollouts play no net yet)."""
-    if policy is not None:
-        return policy
-    return "heuristic" if isinstance(position, GioulPosition) else "net"
+def default_policy(policy: Policy | tuple[Policy, Policy] | None) -> Policy | tuple[Policy, Policy]:
+    """`policy`, or the default of both games: "net" (the shipped net of the position's game)."""
+    return "net" if policy is None else policy
 
 
 def _chosen(start: Position | GioulPosition, dice: object, rules: Rules,

@@ -90,14 +90,15 @@ def position_dict(position: Position | GioulPosition) -> dict[str, Any]:
     """A position's ID, game, counts (each side's own numbering), turn, pips and state, and the
     deepest plies its game is judged at (``max_plies``: evaluate, hint)."""
     board = _board_of(position)
-    deepest = GIOUL_MAX_PLIES if isinstance(position, GioulPosition) else MAX_PLIES
+    evaluate_plies, hint_plies = (GIOUL_MAX_PLIES, GIOUL_MAX_PLIES) if isinstance(position, GioulPosition) \
+        else (MAX_PLIES, MAX_PLIES + 1)
     winner = position.winner()
     out: dict[str, Any] = {
         "id": position.id, "game": "gioul" if isinstance(position, GioulPosition) else "fevga",
         "turn": COLOR_NAMES[position.turn], "white": list(board.counts(WHITE)), "black": list(board.counts(BLACK)),
         "pips": {"white": board.pips(WHITE), "black": board.pips(BLACK)}, "board": board.id,
         "json": position.to_dict(), "winner": None if winner is None else COLOR_NAMES[winner],
-        "caption": svg.caption(board), "max_plies": {"evaluate": deepest, "hint": deepest + 1},
+        "caption": svg.caption(board), "max_plies": {"evaluate": evaluate_plies, "hint": hint_plies},
     }
     if isinstance(position, GioulPosition):
         out["pending"] = list(position.pending)

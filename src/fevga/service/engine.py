@@ -4,7 +4,7 @@ choice for a Fevga position or a Gioul decision.
 The settings are the keys `fevga ubgi` announces (docs/ubgi.md); `choose` ranks the legal
 moves of a roll (Fevga: `fevga.hint` over the net at `ply` plies, or with `rollouts` games a
 `fevga.rollout_moves` of the net's best candidates; Gioul: `fevga.hint` of the decision over
-the Gioul net, at most GIOUL_MAX_PLIES + 1 plies, or a heuristic rollout of every move of the
+the Gioul net, at most GIOUL_MAX_PLIES plies, or a heuristic rollout of every move of the
 decision, since Gioul rollouts do not play the net yet).
 
 >>> from fevga import Position
@@ -207,7 +207,7 @@ class Engine:
         started = time.perf_counter()
         if isinstance(position, GioulPosition):
             ranking, method, notes = self._choose_gioul(position, dice, stop)
-            depth = min(int(self.values["engine.ply"]), GIOUL_MAX_PLIES + 1)  # type: ignore[call-overload]
+            depth = min(int(self.values["engine.ply"]), GIOUL_MAX_PLIES)  # type: ignore[call-overload]
         else:
             if dice is None:
                 raise InvalidArgumentError("a Fevga move needs the dice")
@@ -258,7 +258,7 @@ class Engine:
                 raise Stopped
             return [_rolled(m) for m in ranking], "rollout", ("gioul rollouts play the heuristic policy",)
         asked = int(self.values["engine.ply"])  # type: ignore[call-overload]
-        plies = min(asked, GIOUL_MAX_PLIES + 1)
+        plies = min(asked, GIOUL_MAX_PLIES)
         notes = () if plies == asked else (f"gioul moves: the Gioul net searches {plies} ply for now "
                                            f"(engine.ply {asked} applies to fevga)",)
         return self._hinted(position, dice, plies, notes)

@@ -249,9 +249,9 @@ def _moves_of(position: Position | GioulPosition, dice: tuple[int, int] | None,
 
 def _gioul_plies(position: Position | GioulPosition, plies: int, shallowest: int) -> None:
     """422 plies_limit for a Gioul state judged deeper than the Gioul net offers (GIOUL_MAX_PLIES)."""
-    if isinstance(position, GioulPosition) and plies > shallowest + GIOUL_MAX_PLIES:
-        raise ApiError(422, "plies_limit", f"plies={plies}: a Gioul state is judged at plies={shallowest} only "
-                       f"for now (docs/net.md, Gioul net)")
+    if isinstance(position, GioulPosition) and plies > GIOUL_MAX_PLIES:
+        raise ApiError(422, "plies_limit", f"plies={plies}: a Gioul state is judged at plies {shallowest}.."
+                       f"{GIOUL_MAX_PLIES} (docs/net.md, Gioul net)")
 
 
 def _evaluation_of(position: Position | GioulPosition, plies: int, rules: str = "default") -> dict[str, Any]:
@@ -654,8 +654,8 @@ def _bounded(record: Any, limits: Limits) -> Any:
 
 def _analyse(text: str, plies: int, evaluator: str, limits: Limits, stop: threading.Event) -> Any:
     record = _bounded(read_record(text), limits)
-    if isinstance(record, GioulMatchRecord) and (evaluator == "heuristic" or plies > GIOUL_MAX_PLIES + 1):
-        raise ApiError(422, "unsupported", "a Gioul record is analysed by the Gioul net at plies=1 only for now "
+    if isinstance(record, GioulMatchRecord) and (evaluator == "heuristic" or plies > GIOUL_MAX_PLIES):
+        raise ApiError(422, "unsupported", f"a Gioul record is analysed by the Gioul net at plies 1..{GIOUL_MAX_PLIES} "
                        "(evaluator=net)")
 
     def progress(done: int, count: int) -> None:
