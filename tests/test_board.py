@@ -135,8 +135,10 @@ def test_play_route_replays_and_refuses_bad_histories(port: int) -> None:
                     {**body, "history": [{"move": "x" * 500}]}, {**body, "draws": 10**9}, {**body, "extra": 1}):
         status, data = post(port, f"{API}/play", hostile)
         refused(status, data, "invalid_request")
-    status, data = post(port, f"{API}/play", {"game": "gioul", "engine": "net2"})
-    refused(status, data, "play")
+    status, data = post(port, f"{API}/play", {"game": "gioul", "engine": "random"})  # the browser offers no random
+    refused(status, data, "invalid_request")
+    status, data = post(port, f"{API}/play", {"game": "gioul", "engine": "net2"})  # the Gioul 2-ply search plays
+    assert status == 200, data
     status, data = post(port, f"{API}/play", {**body, "undo": True})
     refused(status, data, "play")
 
@@ -583,7 +585,7 @@ def test_position_evaluation_ranking_and_set_up(page: Page) -> None:
     page.fill("pos-text", state.id)
     page.click("#pos-show")
     assert len(page.els("#pos-board .die")) == 4 and "4 4 4 4" in page.text("pos-status")
-    assert not page.els("#pos-eval .unsupported") and f"equity {evaluate(state).equity:+.3f}" in page.text("pos-eval")
+    assert not page.els("#pos-eval .unsupported") and f"equity {evaluate(state, 1).equity:+.3f}" in page.text("pos-eval")
     page.click("#pos-rank-go")
     assert len(page.els("#pos-moves tr")) == len(state.legal_moves()) + 1
     assert page.els("#pos-moves tr")[1].find_element("css selector", "td:nth-child(2)").text == \

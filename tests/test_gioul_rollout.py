@@ -21,6 +21,7 @@ from fevga import (
     InvalidPositionError,
     Position,
     Rules,
+    hint,
     rollout,
     rollout_moves,
 )
@@ -485,17 +486,14 @@ def test_api_refusals() -> None:
     for policy in ("lookahead", "bearoff", lambda position, dice, moves: moves[0]):
         with pytest.raises(InvalidArgumentError, match="cannot play Gioul"):
             rollout(start, games=36, policy=policy, progress=False)  # type: ignore[arg-type]
-    for policy in ("net", "net2"):
-        with pytest.raises(InvalidArgumentError, match="no Gioul net"):
-            rollout(start, games=36, policy=policy, progress=False)
     with pytest.raises(NetGameError):  # a Fevga net for a Gioul rollout
         rollout(start, games=36, policy="net", net=Net.default(), progress=False)
     with pytest.raises(InvalidArgumentError, match="match score"):
         rollout(start, games=36, score=(0, 0), length=3, progress=False)
     with pytest.raises(InvalidRulesError):
         rollout(start, games=36, rules=Rules(), progress=False)
-    with pytest.raises(InvalidArgumentError, match="no Gioul net"):
-        rollout_moves(start, "6-5", games=36, candidates=1, progress=False)
+    with pytest.raises(NetGameError):  # candidates are ranked by the rollout's net: a Gioul one
+        rollout_moves(start, "6-5", games=36, candidates=1, net=Net.default(), progress=False)
     with pytest.raises(IllegalMoveError):
         rollout_moves(start, "6-5", games=36, moves=["24/18 18/13 13/7"], progress=False)
     with pytest.raises(InvalidArgumentError, match="twice"):
@@ -506,3 +504,15 @@ def test_api_refusals() -> None:
         rollout_moves(start, None, games=36, progress=False)
     with pytest.raises(InvalidArgumentError, match="GioulPosition"):
         rollout(start.id, games=36)  # type: ignore[arg-type]
+
+
+def test_gioul_rollouts_play_the_shipped_gioul_net_by_default() -> None:
+    """No policy and no net: the "net" policy over the shipped Gioul net, as for Fevga; the
+    candidates of a roll are the Gioul net's best moves."""
+    start = GioulPosition.initial()
+    default = rollout(start, games=36, seed=3, workers=1, progress=False)
+    explicit = rollout(start, games=36, seed=3, workers=1, policy="net", net=Net.default(game="gioul"), progress=False)
+    assert default.policy == "net" and default.equity == explicit.equity
+    assert default.equity != rollout(start, games=36, seed=3, workers=1, policy="heuristic", progress=False).equity
+    ranked = rollout_moves(start, "6-5", games=36, seed=3, candidates=2, progress=False)
+    assert [r.move for r in ranked] != [] and {r.move for r in ranked} <= {h.move for h in hint(start, "6-5")[:2]}

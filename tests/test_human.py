@@ -241,7 +241,7 @@ def test_engine_options_work_or_are_refused(tmp_path: Path) -> None:
                          input="quit\n", capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and json.loads(save.read_text())["policies"] == ["net", "human"]
     for bad, words in ((["--white", "net"], "you play white"), (["--policy", "lookahead"], "cannot play a human"),
-                       (["--json"], "--save FILE.json"), (["--game", "gioul", "--policy", "net2"], "no 2-ply Gioul search"),
+                       (["--json"], "--save FILE.json"), (["--game", "gioul", "--policy", "lookahead"], "cannot play a human at gioul"),
                        (["--game", "gioul", "--net", str(NET_FILE)], "a Fevga net"),
                        (["--game", "gioul", "--save", str(tmp_path / "none" / "g.mat")], "folder")):
         refused = subprocess.run(FEVGA + ["play", "--human", "white", *bad], input="quit\n", capture_output=True,
@@ -357,7 +357,7 @@ def test_gioul_hint_piped_on_stdin_shows_the_nets_equities() -> None:
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     shown = run.stdout
-    assert "against net; hints: Gioul net 1-ply, as fevga hint" in shown
+    assert "against net2; hints: Gioul net 1-ply, as fevga hint" in shown
     state = GioulPosition.from_id(re.findall(r"ID (\S{20})", shown.split("> hint")[0])[-1])
     rolled = re.findall(r"rolled (\d)-(\d)", shown.split("> hint")[0])[-1]
     best = fevga.hint(state, None if state.pending else (int(rolled[0]), int(rolled[1])))[0]
@@ -393,7 +393,7 @@ def test_gioul_against_the_gioul_net_with_hints_and_the_tutor(tmp_path: Path) ->
     record = play_human_game("white", seed=4, rules=Rules.gioul(), tutor="doubtful",
                              console=Console(stdin=GioulTypist(), stdout=screen))
     shown = screen.getvalue()
-    assert "against net; hints: Gioul net 1-ply, as fevga hint" in shown
+    assert "against net2; hints: Gioul net 1-ply, as fevga hint" in shown
     assert "hint (Gioul net 1-ply, as fevga hint), equity for white:" in shown
     assert re.search(r"tutor: .* is (doubtful|bad|very bad): it gives up", shown)
     assert len(hinted) == 3
@@ -401,16 +401,16 @@ def test_gioul_against_the_gioul_net_with_hints_and_the_tutor(tmp_path: Path) ->
         best = fevga.hint(state, dice)[0]
         assert f"1 {best.move.notation:<28}   1 {best.equity:+8.4f}" in table
     assert isinstance(record, GioulGameRecord) and record.final.is_game_over() and not record.truncated
-    assert record.policies == ("human", "net")
+    assert record.policies == ("human", "net2")
     assert GioulGameRecord.from_json(record.to_json()) == replace(record, decisions=record.decisions)
-    white, black = analyse(record).players
-    assert black.total_loss == 0.0 and black.decisions > 0  # the engine plays the net's best at 1 ply
+    white, black = analyse(record, plies=2).players
+    assert black.total_loss == 0.0 and black.decisions > 0  # the engine plays the net's best at 2 plies
     save = tmp_path / "gioul.json"
     run = subprocess.run(FEVGA + ["play", "--human", "black", "--game", "gioul", "--seed", "4", "--save", str(save)],
                          input="quit\n", capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     saved = GioulGameRecord.from_json(save.read_text())
-    assert saved.truncated and saved.policies == ("net", "human") and "saved" in run.stdout
+    assert saved.truncated and saved.policies == ("net2", "human") and "saved" in run.stdout
     text = tmp_path / "gioul.txt"  # the text match format, as for Fevga
     run = subprocess.run(FEVGA + ["play", "--human", "black", "--game", "gioul", "--seed", "4", "--save", str(text)],
                          input="quit\n", capture_output=True, text=True, timeout=120)

@@ -48,9 +48,9 @@ AnyPosition = Union[Position, GioulPosition]
 AnyMove = Union[Move, GioulMove]
 AnyRecord = Union[GameRecord, GioulGameRecord]
 
-# The policies the engine can play against a human, per game (no 2-ply Gioul search in the core yet).
-ENGINE_POLICIES = {"fevga": ("net2", "net", "heuristic", "random"), "gioul": ("net", "heuristic", "random")}
-DEFAULT_ENGINE = {"fevga": "net2", "gioul": "net"}
+# The policies the engine can play against a human, per game.
+ENGINE_POLICIES = {game: ("net2", "net", "heuristic", "random") for game in ("fevga", "gioul")}
+DEFAULT_ENGINE = {"fevga": "net2", "gioul": "net2"}
 TUTOR_LEVELS = MARKS  # "doubtful", "bad", "very bad": the analysis marks
 
 HELP = """commands:
@@ -144,8 +144,7 @@ class Engine:
     def __post_init__(self) -> None:
         allowed = ENGINE_POLICIES[self.game]
         if self.policy not in allowed:
-            why = " (there is no 2-ply Gioul search yet)" if self.game == "gioul" and self.policy == "net2" else ""
-            raise InvalidArgumentError(f"engine policy {self.policy!r} cannot play a human at {self.game}{why}: "
+            raise InvalidArgumentError(f"engine policy {self.policy!r} cannot play a human at {self.game}: "
                                        f"choose {', '.join(allowed)}")
         if self.net is not None:
             self.net = net_of(self.net, self.game)  # NetGameError for the other game's net

@@ -152,7 +152,7 @@ def rollout_moves(
 
     For a `GioulPosition` the moves are those of its next decision: of the roll `dice` when a
     roll is due, else (`dice=None`) of the pending decision (the next block of a chain, or dice
-    handed over); results are for its mover. `candidates` needs a net: not for Gioul.
+    handed over); results are for its mover; `candidates` are ranked by the Gioul net.
     """
     start, rules = _start(position, rules)
     policy = default_policy(policy)
@@ -165,10 +165,7 @@ def rollout_moves(
     if candidates is not None and moves is not None:
         raise InvalidArgumentError("give candidates= or moves=, not both")
     if candidates is not None:
-        if isinstance(start, GioulPosition):
-            raise InvalidArgumentError("candidates= ranks moves with the net of the rollout, and Gioul rollouts play "
-                                       "no Gioul net yet (use moves=)")
-        legal = _net_candidates(start, parse_dice(dice), rules, check_int("candidates", candidates, 1), net)
+        legal = _net_candidates(start, dice, rules, check_int("candidates", candidates, 1), net)
     elif moves is not None:
         legal = _chosen(start, dice, rules, moves)
     count = check_workers(workers)
@@ -279,8 +276,9 @@ def _resume(seed: SeedLike, path: Path | None) -> tuple[int, int | str] | None:
     return None
 
 
-def _net_candidates(start: Position, dice: tuple[int, int], rules: Rules, count: int, net: NetSpec) -> list[Move]:
-    """The `count` moves the net rates best at 1 ply (fevga.hint), best first."""
+def _net_candidates(start: Position | GioulPosition, dice: object, rules: Rules, count: int,
+                    net: NetSpec) -> list[Any]:
+    """The `count` moves the game's net rates best at 1 ply (fevga.hint), best first."""
     return [h.move for h in hint(start, dice, 1, rules, net=None if isinstance(net, tuple) else net)[:count]]
 
 

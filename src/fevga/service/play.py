@@ -117,8 +117,7 @@ def _start(game: str, starter: Color) -> AnyPosition:
 def _engine(request: PlayRequest) -> Engine:
     policy = request.engine or DEFAULT_ENGINE[request.game]
     if policy not in BROWSER_ENGINES[request.game]:
-        why = " (there is no 2-ply Gioul search yet)" if request.game == "gioul" and policy == "net2" else ""
-        raise PlayError(f"engine {policy!r} cannot play {request.game} here{why}: choose "
+        raise PlayError(f"engine {policy!r} cannot play {request.game} here: choose "
                         f"{', '.join(BROWSER_ENGINES[request.game])}")
     return Engine(policy, request.game)
 

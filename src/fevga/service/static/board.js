@@ -404,7 +404,7 @@ function initTabs() {
 // ------------------------------------------------------------------ play against the engine
 
 const ENGINES = { fevga: [["net2", "net, 2 plies (strongest)"], ["net", "net, 1 ply"], ["heuristic", "heuristic"]],
-                  gioul: [["net", "Gioul net, 1 ply (strongest)"], ["heuristic", "heuristic"]] };
+                  gioul: [["net2", "Gioul net, 2 plies (strongest)"], ["net", "Gioul net, 1 ply"], ["heuristic", "heuristic"]] };
 
 const game = { request: null, history: [], draws: 0, state: null, builder: null, selected: null, targets: new Map(),
                generation: 0 };
