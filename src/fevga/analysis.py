@@ -45,7 +45,7 @@ from fevga.position import Move, Position
 from fevga.rules import Rules, rules_of
 from fevga_core import search as core
 from fevga_core.board import ROLL_WEIGHTS, ROLLS
-from fevga_core.gioul import GIOUL_MAX_PLIES, evaluate_state, rank_moves
+from fevga_core.gioul import GIOUL_MAX_PLIES as GIOUL_MAX_PLIES, evaluate_state, rank_moves  # deepest Gioul plies
 
 MAX_PLIES: int = core.PLIES_LIMIT  # deepest evaluate(); hint() goes one deeper
 

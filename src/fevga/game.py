@@ -23,7 +23,7 @@ from fevga.gioul import GioulPosition
 from fevga.limits import MAX_GAME_PLIES, MAX_LENGTH, MAX_MATCH_GAMES, check_int
 from fevga.position import BLACK, WHITE, Color, Position
 from fevga.net import Net, net_of
-from fevga.policy import HEURISTIC_SCALE, TABLE_POLICIES, Policy, chooser, policy_id, policy_name, policy_pair, uses_net
+from fevga.policy import GIOUL_POLICIES, HEURISTIC_SCALE, TABLE_POLICIES, Policy, chooser, policy_id, policy_name, policy_pair, uses_net
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
 from fevga_core import game as core_game
@@ -161,7 +161,6 @@ def _match_games(length: int, max_games: int, sequence: np.random.SeedSequence,
     return games, (score[0], score[1])
 
 
-GIOUL_POLICIES = ("random", "heuristic", "net", "net2")  # the policies the core plays Gioul with (net ones: a Gioul net)
 
 
 def _gioul_policy_id(policy: str) -> int:

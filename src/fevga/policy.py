@@ -24,6 +24,7 @@ POLICY_IDS: dict[str, int] = dict(constants.POLICY_IDS)
 CALLBACK_ID = constants.POLICY_CALLBACK
 NET_POLICIES = ("net", "net2")  # these play with the neural evaluator (fevga.net)
 TABLE_POLICIES = ("bearoff", "lookahead", *NET_POLICIES)  # these consult the bear-off tables
+GIOUL_POLICIES = ("random", "heuristic", *NET_POLICIES)  # what the core plays Gioul with (net ones: a Gioul net)
 HEURISTIC_SCALE = 100.0  # heuristic units per tanh unit of the static evaluator (docs/rollout.md)
 
 

@@ -27,7 +27,7 @@ from fevga_core import constants
 from fevga_core.gioul import random_games
 from fevga.match import GameOdds
 from fevga.net import Net, net_of
-from fevga.policy import Policy, policy_name, uses_net
+from fevga.policy import GIOUL_POLICIES, Policy, policy_name, uses_net
 from fevga.game import play_game
 from fevga.position import Position
 from fevga.rollout import rollout
@@ -88,7 +88,6 @@ def duel(a: Policy, b: Policy, games: int = 2592, seed: SeedLike = 0, *, net_a: 
     return Duel(policy_name(a), policy_name(b), n, ppg, Z95 * ppg_se, win, Z95 * win_se, draws)
 
 
-GIOUL_DUEL_POLICIES = ("random", "heuristic", "net", "net2")  # the Gioul core's policies (net ones: a Gioul net)
 GIOUL_DUEL_CHUNK = 64  # games per task of a Gioul duel (Ctrl-C waits for one per thread)
 GIOUL_NET2_CHUNK = 2  # the same with "net2" playing (a net2 game takes about 0.3 s)
 
@@ -106,8 +105,8 @@ def gioul_duel(a: str, b: str, games: int = 2592, seed: SeedLike = 0, *, net_a: 
         raise InvalidArgumentError(f"games={games!r} must be an even integer (half the games with each colour)")
     ids, nets = [], []
     for policy, net in ((a, net_a), (b, net_b)):
-        if not isinstance(policy, str) or policy not in GIOUL_DUEL_POLICIES:
-            raise InvalidArgumentError(f"Gioul duel policy {repr(policy)[:40]} must be one of {list(GIOUL_DUEL_POLICIES)}")
+        if not isinstance(policy, str) or policy not in GIOUL_POLICIES:
+            raise InvalidArgumentError(f"Gioul duel policy {repr(policy)[:40]} must be one of {list(GIOUL_POLICIES)}")
         ids.append(int(constants.POLICY_IDS[policy]))
         nets.append(net_of(net, "gioul")._core if uses_net((policy,)) else None)
     threads = check_workers(workers)

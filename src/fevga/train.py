@@ -45,13 +45,13 @@ from fevga.files import atomic_write, output_folder
 from fevga.inputs import ArraySpec, parse_json, read_file, read_npz
 from fevga.net import Net, check_game
 from fevga.parallel import deferred_interrupt, run_chunks
-from fevga.policy import POLICY_IDS
+from fevga.policy import GIOUL_POLICIES, POLICY_IDS
 from fevga.checks import check_workers
 from fevga.bearoff.core_tables import tables_of
 from fevga.rules import Rules
 from fevga.seeding import master_key
 from fevga.limits import MAX_GAMES
-from fevga.strength import GIOUL_DUEL_POLICIES, duel, gioul_duel
+from fevga.strength import duel, gioul_duel
 from fevga_core import train as core
 from fevga.rollout.executors import connect
 from fevga_core.net import CoreNet
@@ -250,7 +250,7 @@ def _remote_samples(params: npt.NDArray[np.float32], hidden: int, master: int, f
 def _opponent(config: TrainConfig) -> tuple[str, Net | None]:
     """The strength checks' opponent: a built-in policy of the game, or the "net" policy over a
     net file of the game."""
-    policies = [p for p in GIOUL_DUEL_POLICIES if p != "net"] if config.game == "gioul" else POLICY_IDS
+    policies = [p for p in GIOUL_POLICIES if p != "net"] if config.game == "gioul" else POLICY_IDS
     if isinstance(config.check_against, str) and config.check_against in policies:
         return config.check_against, None
     return "net", Net.load(config.check_against).of_game(config.game)

@@ -17,7 +17,7 @@ from fevga.errors import InvalidArgumentError
 from fevga.limits import check_flag
 from fevga.match import MatchScore
 from fevga.net import Net, net_of
-from fevga.policy import HEURISTIC_SCALE, Policy, chooser, policy_id, policy_name, policy_pair, uses_net
+from fevga.policy import GIOUL_POLICIES, HEURISTIC_SCALE, Policy, chooser, policy_id, policy_name, policy_pair, uses_net
 from fevga.rules import Rules
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
 from fevga_core import rollout as core
@@ -36,7 +36,6 @@ MAX_GAMES = 2**53  # game counts are summed in float64: exact up to here
 FIELDS = {name: i for i, name in enumerate(core.SUM_FIELDS)}
 LENGTH_BINS = int(core.MAX_LENGTH)
 ROW_WIDTH = POSITION_WIDTH  # bytes of a position row
-GIOUL_POLICIES = ("random", "heuristic", "net", "net2")  # the policies the Gioul core plays (net ones: a Gioul net)
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ from fevga.analysis import GIOUL_MAX_PLIES, MAX_PLIES, evaluate, hint
 from fevga.errors import FevgaError, InvalidArgumentError, InvalidNotationError, RecordError
 from fevga.gioul import GioulPosition
 from fevga.notation import parse_dice
+from fevga.policy import GIOUL_POLICIES
 from fevga.position import COLOR_NAMES, Position
 from fevga.records import GioulGameRecord, GioulMatchRecord, is_json_record, read_json, read_match, record_from_data
 from fevga.report import graph
@@ -474,8 +475,9 @@ def create_app(limits: Limits | None = None) -> FastAPI:
             raise ApiError(422, "game_over", f"position {position.id} is already finished")
         dice = None if request.dice is None else _dice(position, request.dice)
         by_move = request.dice is not None or (isinstance(position, GioulPosition) and bool(position.pending))
-        if isinstance(position, GioulPosition) and request.policy not in ("random", "heuristic"):
-            raise ApiError(422, "unsupported", f"Gioul rollouts play the random or heuristic policy, not {request.policy}")
+        if isinstance(position, GioulPosition) and request.policy not in GIOUL_POLICIES:
+            raise ApiError(422, "unsupported", f"Gioul rollouts play the {', '.join(GIOUL_POLICIES)} policies, "
+                           f"not {request.policy}")
         work = _rollout_work(position, dice, by_move, request)
         try:
             job = jobs.submit(work, request.games, request.model_dump())
