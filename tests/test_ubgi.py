@@ -387,7 +387,7 @@ def test_out_of_order_commands(engine: Controller) -> None:
 
 
 def test_isready_and_stop_during_a_long_search(engine: Controller) -> None:
-    # a Gioul rollout (the heuristic policy: short blocks, so stop is taken within seconds)
+    # a Gioul rollout on the net: isready is answered at once while it runs, and stop is taken
     engine.send("set game.variant gioul")
     engine.send("set engine.rollouts 1000000")
     engine.send("position fevgaid start")

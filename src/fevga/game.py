@@ -191,7 +191,7 @@ def play_gioul_game(
     Without `start` the game begins with the one-die draw; with `start` (a Gioul state that
     is not finished) it is played on from there: its side on turn rolls (or plays its
     pending dice) first. The "net" and "net2" policies play with `net`, a Gioul net (default: the
-    shipped one).
+    shipped one), and the default Gioul bear-off tables in covered races, as `hint` does.
 
     >>> record = play_gioul_game(seed=7)
     >>> record.final.is_game_over()
@@ -209,7 +209,7 @@ def play_gioul_game(
             raise InvalidArgumentError(f"start state {start.id} is already finished")
     sequence = seed_sequence(seed)
     points, raw = record_game(master_key(sequence), 0, rules.first_roll == "opening_dice", ids[0], ids[1], start,
-                              nets[0], nets[1])
+                              nets[0], nets[1], tables_of("gioul-default") if uses_net(pair) else None)
     decisions = []
     previous: int | None = None  # the mover of the previous decision
     for mover, roller, d1, d2, die, count, pair_die, steps, choices in raw:

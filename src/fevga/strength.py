@@ -27,6 +27,7 @@ from fevga_core import constants
 from fevga_core.gioul import random_games
 from fevga.match import GameOdds
 from fevga.net import Net, net_of
+from fevga.bearoff.core_tables import tables_of
 from fevga.policy import GIOUL_POLICIES, Policy, policy_name, uses_net
 from fevga.game import play_game
 from fevga.position import Position
@@ -96,7 +97,7 @@ def gioul_duel(a: str, b: str, games: int = 2592, seed: SeedLike = 0, *, net_a: 
                net_b: Net | None = None, workers: int | None = None) -> Duel:
     """Play `games` Gioul games of `a` against `b` in the core (half with `a` as White), the same
     dice streams in both halves; the "net" and "net2" policies play `net_a` / `net_b` (default: the
-    shipped Gioul net).
+    shipped Gioul net) and the default Gioul bear-off tables in covered races, as `hint` does.
 
     Each game starts with the one-die draw and the starter rolls fresh dice (no stratified
     first rolls, unlike the Fevga duel's rollouts): the swapped halves cancel most of the luck.
@@ -113,12 +114,13 @@ def gioul_duel(a: str, b: str, games: int = 2592, seed: SeedLike = 0, *, net_a: 
     master = master_key(seed_sequence(seed))
     half = games // 2
     points = np.zeros(games, dtype=np.float64)  # for `a`
+    tables = tables_of("gioul-default") if uses_net((a, b)) else None  # exact in covered races, as hint is
 
     def play(start: int, stop: int) -> None:
         for swap in (0, 1):  # a as White, then as Black, over the same games (dice streams)
             white, black = (0, 1) if not swap else (1, 0)
             result, _ = random_games(master, start, stop - start, False, ids[white], ids[black], nets[white],
-                                     nets[black])
+                                     nets[black], tables)
             points[swap * half + start: swap * half + stop] = result if not swap else -result.astype(np.float64)
 
     run_chunks(half, threads, play, chunk=GIOUL_NET2_CHUNK if "net2" in (a, b) else GIOUL_DUEL_CHUNK)

@@ -2,10 +2,9 @@
 choice for a Fevga position or a Gioul decision.
 
 The settings are the keys `fevga ubgi` announces (docs/ubgi.md); `choose` ranks the legal
-moves of a roll (Fevga: `fevga.hint` over the net at `ply` plies, or with `rollouts` games a
-`fevga.rollout_moves` of the net's best candidates; Gioul: `fevga.hint` of the decision over
-the Gioul net, at most GIOUL_MAX_PLIES plies, or a heuristic rollout of every move of the
-decision, since Gioul rollouts do not play the net yet).
+moves of a roll or of a Gioul decision the same way for both games: `fevga.hint` over the
+game's net at `ply` plies (Gioul: at most GIOUL_MAX_PLIES), or with `rollouts` games a
+`fevga.rollout_moves` on the net of the net's best candidates.
 
 >>> from fevga import Position
 >>> engine = Engine()
@@ -205,27 +204,16 @@ class Engine:
         takes ``dice=None``), best first. Raises FevgaError for a finished game or dice that
         do not fit the position, Stopped if `stop` is set during a rollout."""
         started = time.perf_counter()
-        if isinstance(position, GioulPosition):
-            ranking, method, notes = self._choose_gioul(position, dice, stop)
-            depth = min(int(self.values["engine.ply"]), GIOUL_MAX_PLIES)  # type: ignore[call-overload]
-        else:
-            if dice is None:
-                raise InvalidArgumentError("a Fevga move needs the dice")
-            ranking, method, notes = self._choose_fevga(position, dice, stop)
-            depth = int(self.values["engine.ply"])  # type: ignore[call-overload]
-        return Choice(tuple(ranking), method, depth, time.perf_counter() - started, notes)
-
-    def _rollouts(self) -> int:
-        """Games per move of go's rollouts (0: none)."""
-        games = self.values["engine.rollouts"]
-        assert isinstance(games, int)  # Key.parse reads the int keys
-        return games
-
-    def _choose_fevga(self, position: Position, dice: tuple[int, int],
-                      stop: threading.Event | None) -> tuple[list[Ranked], str, tuple[str, ...]]:
-        games = self._rollouts()
+        gioul = isinstance(position, GioulPosition)
         if position.winner() is not None:
-            raise InvalidArgumentError(f"position {position.id} is already finished")
+            raise InvalidArgumentError(f"{'Gioul state' if gioul else 'position'} {position.id} is already finished")
+        if dice is None and not gioul:
+            raise InvalidArgumentError("a Fevga move needs the dice")
+        asked = int(self.values["engine.ply"])  # type: ignore[call-overload]
+        depth = min(asked, GIOUL_MAX_PLIES) if gioul else asked
+        notes = () if depth == asked else (f"gioul moves: the Gioul net searches {depth} ply at most "
+                                           f"(engine.ply {asked} applies to fevga)",)
+        games = self._rollouts()
         if games:
             moves = position.legal_moves(dice, self.rules)
             ranking = rollout_moves(position, dice, games=games, seed=int(self.values["engine.seed"]),  # type: ignore[call-overload]
@@ -234,34 +222,24 @@ class Engine:
                                     candidates=min(ROLLOUT_CANDIDATES, len(moves)))
             if stop is not None and stop.is_set():
                 raise Stopped
-            return [_rolled(m) for m in ranking], "rollout", ()
-        return self._hinted(position, dice, int(self.values["engine.ply"]), ())  # type: ignore[call-overload]
+            ranked, method, notes = [_rolled(m) for m in ranking], "rollout", ()
+        else:
+            ranked, method = self._hinted(position, dice, depth)
+        return Choice(tuple(ranked), method, depth, time.perf_counter() - started, notes)
 
-    def _hinted(self, position: Position | GioulPosition, dice: tuple[int, int] | None, plies: int,
-                notes: tuple[str, ...]) -> tuple[list[Ranked], str, tuple[str, ...]]:
+    def _rollouts(self) -> int:
+        """Games per move of go's rollouts (0: none)."""
+        games = self.values["engine.rollouts"]
+        assert isinstance(games, int)  # Key.parse reads the int keys
+        return games
+
+    def _hinted(self, position: Position | GioulPosition, dice: tuple[int, int] | None,
+                plies: int) -> tuple[list[Ranked], str]:
         """The ranking of `fevga.hint` over the game's net at `plies` plies."""
         hints: list[Any] = hint(position, dice, plies=plies, rules=self.rules, net=self.net)
         ranked = [Ranked(h.move, h.equity, h.evaluation.win, h.evaluation.win_mars, h.evaluation.lose_mars)
                   for h in hints]
-        return ranked, f"net {plies}-ply", notes
-
-    def _choose_gioul(self, position: GioulPosition, dice: tuple[int, int] | None,
-                      stop: threading.Event | None) -> tuple[list[Ranked], str, tuple[str, ...]]:
-        games = self._rollouts()
-        if position.winner() is not None:
-            raise InvalidArgumentError(f"Gioul state {position.id} is already finished")
-        if games:
-            ranking = rollout_moves(position, dice, games=games, seed=int(self.values["engine.seed"]),  # type: ignore[call-overload]
-                                    workers=int(self.values["engine.threads"]), policy="heuristic",  # type: ignore[call-overload]
-                                    rules=self.rules, progress=False, cancel=stop)
-            if stop is not None and stop.is_set():
-                raise Stopped
-            return [_rolled(m) for m in ranking], "rollout", ("gioul rollouts play the heuristic policy",)
-        asked = int(self.values["engine.ply"])  # type: ignore[call-overload]
-        plies = min(asked, GIOUL_MAX_PLIES)
-        notes = () if plies == asked else (f"gioul moves: the Gioul net searches {plies} ply for now "
-                                           f"(engine.ply {asked} applies to fevga)",)
-        return self._hinted(position, dice, plies, notes)
+        return ranked, f"net {plies}-ply"
 
 
 def _rolled(m: Any) -> Ranked:
