@@ -92,7 +92,7 @@ def test_gioul_rollout_refusals_are_one_line() -> None:
         (("start", "--game", "gioul", "--pending"), "no dice pending"),
         (("__4AAAj__AABAAAA5VhH", "--dice", "6-5"), "rank them with --pending"),
         (("start", "--pending"), "--pending ranks the pending decision of a Gioul state"),
-        (("start", "--game", "gioul", "--policy", "net"), "cannot play Gioul"),
+        (("start", "--game", "gioul", "--policy", "lookahead"), "cannot play Gioul"),
     ):
         result = run("rollout", *args, "--games", "36")
         assert result.returncode == 2, args
