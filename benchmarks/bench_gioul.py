@@ -26,6 +26,7 @@ from fevga.game import play_gioul_game
 from fevga.rollout import STRATA, RolloutResult
 from fevga_core import constants
 from fevga_core import gioul as core_gioul
+from fevga_core import rollout as core_rollout
 
 CORPUS_SIZE = 1000
 DECISIONS = (20, 30, 40, 50, 60)
@@ -144,7 +145,7 @@ def gioul_net() -> Any:
 
 def _net_games(policy: str, games: int) -> tuple[np.ndarray, int]:
     ids = int(constants.POLICY_IDS[policy])
-    return core_gioul.random_games(2026, 0, games, False, ids, ids, gioul_net(), gioul_net())
+    return core_rollout.gioul_games(2026, 0, games, False, ids, ids, gioul_net(), gioul_net())
 
 
 def test_gioul_net_selfplay_games_per_second(benchmark: Any) -> None:

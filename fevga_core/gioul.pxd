@@ -2,7 +2,6 @@
 
 from fevga_core.types cimport PositionC, MoveC, GioulC, uint8_t, uint64_t
 from fevga_core.movegen cimport WorkspaceC, ScratchC
-from fevga_core.game cimport RngC
 from fevga_core.net cimport NetC, NetModel
 from fevga_core.search cimport EvaluatorC
 
@@ -30,7 +29,6 @@ cdef inline bint gioul_tables_apply(const GioulC* s) noexcept nogil:
 # Judgment over search.pyx's evaluator (ev: a Gioul net, Gioul tables, FLAG_GIOUL; gioul.pyx
 # "Judgment" defines the plies). Values are (win, win_mars, lose_mars) for the side to decide.
 cdef bint gioul_exact(const EvaluatorC* ev, const GioulC* s, double* out) noexcept nogil
-cdef void gioul_static(const EvaluatorC* ev, const GioulC* s, double* out) noexcept nogil
 # Index of the move of the pending decision of `s` (moves: its n >= 1 legal moves) that
 # `plies`-ply search (1: "net", 2: "net2") rates best for the mover; out = its value for the
 # mover. Deeper levels use move lists level + 1 .. level + plies - 1 of `scratch`.
@@ -41,23 +39,6 @@ cdef int gioul_choose(const EvaluatorC* ev, const GioulC* s, const MoveC* moves,
 cdef int gioul_ply_value(const EvaluatorC* ev, const GioulC* s, int plies, ScratchC* scratch, int level,
                          double* out) except -1 nogil
 
-# Who plays a self-play game: each side's policy id (game.pxd POLICY_*: random, heuristic,
-# net or net2) and, for the net policies, its evaluator (a Gioul net, tables); with `trail`
-# (MAX_TRAIL states) the game's states are stored there: the start, then the state after
-# each decision.
-ctypedef struct GioulPlayC:
-    int policy[2]
-    EvaluatorC ev[2]
-    GioulC* trail
-
-cdef enum:
-    MAX_TRAIL = 8193        # MAX_RECORDED decisions (gioul.pyx) and the start
-
-# A seeded game from the one-die draw (the starter rolls fresh dice) played by `play`
-# (scratch: two move lists); points = White's points (+-1, +-2; 0 for a dead position);
-# returns 1 (points unset) past MAX_TRAIL - 1 decisions, else 0; ndecisions = the decisions played.
-cdef int gioul_play_trail(GioulC* s, RngC* rng, const GioulPlayC* play, ScratchC* scratch, int* ndecisions,
-                          int* points) except -1 nogil
 cdef int gioul_row_problem(const uint8_t* row) noexcept nogil
 
 # A Gioul net ("gioul-1" encoding, net.pyx) over a float32 parameter vector it keeps alive.

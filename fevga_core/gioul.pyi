@@ -12,17 +12,6 @@ from fevga_core.race import Tables
 
 _G = TypeVar("_G", bound="CoreGioul")
 
-def random_games(master: int, first: int, n: int, opening_dice: bool, white_policy: int = 0, black_policy: int = 0,
-                 white_net: CoreGioulNet | None = None, black_net: CoreGioulNet | None = None,
-                 tables: Tables | None = None) -> tuple[NDArray[np.int8], int]:
-    """Play games first .. first+n-1 of a seeded job; (White's points per game, decisions)."""
-
-def record_game(master: int, index: int, opening_dice: bool, white_policy: int = 0, black_policy: int = 0,
-                start: CoreGioul | None = None, white_net: CoreGioulNet | None = None,
-                black_net: CoreGioulNet | None = None,
-                tables: Tables | None = None) -> tuple[int, list[tuple[int, int, int, int, int, int, int, tuple[tuple[int, int], ...], int]]]:
-    """Game `index` of random_games, recorded decision by decision (from `start` if given)."""
-
 GIOUL_WIDTH: int
 
 def count_moves(states: NDArray[np.uint8], dice: NDArray[np.uint8], out_counts: NDArray[np.int32]) -> None:

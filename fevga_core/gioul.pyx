@@ -12,8 +12,8 @@
 # rest is lost. With no dice left the opponent of the roller rolls next. The only
 # decision that plays no die is therefore a fresh roll its roller cannot play (a pass).
 
-from libc.stdint cimport int8_t, uint16_t
-from libc.string cimport memcmp, memcpy, memset
+from libc.stdint cimport int8_t
+from libc.string cimport memcmp, memset
 
 import numpy as np
 cimport numpy as cnp
@@ -25,16 +25,12 @@ from fevga_core.types cimport (
     NUM_SLOTS, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, MAX_STEPS, POSITION_WIDTH, FLAG_GIOUL,
 )
 from fevga_core.board cimport (
-    zobrist_turn, position_load, position_store, position_start, position_winner, position_points, side_pips, row_problem, row_problem_text, ROLL_D1, ROLL_D2,
+    zobrist_turn, position_load, position_store, position_start, position_winner, row_problem, row_problem_text, ROLL_D1, ROLL_D2,
     check_interrupt, mix64,
 )
 from fevga_core.movegen cimport (
     ScratchC, WorkspaceC, scratch_new, scratch_free, generate_moves, generate_block, can_play_die,
     apply_move, position_is_dead, player_can_move, MoveList, move_steps,
-)
-from fevga_core.game cimport (
-    RngC, rng_seed, rng_below, game_seed, roll_dice, opening_draw, choose_move,
-    POLICY_RANDOM, POLICY_HEURISTIC, POLICY_NET, POLICY_NET2,
 )
 from fevga_core.net cimport (
     NetC, NetModel, EncodingC, model_bind, net_forward, net_sgd_step, encode_gioul, gioul_net_evaluate,
@@ -48,7 +44,6 @@ from fevga_core.race cimport Tables, no_tables
 cnp.import_array()
 
 cdef enum:
-    MAX_RECORDED = 8192     # decisions one recorded game may hold (real games: a few hundred)
     PERFT_SIGNAL_INTERVAL = 1 << 14   # generator calls of perft between two Ctrl-C checks (~ms apart)
 
 
@@ -201,26 +196,11 @@ cdef long long _perft(const GioulC* s, int depth, MoveC* buffers, GioulPerftC* r
 
 
 # ---------------------------------------------------------------------------------------
-# Self-play: one game loop for fast seeded games and for recorded ones.
-
-ctypedef struct DecisionC:
-    uint8_t mover
-    uint8_t roller
-    uint8_t d1              # the dice rolled (0, 0 for a decision on pending dice)
-    uint8_t d2
-    uint8_t die             # the decision's dice: `count` of `die`, or the pair (die, pair)
-    uint8_t count
-    uint8_t pair
-    uint8_t nsteps
-    uint8_t steps[MAX_STEPS][2]
-    uint16_t choices        # legal moves the decision had
-
-
-# ---------------------------------------------------------------------------------------
 # Judgment (docs/net.md "Gioul net"): search.pyx's evaluator (EvaluatorC: here a Gioul net,
 # Gioul bear-off tables, FLAG_GIOUL) over Gioul states; values are for the side to decide.
-#   gioul_static(s)       exact (a finished game; a covered race when a roll is due and both
-#                         sides' doubles are chains, what the Gioul tables assume), else the net
+#   static value          exact (gioul_exact: a finished game; a covered race when a roll is
+#                         due and both sides' doubles are chains, what the Gioul tables
+#                         assume), else the net
 #   gioul_choose(p = 1)   the move whose result has the best static value for the mover: the
 #                         net's value for whoever decides next (the mover again for a chain's
 #                         next block), flipped when that is the other side ("net")
@@ -235,11 +215,6 @@ ctypedef struct DecisionC:
 cdef bint gioul_exact(const EvaluatorC* ev, const GioulC* s, double* out) noexcept nogil:
     """A finished game's result, or a covered race's Gioul table value; False for neither."""
     return (gioul_over(s) or gioul_tables_apply(s)) and exact_value(ev, &s.pos, out)
-
-
-cdef void gioul_static(const EvaluatorC* ev, const GioulC* s, double* out) noexcept nogil:
-    if not gioul_exact(ev, s, out):
-        gioul_net_evaluate(ev.net, s, out)
 
 
 cdef inline double _for_mover(const double* value, bint same, double* mine) noexcept nogil:
@@ -383,180 +358,6 @@ cdef int gioul_ply_value(const EvaluatorC* ev, const GioulC* s, int plies, Scrat
     if roll_expectation(&s.pos, FLAG_GIOUL, True, scratch, level, 3, _ply_roll_value, &c, out):
         out[0], out[1], out[2] = 0.5, 0.0, 0.0     # dead: a draw counts as half a win
     return 0
-
-
-cdef int _play_on(GioulC* s, RngC* rng, int first_d1, int first_d2, const GioulPlayC* play, ScratchC* scratch,
-                  DecisionC* rec, int* ndecisions, int* points) except -1 nogil:
-    """Play the game in `s` to its end (the first roll, if one is due, is first_d1-first_d2
-    when first_d1 > 0); points = White's points (+-2, +-1, 0 for a dead position, a draw).
-    Returns 1 (points unset) if more than MAX_RECORDED decisions had to be recorded, else 0.
-    With play.trail, the state before the first decision and after each one are stored there.
-    Uses move lists 0 and 1 of `scratch` (the second for "net2")."""
-    cdef int d1 = 0, d2 = 0, n, k, winner, policy
-    cdef bint first = True
-    cdef DecisionC* r
-    cdef MoveC* moves = scratch.moves
-    cdef double value[3]
-    ndecisions[0] = 0
-    if play.trail != NULL:
-        play.trail[0] = s[0]
-    while not gioul_over(s):
-        d1 = d2 = 0
-        if not s.count:
-            if first and first_d1:
-                d1 = first_d1
-                d2 = first_d2
-            else:
-                roll_dice(rng, &d1, &d2)
-            gioul_begin_roll(s, d1, d2)
-        first = False
-        n = gioul_pending_moves(s, moves, scratch.ws)
-        if n == 1 and moves[0].nsteps == 0 and position_is_dead(&s.pos, FLAG_GIOUL):
-            points[0] = 0
-            return 0
-        policy = play.policy[s.pos.turn]
-        if n == 1:
-            k = 0
-        elif policy == POLICY_NET or policy == POLICY_NET2:
-            k = gioul_choose(&play.ev[s.pos.turn], s, moves, n, 1 if policy == POLICY_NET else 2, scratch, 0, value)
-        else:
-            k = choose_move(&s.pos, moves, n, policy, rng)
-        if rec != NULL or play.trail != NULL:
-            if ndecisions[0] == MAX_RECORDED:
-                return 1
-        if rec != NULL:
-            r = &rec[ndecisions[0]]
-            r.mover = s.pos.turn
-            r.roller = s.roller
-            r.d1 = d1
-            r.d2 = d2
-            r.die = s.die
-            r.count = s.count
-            r.pair = s.pair
-            r.nsteps = moves[k].nsteps
-            memcpy(r.steps, moves[k].steps, sizeof(r.steps))
-            r.choices = n
-        ndecisions[0] += 1
-        gioul_apply(s, &moves[k])
-        if play.trail != NULL:
-            play.trail[ndecisions[0]] = s[0]
-    winner = position_winner(&s.pos)
-    k = position_points(&s.pos, winner)
-    points[0] = k if winner == 0 else -k
-    return 0
-
-
-cdef int _play_game(GioulC* s, RngC* rng, bint opening_dice, const GioulPlayC* play, ScratchC* scratch,
-                    DecisionC* rec, int* ndecisions, int* points) except -1 nogil:
-    """A complete game from the start: the one-die draw decides the starter, who rolls
-    fresh dice (or, with opening_dice, plays the two dice of the draw)."""
-    cdef int wd, bd
-    gioul_initial(s, opening_draw(rng, &wd, &bd))
-    if opening_dice:
-        return _play_on(s, rng, wd if wd > bd else bd, bd if wd > bd else wd, play, scratch, rec, ndecisions, points)
-    return _play_on(s, rng, 0, 0, play, scratch, rec, ndecisions, points)
-
-
-cdef int gioul_play_trail(GioulC* s, RngC* rng, const GioulPlayC* play, ScratchC* scratch, int* ndecisions,
-                          int* points) except -1 nogil:
-    return _play_game(s, rng, False, play, scratch, NULL, ndecisions, points)
-
-
-cdef int _players(GioulPlayC* play, int white_policy, int black_policy, CoreGioulNet white_net,
-                  CoreGioulNet black_net, Tables tables) except -1:
-    """Fill `play` from the policy ids, nets and tables of random_games / record_game, checked
-    (a Fevga net is refused by its type)."""
-    cdef int color
-    cdef CoreGioulNet net
-    policies = (white_policy, black_policy)
-    nets = (white_net, black_net)
-    play.trail = NULL
-    for color in range(2):
-        if policies[color] not in (POLICY_RANDOM, POLICY_HEURISTIC, POLICY_NET, POLICY_NET2):
-            raise InvalidArgumentError(f"Gioul policy id {policies[color]} must be random ({POLICY_RANDOM}), "
-                                       f"heuristic ({POLICY_HEURISTIC}), net ({POLICY_NET}) or net2 ({POLICY_NET2})")
-        if policies[color] in (POLICY_NET, POLICY_NET2) and nets[color] is None:
-            raise InvalidArgumentError(f"the Gioul policy id {policies[color]} (net or net2) needs a Gioul net (CoreGioulNet)")
-        play.policy[color] = policies[color]
-        net = nets[color]
-        play.ev[color].net = &net.c if net is not None else NULL
-        play.ev[color].tables = no_tables() if tables is None else &tables.c
-        play.ev[color].flags = FLAG_GIOUL
-    return 0
-
-
-def random_games(uint64_t master, long long first, long long n, bint opening_dice,
-                 int white_policy=POLICY_RANDOM, int black_policy=POLICY_RANDOM,
-                 CoreGioulNet white_net=None, CoreGioulNet black_net=None, Tables tables=None):
-    """Play games first .. first+n-1 of a seeded job (game i draws its dice from
-    game_seed(master, i)); returns (White's points per game as int8, total decisions).
-    The "net" and "net2" policies play with the side's Gioul net, overridden in covered races
-    by `tables` (Gioul bear-off tables; none by default). GIL released; Ctrl-C stops it."""
-    cdef long long i, total = 0
-    cdef int count = 0, result
-    cdef GioulPlayC play
-    cdef GioulC s
-    cdef RngC rng
-    cdef ScratchC scratch
-    if n < 0:
-        raise InvalidArgumentError(f"games {n} must be >= 0")
-    _players(&play, white_policy, black_policy, white_net, black_net, tables)
-    out = np.zeros(n, dtype=np.int8)
-    cdef int8_t[::1] points = out
-    scratch_new(&scratch, 2)
-    try:
-        with nogil:
-            for i in range(n):
-                if i % 256 == 255:
-                    check_interrupt()
-                rng_seed(&rng, game_seed(master, <uint64_t> (first + i)))
-                _play_game(&s, &rng, opening_dice, &play, &scratch, NULL, &count, &result)
-                points[i] = result
-                total += count
-    finally:
-        scratch_free(&scratch)
-    return out, total
-
-
-def record_game(uint64_t master, long long index, bint opening_dice,
-                int white_policy=POLICY_RANDOM, int black_policy=POLICY_RANDOM, CoreGioul start=None,
-                CoreGioulNet white_net=None, CoreGioulNet black_net=None, Tables tables=None):
-    """Game `index` of random_games, recorded: (White's points, [decision tuples]) where a
-    decision is (mover, roller, d1, d2, die, count, pair, steps, choices). With `start` (not
-    finished) the game is played on from that state, without the one-die draw."""
-    cdef int count = 0, j, points = 0, long_game
-    cdef GioulPlayC play
-    cdef bint from_start = start is not None
-    cdef GioulC s
-    cdef RngC rng
-    cdef ScratchC scratch
-    cdef DecisionC* rec
-    _players(&play, white_policy, black_policy, white_net, black_net, tables)
-    buffer = np.zeros(MAX_RECORDED * sizeof(DecisionC), dtype=np.uint8)
-    cdef uint8_t[::1] raw = buffer
-    rec = <DecisionC*> &raw[0]
-    if from_start:
-        if gioul_over(&start.c):
-            raise InvalidArgumentError("record_game: the start state is a finished game")
-        s = start.c
-    rng_seed(&rng, game_seed(master, <uint64_t> index))
-    scratch_new(&scratch, 2)
-    try:
-        with nogil:
-            if from_start:
-                long_game = _play_on(&s, &rng, 0, 0, &play, &scratch, rec, &count, &points)
-            else:
-                long_game = _play_game(&s, &rng, opening_dice, &play, &scratch, rec, &count, &points)
-    finally:
-        scratch_free(&scratch)
-    if long_game:
-        raise OverflowError(f"a Gioul game longer than {MAX_RECORDED} decisions")
-    decisions = []
-    for j in range(count):
-        steps = tuple([(rec[j].steps[k][0], rec[j].steps[k][1]) for k in range(rec[j].nsteps)])
-        decisions.append((rec[j].mover, rec[j].roller, rec[j].d1, rec[j].d2, rec[j].die,
-                          rec[j].count, rec[j].pair, steps, rec[j].choices))
-    return points, decisions
 
 
 # ---------------------------------------------------------------------------------------

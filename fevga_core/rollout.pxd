@@ -2,7 +2,7 @@
 # table/lookahead policies), rollout blocks of both games (Fevga and Gioul) and expectimax
 # over the 21 rolls (docs/rollout.md).
 
-from fevga_core.types cimport PositionC, MoveC, uint8_t
+from fevga_core.types cimport PositionC, MoveC, GioulC, uint8_t, uint16_t, MAX_STEPS
 from fevga_core.movegen cimport ScratchC
 from fevga_core.game cimport RngC
 from fevga_core.race cimport TablesC
@@ -53,6 +53,36 @@ cdef enum:
 
 # A worker's scratch is movegen's ScratchC with two move lists: SPARE(scratch) holds the
 # luck and lookahead enumerations beside the moves of the roll being played.
+
+# One decision of a recorded Gioul game.
+ctypedef struct DecisionC:
+    uint8_t mover
+    uint8_t roller
+    uint8_t d1              # the dice rolled (0, 0 for a decision on pending dice)
+    uint8_t d2
+    uint8_t die             # the decision's dice: `count` of `die`, or the pair (die, pair)
+    uint8_t count
+    uint8_t pair
+    uint8_t nsteps
+    uint8_t steps[MAX_STEPS][2]
+    uint16_t choices        # legal moves the decision had
+
+cdef enum:
+    MAX_RECORDED = 8192     # decisions one recorded Gioul game may hold (real games: a few hundred)
+
+# What a Gioul game keeps of itself: the decisions played (`size`), and with `decisions` their
+# record, with `trail` (MAX_RECORDED + 1 states) the start and the state after each decision.
+ctypedef struct GioulRecordC:
+    DecisionC* decisions
+    GioulC* trail
+    int size
+
+# A seeded Gioul game from the one-die draw (the starter rolls fresh dice, or with
+# `opening_dice` plays the two dice of the draw) played by the job's policies (scratch: two
+# move lists); points = White's points (+-1, +-2; 0 for a dead position). Returns 1 (points
+# unset) when the record would pass MAX_RECORDED decisions, else 0.
+cdef int gioul_play(const JobC* job, GioulC* s, RngC* rng, bint opening_dice, ScratchC* scratch,
+                    GioulRecordC* rec, int* points) except -1 nogil
 
 cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
                       const int* fixed_rolls, int nfixed, object callback, ScratchC* scratch,

@@ -4,6 +4,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from fevga_core.gioul import CoreGioul
 from fevga_core.net import CoreNet, NetModel
 from fevga_core.race import Tables
 from numpy.typing import NDArray
@@ -46,3 +47,14 @@ def play_recorded(
     tables: Tables | None = None, scale: float = 1.0, net: CoreNet | None = None,
 ) -> tuple[int, int, int, bool, tuple[int, int] | None, NDArray[np.uint8], bytes]:
     """One self-play game with its record."""
+
+def gioul_games(master: int, first: int, n: int, opening_dice: bool, white_policy: int = 0, black_policy: int = 0,
+                white_net: NetModel | None = None, black_net: NetModel | None = None,
+                tables: Tables | None = None) -> tuple[NDArray[np.int8], int]:
+    """Play Gioul games first .. first+n-1 of a seeded job; (White's points per game, decisions)."""
+
+def record_gioul_game(master: int, index: int, opening_dice: bool, white_policy: int = 0, black_policy: int = 0,
+                      start: CoreGioul | None = None, white_net: NetModel | None = None,
+                      black_net: NetModel | None = None,
+                      tables: Tables | None = None) -> tuple[int, list[tuple[int, int, int, int, int, int, int, tuple[tuple[int, int], ...], int]]]:
+    """Game `index` of gioul_games, recorded decision by decision (from `start` if given)."""

@@ -32,15 +32,17 @@
 
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
+from libc.stdint cimport int8_t
 from libc.math cimport tanh
 from cpython.ref cimport PyObject
 
 from fevga_core.types cimport (
-    PositionC, MoveC, SideC, uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t,
+    PositionC, MoveC, SideC, uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t, COLOR_WHITE,
     NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FLAG_OPENING_DICE, FLAG_GIOUL,
 )
 from fevga_core.board cimport (
     position_load, position_load_checked, position_store, position_winner, position_points, zobrist_turn, fevga_flags_checked,
+    check_interrupt,
     ROLL_D1, ROLL_D2, ROLL_WEIGHT,
 )
 from fevga_core.movegen cimport (
@@ -56,8 +58,8 @@ from fevga_core.search cimport EvaluatorC, choose_move_net, roll_expectation
 from fevga_core.bearoff cimport one_sided_mean, two_sided_equity
 from fevga_core.race cimport TablesC, Tables, no_contact, race_value, side_covered, side_rank
 from fevga_core.gioul cimport (
-    GioulC, CoreGioulNet, gioul_begin_roll, gioul_pending_moves, gioul_apply, gioul_over, gioul_tables_apply, gioul_choose,
-    _load,
+    GioulC, CoreGioul, CoreGioulNet, gioul_initial, gioul_begin_roll, gioul_pending_moves, gioul_apply, gioul_over,
+    gioul_tables_apply, gioul_choose, _load,
 )
 
 import numpy as np
@@ -496,18 +498,48 @@ cdef int _gioul_roll_values(const JobC* job, const GioulC* s, double* values, do
     return 0
 
 
+cdef int _record_decision(GioulRecordC* rec, const GioulC* s, int d1, int d2, const MoveC* move,
+                          int choices) noexcept nogil:
+    """Count (and with rec.decisions record) the decision `move` of `s` about to be played;
+    1 when a record (decisions or trail) is full, else 0."""
+    cdef DecisionC* r
+    if (rec.decisions != NULL or rec.trail != NULL) and rec.size == MAX_RECORDED:
+        return 1
+    if rec.decisions != NULL:
+        r = &rec.decisions[rec.size]
+        r.mover = s.pos.turn
+        r.roller = s.roller
+        r.d1 = d1
+        r.d2 = d2
+        r.die = s.die
+        r.count = s.count
+        r.pair = s.pair
+        r.nsteps = move.nsteps
+        memcpy(r.steps, move.steps, sizeof(r.steps))
+        r.choices = choices
+    rec.size += 1
+    return 0
+
+
 cdef int _gioul_game(const JobC* job, GioulC* s, int color, RngC* rng, const int* fixed_rolls,
-                     int nfixed, object callback, ScratchC* scratch, GameOutC* out) except -1 nogil:
-    """rollout_game for a Gioul state: play `s` to the end or to truncation; fill `out` for
-    `color`. The first `nfixed` random rolls are fixed_rolls[i] (roll index (d1 - 1) * 6 +
-    (d2 - 1)), later ones drawn from `rng`. scratch needs two move lists (the second for the
-    luck)."""
+                     int nfixed, object callback, ScratchC* scratch, GameOutC* out,
+                     GioulRecordC* rec) except -1 nogil:
+    """rollout_game for a Gioul state, THE Gioul game loop (rollouts, duels, records,
+    training): play `s` to the end or to truncation; fill `out` for `color`. The first
+    `nfixed` random rolls are fixed_rolls[i] (roll index (d1 - 1) * 6 + (d2 - 1)), later ones
+    drawn from `rng`. scratch needs two move lists (the second for the luck and "net2"). With
+    `rec`, the decisions are counted and kept (GioulRecordC); returns 1 when the record is
+    full (the game unfinished), else 0."""
     cdef int d1 = 0, d2 = 0, n, k        # the last roll made (only a callback reads it: Gioul jobs take none)
     cdef bint rolled
     cdef double mean
     cdef double values[NUM_ROLLS]
     cdef GioulC before
     _game_begin(out)
+    if rec != NULL:
+        rec.size = 0
+        if rec.trail != NULL:
+            rec.trail[0] = s[0]
     while True:
         if gioul_over(s):
             score_final(out, &s.pos, color)
@@ -536,7 +568,25 @@ cdef int _gioul_game(const JobC* job, GioulC* s, int color, RngC* rng, const int
             else:
                 out.luck += mean - values[_roll_index(d1, d2)]
         k = _policy_choice(job, &s.pos, s, d1, d2, scratch.moves, n, callback, scratch, rng) if n > 1 else 0
+        if rec != NULL:
+            if _record_decision(rec, s, d1 if rolled else 0, d2 if rolled else 0, &scratch.moves[k], n):
+                return 1
         gioul_apply(s, &scratch.moves[k])
+        if rec != NULL and rec.trail != NULL:
+            rec.trail[rec.size] = s[0]
+
+
+cdef int gioul_play(const JobC* job, GioulC* s, RngC* rng, bint opening_dice, ScratchC* scratch,
+                    GioulRecordC* rec, int* points) except -1 nogil:
+    cdef int wd, bd
+    cdef int fixed[1]
+    cdef GameOutC out
+    gioul_initial(s, opening_draw(rng, &wd, &bd))
+    fixed[0] = ((wd if wd > bd else bd) - 1) * 6 + (bd if wd > bd else wd) - 1    # the larger die first
+    if _gioul_game(job, s, COLOR_WHITE, rng, fixed, 1 if opening_dice else 0, None, scratch, &out, rec):
+        return 1
+    points[0] = <int> out.equity
+    return 0
 
 
 # ---------------------------------------------------------------------------------------
@@ -691,7 +741,7 @@ cdef int64_t _block(const JobC* job, const GioulC* starts, int targets, int colo
             s = starts[k]
             rng_seed(&rng, game_seed(master, <uint64_t> index))
             if job.flags & FLAG_GIOUL:
-                _gioul_game(job, &s, color, &rng, fixed, 2 if stratum >= 0 else 0, callback, scratch, &out)
+                _gioul_game(job, &s, color, &rng, fixed, 2 if stratum >= 0 else 0, callback, scratch, &out, NULL)
             else:
                 rollout_game(job, &s.pos, color, &rng, fixed, 2 if stratum >= 0 else 0, callback,
                              scratch, &out, NULL, 0)
@@ -806,6 +856,102 @@ def play_recorded(bytes row, int flags, int white_policy, int black_policy, obje
     finally:
         scratch_free(&scratch)
         free(rec.plies)
+
+
+# Gioul games (fevga.game.play_gioul_game, fevga.strength.gioul_duel, fevga.gioul.self_play):
+# the Gioul game loop from the one-die draw, or on from a given state.
+
+_NO_TABLES = Tables()       # kept alive here: a Gioul game without tables points into it
+
+
+cdef int _gioul_job(JobC* job, int white_policy, int black_policy, NetModel white_net, NetModel black_net,
+                    Tables tables) except -1:
+    """The job of a Gioul game call (_job_init: policies, nets of the right game, tables)."""
+    _job_init(job, FLAG_GIOUL, white_policy, black_policy, None, False, False, 1.0,
+              _NO_TABLES if tables is None else tables, white_net, black_net)
+    return 0
+
+
+def gioul_games(uint64_t master, long long first, long long n, bint opening_dice,
+                int white_policy=POLICY_RANDOM, int black_policy=POLICY_RANDOM,
+                NetModel white_net=None, NetModel black_net=None, Tables tables=None):
+    """Play Gioul games first .. first+n-1 of a seeded job (game i draws its dice from
+    game_seed(master, i)); returns (White's points per game as int8, total decisions). The
+    policies are GIOUL_POLICIES; "net" and "net2" play with the side's Gioul net (`black_net`
+    defaults to `white_net`), overridden in covered races by `tables` (Gioul bear-off tables;
+    none by default). GIL released; Ctrl-C stops it."""
+    cdef long long i, total = 0
+    cdef int result
+    cdef JobC job
+    cdef GioulC s
+    cdef RngC rng
+    cdef ScratchC scratch
+    cdef GioulRecordC rec
+    if n < 0:
+        raise InvalidArgumentError(f"games {n} must be >= 0")
+    _gioul_job(&job, white_policy, black_policy, white_net, black_net, tables)
+    rec.decisions = NULL
+    rec.trail = NULL
+    out = np.zeros(n, dtype=np.int8)
+    cdef int8_t[::1] points = out
+    scratch_new(&scratch, 2)
+    try:
+        with nogil:
+            for i in range(n):
+                if i % 256 == 255:
+                    check_interrupt()
+                rng_seed(&rng, game_seed(master, <uint64_t> (first + i)))
+                gioul_play(&job, &s, &rng, opening_dice, &scratch, &rec, &result)
+                points[i] = result
+                total += rec.size
+    finally:
+        scratch_free(&scratch)
+    return out, total
+
+
+def record_gioul_game(uint64_t master, long long index, bint opening_dice,
+                      int white_policy=POLICY_RANDOM, int black_policy=POLICY_RANDOM, CoreGioul start=None,
+                      NetModel white_net=None, NetModel black_net=None, Tables tables=None):
+    """Game `index` of gioul_games, recorded: (White's points, [decision tuples]) where a
+    decision is (mover, roller, d1, d2, die, count, pair, steps, choices). With `start` (not
+    finished) the game is played on from that state, without the one-die draw."""
+    cdef int j, points = 0, long_game
+    cdef JobC job
+    cdef GioulC s
+    cdef RngC rng
+    cdef ScratchC scratch
+    cdef GioulRecordC rec
+    cdef GameOutC out
+    cdef DecisionC* r
+    cdef bint from_start = start is not None
+    _gioul_job(&job, white_policy, black_policy, white_net, black_net, tables)
+    buffer = np.zeros(MAX_RECORDED * sizeof(DecisionC), dtype=np.uint8)
+    cdef uint8_t[::1] raw = buffer
+    rec.decisions = <DecisionC*> &raw[0]
+    rec.trail = NULL
+    if from_start:
+        if gioul_over(&start.c):
+            raise InvalidArgumentError("record_gioul_game: the start state is a finished game")
+        s = start.c
+    rng_seed(&rng, game_seed(master, <uint64_t> index))
+    scratch_new(&scratch, 2)
+    try:
+        with nogil:
+            if from_start:
+                long_game = _gioul_game(&job, &s, COLOR_WHITE, &rng, NULL, 0, None, &scratch, &out, &rec)
+                points = <int> out.equity
+            else:
+                long_game = gioul_play(&job, &s, &rng, opening_dice, &scratch, &rec, &points)
+    finally:
+        scratch_free(&scratch)
+    if long_game:
+        raise OverflowError(f"a Gioul game longer than {MAX_RECORDED} decisions")
+    decisions = []
+    for j in range(rec.size):
+        r = &rec.decisions[j]
+        steps = tuple([(r.steps[k][0], r.steps[k][1]) for k in range(r.nsteps)])
+        decisions.append((r.mover, r.roller, r.d1, r.d2, r.die, r.count, r.pair, steps, r.choices))
+    return points, decisions
 
 
 # What expectimax passes search.roll_expectation: the mover's best result of a roll is the

@@ -22,12 +22,12 @@ from fevga_core.types cimport PositionC, NUM_CHECKERS, POSITION_WIDTH, FLAG_GIOU
 from fevga_core.board cimport position_load, position_store, position_update, fevga_flags_checked, check_interrupt
 from fevga_core.movegen cimport ScratchC, scratch_new, scratch_free
 from fevga_core.game cimport RngC, rng_seed, game_seed, POLICY_NET
-from fevga_core.rollout cimport JobC, GameOutC, RecordC, PlyC, rollout_game
+from fevga_core.rollout cimport JobC, GameOutC, RecordC, PlyC, GioulRecordC, MAX_RECORDED, rollout_game, gioul_play
 from fevga_core.net cimport CoreNet
 from fevga_core.race cimport Tables, no_tables
 from fevga_core.search cimport EvaluatorC, static_value, flip
 from fevga_core.types cimport GioulC
-from fevga_core.gioul cimport GioulPlayC, CoreGioulNet, gioul_play_trail, gioul_store, MAX_TRAIL
+from fevga_core.gioul cimport CoreGioulNet, gioul_store
 from fevga_core.net cimport NetC, gioul_net_evaluate
 
 cdef enum:
@@ -244,19 +244,19 @@ cdef void _final_value(int points, double* out) noexcept nogil:
         out[2] = 1.0 if points == -2 else 0.0
 
 
-# What a Gioul self-play game needs.
+# What a Gioul self-play game needs: the job (both sides the net policy) and its states.
 ctypedef struct GioulSelfplayC:
-    GioulPlayC play
-    const NetC* net
+    JobC job
+    GioulC* trail           # MAX_RECORDED + 1 states
     ScratchC scratch
 
 
 cdef int _gioul_game(void* ctx, uint64_t seed, double lam, SamplesC* samples, double* outcome) except -1 nogil:
     cdef GioulSelfplayC* c = <GioulSelfplayC*> ctx
-    return _gioul_game_samples(&c.play, c.net, seed, lam, &c.scratch, samples, outcome)
+    return _gioul_game_samples(&c.job, c.trail, seed, lam, &c.scratch, samples, outcome)
 
 
-cdef int _gioul_game_samples(const GioulPlayC* play, const NetC* net, uint64_t seed, double lam,
+cdef int _gioul_game_samples(const JobC* job, GioulC* trail, uint64_t seed, double lam,
                              ScratchC* scratch, SamplesC* samples, double* outcome) except -1 nogil:
     """Play one game and append its samples; outcome[0..2] = the final value for White."""
     cdef GioulC s
@@ -264,11 +264,15 @@ cdef int _gioul_game_samples(const GioulPlayC* play, const NetC* net, uint64_t s
     cdef double next_value[3]
     cdef double ret[3]
     cdef int t, plies, points
-    cdef GioulC* trail = play.trail
+    cdef GioulRecordC rec
+    cdef const NetC* net = job.net[0]
+    rec.decisions = NULL
+    rec.trail = trail
     rng_seed(&rng, seed)
-    if gioul_play_trail(&s, &rng, play, scratch, &plies, &points):
+    if gioul_play(job, &s, &rng, False, scratch, &rec, &points):
         with gil:
-            raise OverflowError(f"a Gioul self-play game longer than {MAX_TRAIL - 1} decisions")
+            raise OverflowError(f"a Gioul self-play game longer than {MAX_RECORDED} decisions")
+    plies = rec.size
     if _reserve(samples, plies, GIOUL_WIDTH_C) < 0:
         with gil:
             raise MemoryError("no memory for the training samples")
@@ -292,18 +296,21 @@ def gioul_selfplay_samples(CoreGioulNet net not None, uint64_t master, int64_t f
     """Samples of Gioul games first_index .. first_index + games - 1 played by the net with seed
     `master`: (state rows (n, 58) uint8, targets (n, 3) float64, per-game outcomes for White (games, 3))."""
     cdef GioulSelfplayC c
-    cdef int color
+    cdef JobC* job = &c.job
     _check_call(first_index, games, lam)
-    c.play.policy[0] = POLICY_NET
-    c.play.policy[1] = POLICY_NET
-    for color in range(2):
-        c.play.ev[color].net = &net.c
-        c.play.ev[color].tables = no_tables()    # not truncated: no Gioul bear-off override in training
-        c.play.ev[color].flags = FLAG_GIOUL
-    c.net = &net.c
-    trail = np.zeros(MAX_TRAIL * sizeof(GioulC), dtype=np.uint8)   # a game's states, kept alive here
+    job.flags = FLAG_GIOUL
+    job.policy[0] = POLICY_NET
+    job.policy[1] = POLICY_NET
+    job.truncate = False        # not truncated: no Gioul bear-off override in training
+    job.luck = False
+    job.scale = 1.0
+    job.tables = no_tables()
+    job.net[0] = &net.c
+    job.net[1] = &net.c
+    job.value_net = NULL
+    trail = np.zeros((MAX_RECORDED + 1) * sizeof(GioulC), dtype=np.uint8)   # a game's states, kept alive here
     cdef uint8_t[::1] trail_bytes = trail
-    c.play.trail = <GioulC*> &trail_bytes[0]
+    c.trail = <GioulC*> &trail_bytes[0]
     scratch_new(&c.scratch, 2)
     try:
         return _selfplay(&c, _gioul_game, master, first_index, games, lam, GIOUL_WIDTH_C)

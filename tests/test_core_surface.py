@@ -492,8 +492,8 @@ def test_fuzz_gioul_judgment(decision: int, plies: int, d1: int, d2: int, policy
     table = tables_of("gioul-default") if tables else None
     _refused_or_ok(lambda: core_gioul.evaluate_state(net, state, min(plies, 2), table))
     _refused_or_ok(lambda: core_gioul.rank_moves(net, state, d1, d2, plies, table))
-    _refused_or_ok(lambda: core_gioul.random_games(1, decision, 1, False, policy, 6, net, gioul, table))
-    _refused_or_ok(lambda: core_gioul.record_game(1, decision, True, 5, policy, state, gioul, net, table))
+    _refused_or_ok(lambda: core_rollout.gioul_games(1, decision, 1, False, policy, 6, net, gioul, table))
+    _refused_or_ok(lambda: core_rollout.record_gioul_game(1, decision, True, 5, policy, state, gioul, net, table))
     row = fevga.gioul.to_array([state]).tobytes()
     arrays = (np.zeros((1, len(core_rollout.SUM_FIELDS))), np.zeros((1, 36, 3)), np.zeros((1, 1)),
               np.zeros((1, 512), dtype=np.int64), np.zeros(1, np.int32))

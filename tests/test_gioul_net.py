@@ -21,7 +21,7 @@ from fevga.strength import gioul_duel
 from fevga.train import TrainConfig, train
 from fevga.game import play_gioul_game
 from fevga.gioul import to_array
-from fevga_core import constants, gioul as core_gioul, net as core_net
+from fevga_core import constants, gioul as core_gioul, net as core_net, rollout as core_rollout
 from fevga_core import train as core_train
 
 START = [0] * 24 + [15]
@@ -127,18 +127,18 @@ def test_the_core_checks_what_reaches_the_gioul_net() -> None:
     with pytest.raises(TypeError):  # a Gioul net is no Fevga net, and the reverse, by type
         core_train.selfplay_samples(net, None, 0, 1, 0, 1, 0.5)  # type: ignore[arg-type]
     fevga_net = core_net.CoreNet(np.zeros(core_net.param_count(8), dtype=np.float32), 8)
-    with pytest.raises(TypeError):
-        core_gioul.random_games(1, 0, 1, False, NET_POLICY, NET_POLICY, fevga_net, fevga_net)  # type: ignore[arg-type]
+    with pytest.raises(NetGameError):
+        core_rollout.gioul_games(1, 0, 1, False, NET_POLICY, NET_POLICY, fevga_net, fevga_net)
 
 
 def test_the_net_policy_plays_gioul_games_in_the_core_seeded() -> None:
     net = random_core_net()
-    with pytest.raises(InvalidArgumentError, match="needs a Gioul net"):
-        core_gioul.random_games(1, 0, 4, False, NET_POLICY, 0)
+    with pytest.raises(InvalidArgumentError, match="need a net"):
+        core_rollout.gioul_games(1, 0, 4, False, NET_POLICY, 0)
     with pytest.raises(InvalidArgumentError, match="policy id"):
-        core_gioul.random_games(1, 0, 4, False, 99, 0)
-    first, decisions = core_gioul.random_games(5, 0, 40, False, NET_POLICY, 0, net, None)
-    again, _ = core_gioul.random_games(5, 0, 40, False, NET_POLICY, 0, net, None)
+        core_rollout.gioul_games(1, 0, 4, False, 99, 0)
+    first, decisions = core_rollout.gioul_games(5, 0, 40, False, NET_POLICY, 0, net, None)
+    again, _ = core_rollout.gioul_games(5, 0, 40, False, NET_POLICY, 0, net, None)
     assert np.array_equal(first, again) and decisions > 40 * 20
     assert set(np.abs(first).tolist()) <= {0, 1, 2}
 
@@ -230,7 +230,7 @@ def test_evaluate_a_pending_decision_is_its_best_move_and_hint_ranks_them(gioul_
 
 def test_hint_agrees_with_the_cores_net_policy(gioul_net: Net) -> None:
     net_id = constants.POLICY_IDS["net"]
-    _, decisions = core_gioul.record_game(9, 0, False, net_id, net_id, None, gioul_net._core, gioul_net._core)
+    _, decisions = core_rollout.record_gioul_game(9, 0, False, net_id, net_id, None, gioul_net._core, gioul_net._core)
     mover, _, d1, d2, *_ , steps, choices = decisions[0]
     hints = fevga.hint(GioulPosition.initial(mover), (d1, d2), net=gioul_net)
     assert choices == len(hints) and hints[0].move.steps == steps

@@ -144,7 +144,7 @@ def test_the_net_policies_play_the_move_rank_moves_ranks_best(net: Net) -> None:
         deepest = [k for k in range(len(values)) if used[k] == used.max()]
         best = max(deepest, key=lambda k: (equity(tuple(values[k])), -k))
         id = constants.POLICY_IDS[policy]
-        _, decisions = core_gioul.record_game(5, 0, False, id, id, state, net._core, net._core)
+        _, decisions = core_rollout.record_gioul_game(5, 0, False, id, id, state, net._core, net._core)
         assert decisions[0][7] == list(state.legal_moves())[best].steps
         hints = fevga.hint(state, None, plies, net=net)
         assert hints[0].move.steps == decisions[0][7] and hints[0].plies == plies
@@ -219,8 +219,8 @@ def test_bad_inputs_are_refused(net: Net) -> None:
     fevga_net = core_net.CoreNet(np.zeros(core_net.param_count(8), dtype=np.float32), 8)
     with pytest.raises(TypeError):  # a Fevga net is no Gioul net, by type
         core_gioul.evaluate_state(fevga_net, state, 0)  # type: ignore[arg-type]
-    with pytest.raises(InvalidArgumentError, match="needs a Gioul net"):
-        core_gioul.random_games(1, 0, 1, False, NET2, NET)
+    with pytest.raises(InvalidArgumentError, match="need a net"):
+        core_rollout.gioul_games(1, 0, 1, False, NET2, NET)
     rows = to_array([state]).tobytes()
     sums, first, cross, lengths = (np.zeros((1, len(core_rollout.SUM_FIELDS))), np.zeros((1, 36, 3)),
                                    np.zeros((1, 1)), np.zeros((1, core_rollout.MAX_LENGTH), dtype=np.int64))

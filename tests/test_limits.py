@@ -147,7 +147,7 @@ _INTERRUPT = textwrap.dedent("""
         print("interrupted")
 """)
 
-_GIOUL_NET = (f"import fevga_core.gioul; "
+_GIOUL_NET = (f"import fevga_core.rollout; "
               f"net = fevga.Net.load({str(Path(__file__).resolve().parents[1] / 'benchmarks/nets/gioul-net-1.npz')!r})")
 _BIG = "rows = np.repeat(fevga.batch.to_array([start]), 4_000_000, axis=0); dice = np.tile([[6, 5]], (4_000_000, 1))"
 
@@ -167,7 +167,7 @@ _BIG = "rows = np.repeat(fevga.batch.to_array([start]), 4_000_000, axis=0); dice
      "dice = np.tile([[6, 5]], (4_000_000, 1))",
      "for _ in range(10**6): fevga.gioul.count_legal_moves(states, dice, workers=2)"),
     (_GIOUL_NET, "fevga.strength.gioul_duel('net2', 'net', games=10**6, net_a=net, net_b=net, workers=2)"),
-    (_GIOUL_NET, "fevga_core.gioul.random_games(1, 0, 200, False, 6, 6, net._core, net._core)"),  # within one check
+    (_GIOUL_NET, "fevga_core.rollout.gioul_games(1, 0, 200, False, 6, 6, net._core, net._core)"),  # within one check
 ])
 def test_long_calls_stop_on_ctrl_c(setup: str, call: str) -> None:
     code = _INTERRUPT.replace("SETUP", setup).replace("CALL", call).replace("DELAY", "1.0")

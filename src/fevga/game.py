@@ -28,8 +28,7 @@ from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
 from fevga_core import game as core_game
 from fevga_core import constants as core_constants
-from fevga_core.gioul import record_game
-from fevga_core.rollout import play_recorded
+from fevga_core.rollout import play_recorded, record_gioul_game
 from fevga.bearoff.core_tables import tables_of
 from fevga.records import Decision, GameRecord, GioulGameRecord, GioulMatchRecord, MatchRecord, Ply, _with_turn
 
@@ -208,8 +207,8 @@ def play_gioul_game(
         if start.is_game_over():
             raise InvalidArgumentError(f"start state {start.id} is already finished")
     sequence = seed_sequence(seed)
-    points, raw = record_game(master_key(sequence), 0, rules.first_roll == "opening_dice", ids[0], ids[1], start,
-                              nets[0], nets[1], tables_of("gioul-default") if uses_net(pair) else None)
+    points, raw = record_gioul_game(master_key(sequence), 0, rules.first_roll == "opening_dice", ids[0], ids[1],
+                                    start, nets[0], nets[1], tables_of("gioul-default") if uses_net(pair) else None)
     decisions = []
     previous: int | None = None  # the mover of the previous decision
     for mover, roller, d1, d2, die, count, pair_die, steps, choices in raw:

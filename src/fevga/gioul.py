@@ -47,8 +47,8 @@ from fevga_core.gioul import (
     count_moves,
     first_invalid_row,
     generate_batch,
-    random_games,
 )
+from fevga_core.rollout import gioul_games
 from fevga.limits import MAX_BATCH_ROWS, bounded, check_int
 from fevga.checks import check_workers, row_array, validate_dice
 from fevga.parallel import run_chunks
@@ -470,5 +470,5 @@ def self_play(games: int, seed: SeedLike = None, rules: Rules | None = None) -> 
     played in the core without the GIL; game i is the same for any split of the job."""
     rules = rules_of(rules, "gioul")
     games = check_int("games", games, 0, MAX_BATCH_ROWS)
-    points, _ = random_games(master_key(seed_sequence(seed)), 0, games, rules.first_roll == "opening_dice")
+    points, _ = gioul_games(master_key(seed_sequence(seed)), 0, games, rules.first_roll == "opening_dice")
     return points

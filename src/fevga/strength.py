@@ -24,7 +24,7 @@ from fevga.limits import MAX_GAMES, MAX_RATED_GAMES, check_int
 from fevga.parallel import run_chunks
 from fevga.seeding import master_key
 from fevga_core import constants
-from fevga_core.gioul import random_games
+from fevga_core.rollout import gioul_games
 from fevga.match import GameOdds
 from fevga.net import Net, net_of
 from fevga.bearoff.core_tables import tables_of
@@ -119,8 +119,8 @@ def gioul_duel(a: str, b: str, games: int = 2592, seed: SeedLike = 0, *, net_a: 
     def play(start: int, stop: int) -> None:
         for swap in (0, 1):  # a as White, then as Black, over the same games (dice streams)
             white, black = (0, 1) if not swap else (1, 0)
-            result, _ = random_games(master, start, stop - start, False, ids[white], ids[black], nets[white],
-                                     nets[black], tables)
+            result, _ = gioul_games(master, start, stop - start, False, ids[white], ids[black], nets[white],
+                                    nets[black], tables)
             points[swap * half + start: swap * half + stop] = result if not swap else -result.astype(np.float64)
 
     run_chunks(half, threads, play, chunk=GIOUL_NET2_CHUNK if "net2" in (a, b) else GIOUL_DUEL_CHUNK)
