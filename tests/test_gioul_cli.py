@@ -58,7 +58,7 @@ def test_rollout_of_a_gioul_position(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["rules"]["game"] == "gioul" and data["games"] == 2016 and data["stratified"]
-    text = run("rollout", "__4AAAj__AABAAAA5VhH", "--games", "504", "--seed", "1", "--luck")
+    text = run("rollout", "__4AAAj__AABAAAA5VhH", "--games", "504", "--seed", "1", "--luck", "--policy", "heuristic")
     assert text.returncode == 0, text.stderr
     assert "position __4AAAj__AABAAAA5VhH: 504 games, policy heuristic, seed 1" in text.stdout
     assert "rolls" in text.stdout

@@ -370,7 +370,7 @@ HOSTILE_POSTS: list[tuple[str, bytes | str | dict[str, Any], str | None]] = [
     ("rollouts", {"position": "start", "games": 0}, "invalid_request"),
     ("rollouts", {"position": "start", "games": 10 ** 12}, "games_limit"),
     ("rollouts", {"position": "start", "policy": "cheat"}, "invalid_request"),
-    ("rollouts", {"position": "start", "game": "gioul", "policy": "net"}, "unsupported"),
+    ("rollouts", {"position": "start", "game": "gioul", "policy": "lookahead"}, "unsupported"),
     ("rollouts", {"position": "start", "workers": 64}, "workers_limit"),
     ("rollouts", {"position": "garbage"}, "invalid_notation"),
     ("rollouts", {"position": "start", "dice": "7-7"}, "invalid_dice"),
@@ -399,8 +399,8 @@ def test_hostile_analyse_limits_and_games(port: int) -> None:
     assert data["players"] == analyse(gioul).to_dict()["players"]
     status, page, _ = request(port, "POST", f"{API}/analyse?format=html", write_match(gioul))
     assert status == 200 and page.startswith("<!DOCTYPE html>") and "<svg" in page
-    status, data, _ = request(port, "POST", f"{API}/analyse?plies=3", gioul.to_json())
-    assert_refused(status, data, "unsupported")
+    status, data, _ = request(port, "POST", f"{API}/analyse?evaluator=heuristic", gioul.to_json())
+    assert_refused(status, data, "unsupported")  # the heuristic evaluator judges Fevga only
     from fevga.game import play_match
 
     match = play_match(7, seed=2, policy="heuristic")

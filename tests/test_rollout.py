@@ -603,7 +603,7 @@ def test_the_default_policy_is_the_net_in_the_api_and_the_cli(capsys: pytest.Cap
     moves = rollout_moves(MIDGAME, "5-4", games=36, seed=3, workers=1, progress=False, candidates=2)
     assert all(m.result.policy == "net" for m in moves)
     gioul = rollout(GioulPosition.initial(), games=36, seed=3, workers=1, progress=False)
-    assert gioul.policy == "heuristic" and gioul.net is None  # Gioul rollouts play no net yet
+    assert gioul.policy == "net" and gioul.net == Net.default("gioul").checksum  # the shipped Gioul net
     assert rollout(MIDGAME, games=36, seed=3, workers=1, progress=False, policy="random").net is None
 
 
