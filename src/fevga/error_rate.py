@@ -310,7 +310,8 @@ def selection_bias(decisions: Sequence[DecisionTruth], player: str, seed: int = 
 def markdown_table(rates: Sequence[ErrorRate]) -> str:
     """The error rates as a markdown table (equity in points per decision)."""
     lines = ["| player | decisions | mean equity lost per decision (95% CI) | of which rollout noise (est.) | "
-             "best move picked | mean rollout SE of a loss |", "|---|---|---|---|---|---|"]
+             "best move picked | mean rollout SE of its loss (0 when it picked the best) |",
+             "|---|---|---|---|---|---|"]
     for r in rates:
         lines.append(f"| {r.player} | {r.decisions} | {r.mean:.4f} ± {r.ci95:.4f} | {r.bias:.4f} | "
                      f"{100 * r.zero:.1f}% | {r.mean_se:.4f} |")
