@@ -121,3 +121,15 @@ def test_an_interrupted_truth_resumes_to_the_uninterrupted_one(corpus: Corpus, t
 
     with pytest.raises(CheckpointError, match="games"):
         run_truth(small, path, games=72, seed=5)  # other settings never mix into a file
+
+
+def test_a_decision_truth_does_not_depend_on_the_workers() -> None:
+    from fevga import Position
+    from fevga.error_rate import Decision, decision_truth
+
+    # a decision of the documented corpus (seed 2026, decision 2) late enough for quick rollouts;
+    # 2,592 games are two blocks, so two workers really split them
+    race = Decision(Position.from_id("gAMB9z4BGAO9nAAA"), (6, 5), 0, 79)
+    one, two = (decision_truth(race, 2, 2592, 7, workers=w) for w in (1, 2))
+    assert one.moves == two.moves and one.picks == two.picks
+    assert len(one.moves) >= 2 and all(m.se > 0 for m in one.moves)
