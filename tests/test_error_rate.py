@@ -35,6 +35,15 @@ def test_the_corpus_file_round_trips(corpus: Corpus, tmp_path) -> None:
     assert json.loads(path.read_text())["seed"] == 11
 
 
+@pytest.mark.parametrize("text", ["[]", "{}", '{"format": "fevga-error-rate-corpus/1"}',
+                                  '{"format": "fevga-error-rate-corpus/1", "seed": 1, "net": "x", "decisions": [{}]}',
+                                  '{"format": "fevga-error-rate-truth/1", "settings": 3, "decisions": []}', "nope"])
+def test_a_malformed_file_is_one_checkpoint_error(text: str) -> None:
+    reader = Truth.from_json if "truth" in text else Corpus.from_json
+    with pytest.raises(CheckpointError):
+        reader(text)
+
+
 def test_heuristic_pick_is_the_first_best_by_heuristic_eval(corpus: Corpus) -> None:
     from fevga_core import game
 

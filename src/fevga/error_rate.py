@@ -28,7 +28,8 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ import numpy as np
 
 from fevga.analysis import hint
 from fevga.checks import check_int
-from fevga.errors import CheckpointError, InvalidArgumentError
+from fevga.errors import CheckpointError, FevgaError, InvalidArgumentError
 from fevga.files import atomic_write
 from fevga.game import play_game
 from fevga.net import Net, net_of
@@ -92,7 +93,8 @@ class Corpus:
     @classmethod
     def from_json(cls, text: str) -> Corpus:
         data = _json_of(text, CORPUS_FORMAT, "corpus")
-        return cls(int(data["seed"]), str(data["net"]), tuple(Decision.from_dict(d) for d in data["decisions"]))
+        with _fields("corpus"):
+            return cls(int(data["seed"]), str(data["net"]), tuple(Decision.from_dict(d) for d in data["decisions"]))
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         return atomic_write(path, lambda handle: handle.write(self.to_json().encode()), "corpus")
@@ -211,7 +213,8 @@ class Truth:
     @classmethod
     def from_json(cls, text: str) -> Truth:
         data = _json_of(text, TRUTH_FORMAT, "truth")
-        return cls(dict(data["settings"]), tuple(DecisionTruth.from_dict(d) for d in data["decisions"]))
+        with _fields("truth"):
+            return cls(dict(data["settings"]), tuple(DecisionTruth.from_dict(d) for d in data["decisions"]))
 
 
 def load_truth(path: str | os.PathLike[str]) -> Truth:
@@ -323,6 +326,18 @@ def _read(path: str | os.PathLike[str], what: str) -> str:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidArgumentError(f"cannot read the {what} file {os.fspath(path)!r}: {exc}") from None
+
+
+@contextmanager
+def _fields(what: str) -> Iterator[None]:
+    """A missing or malformed field of a corpus or truth file is one CheckpointError (a bad
+    position ID or dice already is a FevgaError, which passes through)."""
+    try:
+        yield
+    except FevgaError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise CheckpointError(f"the {what} file is malformed: {type(exc).__name__} {exc}") from None
 
 
 def _json_of(text: str, expected: str, what: str) -> dict[str, Any]:
