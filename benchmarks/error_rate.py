@@ -1,0 +1,84 @@
+"""Error rate against rollouts (issue 18 item 4): mean equity lost per decision by the heuristic
+and by the net at 1, 2 and 3 plies, judged by net rollouts of the candidates (fevga.error_rate,
+docs/error_rate.md).
+
+    python benchmarks/error_rate.py corpus corpus.json --count 500 --seed 2026
+    nice -n 10 python benchmarks/error_rate.py truth corpus.json truth.json --games 1296 --seed 7
+    python benchmarks/error_rate.py report truth.json
+
+`truth` rewrites truth.json atomically after every decision: stop it at any time and run the
+same command again to continue; `report` rates the decisions the file holds so far and says
+how many of the corpus they are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from fevga.error_rate import Corpus, DecisionTruth, build_corpus, error_rates, load_truth, markdown_table, run_truth
+
+
+def _corpus(args: argparse.Namespace) -> None:
+    began = time.perf_counter()
+    corpus = build_corpus(args.count, args.seed)
+    corpus.save(args.corpus)
+    games = len({d.game for d in corpus.decisions})
+    print(f"{len(corpus.decisions)} decisions from {games} net self-play games (seed {args.seed}, "
+          f"net {corpus.net[:12]}) in {time.perf_counter() - began:.1f} s -> {args.corpus}")
+
+
+def _truth(args: argparse.Namespace) -> None:
+    corpus = Corpus.load(args.corpus)
+    began = time.perf_counter()
+
+    def progress(one: DecisionTruth, total: int) -> None:
+        worst = max(m.se for m in one.moves)
+        print(f"decision {one.index + 1}/{total}: {len(one.moves)} candidates, {one.seconds:.1f} s, "
+              f"max SE {worst:.4f}, elapsed {time.perf_counter() - began:.0f} s", flush=True)
+
+    truth = run_truth(corpus, args.truth, args.games, args.seed, workers=args.workers,
+                      truncate=not args.no_truncate, limit=args.limit, on_decision=progress)
+    print(f"{len(truth.decisions)} of {len(corpus.decisions)} decisions in {args.truth}")
+
+
+def _report(args: argparse.Namespace) -> None:
+    truth = load_truth(args.truth)
+    done, size = len(truth.decisions), truth.settings["corpus_size"]
+    settings = ", ".join(f"{k} {v}" for k, v in truth.settings.items() if k != "players")
+    print(f"{done} of {size} decisions{' (partial)' if done < size else ''}; {settings}")
+    ses = [m.se for d in truth.decisions for m in d.moves]
+    diff_ses = [m.diff_se for d in truth.decisions for m in d.moves if m.diff_se > 0]
+    candidates = sum(len(d.moves) for d in truth.decisions)
+    seconds = sum(d.seconds for d in truth.decisions)
+    print(f"{candidates} candidates rolled out ({candidates / done:.1f} a decision) in {seconds / 60:.1f} min of "
+          f"rollouts; candidate equity SE mean {sum(ses) / len(ses):.4f}, max {max(ses):.4f}; "
+          f"SE of a difference to the best: mean {sum(diff_ses) / max(len(diff_ses), 1):.4f}, "
+          f"max {max(diff_ses, default=0.0):.4f}\n")
+    print(markdown_table(error_rates(truth.decisions)))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("corpus", help="build the seeded corpus of decisions")
+    c.add_argument("corpus")
+    c.add_argument("--count", type=int, default=500)
+    c.add_argument("--seed", type=int, default=2026)
+    t = sub.add_parser("truth", help="roll out the candidates of every decision (resumable)")
+    t.add_argument("corpus")
+    t.add_argument("truth")
+    t.add_argument("--games", type=int, default=1296, help="games per candidate (default: %(default)s)")
+    t.add_argument("--seed", type=int, default=7)
+    t.add_argument("--workers", type=int, default=1)
+    t.add_argument("--limit", type=int, default=None, help="stop after this many decisions in all")
+    t.add_argument("--no-truncate", action="store_true", help="play races out instead of scoring them by tables")
+    r = sub.add_parser("report", help="the error-rate table of the decisions done so far")
+    r.add_argument("truth")
+    args = parser.parse_args(argv)
+    {"corpus": _corpus, "truth": _truth, "report": _report}[args.command](args)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,350 @@
+"""Error rate against rollouts: the mean equity a player loses per decision, judged by net rollouts.
+
+Three steps, each a file that the next one reads (docs/error_rate.md):
+
+1. `build_corpus(count, seed)`: decisions (a position and a roll with two or more legal moves)
+   sampled from seeded net self-play games. Game ``g`` plays with the seed
+   ``SeedSequence(seed, spawn_key=(0, g))`` and ``PER_GAME`` of its decisions are drawn with
+   ``SeedSequence(seed, spawn_key=(1, g))``, so a corpus is a function of (count, seed, net).
+2. `run_truth(corpus, path, ...)`: for each decision, the candidates (the moves whose 2-ply
+   equity is within `WINDOW` of the best, at most `MAX_CANDIDATES` of them, best first, plus
+   every judged player's pick) are rolled out
+   together by the "net" policy with common random numbers (`fevga.rollout_moves(moves=...)`,
+   decision ``i`` seeded ``SeedSequence(seed, spawn_key=(i,))``). After each decision the
+   whole truth so far is written atomically to `path`; a rerun resumes after the last one.
+   Rollouts are bit-identical for any worker count, so the truth is too.
+3. `error_rates(truth)`: each player's loss on a decision is the rolled-out equity of the
+   best candidate minus that of its pick (the common-random-number difference, whose
+   standard error the rollout reports); the mean over decisions with a 95% interval over
+   decisions. `markdown_table` prints them.
+
+The players (`PLAYERS`) are the built-in "heuristic" policy (greedy on the core's
+heuristic_eval, first on ties, as the rollouts play it) and `fevga.hint` at 1, 2 and 3 plies.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fevga.analysis import hint
+from fevga.checks import check_int
+from fevga.errors import CheckpointError, FevgaError, InvalidArgumentError
+from fevga.files import atomic_write
+from fevga.game import play_game
+from fevga.net import Net, net_of
+from fevga.notation import parse_dice
+from fevga.position import Move, Position
+from fevga.rollout import rollout_moves
+from fevga_core import game as core_game
+
+__all__ = ["PLAYERS", "WINDOW", "Decision", "Corpus", "MoveTruth", "DecisionTruth", "Truth", "ErrorRate",
+           "build_corpus", "picks", "decision_truth", "run_truth", "load_truth", "error_rates", "selection_bias",
+           "markdown_table"]
+
+CORPUS_FORMAT = "fevga-error-rate-corpus/1"
+TRUTH_FORMAT = "fevga-error-rate-truth/1"
+PER_GAME = 3  # decisions drawn from each self-play game: spreads the corpus over many games
+WINDOW = 0.2  # candidates: moves within this much 2-ply equity of the best ...
+MAX_CANDIDATES = 8  # ... at most this many of them, best first (a decision has 21 on average, up to 153)
+PLAYERS = ("heuristic", "net 1-ply", "net 2-ply", "net 3-ply")
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A position and a roll with two or more legal moves, from ply `ply` of self-play game `game`."""
+
+    position: Position
+    dice: tuple[int, int]
+    game: int
+    ply: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"position": self.position.id, "dice": f"{self.dice[0]}-{self.dice[1]}", "game": self.game,
+                "ply": self.ply}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Decision:
+        return cls(Position.from_id(data["position"]), parse_dice(data["dice"]), int(data["game"]), int(data["ply"]))
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A seeded corpus of decisions and what made it (the net's sha256)."""
+
+    seed: int
+    net: str
+    decisions: tuple[Decision, ...]
+
+    def to_json(self) -> str:
+        return json.dumps({"format": CORPUS_FORMAT, "seed": self.seed, "per_game": PER_GAME, "net": self.net,
+                           "decisions": [d.to_dict() for d in self.decisions]}, indent=1) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> Corpus:
+        data = _json_of(text, CORPUS_FORMAT, "corpus")
+        with _fields("corpus"):
+            return cls(int(data["seed"]), str(data["net"]), tuple(Decision.from_dict(d) for d in data["decisions"]))
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        return atomic_write(path, lambda handle: handle.write(self.to_json().encode()), "corpus")
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Corpus:
+        return cls.from_json(_read(path, "corpus"))
+
+
+def build_corpus(count: int, seed: int, *, net: Net | str | None = None) -> Corpus:
+    """`count` decisions from seeded "net" self-play games, `PER_GAME` drawn from each game."""
+    count = check_int("count", count, 1)
+    seed = check_int("seed", seed, 0)
+    evaluator = net_of(net)
+    found: list[Decision] = []
+    game = 0
+    while len(found) < count:
+        record = play_game(seed=np.random.SeedSequence(seed, spawn_key=(0, game)), policy="net", net=evaluator)
+        positions = record.positions()
+        plies = [k for k, ply in enumerate(record.plies) if positions[k].count_legal_moves(ply.dice) >= 2]
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, game)))
+        chosen = sorted(rng.choice(len(plies), size=min(PER_GAME, len(plies)), replace=False)) if plies else []
+        found += [Decision(positions[plies[k]], record.plies[plies[k]].dice, game, plies[k]) for k in chosen]
+        game += 1
+    return Corpus(seed, evaluator.checksum, tuple(found[:count]))
+
+
+def heuristic_pick(position: Position, dice: tuple[int, int]) -> Move:
+    """The move the built-in "heuristic" policy plays: the first of the legal moves (in the
+    generator's order) whose result has the best heuristic_eval for the mover."""
+    moves = position.legal_moves(dice)
+    values = [core_game.evaluate(m.position._row(), position.turn) for m in moves]
+    return moves[values.index(max(values))]
+
+
+def picks(decision: Decision, net: Net | str | None = None) -> dict[str, Move]:
+    """Each player's move for `decision`."""
+    out = {"heuristic": heuristic_pick(decision.position, decision.dice)}
+    for plies in (1, 2, 3):
+        out[f"net {plies}-ply"] = hint(decision.position, decision.dice, plies, net=net)[0].move
+    return out
+
+
+@dataclass(frozen=True)
+class MoveTruth:
+    """One candidate rolled out: its equity for the mover and standard error, and its
+    common-random-number difference to the decision's best candidate with that difference's
+    standard error."""
+
+    move: str
+    equity: float
+    se: float
+    diff: float
+    diff_se: float
+
+
+@dataclass(frozen=True)
+class DecisionTruth:
+    """The rolled-out candidates of one decision (best first) and each player's pick (notation)."""
+
+    index: int
+    moves: tuple[MoveTruth, ...]
+    picks: dict[str, str]
+    seconds: float
+
+    def loss(self, player: str) -> float:
+        """Equity the player's pick gives up against the best candidate (>= 0)."""
+        return -self._of(player).diff
+
+    def loss_se(self, player: str) -> float:
+        return self._of(player).diff_se
+
+    def _of(self, player: str) -> MoveTruth:
+        notation = self.picks[player]
+        return next(m for m in self.moves if m.move == notation)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "moves": [asdict(m) for m in self.moves], "picks": self.picks,
+                "seconds": self.seconds}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DecisionTruth:
+        return cls(int(data["index"]), tuple(MoveTruth(**m) for m in data["moves"]), dict(data["picks"]),
+                   float(data["seconds"]))
+
+
+def decision_truth(decision: Decision, index: int, games: int, seed: int, *, workers: int | None = 1,
+                   truncate: bool = True, net: Net | str | None = None) -> DecisionTruth:
+    """Roll out the candidates of `decision` (the 2-ply best MAX_CANDIDATES within WINDOW of the
+    best, plus every player's pick) `games` times each, same dice for all (decision `index`'s seed)."""
+    evaluator = net_of(net)
+    ranked = hint(decision.position, decision.dice, 2, net=evaluator)
+    chosen = {name: move for name, move in picks(decision, evaluator).items()}
+    near = [h.move for h in ranked if h.loss <= WINDOW][:MAX_CANDIDATES]
+    candidates = list(dict.fromkeys(near + list(chosen.values())))
+    began = time.perf_counter()
+    ranking = rollout_moves(decision.position, decision.dice, games=games,
+                            seed=np.random.SeedSequence(seed, spawn_key=(index,)), workers=workers, policy="net",
+                            truncate=truncate, net=evaluator, moves=candidates, progress=False)
+    moves = tuple(MoveTruth(r.move.notation, r.equity, r.result.equity_se, r.diff, r.diff_se) for r in ranking)
+    return DecisionTruth(index, moves, {name: m.notation for name, m in chosen.items()},
+                         time.perf_counter() - began)
+
+
+@dataclass(frozen=True)
+class Truth:
+    """The truth file: its settings (which decide every number in it) and the decisions done."""
+
+    settings: dict[str, Any]
+    decisions: tuple[DecisionTruth, ...]
+
+    def to_json(self) -> str:
+        return json.dumps({"format": TRUTH_FORMAT, "settings": self.settings,
+                           "decisions": [d.to_dict() for d in self.decisions]}, indent=None) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> Truth:
+        data = _json_of(text, TRUTH_FORMAT, "truth")
+        with _fields("truth"):
+            return cls(dict(data["settings"]), tuple(DecisionTruth.from_dict(d) for d in data["decisions"]))
+
+
+def load_truth(path: str | os.PathLike[str]) -> Truth:
+    return Truth.from_json(_read(path, "truth"))
+
+
+def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: int, *, workers: int | None = 1,
+              truncate: bool = True, limit: int | None = None, net: Net | str | None = None,
+              on_decision: Callable[[DecisionTruth, int], None] | None = None) -> Truth:
+    """Establish the truth of `corpus` into `path`, resuming from what `path` holds.
+
+    The file is rewritten atomically after each decision. A file made with other settings
+    (corpus, games, seed, truncation, net) raises CheckpointError. `limit` stops after that
+    many decisions in all (None: the whole corpus); `on_decision(truth, total)` is called
+    after each new one.
+    """
+    games, seed = check_int("games", games, 1), check_int("seed", seed, 0)
+    evaluator = net_of(net)
+    if evaluator.checksum != corpus.net:
+        raise InvalidArgumentError(f"the corpus was made by net {corpus.net[:12]}, not {evaluator.checksum[:12]}")
+    settings = {"corpus_seed": corpus.seed, "corpus_size": len(corpus.decisions), "net": corpus.net,
+                "games": games, "seed": seed, "truncate": bool(truncate), "policy": "net", "window": WINDOW,
+                "max_candidates": MAX_CANDIDATES,
+                "players": list(PLAYERS)}
+    done: tuple[DecisionTruth, ...] = ()
+    if Path(path).exists():
+        old = load_truth(path)
+        if old.settings != settings:
+            changed = sorted(k for k in settings.keys() | old.settings.keys() if settings.get(k) != old.settings.get(k))
+            raise CheckpointError(f"{os.fspath(path)!r} holds the truth of other settings ({', '.join(changed)}): "
+                                  "remove it or give its settings")
+        done = old.decisions
+    total = len(corpus.decisions) if limit is None else min(len(corpus.decisions), check_int("limit", limit, 0))
+    truth = Truth(settings, done)
+    for index in range(len(done), total):
+        one = decision_truth(corpus.decisions[index], index, games, seed, workers=workers, truncate=truncate,
+                             net=evaluator)
+        truth = Truth(settings, truth.decisions + (one,))
+        text = truth.to_json().encode()
+        atomic_write(path, lambda handle: handle.write(text), "truth")
+        if on_decision is not None:
+            on_decision(one, total)
+    return truth
+
+
+@dataclass(frozen=True)
+class ErrorRate:
+    """A player's mean loss per decision with its 95% interval over the decisions, and the
+    rollouts' mean standard error of its per-decision losses."""
+
+    player: str
+    decisions: int
+    mean: float
+    ci95: float
+    mean_se: float
+    zero: float  # share of decisions where it picked the rolled-out best
+    bias: float  # the part of `mean` that rollout noise alone would add (selection_bias)
+
+
+def error_rates(decisions: Sequence[DecisionTruth], players: Sequence[str] = PLAYERS,
+                seed: int = 0) -> list[ErrorRate]:
+    """Mean loss per decision of each player (95% interval: 1.96 x sd / sqrt(n) over decisions),
+    with its estimated selection bias (`selection_bias`, drawn with `seed`)."""
+    if not decisions:
+        raise InvalidArgumentError("no decisions to rate: the truth is empty")
+    out = []
+    for player in players:
+        losses = np.array([d.loss(player) for d in decisions], dtype=float)
+        ses = np.array([d.loss_se(player) for d in decisions], dtype=float)
+        n = len(losses)
+        spread = float(losses.std(ddof=1)) if n > 1 else math.nan
+        out.append(ErrorRate(player, n, float(losses.mean()), Z95 * spread / math.sqrt(n), float(ses.mean()),
+                             float(np.mean(losses == 0.0)), selection_bias(decisions, player, seed)))
+    return out
+
+
+def selection_bias(decisions: Sequence[DecisionTruth], player: str, seed: int = 0, draws: int = 200) -> float:
+    """How much rollout noise alone adds to `player`'s mean loss: the best candidate is the one
+    whose estimate came out highest, so the loss of a pick as good as the best is not 0 but
+    the noise of the winner. Estimated by parametric bootstrap: taking each decision's
+    rolled-out equities as true, draw each candidate's estimate again with independent normal
+    noise of its own standard error, and average (max of the draws - the pick's draw) minus
+    (max - pick) of the equities. Independent noise ignores the positive correlation common
+    random numbers give, so this errs on the large side."""
+    rng = np.random.default_rng(np.random.SeedSequence(check_int("seed", seed, 0)))
+    extra = 0.0
+    for d in decisions:
+        equity = np.array([m.equity for m in d.moves])
+        se = np.array([m.se for m in d.moves])
+        pick = [m.move for m in d.moves].index(d.picks[player])
+        noisy = equity + rng.standard_normal((draws, len(equity))) * se
+        extra += float(np.mean(noisy.max(axis=1) - noisy[:, pick])) - float(equity.max() - equity[pick])
+    return extra / len(decisions)
+
+
+def markdown_table(rates: Sequence[ErrorRate]) -> str:
+    """The error rates as a markdown table (equity in points per decision)."""
+    lines = ["| player | decisions | mean equity lost per decision (95% CI) | of which rollout noise (est.) | "
+             "best move picked | mean rollout SE of its loss (0 when it picked the best) |",
+             "|---|---|---|---|---|---|"]
+    for r in rates:
+        lines.append(f"| {r.player} | {r.decisions} | {r.mean:.4f} ± {r.ci95:.4f} | {r.bias:.4f} | "
+                     f"{100 * r.zero:.1f}% | {r.mean_se:.4f} |")
+    return "\n".join(lines)
+
+
+def _read(path: str | os.PathLike[str], what: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidArgumentError(f"cannot read the {what} file {os.fspath(path)!r}: {exc}") from None
+
+
+@contextmanager
+def _fields(what: str) -> Iterator[None]:
+    """A missing or malformed field of a corpus or truth file is one CheckpointError (a bad
+    position ID or dice already is a FevgaError, which passes through)."""
+    try:
+        yield
+    except FevgaError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise CheckpointError(f"the {what} file is malformed: {type(exc).__name__} {exc}") from None
+
+
+def _json_of(text: str, expected: str, what: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CheckpointError(f"the {what} file is not JSON: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != expected:
+        raise CheckpointError(f"not a {what} file (format {expected!r} expected)")
+    return data

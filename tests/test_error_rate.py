@@ -1,0 +1,144 @@
+"""fevga.error_rate: the seeded corpus, the loss arithmetic on a hand-made truth, and resuming
+the truth computation after an interruption."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from fevga.errors import CheckpointError, FevgaError
+from fevga.error_rate import (PLAYERS, Corpus, DecisionTruth, MoveTruth, Truth, build_corpus, error_rates,
+                              heuristic_pick, load_truth, markdown_table, run_truth, selection_bias)
+
+
+@pytest.fixture(scope="module")
+def corpus() -> Corpus:
+    return build_corpus(4, seed=11)
+
+
+def test_the_corpus_is_a_function_of_its_seed(corpus: Corpus) -> None:
+    again = build_corpus(4, seed=11)
+    assert again == corpus
+    assert build_corpus(4, seed=12).decisions != corpus.decisions
+    assert len(corpus.decisions) == 4
+    for d in corpus.decisions:
+        assert len(d.position.legal_moves(d.dice)) >= 2  # a decision, not a forced move
+        assert not d.position.is_game_over()
+    assert Corpus.from_json(corpus.to_json()) == corpus  # the saved file gives the same corpus
+
+
+def test_the_corpus_file_round_trips(corpus: Corpus, tmp_path) -> None:
+    path = corpus.save(tmp_path / "corpus.json")
+    assert Corpus.load(path) == corpus
+    assert json.loads(path.read_text())["seed"] == 11
+
+
+@pytest.mark.parametrize("text", ["[]", "{}", '{"format": "fevga-error-rate-corpus/1"}',
+                                  '{"format": "fevga-error-rate-corpus/1", "seed": 1, "net": "x", "decisions": [{}]}',
+                                  '{"format": "fevga-error-rate-truth/1", "settings": 3, "decisions": []}', "nope"])
+def test_a_malformed_file_is_one_checkpoint_error(text: str) -> None:
+    reader = Truth.from_json if "truth" in text else Corpus.from_json
+    with pytest.raises(CheckpointError):
+        reader(text)
+
+
+def test_heuristic_pick_is_the_first_best_by_heuristic_eval(corpus: Corpus) -> None:
+    from fevga_core import game
+
+    d = corpus.decisions[0]
+    moves = d.position.legal_moves(d.dice)
+    values = [game.evaluate(m.position._row(), d.position.turn) for m in moves]
+    pick = heuristic_pick(d.position, d.dice)
+    assert values[list(moves).index(pick)] == max(values)
+    assert all(v < max(values) for v in values[:list(moves).index(pick)])
+
+
+def _hand_made() -> list[DecisionTruth]:
+    # decision 0: heuristic loses 0.25, net 1-ply 0.05, deeper nets pick the best
+    a = DecisionTruth(0, (MoveTruth("a", 0.30, 0.02, 0.0, 0.0), MoveTruth("b", 0.25, 0.02, -0.05, 0.01),
+                          MoveTruth("c", 0.05, 0.02, -0.25, 0.03)),
+                      {"heuristic": "c", "net 1-ply": "b", "net 2-ply": "a", "net 3-ply": "a"}, 1.0)
+    # decision 1: heuristic loses 0.15, every net picks the best
+    b = DecisionTruth(1, (MoveTruth("x", -0.10, 0.02, 0.0, 0.0), MoveTruth("y", -0.25, 0.02, -0.15, 0.02)),
+                      {"heuristic": "y", "net 1-ply": "x", "net 2-ply": "x", "net 3-ply": "x"}, 1.0)
+    return [a, b]
+
+
+def test_losses_of_a_hand_made_truth_are_exact() -> None:
+    rates = {r.player: r for r in error_rates(_hand_made())}
+    assert set(rates) == set(PLAYERS)
+    h, n1, n2 = rates["heuristic"], rates["net 1-ply"], rates["net 2-ply"]
+    assert h.decisions == 2 and h.mean == pytest.approx(0.20) and h.zero == 0.0
+    # sd of (0.25, 0.15) is 0.05 * sqrt(2); the interval is 1.96 sd / sqrt(2)
+    assert h.ci95 == pytest.approx(1.959963984540054 * 0.05)
+    assert h.mean_se == pytest.approx(0.025)
+    assert n1.mean == pytest.approx(0.025) and n1.zero == 0.5 and n1.mean_se == pytest.approx(0.005)
+    assert n2.mean == 0.0 and n2.ci95 == 0.0 and n2.zero == 1.0
+    table = markdown_table(error_rates(_hand_made()))
+    assert "| heuristic | 2 | 0.2000 ± 0.0980 | " in table and "| 0.0% | 0.0250 |" in table
+    assert table.count("\n") == 1 + len(PLAYERS)
+
+
+def test_selection_bias_is_the_noise_of_the_winner() -> None:
+    # two equal moves with standard error s each: the larger of two draws exceeds the pick's
+    # draw by s / sqrt(pi) on average (E max(X, Y) - X = E|X - Y| / 2 = s sqrt(2) sqrt(2 / pi) / 2)
+    tie = DecisionTruth(0, (MoveTruth("a", 0.1, 0.05, 0.0, 0.0), MoveTruth("b", 0.1, 0.05, 0.0, 0.05)),
+                        {p: "a" for p in PLAYERS}, 1.0)
+    assert selection_bias([tie] * 50, "net 1-ply", seed=3, draws=2000) == pytest.approx(0.05 / math.sqrt(math.pi),
+                                                                                          rel=0.03)
+    far = DecisionTruth(0, (MoveTruth("a", 0.5, 0.01, 0.0, 0.0), MoveTruth("b", 0.0, 0.01, -0.5, 0.01)),
+                        {p: "b" for p in PLAYERS}, 1.0)
+    assert abs(selection_bias([far], "heuristic", seed=3)) < 1e-3  # noise cannot change a clear ranking
+    assert selection_bias([tie], "heuristic", seed=3) == selection_bias([tie], "heuristic", seed=3)
+
+
+def test_rating_nothing_is_refused() -> None:
+    with pytest.raises(FevgaError, match="empty"):
+        error_rates([])
+
+
+def _without_times(truth: Truth) -> list[dict[str, object]]:
+    return [{**d.to_dict(), "seconds": None} for d in truth.decisions]
+
+
+def test_an_interrupted_truth_resumes_to_the_uninterrupted_one(corpus: Corpus, tmp_path) -> None:
+    small = Corpus(corpus.seed, corpus.net, corpus.decisions[:3])
+    whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5)
+    assert len(whole.decisions) == 3
+    for d in whole.decisions:
+        assert d.moves[0].diff == 0.0 and all(m.diff <= 0.0 and m.diff_se >= 0.0 for m in d.moves)
+        assert {m.move for m in d.moves} >= set(d.picks.values())  # every pick was rolled out
+        assert all(d.loss(p) >= 0.0 and math.isfinite(d.loss_se(p)) for p in PLAYERS)
+
+    path = tmp_path / "interrupted.json"
+
+    def stop_after_two(one: DecisionTruth, total: int) -> None:
+        if one.index == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_truth(small, path, games=36, seed=5, on_decision=stop_after_two)
+    assert len(load_truth(path).decisions) == 2  # saved after each decision
+    seen: list[int] = []
+    resumed = run_truth(small, path, games=36, seed=5, on_decision=lambda one, total: seen.append(one.index))
+    assert seen == [2]  # only the missing decision was rolled out
+    assert _without_times(resumed) == _without_times(whole)
+    assert _without_times(load_truth(path)) == _without_times(whole)
+    assert error_rates(resumed.decisions) == error_rates(whole.decisions)
+
+    with pytest.raises(CheckpointError, match="games"):
+        run_truth(small, path, games=72, seed=5)  # other settings never mix into a file
+
+
+def test_a_decision_truth_does_not_depend_on_the_workers() -> None:
+    from fevga import Position
+    from fevga.error_rate import Decision, decision_truth
+
+    # a decision of the documented corpus (seed 2026, decision 2) late enough for quick rollouts;
+    # 2,592 games are two blocks, so two workers really split them
+    race = Decision(Position.from_id("gAMB9z4BGAO9nAAA"), (6, 5), 0, 79)
+    one, two = (decision_truth(race, 2, 2592, 7, workers=w) for w in (1, 2))
+    assert one.moves == two.moves and one.picks == two.picks
+    assert len(one.moves) >= 2 and all(m.se > 0 for m in one.moves)
