@@ -252,26 +252,27 @@ cdef void _outputs(const NetC* net, int inputs, float* acc, double* logits) noex
         logits[k] = b2[k] + dots[k]
 
 
-cdef void net_forward(const NetC* net, int inputs, const EncodingC* enc, double* out) noexcept nogil:
+cdef inline void _forward_from(const NetC* net, int inputs, const float* base, const EncodingC* enc,
+                               double* out) noexcept nogil:
+    """The outputs of a first layer holding `base` plus the columns of `enc` (both games)."""
     cdef float acc[NET_MAX_HIDDEN]
     cdef double logits[NET_OUTPUTS]
-    memcpy(acc, net.params + <Py_ssize_t> inputs * net.hidden, net.hidden * sizeof(float))
+    memcpy(acc, base, net.hidden * sizeof(float))
     net_accumulate(net, enc, acc)
     _outputs(net, inputs, acc, logits)
     logit_probabilities(logits, out)
 
 
+cdef void net_forward(const NetC* net, int inputs, const EncodingC* enc, double* out) noexcept nogil:
+    _forward_from(net, inputs, net.params + <Py_ssize_t> inputs * net.hidden, enc, out)
+
+
 cdef void net_finish(const NetC* net, const PositionC* pos, const float* base,
                      double* out) noexcept nogil:
-    cdef float acc[NET_MAX_HIDDEN]
-    cdef double logits[NET_OUTPUTS]
     cdef EncodingC enc
     enc.n = 0
-    memcpy(acc, base, net.hidden * sizeof(float))
     _encode_rest(pos, &enc)
-    net_accumulate(net, &enc, acc)
-    _outputs(net, NET_INPUTS, acc, logits)
-    logit_probabilities(logits, out)
+    _forward_from(net, NET_INPUTS, base, &enc, out)
 
 
 cdef void net_evaluate(const NetC* net, const PositionC* pos, double* out) noexcept nogil:
@@ -442,15 +443,10 @@ cdef void gioul_net_base(const NetC* net, const SideC* decider, float* acc) noex
 
 
 cdef void gioul_net_finish(const NetC* net, const GioulC* s, const float* base, double* out) noexcept nogil:
-    cdef float acc[NET_MAX_HIDDEN]
-    cdef double logits[NET_OUTPUTS]
     cdef EncodingC enc
     enc.n = 0
-    memcpy(acc, base, net.hidden * sizeof(float))
     _encode_gioul_rest(s, &enc)
-    net_accumulate(net, &enc, acc)
-    _outputs(net, GIOUL_NET_INPUTS, acc, logits)
-    logit_probabilities(logits, out)
+    _forward_from(net, GIOUL_NET_INPUTS, base, &enc, out)
 
 
 cdef void gioul_net_evaluate(const NetC* net, const GioulC* s, double* out) noexcept nogil:
