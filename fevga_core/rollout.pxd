@@ -33,19 +33,6 @@ ctypedef struct GameOutC:
     int first_roll          # (d1 - 1) * 6 + (d2 - 1) of the first roll, -1 if none was rolled
     bint truncated
 
-# One ply of a game record: who moved, the dice, and the chosen move's steps.
-ctypedef struct PlyC:
-    uint8_t turn
-    uint8_t dice[2]
-    uint8_t nsteps
-    uint8_t steps[4][2]
-
-# A growable record of plies (malloc'd; the owner frees `plies`).
-ctypedef struct RecordC:
-    PlyC* plies
-    int size
-    int capacity
-
 cdef enum:
     NUM_STRATA = 1296   # ordered pairs of the first two rolls: one rotation of the stratified schedule
     LENGTH_BINS = 512   # game-length histogram bins; the last one counts longer games
@@ -54,11 +41,11 @@ cdef enum:
 # A worker's scratch is movegen's ScratchC with two move lists: SPARE(scratch) holds the
 # luck and lookahead enumerations beside the moves of the roll being played.
 
-# One decision of a recorded Gioul game.
+# One decision of a recorded game (a Fevga turn; a Gioul block or hand-over).
 ctypedef struct DecisionC:
     uint8_t mover
     uint8_t roller
-    uint8_t d1              # the dice rolled (0, 0 for a decision on pending dice)
+    uint8_t d1              # the dice rolled (0, 0 for a Gioul decision on pending dice)
     uint8_t d2
     uint8_t die             # the decision's dice: `count` of `die`, or the pair (die, pair)
     uint8_t count
@@ -68,11 +55,11 @@ ctypedef struct DecisionC:
     uint16_t choices        # legal moves the decision had
 
 cdef enum:
-    MAX_RECORDED = 8192     # decisions one recorded Gioul game may hold (real games: a few hundred)
+    MAX_RECORDED = 8192     # decisions one recorded game may hold (real games: a few hundred)
 
-# What a Gioul game keeps of itself: the decisions played (`size`), and with `decisions` their
+# What a game keeps of itself: the decisions played (`size`), and with `decisions` their
 # record, with `trail` (MAX_RECORDED + 1 states) the start and the state after each decision.
-ctypedef struct GioulRecordC:
+ctypedef struct RecordC:
     DecisionC* decisions
     GioulC* trail
     int size
@@ -82,8 +69,11 @@ ctypedef struct GioulRecordC:
 # move lists); points = White's points (+-1, +-2; 0 for a dead position). Returns 1 (points
 # unset) when the record would pass MAX_RECORDED decisions, else 0.
 cdef int gioul_play(const JobC* job, GioulC* s, RngC* rng, bint opening_dice, ScratchC* scratch,
-                    GioulRecordC* rec, int* points) except -1 nogil
+                    RecordC* rec, int* points) except -1 nogil
 
-cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
-                      const int* fixed_rolls, int nfixed, object callback, ScratchC* scratch,
-                      GameOutC* out, RecordC* rec, int max_plies) except -1 nogil
+# THE game loop of both games (rollout.pyx): play `s` (a Fevga board or a Gioul state, as the
+# job's flags say) to the end, to truncation or to `max_plies` plies (0: no limit); `out` for
+# `color`; with `rec` the decisions kept. Returns 1 when the game stops unfinished (max_plies,
+# or the record full), else 0.
+cdef int play_game(const JobC* job, GioulC* s, int color, RngC* rng, const int* fixed_rolls, int nfixed,
+                   object callback, ScratchC* scratch, GameOutC* out, RecordC* rec, int max_plies) except -1 nogil

@@ -34,8 +34,8 @@ def expectimax_value(row: bytes, depth: int, flags: int, tables: Tables, scale: 
 def value(row: bytes, color: int, tables: Tables, scale: float, net: CoreNet | None = None, flags: int = 0) -> float:
     """The rollout evaluator's equity of a row for `color` (FLAG_GIOUL: of a Gioul state row)."""
 
-def gioul_roll_values(row: bytes, tables: Tables, scale: float) -> tuple[list[float], float]:
-    """Each roll's value for the side to roll after the heuristic policy plays it, and their mean."""
+def roll_values(row: bytes, flags: int, tables: Tables, scale: float) -> tuple[list[float], float]:
+    """The luck's values: each roll's value for the side to roll once played, and their mean."""
 
 def race(row: bytes, tables: Tables) -> tuple[float, float, float, float] | None:
     """(equity, win, win_mars, lose_mars) of a covered no-contact race, or None."""

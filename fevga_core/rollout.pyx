@@ -27,7 +27,7 @@
 #   luck         = sum over the random rolls of (value after the roll's decisions) minus the
 #                  mean of that value over the 36 rolls, from the root side's view; every
 #                  roll's decisions (blocks, hand-overs) are played by the heuristic policy
-#                  and the value is gioul_value (_gioul_roll_values)
+#                  and the value is gioul_value (_roll_values)
 #   truncated    = stopped at a covered no-contact race, scored from the (Gioul) tables
 
 from libc.stdlib cimport malloc, calloc, realloc, free
@@ -325,24 +325,6 @@ cdef int _callback_choice(object callback, const PositionC* pos, int d1, int d2,
     return index
 
 
-cdef int _record_ply(RecordC* rec, int turn, int d1, int d2, const MoveC* move) noexcept nogil:
-    cdef PlyC* grown
-    if rec.size == rec.capacity:
-        grown = <PlyC*> realloc(rec.plies, 2 * rec.capacity * sizeof(PlyC))
-        if grown == NULL:
-            return -1
-        rec.plies = grown
-        rec.capacity *= 2
-    rec.plies[rec.size].turn = turn
-    rec.plies[rec.size].dice[0] = d1
-    rec.plies[rec.size].dice[1] = d2
-    rec.plies[rec.size].nsteps = move.nsteps
-    memset(rec.plies[rec.size].steps, 0, sizeof(move.steps))
-    memcpy(rec.plies[rec.size].steps, move.steps, 2 * move.nsteps)
-    rec.size += 1
-    return 0
-
-
 cdef inline int _policy_choice(const JobC* job, const PositionC* pos, const GioulC* state, int d1, int d2,
                                const MoveC* moves, int n, object callback, ScratchC* scratch, RngC* rng) except -1 nogil:
     """THE policy dispatch of both games' playouts: the index of the move the policy of the
@@ -386,48 +368,6 @@ cdef inline void _next_roll(GameOutC* out, RngC* rng, const int* fixed_rolls, in
         out.first_roll = (d1[0] - 1) * 6 + (d2[0] - 1)
 
 
-cdef int rollout_game(const JobC* job, PositionC* pos, int color, RngC* rng,
-                      const int* fixed_rolls, int nfixed, object callback, ScratchC* scratch,
-                      GameOutC* out, RecordC* rec, int max_plies) except -1 nogil:
-    """Play `pos` to the end, to truncation or to `max_plies` plies (0 = no limit; returns 1
-    when it stops there); fill `out` for `color`. The first `nfixed` rolls are
-    fixed_rolls[i] (roll index (d1 - 1) * 6 + (d2 - 1)), later ones drawn from `rng`.
-    With `rec`, every ply is recorded."""
-    cdef int d1, d2, n, k, mover
-    cdef double actual, mean
-    _game_begin(out)
-    while True:
-        if _is_over(pos):
-            score_final(out, pos, color)
-            return 0
-        if job.truncate and score_race(out, job.tables, pos, color):
-            return 0
-        if max_plies and out.plies >= max_plies:
-            out.equity = out.win = out.win_mars = out.lose_mars = 0.0
-            return 1
-        _next_roll(out, rng, fixed_rolls, nfixed, &d1, &d2)
-        mover = pos.turn
-        n = generate_moves(pos, d1, d2, job.flags, scratch.moves, scratch.ws)
-        if n < 0:
-            with gil:
-                raise OverflowError("more legal moves than the generator buffer holds")
-        if n == 1 and scratch.moves[0].nsteps == 0 and position_is_dead(pos, job.flags):
-            score_draw(out)
-            return 0
-        if job.luck:
-            # luck = value of the roll played minus the mean over all 36 rolls (mean zero);
-            # `pos` is not dead (the roll just made would have been a dead pass)
-            _best_value(job, pos, -1, scratch.moves, n, scratch, 0, &actual)
-            roll_expectation(pos, job.flags, False, scratch, 1, 1, _best_value, job, &mean)
-            out.luck += (actual - mean) if mover == color else (mean - actual)
-        k = _policy_choice(job, pos, NULL, d1, d2, scratch.moves, n, callback, scratch, rng) if n > 1 else 0
-        if rec != NULL and _record_ply(rec, mover, d1, d2, &scratch.moves[k]) < 0:
-            with gil:
-                raise MemoryError("no memory for the game record")
-        apply_move(pos, &scratch.moves[k])
-        out.plies += 1
-
-
 # ---------------------------------------------------------------------------------------
 # Gioul: the hooks of a Gioul job (FLAG_GIOUL). Its evaluator, gioul_value: final points of a
 # finished game; a state whose roll is due with both sides at their fourth roll or later
@@ -451,20 +391,30 @@ cdef inline int _roll_index(int d1, int d2) noexcept nogil:
     return 0
 
 
-# What Gioul luck passes search.roll_expectation: the state whose roll is due and where each
-# roll's value goes.
-ctypedef struct GioulRollsC:
+# What luck passes search.roll_expectation: the state whose roll is due and where each roll's
+# value goes.
+ctypedef struct RollValuesC:
     const JobC* job
     const GioulC* state
     double* values
 
 
+cdef int _fevga_roll_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
+                           ScratchC* scratch, int level, double* value) except -1 nogil:
+    """Fevga's value of a roll for its roller: its best result by position_value (_best_value);
+    kept in values[roll] too."""
+    cdef const RollValuesC* c = <const RollValuesC*> ctx
+    _best_value(c.job, pos, roll, moves, n, scratch, level, value)
+    c.values[roll] = value[0]
+    return 0
+
+
 cdef int _gioul_roll_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
                            ScratchC* scratch, int level, double* value) except -1 nogil:
-    """The value for the roller of the state once roll `roll` has been rolled and its every
-    decision (the first from `moves`, then its blocks and any hand-overs, generated into the
-    same list) played by the heuristic policy; kept in values[roll] too."""
-    cdef const GioulRollsC* c = <const GioulRollsC*> ctx
+    """Gioul's value of a roll for its roller: the state once the roll's every decision (the
+    first from `moves`, then its blocks and any hand-overs, generated into the same list) is
+    played by the heuristic policy, valued by gioul_value; kept in values[roll] too."""
+    cdef const RollValuesC* c = <const RollValuesC*> ctx
     cdef MoveC* later = scratch.moves + <Py_ssize_t> level * MAX_MOVES    # where `moves` are
     cdef int k
     cdef GioulC t = c.state[0]
@@ -484,21 +434,22 @@ cdef int _gioul_roll_value(const void* ctx, const PositionC* pos, int roll, cons
     return 0
 
 
-cdef int _gioul_roll_values(const JobC* job, const GioulC* s, double* values, double* mean,
-                            ScratchC* scratch, int level) except -1 nogil:
-    """For each of the 21 rolls of the side to roll in `s` (no dice pending): the value for it
-    of the state once the roll's every decision (its blocks and any hand-overs) is played by
-    the heuristic policy, into values[21]; their mean over the 36 rolls into mean[0]. Uses
-    move list `level` of `scratch` (one the game is not using)."""
-    cdef GioulRollsC c
+cdef int _roll_values(const JobC* job, const GioulC* s, double* values, double* mean,
+                      ScratchC* scratch, int level) except -1 nogil:
+    """The luck's values: for each of the 21 rolls of the side to roll in `s` (no dice
+    pending, not dead), the value for it of the roll played (_fevga_roll_value or
+    _gioul_roll_value), into values[21]; their mean over the 36 rolls into mean[0]. Uses move
+    list `level` of `scratch` (one the game is not using)."""
+    cdef RollValuesC c
     c.job = job
     c.state = s
     c.values = values
-    roll_expectation(&s.pos, FLAG_GIOUL, False, scratch, level, 1, _gioul_roll_value, &c, mean)
+    roll_expectation(&s.pos, job.flags, False, scratch, level, 1,
+                     _gioul_roll_value if job.flags & FLAG_GIOUL else _fevga_roll_value, &c, mean)
     return 0
 
 
-cdef int _record_decision(GioulRecordC* rec, const GioulC* s, int d1, int d2, const MoveC* move,
+cdef int _record_decision(RecordC* rec, const GioulC* s, int d1, int d2, const MoveC* move,
                           int choices) noexcept nogil:
     """Count (and with rec.decisions record) the decision `move` of `s` about to be played;
     1 when a record (decisions or trail) is full, else 0."""
@@ -515,22 +466,27 @@ cdef int _record_decision(GioulRecordC* rec, const GioulC* s, int d1, int d2, co
         r.count = s.count
         r.pair = s.pair
         r.nsteps = move.nsteps
-        memcpy(r.steps, move.steps, sizeof(r.steps))
+        memset(r.steps, 0, sizeof(r.steps))
+        memcpy(r.steps, move.steps, 2 * move.nsteps)
         r.choices = choices
     rec.size += 1
     return 0
 
 
-cdef int _gioul_game(const JobC* job, GioulC* s, int color, RngC* rng, const int* fixed_rolls,
-                     int nfixed, object callback, ScratchC* scratch, GameOutC* out,
-                     GioulRecordC* rec) except -1 nogil:
-    """rollout_game for a Gioul state, THE Gioul game loop (rollouts, duels, records,
-    training): play `s` to the end or to truncation; fill `out` for `color`. The first
-    `nfixed` random rolls are fixed_rolls[i] (roll index (d1 - 1) * 6 + (d2 - 1)), later ones
-    drawn from `rng`. scratch needs two move lists (the second for the luck and "net2"). With
-    `rec`, the decisions are counted and kept (GioulRecordC); returns 1 when the record is
-    full (the game unfinished), else 0."""
-    cdef int d1 = 0, d2 = 0, n, k        # the last roll made (only a callback reads it: Gioul jobs take none)
+cdef int play_game(const JobC* job, GioulC* s, int color, RngC* rng, const int* fixed_rolls, int nfixed,
+                   object callback, ScratchC* scratch, GameOutC* out, RecordC* rec, int max_plies) except -1 nogil:
+    """THE game loop of both games (rollouts, games, duels, records, training): play `s` to
+    the end, to truncation or to `max_plies` plies (0 = no limit); fill `out` for `color`.
+    A decision is a Fevga turn, or one of a Gioul roll's blocks and hand-overs; the game's
+    hooks are its moves (generate_moves of the board / gioul_pending_moves), its transition
+    (apply_move / gioul_begin_roll and gioul_apply), its tables (Gioul's cover only states
+    gioul_tables_apply) and its luck values (_roll_values). The first `nfixed` random rolls
+    are fixed_rolls[i] (roll index (d1 - 1) * 6 + (d2 - 1)), later ones drawn from `rng`.
+    scratch needs two move lists (the second for the luck and "net2"). With `rec`, the
+    decisions are counted and kept (RecordC). Returns 1 when the game stops unfinished, at
+    max_plies or with its record full, else 0."""
+    cdef bint gioul = job.flags & FLAG_GIOUL
+    cdef int d1 = 0, d2 = 0, n, k        # the last roll made
     cdef bint rolled
     cdef double mean
     cdef double values[NUM_ROLLS]
@@ -546,44 +502,55 @@ cdef int _gioul_game(const JobC* job, GioulC* s, int color, RngC* rng, const int
             return 0
         rolled = s.count == 0
         if rolled:
-            if job.truncate and gioul_tables_apply(s) and score_race(out, job.tables, &s.pos, color):
+            if job.truncate and (not gioul or gioul_tables_apply(s)) and score_race(out, job.tables, &s.pos, color):
                 return 0
+            if max_plies and out.plies >= max_plies:
+                out.equity = out.win = out.win_mars = out.lose_mars = 0.0
+                return 1
             _next_roll(out, rng, fixed_rolls, nfixed, &d1, &d2)
             if job.luck:
                 before = s[0]       # the luck is measured once the roll is known not to be a dead pass
-            gioul_begin_roll(s, d1, d2)
-            out.plies += 1
-        n = gioul_pending_moves(s, scratch.moves, scratch.ws)
+            if gioul:
+                gioul_begin_roll(s, d1, d2)
+                out.plies += 1      # Gioul counts rolls (a roll may take several decisions)
+        if gioul:
+            n = gioul_pending_moves(s, scratch.moves, scratch.ws)
+        else:
+            n = generate_moves(&s.pos, d1, d2, job.flags, scratch.moves, scratch.ws)
         if n < 0:
             with gil:
                 raise OverflowError("more legal moves than the generator buffer holds")
-        if n == 1 and scratch.moves[0].nsteps == 0 and position_is_dead(&s.pos, FLAG_GIOUL):
+        if n == 1 and scratch.moves[0].nsteps == 0 and position_is_dead(&s.pos, job.flags):
             score_draw(out)
             return 0
         if rolled and job.luck:
             # luck = value of the roll rolled minus the mean over all 36 rolls (mean zero)
-            _gioul_roll_values(job, &before, values, &mean, scratch, 1)
+            _roll_values(job, &before, values, &mean, scratch, 1)
             if before.pos.turn == color:
                 out.luck += values[_roll_index(d1, d2)] - mean
             else:
                 out.luck += mean - values[_roll_index(d1, d2)]
-        k = _policy_choice(job, &s.pos, s, d1, d2, scratch.moves, n, callback, scratch, rng) if n > 1 else 0
-        if rec != NULL:
-            if _record_decision(rec, s, d1 if rolled else 0, d2 if rolled else 0, &scratch.moves[k], n):
-                return 1
-        gioul_apply(s, &scratch.moves[k])
+        k = _policy_choice(job, &s.pos, s if gioul else NULL, d1, d2, scratch.moves, n, callback, scratch,
+                           rng) if n > 1 else 0
+        if rec != NULL and _record_decision(rec, s, d1 if rolled else 0, d2 if rolled else 0, &scratch.moves[k], n):
+            return 1
+        if gioul:
+            gioul_apply(s, &scratch.moves[k])
+        else:
+            apply_move(&s.pos, &scratch.moves[k])
+            out.plies += 1          # Fevga counts moves played (a dead roll is not one)
         if rec != NULL and rec.trail != NULL:
             rec.trail[rec.size] = s[0]
 
 
 cdef int gioul_play(const JobC* job, GioulC* s, RngC* rng, bint opening_dice, ScratchC* scratch,
-                    GioulRecordC* rec, int* points) except -1 nogil:
+                    RecordC* rec, int* points) except -1 nogil:
     cdef int wd, bd
     cdef int fixed[1]
     cdef GameOutC out
     gioul_initial(s, opening_draw(rng, &wd, &bd))
     fixed[0] = ((wd if wd > bd else bd) - 1) * 6 + (bd if wd > bd else wd) - 1    # the larger die first
-    if _gioul_game(job, s, COLOR_WHITE, rng, fixed, 1 if opening_dice else 0, None, scratch, &out, rec):
+    if play_game(job, s, COLOR_WHITE, rng, fixed, 1 if opening_dice else 0, None, scratch, &out, rec, 0):
         return 1
     points[0] = <int> out.equity
     return 0
@@ -740,11 +707,7 @@ cdef int64_t _block(const JobC* job, const GioulC* starts, int targets, int colo
         for k in range(targets):
             s = starts[k]
             rng_seed(&rng, game_seed(master, <uint64_t> index))
-            if job.flags & FLAG_GIOUL:
-                _gioul_game(job, &s, color, &rng, fixed, 2 if stratum >= 0 else 0, callback, scratch, &out, NULL)
-            else:
-                rollout_game(job, &s.pos, color, &rng, fixed, 2 if stratum >= 0 else 0, callback,
-                             scratch, &out, NULL, 0)
+            play_game(job, &s, color, &rng, fixed, 2 if stratum >= 0 else 0, callback, scratch, &out, NULL, 0)
             values[k] = add_game(&out, stratum, weights, &sums[k, 0], &first[k, 0, 0], &lengths[k, 0])
         add_cross(&cross[0, 0], values, targets)
     return games
@@ -805,57 +768,61 @@ def play_recorded(bytes row, int flags, int white_policy, int black_policy, obje
                   uint64_t seed, bint opening, int max_plies, Tables tables=None, double scale=1.0,
                   CoreNet net=None):
     """One self-play game with its record: (winner or -1 for a draw or a cut game, points,
-    plies, cut at max_plies, opening dice or None, ply array uint8[plies, 12] = turn, d1, d2,
+    plies, cut (at max_plies, or past MAX_RECORDED plies), opening dice or None, ply array uint8[plies, 12] = turn, d1, d2,
     nsteps, 4 x (from, to), final row). With `opening` the game starts with the one-die draw
     of docs/rules.md §2 (and with FLAG_OPENING_DICE the starter plays those two dice). `tables`
     serve the bearoff and lookahead policies (none by default)."""
-    cdef PositionC pos
+    cdef GioulC s
     cdef RngC rng
     cdef GameOutC out
     cdef RecordC rec
     cdef ScratchC scratch
     cdef JobC job
+    cdef DecisionC* r
     cdef int dice[2]
     cdef int fixed[1]
-    cdef int nfixed = 0, status = 0, starter
+    cdef int nfixed = 0, status = 0, starter, j
     fevga_flags_checked(flags)
     if max_plies < 0:
         raise InvalidArgumentError(f"max_plies {max_plies} must be >= 0")
-    position_load_checked(&pos, row)
+    memset(&s, 0, sizeof(GioulC))
+    position_load_checked(&s.pos, row)
+    if tables is None:
+        tables = Tables()      # kept alive by this local while the game runs
+    _job_init(&job, flags, white_policy, black_policy, callback, False, False, scale, tables, net)
+    buffer = np.zeros(MAX_RECORDED * sizeof(DecisionC), dtype=np.uint8)
+    cdef uint8_t[::1] raw = buffer
+    rec.decisions = <DecisionC*> &raw[0]
+    rec.trail = NULL
+    rng_seed(&rng, seed)
+    if opening:
+        starter = opening_draw(&rng, &dice[0], &dice[1])
+        if starter != s.pos.turn:
+            s.pos.turn = starter
+            s.pos.key ^= zobrist_turn()
+        if flags & FLAG_OPENING_DICE:
+            fixed[0] = (dice[starter] - 1) * 6 + dice[1 - starter] - 1
+            nfixed = 1
     scratch_new(&scratch, 2)
-    rec.capacity = 256
-    rec.size = 0
-    rec.plies = <PlyC*> malloc(rec.capacity * sizeof(PlyC))
     try:
-        if rec.plies == NULL:
-            raise MemoryError("no memory for the game record")
-        if tables is None:
-            tables = Tables()      # kept alive by this local while the game runs
-        _job_init(&job, flags, white_policy, black_policy, callback, False, False, scale, tables, net)
-        rng_seed(&rng, seed)
-        if opening:
-            starter = opening_draw(&rng, &dice[0], &dice[1])
-            if starter != pos.turn:
-                pos.turn = starter
-                pos.key ^= zobrist_turn()
-            if flags & FLAG_OPENING_DICE:
-                fixed[0] = (dice[starter] - 1) * 6 + dice[1 - starter] - 1
-                nfixed = 1
         if callback is not None:
-            status = rollout_game(&job, &pos, 0, &rng, fixed, nfixed, callback, &scratch, &out, &rec, max_plies)
+            status = play_game(&job, &s, 0, &rng, fixed, nfixed, callback, &scratch, &out, &rec, max_plies)
         else:
             with nogil:
-                status = rollout_game(&job, &pos, 0, &rng, fixed, nfixed, None, &scratch, &out, &rec, max_plies)
-        plies = np.frombuffer((<char*> rec.plies)[:rec.size * sizeof(PlyC)], dtype=np.uint8)
-        plies = plies.reshape(rec.size, sizeof(PlyC)).copy()
-        final = bytearray(POSITION_WIDTH)
-        position_store(&pos, <uint8_t*> (<char*> final))
-        winner = -1 if out.equity == 0 else (0 if out.equity > 0 else 1)
-        return (winner, abs(int(out.equity)), out.plies, status == 1,
-                (dice[0], dice[1]) if opening else None, plies, bytes(final))
+                status = play_game(&job, &s, 0, &rng, fixed, nfixed, None, &scratch, &out, &rec, max_plies)
     finally:
         scratch_free(&scratch)
-        free(rec.plies)
+    plies = np.zeros((rec.size, 12), dtype=np.uint8)
+    cdef uint8_t[:, ::1] ply = plies
+    for j in range(rec.size):
+        r = &rec.decisions[j]
+        ply[j, 0], ply[j, 1], ply[j, 2], ply[j, 3] = r.mover, r.d1, r.d2, r.nsteps
+        memcpy(&ply[j, 4], r.steps, sizeof(r.steps))
+    final = bytearray(POSITION_WIDTH)
+    position_store(&s.pos, <uint8_t*> (<char*> final))
+    winner = -1 if out.equity == 0 else (0 if out.equity > 0 else 1)
+    return (winner, abs(int(out.equity)), out.plies, status == 1,
+            (dice[0], dice[1]) if opening else None, plies, bytes(final))
 
 
 # Gioul games (fevga.game.play_gioul_game, fevga.strength.gioul_duel, fevga.gioul.self_play):
@@ -886,7 +853,7 @@ def gioul_games(uint64_t master, long long first, long long n, bint opening_dice
     cdef GioulC s
     cdef RngC rng
     cdef ScratchC scratch
-    cdef GioulRecordC rec
+    cdef RecordC rec
     if n < 0:
         raise InvalidArgumentError(f"games {n} must be >= 0")
     _gioul_job(&job, white_policy, black_policy, white_net, black_net, tables)
@@ -920,7 +887,7 @@ def record_gioul_game(uint64_t master, long long index, bint opening_dice,
     cdef GioulC s
     cdef RngC rng
     cdef ScratchC scratch
-    cdef GioulRecordC rec
+    cdef RecordC rec
     cdef GameOutC out
     cdef DecisionC* r
     cdef bint from_start = start is not None
@@ -938,7 +905,7 @@ def record_gioul_game(uint64_t master, long long index, bint opening_dice,
     try:
         with nogil:
             if from_start:
-                long_game = _gioul_game(&job, &s, COLOR_WHITE, &rng, NULL, 0, None, &scratch, &out, &rec)
+                long_game = play_game(&job, &s, COLOR_WHITE, &rng, NULL, 0, None, &scratch, &out, &rec, 0)
                 points = <int> out.equity
             else:
                 long_game = gioul_play(&job, &s, &rng, opening_dice, &scratch, &rec, &points)
@@ -1048,26 +1015,30 @@ def value(bytes row, int color, Tables tables not None, double scale, CoreNet ne
     return gioul_value(&job, &s, color) if flags & FLAG_GIOUL else position_value(&job, &s.pos, color)
 
 
-def gioul_roll_values(bytes row, Tables tables not None, double scale):
-    """(values[21], mean) of _gioul_roll_values for a Gioul row whose roll is due: each roll's
-    value for the side to roll once the heuristic policy has played all its decisions."""
+def roll_values(bytes row, int flags, Tables tables not None, double scale):
+    """(values[21], mean) of the luck (_roll_values) of the game the rule `flags` name, for a
+    row whose roll is due: each roll's value for the side to roll once it is played (Fevga:
+    its best result by the heuristic evaluator; Gioul: every decision of it played by the
+    heuristic policy)."""
     cdef GioulC s
     cdef JobC job
     cdef ScratchC scratch
     cdef double values[NUM_ROLLS]
     cdef double mean
-    if len(row) != GIOUL_WIDTH:
-        raise InvalidArgumentError(f"row must be one Gioul row of {GIOUL_WIDTH} bytes, not {len(row)} bytes")
-    _starts_checked(&s, row, GIOUL_WIDTH)
+    cdef int width = _row_width(flags)
+    if len(row) != width:
+        raise InvalidArgumentError(f"row must be one row of {width} bytes, not {len(row)} bytes")
+    memset(&s, 0, sizeof(GioulC))
+    _starts_checked(&s, row, width)
     if s.count or gioul_over(&s):
         raise InvalidArgumentError("roll values need a state whose roll is due (no dice pending, game not over)")
-    _job_init(&job, FLAG_GIOUL, POLICY_HEURISTIC, POLICY_HEURISTIC, None, False, True, scale, tables, None)
+    _job_init(&job, flags, POLICY_HEURISTIC, POLICY_HEURISTIC, None, False, True, scale, tables, None)
     scratch.ws = NULL
     scratch.moves = NULL
     try:
         scratch_new(&scratch, 1)
         with nogil:
-            _gioul_roll_values(&job, &s, values, &mean, &scratch, 0)
+            _roll_values(&job, &s, values, &mean, &scratch, 0)
         return [values[r] for r in range(NUM_ROLLS)], mean
     finally:
         scratch_free(&scratch)

@@ -3,14 +3,14 @@
 #
 # Game i of a batch uses rng_seed(game_seed(master, i)) and starts from the initial position
 # with White on roll (the colours are symmetric for the net: it sees the side on roll).
-# Each game is played by the game loop of rollout.pyx (policy "net" for both sides,
-# truncated at a covered no-contact race), then replayed: with s_0 .. s_T the positions
+# Each game is played by the one game loop of rollout.pyx (policy "net" for both sides,
+# truncated at a covered no-contact race), which keeps its states: with s_0 .. s_T the positions
 # before each ply and V(s) the static value of s for its side on roll (exact at s_T: the
 # final result, the race table's value, or a draw), the target of s_t is
 #   G_t = flip((1 - lam) V(s_{t+1}) + lam G_{t+1}),   G_T = V(s_T) (flipped into s_{T-1})
 # where flip swaps the views (win <-> loss and the mars terms): TD(lambda)'s forward view.
 
-from libc.stdlib cimport malloc, realloc, free
+from libc.stdlib cimport realloc, free
 from libc.string cimport memset
 from libc.stdint cimport int64_t, uint64_t, uint8_t
 
@@ -18,31 +18,20 @@ import numpy as np
 
 from fevga_core.errors import InvalidArgumentError
 
-from fevga_core.types cimport PositionC, NUM_CHECKERS, POSITION_WIDTH, FLAG_GIOUL
-from fevga_core.board cimport position_load, position_store, position_update, fevga_flags_checked, check_interrupt
+from fevga_core.types cimport PositionC, POSITION_WIDTH, FLAG_GIOUL
+from fevga_core.board cimport position_store, fevga_flags_checked, check_interrupt
 from fevga_core.movegen cimport ScratchC, scratch_new, scratch_free
 from fevga_core.game cimport RngC, rng_seed, game_seed, POLICY_NET
-from fevga_core.rollout cimport JobC, GameOutC, RecordC, PlyC, GioulRecordC, MAX_RECORDED, rollout_game, gioul_play
+from fevga_core.rollout cimport JobC, GameOutC, RecordC, MAX_RECORDED, play_game, gioul_play
 from fevga_core.net cimport CoreNet
 from fevga_core.race cimport Tables, no_tables
 from fevga_core.search cimport EvaluatorC, static_value, flip
 from fevga_core.types cimport GioulC
-from fevga_core.gioul cimport CoreGioulNet, gioul_store
+from fevga_core.gioul cimport CoreGioulNet, gioul_store, gioul_initial
 from fevga_core.net cimport NetC, gioul_net_evaluate
 
 cdef enum:
     GIOUL_WIDTH_C = POSITION_WIDTH + 7      # a Gioul state row (gioul.pyx GIOUL_WIDTH)
-
-
-cdef void replay_ply(PositionC* pos, const PlyC* ply) noexcept nogil:
-    """Apply a recorded ply (its steps in the mover's numbering) and pass the turn."""
-    cdef int i
-    cdef int mover = ply.turn
-    for i in range(ply.nsteps):
-        pos.side[mover].counts[ply.steps[i][0]] -= 1
-        pos.side[mover].counts[ply.steps[i][1]] += 1
-    pos.turn = 1 - mover
-    position_update(pos)
 
 
 # Growable sample arrays (malloc'd; the caller frees both): rows of `width` bytes
@@ -130,51 +119,58 @@ cdef object _selfplay(void* ctx, GameSamplesF play, uint64_t master, int64_t fir
         free(samples.targets)
 
 
-# What a Fevga self-play game needs.
-ctypedef struct FevgaPlayC:
+# What a self-play worker of either game keeps: its job, the evaluator of its targets, the
+# states of the game being played and its scratch.
+ctypedef struct SelfplayC:
     JobC job
     EvaluatorC ev
+    GioulC* trail           # MAX_RECORDED + 1 states
     ScratchC scratch
-    RecordC rec
+
+
+cdef int _record_game(SelfplayC* c, uint64_t seed, GameOutC* out, int* points) except -1 nogil:
+    """Play one seeded self-play game of the worker's job from the start (Gioul: from the
+    one-die draw) into c.trail; returns the decisions played (`out` is Fevga's outcome,
+    `points` Gioul's)."""
+    cdef GioulC s
+    cdef RngC rng
+    cdef RecordC rec
+    cdef int cut
+    rec.decisions = NULL
+    rec.trail = c.trail
+    rng_seed(&rng, seed)
+    if c.job.flags & FLAG_GIOUL:
+        cut = gioul_play(&c.job, &s, &rng, False, &c.scratch, &rec, points)
+    else:
+        gioul_initial(&s, 0)
+        cut = play_game(&c.job, &s, 0, &rng, NULL, 0, None, &c.scratch, out, &rec, 0)
+    if cut:
+        with gil:
+            raise OverflowError(f"a self-play game longer than {MAX_RECORDED} decisions")
+    return rec.size
 
 
 cdef int _fevga_game(void* ctx, uint64_t seed, double lam, SamplesC* samples, double* outcome) except -1 nogil:
-    cdef FevgaPlayC* c = <FevgaPlayC*> ctx
-    return _game_samples(&c.job, &c.ev, seed, lam, &c.scratch, &c.rec, samples, outcome)
-
-
-cdef int _game_samples(const JobC* job, const EvaluatorC* ev, uint64_t seed, double lam,
-                       ScratchC* scratch, RecordC* rec, SamplesC* samples, double* outcome) except -1 nogil:
-    """Play one game and append its samples; outcome[0..2] = the final value for White."""
-    cdef PositionC pos, start
-    cdef RngC rng
+    """Play one Fevga game and append its samples; outcome[0..2] = the final value for White."""
+    cdef SelfplayC* c = <SelfplayC*> ctx
     cdef GameOutC out
     cdef double next_value[3]
     cdef double ret[3]
-    cdef int t, plies
-    memset(&start, 0, sizeof(PositionC))
-    start.side[0].counts[24] = NUM_CHECKERS
-    start.side[1].counts[24] = NUM_CHECKERS
-    position_update(&start)
-    pos = start
-    rng_seed(&rng, seed)
-    rec.size = 0
-    rollout_game(job, &pos, 0, &rng, NULL, 0, None, scratch, &out, rec, 0)
-    plies = rec.size
+    cdef int t, plies, unused
+    cdef const PositionC* final
+    plies = _record_game(c, seed, &out, &unused)
     if _reserve(samples, plies, POSITION_WIDTH) < 0:
         with gil:
             raise MemoryError("no memory for the training samples")
-    # positions s_0 .. s_{T-1} as rows; the final one in pos
-    pos = start
     for t in range(plies):
-        position_store(&pos, samples.rows + (samples.size + t) * POSITION_WIDTH)
-        replay_ply(&pos, &rec.plies[t])
+        position_store(&c.trail[t].pos, samples.rows + (samples.size + t) * POSITION_WIDTH)
     # G_T: the exact value of the last position for its side on roll
+    final = &c.trail[plies].pos
     if out.draw > 0.0:
         ret[0], ret[1], ret[2] = 0.5, 0.0, 0.0
     else:
-        static_value(ev, &pos, ret)
-    if pos.turn == 0:
+        static_value(&c.ev, final, ret)
+    if final.turn == 0:
         outcome[0], outcome[1], outcome[2] = ret[0], ret[1], ret[2]
     else:
         flip(ret, outcome)
@@ -183,11 +179,23 @@ cdef int _game_samples(const JobC* job, const EvaluatorC* ev, uint64_t seed, dou
         if t == plies - 1:
             next_value[0], next_value[1], next_value[2] = ret[0], ret[1], ret[2]
         else:
-            position_load(&pos, samples.rows + (samples.size + t + 1) * POSITION_WIDTH)
-            static_value(ev, &pos, next_value)
+            static_value(&c.ev, &c.trail[t + 1].pos, next_value)
         _lambda_step(lam, next_value, ret, samples.targets + (samples.size + t) * 3, True)
     samples.size += plies
     return 0
+
+
+cdef object _run_selfplay(SelfplayC* c, GameSamplesF play, uint64_t master, int64_t first_index, int64_t games,
+                          double lam, int width):
+    """_selfplay with the worker's trail and scratch allocated around it."""
+    trail = np.zeros((MAX_RECORDED + 1) * sizeof(GioulC), dtype=np.uint8)   # a game's states, kept alive here
+    cdef uint8_t[::1] trail_bytes = trail
+    c.trail = <GioulC*> &trail_bytes[0]
+    scratch_new(&c.scratch, 2)
+    try:
+        return _selfplay(c, play, master, first_index, games, lam, width)
+    finally:
+        scratch_free(&c.scratch)
 
 
 MAX_GAMES_PER_CALL = 1_000_000     # about 100 million samples: far beyond a training batch
@@ -197,7 +205,7 @@ def selfplay_samples(CoreNet net not None, Tables tables not None, int flags, ui
                      int64_t first_index, int64_t games, double lam):
     """Samples of games first_index .. first_index + games - 1 played by the net with seed
     `master`: (rows (n, 51) uint8, targets (n, 3) float64, per-game outcomes for White (games, 3))."""
-    cdef FevgaPlayC c
+    cdef SelfplayC c
     cdef JobC* job = &c.job
     cdef EvaluatorC* ev = &c.ev
     _check_call(first_index, games, lam)
@@ -215,23 +223,13 @@ def selfplay_samples(CoreNet net not None, Tables tables not None, int flags, ui
     ev.net = &net.c
     ev.tables = &tables.c
     ev.flags = flags
-    c.rec.capacity = 256
-    c.rec.size = 0
-    c.rec.plies = <PlyC*> malloc(c.rec.capacity * sizeof(PlyC))
-    scratch_new(&c.scratch, 2)
-    try:
-        if c.rec.plies == NULL:
-            raise MemoryError("no memory for the game record")
-        return _selfplay(&c, _fevga_game, master, first_index, games, lam, POSITION_WIDTH)
-    finally:
-        free(c.rec.plies)
-        scratch_free(&c.scratch)
+    return _run_selfplay(&c, _fevga_game, master, first_index, games, lam, POSITION_WIDTH)
 
 
 # ---------------------------------------------------------------------------------------
 # Gioul (docs/net.md "Gioul net"): the same lambda-returns over the states of a game played
-# by the "net" policy in gioul.pyx's game loop. A state s_t is the one before decision t
-# (the start, then after each decision), valued for its side to decide; that side does not
+# by the "net" policy. A state s_t is the one before decision t (the start, then after each
+# decision), valued for its side to decide; that side does not
 # alternate (a chain's blocks, dice handed over), so a value is flipped only when the side
 # to decide changes between s_t and s_{t+1}.
 
@@ -244,35 +242,16 @@ cdef void _final_value(int points, double* out) noexcept nogil:
         out[2] = 1.0 if points == -2 else 0.0
 
 
-# What a Gioul self-play game needs: the job (both sides the net policy) and its states.
-ctypedef struct GioulSelfplayC:
-    JobC job
-    GioulC* trail           # MAX_RECORDED + 1 states
-    ScratchC scratch
-
-
 cdef int _gioul_game(void* ctx, uint64_t seed, double lam, SamplesC* samples, double* outcome) except -1 nogil:
-    cdef GioulSelfplayC* c = <GioulSelfplayC*> ctx
-    return _gioul_game_samples(&c.job, c.trail, seed, lam, &c.scratch, samples, outcome)
-
-
-cdef int _gioul_game_samples(const JobC* job, GioulC* trail, uint64_t seed, double lam,
-                             ScratchC* scratch, SamplesC* samples, double* outcome) except -1 nogil:
-    """Play one game and append its samples; outcome[0..2] = the final value for White."""
-    cdef GioulC s
-    cdef RngC rng
+    """Play one Gioul game and append its samples; outcome[0..2] = the final value for White."""
+    cdef SelfplayC* c = <SelfplayC*> ctx
+    cdef GameOutC unused
+    cdef GioulC* trail = c.trail
     cdef double next_value[3]
     cdef double ret[3]
     cdef int t, plies, points
-    cdef GioulRecordC rec
-    cdef const NetC* net = job.net[0]
-    rec.decisions = NULL
-    rec.trail = trail
-    rng_seed(&rng, seed)
-    if gioul_play(job, &s, &rng, False, scratch, &rec, &points):
-        with gil:
-            raise OverflowError(f"a Gioul self-play game longer than {MAX_RECORDED} decisions")
-    plies = rec.size
+    cdef const NetC* net = c.job.net[0]
+    plies = _record_game(c, seed, &unused, &points)
     if _reserve(samples, plies, GIOUL_WIDTH_C) < 0:
         with gil:
             raise MemoryError("no memory for the training samples")
@@ -295,7 +274,7 @@ def gioul_selfplay_samples(CoreGioulNet net not None, uint64_t master, int64_t f
                            double lam):
     """Samples of Gioul games first_index .. first_index + games - 1 played by the net with seed
     `master`: (state rows (n, 58) uint8, targets (n, 3) float64, per-game outcomes for White (games, 3))."""
-    cdef GioulSelfplayC c
+    cdef SelfplayC c
     cdef JobC* job = &c.job
     _check_call(first_index, games, lam)
     job.flags = FLAG_GIOUL
@@ -308,11 +287,4 @@ def gioul_selfplay_samples(CoreGioulNet net not None, uint64_t master, int64_t f
     job.net[0] = &net.c
     job.net[1] = &net.c
     job.value_net = NULL
-    trail = np.zeros((MAX_RECORDED + 1) * sizeof(GioulC), dtype=np.uint8)   # a game's states, kept alive here
-    cdef uint8_t[::1] trail_bytes = trail
-    c.trail = <GioulC*> &trail_bytes[0]
-    scratch_new(&c.scratch, 2)
-    try:
-        return _selfplay(&c, _gioul_game, master, first_index, games, lam, GIOUL_WIDTH_C)
-    finally:
-        scratch_free(&c.scratch)
+    return _run_selfplay(&c, _gioul_game, master, first_index, games, lam, GIOUL_WIDTH_C)

@@ -179,7 +179,7 @@ ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
     GioulPosition.from_counts(counts({1: 2, 2: 1}), counts({6: 3, 5: 3, 12: 3, 20: 2}), WHITE, next_roll=(4, 4)),
 ])
 def test_roll_values_play_each_roll_through_its_chain_and_hand_overs(state: GioulPosition) -> None:
-    values, mean = core.gioul_roll_values(rows(state), Tables(), SCALE)
+    values, mean = core.roll_values(rows(state), FLAG_GIOUL, Tables(), SCALE)
     expected = [_greedy_roll_value(state, d, state.turn) for d in ROLLS]
     assert values == pytest.approx(expected, abs=1e-12)
     assert mean == pytest.approx(sum(v * (1 if a == b else 2) / 36 for v, (a, b) in zip(expected, ROLLS)), abs=1e-12)
@@ -346,7 +346,7 @@ def test_hostile_arguments() -> None:
     with pytest.raises(InvalidArgumentError, match="Tables"):
         run_block(good, 1, 0, 10, *Block(1).arrays(), tables=None)
     with pytest.raises(InvalidArgumentError, match="roll is due"):
-        core.gioul_roll_values(rows(GioulPosition.from_id(HANDED_OVER)), Tables(), SCALE)
+        core.roll_values(rows(GioulPosition.from_id(HANDED_OVER)), FLAG_GIOUL, Tables(), SCALE)
     with pytest.raises(InvalidArgumentError, match="no callback"):
         core.run_block(good, WHITE, FLAG_GIOUL, RANDOM, RANDOM, lambda *_: 0, Tables(), None, None, False, False, SCALE,
                        True, 1, 0, 10, *Block(1).arrays())

@@ -386,6 +386,23 @@ def test_luck_adjustment_keeps_the_raw_games_and_stays_unbiased(two3: TwoSidedDB
     assert lucky.equity_se < 0.2 * plain.equity_se  # the exact table evaluator explains the luck
 
 
+def test_fevga_luck_values_each_roll_by_its_best_result() -> None:
+    """The luck of the one game loop (roll_values), for Fevga: each roll's value is the best
+    result of its legal moves by the rollout evaluator, and the mean weighs the 21 rolls by
+    their chance; the same numbers through the public API."""
+    from fevga_core.board import ROLLS, ROLL_WEIGHTS
+    from fevga_core.race import Tables
+    from fevga_core.rollout import roll_values, value
+
+    values, mean = roll_values(MIDGAME._row(), 0, Tables(), 100.0)
+    expected = [max(value(m.position._row(), MIDGAME.turn, Tables(), 100.0)
+                    for m in MIDGAME.legal_moves(roll)) for roll in ROLLS]
+    assert values == expected
+    assert mean == pytest.approx(sum(w * v for w, v in zip(ROLL_WEIGHTS, expected)), abs=1e-15)
+    with pytest.raises(InvalidArgumentError, match="row must be one row of 51 bytes"):
+        roll_values(MIDGAME._row()[:-1], 0, Tables(), 100.0)
+
+
 def test_callable_policy_is_the_slow_path() -> None:
     calls = []
 

@@ -12,7 +12,7 @@ Every `check_every` games the net plays `check_games` games against `check_again
 make the learning curve. A check ends a batch early, so `check_every` is part of the recipe.
 
 ``game="gioul"`` trains a Gioul net the same way (docs/net.md "Gioul net"): the "net" policy
-plays Gioul games in the core's Gioul game loop (fevga_core/gioul.pyx), their states get
+plays Gioul games in the core's one game loop (fevga_core/rollout.pyx), their states get
 lambda-return targets (fevga_core/train.pyx) and the checks are Gioul duels
 (fevga.strength.gioul_duel) against a Gioul policy or a Gioul net file.
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fevga.cli.options import add_game_option, game_of, position_argument
+from fevga.cli.options import add_game_options, game_of, position_argument
 from fevga.errors import FevgaError, InvalidArgumentError, InvalidNotationError, MissingBearoffError
 from fevga.files import atomic_write, output_path
 from fevga_core.constants import NUM_CHECKERS
@@ -43,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     query = commands.add_parser("query", help="look a position up")
     query.add_argument("position", metavar="POSITION")
-    add_game_option(query)
+    add_game_options(query, rules=False)
     query.add_argument("--db", type=Path, help="one-sided table file (default: the cached 6x15 table)")
     query.add_argument("--two-sided", type=Path, help="two-sided table file for exact equities")
     query.add_argument("--dice", help="also print the best move for these dice, e.g. 6-1 (needs a position)")
@@ -52,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     plot = commands.add_parser("plot", help="chart the roll distributions of a position (needs matplotlib)")
     plot.add_argument("position", metavar="POSITION")
-    add_game_option(plot)
+    add_game_options(plot, rules=False)
     plot.add_argument("--out", type=Path, required=True, help="image file, e.g. race.png")
     plot.add_argument("--db", type=Path, help="one-sided table file (default: the cached 6x15 table)")
     plot.set_defaults(run=_plot)

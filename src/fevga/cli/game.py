@@ -10,7 +10,8 @@ import time
 
 from fevga import svg
 from fevga.cli.human import Console, engine_of, play_human_game
-from fevga.cli.options import add_game_option, add_human_options, add_rules_option, game_of, position_argument, rules_argument
+from fevga.cli.options import (add_game_options, add_human_options, add_position_arguments, game_of, position_argument,
+                               rules_argument)
 from fevga.errors import InvalidArgumentError
 from fevga.files import output_path
 from fevga.game import play_game, play_gioul_game
@@ -25,30 +26,26 @@ from fevga.rules import Rules
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the position, move, perft and self-play sub-commands."""
     show = subparsers.add_parser("show", help="draw a position in printed numbering")
-    show.add_argument("position", nargs="?", default="start", help="position ID, 'start' or JSON (default: start)")
+    add_position_arguments(show, optional=True)
     show.add_argument("--svg", metavar="FILE", help="also write the board as an SVG picture (fevga.svg.board)")
     show.add_argument("--png", metavar="FILE",
                       help="also write the board as a PNG picture (needs the png extra or the rsvg-convert tool)")
     show.add_argument("--dice", default=None, help="draw these dice on the pictures, e.g. 6-5")
     show.add_argument("--black", action="store_true", help="number the points as Black does (the board turned)")
     show.add_argument("--size", type=int, default=480, help="width of the pictures in pixels (default: %(default)s)")
-    add_game_option(show)
+    add_game_options(show, rules=False)
     show.set_defaults(run=_show)
 
     moves = subparsers.add_parser("moves", help="list the legal moves of a position for a roll")
-    moves.add_argument("position", help="position ID, 'start' or JSON")
-    moves.add_argument("dice", nargs="?", default=None,
-                       help="the roll, e.g. 6-5 (Gioul: omit it when the position has dice pending)")
+    add_position_arguments(moves, dice=True)
     moves.add_argument("--json", action="store_true", help="print JSON")
-    add_rules_option(moves)
-    add_game_option(moves)
+    add_game_options(moves)
     moves.set_defaults(run=_moves)
 
     perft_parser = subparsers.add_parser("perft", help="count the leaves of the roll/move tree")
     perft_parser.add_argument("depth", type=int)
     perft_parser.add_argument("--position", default="start", help="root position (default: start)")
-    add_rules_option(perft_parser)
-    add_game_option(perft_parser)
+    add_game_options(perft_parser)
     perft_parser.set_defaults(run=_perft)
 
     play = subparsers.add_parser("play", help="play a seeded self-play game and print its record")
@@ -65,8 +62,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     play.add_argument("--start", default=None, help="start position (default: the initial one with the opening draw)")
     play.add_argument("--json", action="store_true", help="print the full record as JSON")
     play.add_argument("--net", default=None, metavar="FILE", help="net weights for the net policies (default: shipped)")
-    add_rules_option(play)
-    add_game_option(play)
+    add_game_options(play)
     play.set_defaults(run=_play)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from fevga.analysis import MAX_PLIES, Hint, evaluate, hint
 from fevga.errors import InvalidArgumentError
-from fevga.cli.options import (add_game_option, add_match_options, add_rules_option, game_of, position_argument,
+from fevga.cli.options import (add_game_options, add_match_options, add_position_arguments, game_of, position_argument,
                                rules_argument, score_of)
 from fevga.gioul import GioulPosition
 from fevga.net import Net, net_of
@@ -27,26 +27,21 @@ def add_net_option(parser: argparse.ArgumentParser) -> None:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the evaluate, hint and train sub-commands."""
     ev = subparsers.add_parser("evaluate", help="the net's evaluation of a position for its side on roll (to decide)")
-    ev.add_argument("position", nargs="?", default="start",
-                    help="position ID, 'start' or JSON, Fevga or Gioul (default: start)")
+    add_position_arguments(ev, optional=True)
     ev.add_argument("--plies", type=int, default=0, help=f"search depth 0..{MAX_PLIES} (default: %(default)s)")
     ev.add_argument("--json", action="store_true", help="print JSON")
     add_net_option(ev)
-    add_rules_option(ev)
-    add_game_option(ev)
+    add_game_options(ev)
     ev.set_defaults(run=_evaluate)
 
     hi = subparsers.add_parser("hint", help="rank the legal moves of a roll by the net")
-    hi.add_argument("position", help="position ID, 'start' or JSON, Fevga or Gioul")
-    hi.add_argument("dice", nargs="?", default=None,
-                    help="the roll, e.g. 6-5 (Gioul: omit it when the position has dice pending)")
+    add_position_arguments(hi, dice=True)
     hi.add_argument("--plies", type=int, default=1, help=f"1 = rate each result, 2..{MAX_PLIES + 1} = search deeper (default: %(default)s)")
     hi.add_argument("--top", type=int, default=10, help="show the best N moves (default: %(default)s, 0 = all)")
     hi.add_argument("--json", action="store_true", help="print JSON")
     add_match_options(hi, "rank by match winning chance")
     add_net_option(hi)
-    add_rules_option(hi)
-    add_game_option(hi)
+    add_game_options(hi)
     hi.set_defaults(run=_hint)
 
     tr = subparsers.add_parser("train", help="train a net from scratch by self-play (resumes from OUT/checkpoint.npz)")

@@ -12,17 +12,29 @@ from fevga.position import Position
 from fevga.rules import Rules
 
 
-def add_rules_option(parser: argparse.ArgumentParser) -> None:
-    """The shared ``--rules default|strict`` option."""
-    parser.add_argument("--rules", default="default", choices=["default", "strict"], help="rule preset (default: %(default)s)")
-
-
-def add_game_option(parser: argparse.ArgumentParser) -> None:
-    """The shared ``--game fevga|gioul`` option (default: from POSITION, else fevga)."""
+def add_game_options(parser: argparse.ArgumentParser, *, rules: bool = True) -> None:
+    """The shared ``--game fevga|gioul`` option (default: from POSITION, else fevga) and,
+    with `rules`, ``--rules default|strict``."""
     parser.add_argument(
         "--game", choices=["fevga", "gioul"], default=None,
         help="the game (default: gioul for a Gioul ID or JSON, else fevga)",
     )
+    if rules:
+        parser.add_argument("--rules", default="default", choices=["default", "strict"],
+                            help="rule preset (default: %(default)s)")
+
+
+def add_position_arguments(parser: argparse.ArgumentParser, *, optional: bool = False, dice: bool = False) -> None:
+    """The POSITION argument of either game (`optional`: it defaults to the start) and, with
+    `dice`, the DICE argument after it."""
+    if optional:
+        parser.add_argument("position", nargs="?", default="start",
+                            help="position ID, 'start' or JSON, Fevga or Gioul (default: start)")
+    else:
+        parser.add_argument("position", help="position ID, 'start' or JSON, Fevga or Gioul")
+    if dice:
+        parser.add_argument("dice", nargs="?", default=None,
+                            help="the roll, e.g. 6-5 (Gioul: omit it when the position has dice pending)")
 
 
 def add_match_options(parser: argparse.ArgumentParser, effect: str) -> None:

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from fevga.cli.options import add_game_option, add_match_options, add_rules_option, game_of, score_of
+from fevga.cli.options import add_game_options, add_match_options, add_position_arguments, game_of, score_of
 from fevga.errors import InvalidArgumentError
 from fevga.gioul import GioulPosition
 from fevga.position import COLOR_NAMES, Position
@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Play POSITION out many times and print the statistics of its side on roll; "
         "with --dice, roll out every legal move of that roll and rank them.",
     )
-    parser.add_argument("position", nargs="?", default="start", help="position ID, 'start' or JSON (default: start)")
+    add_position_arguments(parser, optional=True)
     parser.add_argument("--dice", help="rank the legal moves of this roll, e.g. 6-5")
     parser.add_argument("--pending", action="store_true",
                         help="Gioul: rank the legal moves of the state's pending decision (a chain block, "
@@ -59,8 +59,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="checkpoint file: saved as blocks finish, resumed if present (refused if it is not "
                         "a checkpoint of this same job)")
     add_match_options(parser, "value games by match winning chance (and rank moves by it)")
-    add_rules_option(parser)
-    add_game_option(parser)
+    add_game_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print JSON")
