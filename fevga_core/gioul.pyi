@@ -71,3 +71,6 @@ def evaluate_state(net: CoreGioulNet, state: CoreGioul, plies: int,
 def rank_moves(net: CoreGioulNet, state: CoreGioul, d1: int, d2: int, plies: int,
                tables: Tables | None = None) -> tuple[NDArray[np.float64], NDArray[np.int8]]:
     """Every legal move of the next decision valued for the mover: (values (n, 3), plies used (n,))."""
+
+def roll_values(net: CoreGioulNet, state: CoreGioul, tables: Tables | None = None) -> tuple[list[float], float]:
+    """Each roll's equity for the side to roll once played out by the 1-ply choice, and their mean (the luck)."""

@@ -37,7 +37,7 @@ from fevga_core.net cimport (
     gioul_net_base, gioul_net_finish, outputs_equity, encoding_dense, GIOUL_NET_INPUTS, NET_OUTPUTS, NET_MAX_HIDDEN,
 )
 from fevga_core.search cimport (
-    EvaluatorC, exact_value, filter_moves, roll_expectation, flip, FILTER_TOP,
+    EvaluatorC, exact_value, filter_moves, roll_expectation, luck_values, flip, FILTER_TOP,
 )
 from fevga_core.race cimport Tables, no_tables
 
@@ -357,6 +357,24 @@ cdef int gioul_ply_value(const EvaluatorC* ev, const GioulC* s, int plies, Scrat
     c.plies = plies
     if roll_expectation(&s.pos, FLAG_GIOUL, True, scratch, level, 3, _ply_roll_value, &c, out):
         out[0], out[1], out[2] = 0.5, 0.0, 0.0     # dead: a draw counts as half a win
+    return 0
+
+
+cdef int _played_roll_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
+                            ScratchC* scratch, int level, double* value) except -1 nogil:
+    """The roller's equity once roll `roll` is played out, its every decision (the first from
+    `moves`, then its blocks and hand-overs) by the 1-ply choice of whoever decides: the
+    static value (exact, tables or net) of the state the roll ends in (ctx: a GioulPlyC)."""
+    cdef const GioulPlyC* c = <const GioulPlyC*> ctx
+    cdef GioulC t = c.state[0]
+    cdef double out[3]
+    cdef int k
+    gioul_begin_roll(&t, ROLL_D1[roll], ROLL_D2[roll])
+    k = gioul_choose(c.ev, &t, moves, n, 1, scratch, level, out) if n > 1 else 0
+    gioul_apply(&t, &moves[k])
+    _finish_roll(c.ev, &t, scratch, level)
+    gioul_ply_value(c.ev, &t, 0, scratch, level, out)
+    value[0] = outputs_equity(out) if t.pos.turn == c.state.pos.turn else -outputs_equity(out)
     return 0
 
 
@@ -834,6 +852,32 @@ def evaluate_state(CoreGioulNet net not None, CoreGioul state not None, int plie
     finally:
         scratch_free(&scratch)
     return (out[0], out[1], out[2])
+
+
+def roll_values(CoreGioulNet net not None, CoreGioul state not None, Tables tables=None):
+    """(values of the 21 rolls, their mean over the 36) for the side to roll in `state` (a roll
+    due, the game not over): each roll's equity for it once the roll is played out, every
+    decision by the 1-ply choice of whoever decides (`tables` override the net in covered
+    races). What the analysis measures a roll's luck by. GIL released; Ctrl-C stops it."""
+    cdef EvaluatorC ev
+    cdef GioulC s = state.c
+    cdef GioulPlyC c
+    cdef ScratchC scratch
+    cdef double values[NUM_ROLLS]
+    cdef double mean
+    _gioul_evaluator(&ev, net, tables, 1, 1, 1)
+    c.ev = &ev
+    c.state = &s
+    c.plies = 1
+    if s.count or gioul_over(&s):
+        raise InvalidArgumentError("roll_values: the state must have its roll due (no dice pending, game not over)")
+    scratch_new(&scratch, 1)
+    try:
+        with nogil:
+            luck_values(&s.pos, FLAG_GIOUL, &scratch, 0, _played_roll_value, &c, values, &mean)
+    finally:
+        scratch_free(&scratch)
+    return [values[r] for r in range(NUM_ROLLS)], mean
 
 
 def rank_moves(CoreGioulNet net not None, CoreGioul state not None, int d1, int d2, int plies, Tables tables=None):

@@ -54,7 +54,7 @@ from fevga_core.game cimport (
     POLICY_NET, POLICY_NET2,
 )
 from fevga_core.net cimport NetModel, CoreNet, NetC, net_evaluate, outputs_equity
-from fevga_core.search cimport EvaluatorC, choose_move_net, roll_expectation
+from fevga_core.search cimport EvaluatorC, choose_move_net, roll_expectation, luck_values
 from fevga_core.bearoff cimport one_sided_mean, two_sided_equity
 from fevga_core.race cimport TablesC, Tables, no_contact, race_value, side_covered, side_rank
 from fevga_core.gioul cimport (
@@ -391,30 +391,18 @@ cdef inline int _roll_index(int d1, int d2) noexcept nogil:
     return 0
 
 
-# What luck passes search.roll_expectation: the state whose roll is due and where each roll's
-# value goes.
-ctypedef struct RollValuesC:
+# What Gioul luck passes search.luck_values: the job and the state whose roll is due.
+ctypedef struct GioulRollC:
     const JobC* job
     const GioulC* state
-    double* values
-
-
-cdef int _fevga_roll_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
-                           ScratchC* scratch, int level, double* value) except -1 nogil:
-    """Fevga's value of a roll for its roller: its best result by position_value (_best_value);
-    kept in values[roll] too."""
-    cdef const RollValuesC* c = <const RollValuesC*> ctx
-    _best_value(c.job, pos, roll, moves, n, scratch, level, value)
-    c.values[roll] = value[0]
-    return 0
 
 
 cdef int _gioul_roll_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
                            ScratchC* scratch, int level, double* value) except -1 nogil:
     """Gioul's value of a roll for its roller: the state once the roll's every decision (the
     first from `moves`, then its blocks and any hand-overs, generated into the same list) is
-    played by the heuristic policy, valued by gioul_value; kept in values[roll] too."""
-    cdef const RollValuesC* c = <const RollValuesC*> ctx
+    played by the heuristic policy, valued by gioul_value."""
+    cdef const GioulRollC* c = <const GioulRollC*> ctx
     cdef MoveC* later = scratch.moves + <Py_ssize_t> level * MAX_MOVES    # where `moves` are
     cdef int k
     cdef GioulC t = c.state[0]
@@ -430,23 +418,22 @@ cdef int _gioul_roll_value(const void* ctx, const PositionC* pos, int roll, cons
             with gil:
                 raise OverflowError("more legal moves than the generator buffer holds")
         moves = later
-    value[0] = c.values[roll] = gioul_value(c.job, &t, c.state.pos.turn)
+    value[0] = gioul_value(c.job, &t, c.state.pos.turn)
     return 0
 
 
 cdef int _roll_values(const JobC* job, const GioulC* s, double* values, double* mean,
                       ScratchC* scratch, int level) except -1 nogil:
     """The luck's values: for each of the 21 rolls of the side to roll in `s` (no dice
-    pending, not dead), the value for it of the roll played (_fevga_roll_value or
+    pending), the value for it of the roll played (Fevga: its best result, _best_value; Gioul:
     _gioul_roll_value), into values[21]; their mean over the 36 rolls into mean[0]. Uses move
     list `level` of `scratch` (one the game is not using)."""
-    cdef RollValuesC c
+    cdef GioulRollC c
+    if not job.flags & FLAG_GIOUL:
+        return luck_values(&s.pos, job.flags, scratch, level, _best_value, job, values, mean)
     c.job = job
     c.state = s
-    c.values = values
-    roll_expectation(&s.pos, job.flags, False, scratch, level, 1,
-                     _gioul_roll_value if job.flags & FLAG_GIOUL else _fevga_roll_value, &c, mean)
-    return 0
+    return luck_values(&s.pos, job.flags, scratch, level, _gioul_roll_value, &c, values, mean)
 
 
 cdef int _record_decision(RecordC* rec, const GioulC* s, int d1, int d2, const MoveC* move,

@@ -50,6 +50,10 @@ ctypedef int (*RollValueFn)(const void* ctx, const PositionC* pos, int roll, con
                             ScratchC* scratch, int level, double* value) except -1 nogil
 cdef int roll_expectation(const PositionC* pos, int flags, bint dead_is_draw, ScratchC* scratch, int level,
                           int width, RollValueFn roll_value, const void* ctx, double* out) except -1 nogil
+# The luck's values (both games, rollouts and analysis): roll_expectation of one value per roll
+# (every roll's pass valued), each roll's value kept in values[21] and their mean in mean[0].
+cdef int luck_values(const PositionC* pos, int flags, ScratchC* scratch, int level, RollValueFn roll_value,
+                     const void* ctx, double* values, double* mean) except -1 nogil
 
 # `plies`-ply value of `pos` for its side on roll into out (0 = static_value); uses move
 # lists level .. level + plies - 1 of `scratch`.

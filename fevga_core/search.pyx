@@ -173,6 +173,31 @@ cdef int roll_expectation(const PositionC* pos, int flags, bint dead_is_draw, Sc
     return 0
 
 
+# What luck_values passes roll_expectation: the caller's roll value and where each goes.
+ctypedef struct KeptRollsC:
+    RollValueFn roll_value
+    const void* ctx
+    double* values
+
+
+cdef int _kept_roll_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
+                          ScratchC* scratch, int level, double* value) except -1 nogil:
+    cdef const KeptRollsC* c = <const KeptRollsC*> ctx
+    c.roll_value(c.ctx, pos, roll, moves, n, scratch, level, value)
+    c.values[roll] = value[0]
+    return 0
+
+
+cdef int luck_values(const PositionC* pos, int flags, ScratchC* scratch, int level, RollValueFn roll_value,
+                     const void* ctx, double* values, double* mean) except -1 nogil:
+    cdef KeptRollsC c
+    c.roll_value = roll_value
+    c.ctx = ctx
+    c.values = values
+    roll_expectation(pos, flags, False, scratch, level, 1, _kept_roll_value, &c, mean)
+    return 0
+
+
 # What the net's plies pass roll_expectation: the mover's best result of a roll is the move
 # choose_move_net picks at `plies` plies.
 ctypedef struct NetPlyC:

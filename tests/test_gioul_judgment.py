@@ -120,6 +120,24 @@ def test_roll_values_follow_the_nets_best_decisions_through_the_roll(
         gioul_roll_values(state.rolled("6-5"))
 
 
+def test_roll_values_in_a_covered_race_are_the_tables_values() -> None:
+    """In a race the Gioul tables cover (no contact, both sides past their third roll) a roll's
+    value is the tables', as hint and evaluate value it, not the net's (the Python loop that
+    measured the luck before the core's one 21-roll expectation ignored the tables)."""
+    state = GioulPosition.from_id("gAAVW8AAAN74AAAA8ABH")  # pips 26 / 19, both at their 4th roll
+    values, _ = gioul_roll_values(state)
+    for roll in ROLLS:
+        position, dice = state, roll
+        while True:
+            best = fevga.hint(position, dice)[0]
+            mover, position, dice = position.turn, best.move.position, None
+            if not position.pending or position.winner() is not None:
+                break
+        expected = best.equity if mover == state.turn else -best.equity   # hint's value: the tables'
+        assert values[roll] == pytest.approx(expected, abs=1e-12), roll
+    assert len(set(values.values())) < 21   # rolls that bear off the same end in the same table value
+
+
 # ---------------------------------------------------------------------------------------
 # Analysis of Gioul records
 

@@ -37,15 +37,15 @@ import numpy as np
 from fevga.bearoff.core_tables import tables_of
 from fevga.checks import check_position
 from fevga.errors import InvalidArgumentError
-from fevga.gioul import GioulMove, GioulPosition, batch_legal_moves, to_array
+from fevga.gioul import GioulMove, GioulPosition
 from fevga.match import match_score
 from fevga.net import Net, net_of
 from fevga.notation import parse_dice
 from fevga.position import Move, Position
 from fevga.rules import Rules, rules_of
 from fevga_core import search as core
-from fevga_core.board import ROLL_WEIGHTS, ROLLS
-from fevga_core.gioul import GIOUL_MAX_PLIES as GIOUL_MAX_PLIES, evaluate_state, rank_moves  # deepest Gioul plies
+from fevga_core.board import ROLLS
+from fevga_core.gioul import GIOUL_MAX_PLIES as GIOUL_MAX_PLIES, evaluate_state, rank_moves, roll_values  # deepest Gioul plies
 
 MAX_PLIES: int = core.PLIES_LIMIT  # deepest evaluate(); hint() goes one deeper
 
@@ -229,31 +229,13 @@ def _gioul_hint(state: GioulPosition, dice: object, net: Net, plies: int) -> lis
     return [Hint(moves[k], evaluations[k], best - evaluations[k].equity, plies_used[k]) for k in order]
 
 
-_COUNT = 55  # the column of a Gioul state row holding the pending dice count (fevga.gioul.to_array)
-
-
-def _row_values(rows: np.ndarray, net: Net) -> np.ndarray:
-    """Each Gioul state row's equity for the side on turn in it (the row's column 50): the
-    net's, or the exact points once the game is over."""
-    white_off, black_off, turn = rows[:, 0], rows[:, 25], rows[:, 50]
-    out = np.zeros(len(rows))
-    over = (white_off == 15) | (black_off == 15)
-    winner = np.where(white_off == 15, 0, 1)
-    points = np.where(np.where(winner == 0, black_off, white_off) == 0, 2.0, 1.0)
-    out[over] = np.where(winner[over] == turn[over], points[over], -points[over])
-    live = np.flatnonzero(~over)
-    if live.size:
-        win, win_mars, lose_mars = net._core.evaluate_rows(np.ascontiguousarray(rows[live])).T
-        out[live] = 2.0 * win - 1.0 + win_mars - lose_mars
-    return out
-
-
 def gioul_roll_values(state: GioulPosition, *, net: Net | str | os.PathLike[str] | None = None
                       ) -> tuple[dict[tuple[int, int], float], float]:
     """The value of each of the 21 rolls, keyed (low, high), for the side to roll in `state` (no dice pending),
     every decision of the roll (its chain's blocks, dice handed over) played as the "net"
     policy plays it, each side maximising its own equity by the Gioul net (`net`, default the
-    shipped one), until the roll is done; and their mean over the 36 rolls. The luck of a roll
+    shipped one; the Gioul bear-off tables in covered races), until the roll is done, and the
+    state it ends in valued as the net values it; and their mean over the 36 rolls. The luck of a roll
     (fevga.analyser) is its value minus that mean: zero on average over the rolls.
 
     >>> values, mean = gioul_roll_values(GioulPosition.initial())
@@ -262,27 +244,5 @@ def gioul_roll_values(state: GioulPosition, *, net: Net | str | os.PathLike[str]
     """
     if not isinstance(state, GioulPosition) or state.pending or state.winner() is not None:
         raise InvalidArgumentError(f"roll values need a Gioul state whose roll is due, not {state!r}")
-    gioul_net = net_of(net, "gioul")
-    roller = state.turn
-    rows = np.repeat(to_array([state]), len(ROLLS), axis=0)
-    dice = np.array(ROLLS, dtype=np.uint8)
-    values = np.zeros(len(ROLLS))
-    active = np.arange(len(ROLLS))
-    while active.size:
-        moves = batch_legal_moves(rows[active], dice[active])
-        movers = rows[active, 50]
-        own = _row_values(moves.results, gioul_net)  # for each result's side to decide
-        keep = []
-        for i, pair in enumerate(active):
-            lo, hi = int(moves.offsets[i]), int(moves.offsets[i + 1])
-            for_mover = np.where(moves.results[lo:hi, 50] == movers[i], own[lo:hi], -own[lo:hi])
-            best = lo + int(np.argmax(for_mover))  # the first best, as the policy plays
-            rows[pair] = moves.results[best]
-            ended = rows[pair, _COUNT] == 0 or rows[pair, 0] == 15 or rows[pair, 25] == 15
-            if ended:
-                values[pair] = own[best] if rows[pair, 50] == roller else -own[best]
-            else:
-                keep.append(pair)
-        active = np.array(keep, dtype=np.intp)
-    mean = float(np.dot(values, ROLL_WEIGHTS))
-    return {roll: float(v) for roll, v in zip(ROLLS, values)}, mean
+    values, mean = roll_values(net_of(net, "gioul")._core, state, tables_of("gioul-default"))
+    return dict(zip(ROLLS, values)), mean
