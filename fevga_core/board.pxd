@@ -36,6 +36,12 @@ cdef enum:
     ROW_BOTH_OFF = 4
 
 cdef int row_problem(const uint8_t* row) noexcept nogil
+# The first row of an (n, width) array that `problem` (row_problem or a game's own) finds a
+# problem in: its index, its code in code[0]; -1 when none (GIL released for the scan).
+# InvalidPositionError naming `what` for an array of another width.
+ctypedef int (*RowProblemFn)(const uint8_t* row) noexcept nogil
+cdef Py_ssize_t first_problem(const uint8_t[:, ::1] rows, int width, RowProblemFn problem, str what,
+                              int* code) except -2
 # THE position validator: fill `pos` from a Python bytes-like row of POSITION_WIDTH bytes, or
 # raise InvalidPositionError naming its first problem (every untrusted row goes through it).
 cdef int position_load_checked(PositionC* pos, object row) except -1

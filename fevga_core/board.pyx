@@ -212,20 +212,25 @@ cdef int fevga_flags_checked(int flags) except -1:
     return 0
 
 
-def first_invalid_row(const uint8_t[:, ::1] rows):
-    """(index, ROW_* code) of the first invalid row of an (n, 51) uint8 array, or (-1, 0); GIL released."""
+cdef Py_ssize_t first_problem(const uint8_t[:, ::1] rows, int width, RowProblemFn problem, str what,
+                              int* code) except -2:
     cdef Py_ssize_t i, n = rows.shape[0]
-    cdef int code = 0
-    if rows.shape[1] != POSITION_WIDTH:
-        raise InvalidPositionError(f"position rows must have {POSITION_WIDTH} columns, not {rows.shape[1]}")
+    if rows.shape[1] != width:
+        raise InvalidPositionError(f"{what} rows must have {width} columns, not {rows.shape[1]}")
+    code[0] = 0
     with nogil:
         for i in range(n):
-            code = row_problem(&rows[i, 0])
-            if code:
-                break
-    if code:
-        return (i, code)
-    return (-1, 0)
+            code[0] = problem(&rows[i, 0])
+            if code[0]:
+                return i
+    return -1
+
+
+def first_invalid_row(const uint8_t[:, ::1] rows):
+    """(index, ROW_* code) of the first invalid row of an (n, 51) uint8 array, or (-1, 0); GIL released."""
+    cdef int code
+    cdef Py_ssize_t i = first_problem(rows, POSITION_WIDTH, row_problem, "position", &code)
+    return (i, code)
 
 
 cdef void position_store(const PositionC* pos, uint8_t* row) noexcept nogil:

@@ -25,7 +25,8 @@ from fevga_core.types cimport (
     NUM_SLOTS, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, MAX_STEPS, POSITION_WIDTH, FLAG_GIOUL,
 )
 from fevga_core.board cimport (
-    zobrist_turn, position_load, position_store, position_start, position_winner, row_problem, row_problem_text, ROLL_D1, ROLL_D2,
+    zobrist_turn, position_load, position_store, position_start, position_winner, row_problem, row_problem_text,
+    first_problem, ROLL_D1, ROLL_D2,
     check_interrupt, mix64,
 )
 from fevga_core.movegen cimport (
@@ -478,16 +479,9 @@ cdef inline bint _bad_dice(const uint8_t[:, ::1] dice, Py_ssize_t i) noexcept no
 def first_invalid_row(const uint8_t[:, ::1] states):
     """(index, message) of the first invalid row of an (n, 58) Gioul state array, or (-1, "");
     GIL released for the scan."""
-    cdef Py_ssize_t i, n = states.shape[0]
-    cdef int code = 0
-    if states.shape[1] != GIOUL_WIDTH:
-        raise InvalidPositionError(f"Gioul state rows must have {GIOUL_WIDTH} columns, not {states.shape[1]}")
-    with nogil:
-        for i in range(n):
-            code = gioul_row_problem(&states[i, 0])
-            if code:
-                break
-    if not code:
+    cdef int code
+    cdef Py_ssize_t i = first_problem(states, GIOUL_WIDTH, gioul_row_problem, "Gioul state", &code)
+    if i < 0:
         return (-1, "")
     if code <= 4:
         return (i, row_problem_text(&states[i, 0], code))
