@@ -19,12 +19,13 @@ def accumulator_bounds(
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """(lowest, highest) first-layer accumulator of each lane over every position."""
 
-class QuantisedNet:
-    """A float net's int16 snapshot: fast, deterministic, within docs/net.md's bound of it."""
+class QuantisedNet(CoreNet):
+    """A float net's int16 snapshot: fast, deterministic, within docs/net.md's bound of it.
+    A CoreNet: the core's entry points that take a Fevga net evaluate with its tables."""
 
     def __init__(self, net: CoreNet) -> None: ...
-    @property
-    def hidden(self) -> int: ...
+    def train_rows(self, rows: NDArray[np.uint8], targets: NDArray[np.float64], rate: float) -> float:
+        """Refused (InvalidArgumentError): a quantised net is a snapshot; train the float net."""
     @property
     def s1(self) -> int:
         """log2 of the first layer's scale."""

@@ -381,10 +381,10 @@ cdef void qnet_parent(const QNetC* q, const PositionC* parent, QParentC* shared)
     fevga_q_update(shared.acc, q.bias, r.add, r.nadd, r.sub, r.nsub, q.lanes)
 
 
-cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move, double* out) noexcept nogil:
+cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move, const PositionC* child,
+                      double* out) noexcept nogil:
     cdef RowsC r
     cdef int16_t acc[QNET_MAX_LANES]
-    cdef PositionC child = shared.parent
     cdef const SideC* before = &shared.parent.side[shared.parent.turn]
     cdef const SideC* after = &move.after
     cdef uint32_t touched = 0
@@ -426,8 +426,7 @@ cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move,
             _sub(q, &r, ROW_BEAR + 1)
         else:
             _add(q, &r, ROW_BEAR + 1)
-    apply_move(&child, move)
-    _relation_rows(q, &child, &r)
+    _relation_rows(q, child, &r)
     fevga_q_update(acc, shared.acc, r.add, r.nadd, r.sub, r.nsub, q.lanes)
     _finish(q, acc, out)
 
@@ -435,6 +434,10 @@ cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move,
 # ---------------------------------------------------------------------------------------
 # Quantisation (from a CoreNet's float parameters) and the Python entry points. Each entry
 # point checks its arguments (rows, shapes, dice, flags) before the nogil loop.
+
+cdef const QNetC* net_quantised(NetModel net) noexcept:
+    return &(<QuantisedNet> net).q if isinstance(net, QuantisedNet) else NULL
+
 
 def _float_tables(params, int hidden):
     """(rows (QNET_ROWS, hidden) float64, b1, w2 (3, hidden), b2) of a flat float parameter vector."""
@@ -504,19 +507,16 @@ def _quantise(values, int s):
     return np.rint(values * 2.0 ** s)
 
 
-cdef class QuantisedNet:
+cdef class QuantisedNet(CoreNet):
     """A float net in int16 tables (qnet.pyx): fast, deterministic, within docs/net.md's bounds.
+    A CoreNet, so the core's entry points that take a Fevga net take it and evaluate with its
+    tables (net_quantised); it cannot be trained (a snapshot of the float net).
 
     >>> from fevga import Net
     >>> q = QuantisedNet(Net.default()._core)
     >>> (q.s1, q.s2)
     (9, 12)
     """
-
-    cdef QNetC c
-    cdef object _bias
-    cdef object _rows
-    cdef object _w2
 
     def __init__(self, CoreNet net not None):
         cdef int hidden = net.c.hidden
@@ -549,36 +549,40 @@ cdef class QuantisedNet:
             raise InvalidArgumentError("the net's output weights do not fit int16 at any scale")
         out = np.zeros((NET_OUTPUTS, lanes), dtype=np.int16)
         out[:, :hidden] = q
+        # the float net it was made from, bound as it is (its `hidden`; nothing evaluates it)
+        self.c = net.c
+        self._params = net._params
+        self.value = net.value
+        self.step = net.step
         self._rows = table
         self._bias = bias
         self._w2 = out
         cdef const int16_t[:, ::1] rows_view = table
         cdef const int16_t[::1] bias_view = bias
         cdef const int16_t[:, ::1] w2_view = out
-        self.c.hidden = hidden
-        self.c.lanes = lanes
-        self.c.s1 = s1
-        self.c.s2 = s2
-        self.c.rows = &rows_view[0, 0]
-        self.c.bias = &bias_view[0]
-        self.c.w2 = &w2_view[0, 0]
+        self.q.hidden = hidden
+        self.q.lanes = lanes
+        self.q.s1 = s1
+        self.q.s2 = s2
+        self.q.rows = &rows_view[0, 0]
+        self.q.bias = &bias_view[0]
+        self.q.w2 = &w2_view[0, 0]
         for k in range(NET_OUTPUTS):
-            self.c.b2[k] = b2[k]
-
-    @property
-    def hidden(self):
-        """Hidden units (of the float net)."""
-        return self.c.hidden
+            self.q.b2[k] = b2[k]
 
     @property
     def s1(self):
         """log2 of the first layer's scale: weights and accumulators are 2^s1 x the float values."""
-        return self.c.s1
+        return self.q.s1
 
     @property
     def s2(self):
         """log2 of the output weights' scale."""
-        return self.c.s2
+        return self.q.s2
+
+    def train_rows(self, rows, targets, float rate):
+        """Refused: a quantised net is a snapshot for inference; train the float net it came from."""
+        raise InvalidArgumentError("a quantised net cannot be trained: train the float net and quantise it again")
 
     def tables(self):
         """(bias (lanes,), rows (ROWS, lanes), w2 (3, lanes)), int16 copies."""
@@ -587,7 +591,7 @@ cdef class QuantisedNet:
     def evaluate_rows(self, const uint8_t[:, ::1] rows not None):
         """(n, 3) float64: win, win_mars, lose_mars for the side on roll of each valid row."""
         rows_checked(rows)
-        return net_evaluate_loop(&self.c, rows, _row_value)
+        return net_evaluate_loop(&self.q, rows, _row_value)
 
     def evaluate_moves(self, const uint8_t[:, ::1] rows not None, const uint8_t[:, ::1] dice not None,
                        int flags=0):
@@ -597,7 +601,7 @@ cdef class QuantisedNet:
         for the side on roll of the result (the opponent)."""
         cdef Py_ssize_t i, n = rows.shape[0], total = 0
         cdef int k, count
-        cdef PositionC pos
+        cdef PositionC pos, child
         cdef QParentC shared
         cdef ScratchC scratch
         _check_pairs(rows, dice, flags)
@@ -619,9 +623,11 @@ cdef class QuantisedNet:
                     values = np.resize(values, (max(2 * view.shape[0], total + count), NET_OUTPUTS))
                     view = values
                 with nogil:
-                    qnet_parent(&self.c, &pos, &shared)
+                    qnet_parent(&self.q, &pos, &shared)
                     for k in range(count):
-                        qnet_result(&self.c, &shared, &scratch.moves[k], &view[total + k, 0])
+                        child = pos
+                        apply_move(&child, &scratch.moves[k])
+                        qnet_result(&self.q, &shared, &scratch.moves[k], &child, &view[total + k, 0])
                 total += count
                 offsets_view[i + 1] = total
         finally:
@@ -635,7 +641,7 @@ cdef class QuantisedNet:
         cdef Py_ssize_t i, n = rows.shape[0]
         cdef int k, count
         cdef int64_t total = 0
-        cdef PositionC pos
+        cdef PositionC pos, child
         cdef QParentC shared
         cdef ScratchC scratch
         cdef double value[NET_OUTPUTS]
@@ -653,9 +659,11 @@ cdef class QuantisedNet:
                     if count < 0:
                         with gil:
                             raise OverflowError("more legal moves than the generator buffer holds")
-                    qnet_parent(&self.c, &pos, &shared)
+                    qnet_parent(&self.q, &pos, &shared)
                     for k in range(count):
-                        qnet_result(&self.c, &shared, &scratch.moves[k], value)
+                        child = pos
+                        apply_move(&child, &scratch.moves[k])
+                        qnet_result(&self.q, &shared, &scratch.moves[k], &child, value)
                     out_counts[i] = count
                     total += count
         finally:

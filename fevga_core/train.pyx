@@ -212,7 +212,9 @@ def selfplay_samples(CoreNet net not None, Tables tables not None, int flags, ui
     job.net[0] = &net.c
     job.net[1] = &net.c
     job.value_net = &net.c
+    job.qnet[0] = job.qnet[1] = job.value_qnet = NULL   # training plays the float net
     ev.net = &net.c
+    ev.qnet = NULL
     ev.tables = &tables.c
     ev.flags = flags
     c.rec.capacity = 256
@@ -308,6 +310,7 @@ def gioul_selfplay_samples(CoreGioulNet net not None, uint64_t master, int64_t f
     job.net[0] = &net.c
     job.net[1] = &net.c
     job.value_net = NULL
+    job.qnet[0] = job.qnet[1] = job.value_qnet = NULL
     trail = np.zeros((MAX_RECORDED + 1) * sizeof(GioulC), dtype=np.uint8)   # a game's states, kept alive here
     cdef uint8_t[::1] trail_bytes = trail
     c.trail = <GioulC*> &trail_bytes[0]
