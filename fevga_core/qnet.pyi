@@ -19,6 +19,9 @@ def accumulator_bounds(
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """(lowest, highest) first-layer accumulator of each lane over every position."""
 
+def relation_counts_rows(rows: NDArray[np.uint8]) -> NDArray[np.int32]:
+    """(n, 2, 3) trapped, blocked, escaped of each row's side on roll, then the other side, as the tables read them."""
+
 class QuantisedNet(CoreNet):
     """A float net's int16 snapshot: fast, deterministic, within docs/net.md's bound of it.
     A CoreNet: the core's entry points that take a Fevga net evaluate with its tables."""

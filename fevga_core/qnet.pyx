@@ -62,7 +62,7 @@ from fevga_core.types cimport (
     PositionC, SideC, MoveC, uint8_t, int32_t, int64_t, NUM_CHECKERS, NUM_SLOTS, POSITION_WIDTH,
 )
 from fevga_core.board cimport (
-    position_load, rows_checked, fevga_flags_checked, longest_run, check_interrupt, __builtin_ctz,
+    position_load, rows_checked, fevga_flags_checked, longest_run, check_interrupt, rotate12, __builtin_ctz,
 )
 from fevga_core.movegen cimport ScratchC, scratch_new, scratch_free, generate_moves, apply_move
 from fevga_core.net cimport (
@@ -206,6 +206,59 @@ cdef extern from *:
     #endif
     }
 
+    /* net.pyx relation_counts for all 24 points at once (SSE2): the trapped, blocked and escaped
+       checkers of the side whose point counts are counts[1..24] against the other side's points
+       `theirs` (its mask in this side's numbering). Lane i is own point i + 1; front[i] = the other
+       side's points among own points i - 5 .. i (the six in front of point i + 1), from a byte
+       array of its points with six zeros below point 1. Integer counts: the same numbers. */
+    #if defined(__x86_64__) && !defined(FEVGA_SIMD_GENERIC)
+    #define FEVGA_Q_RELATION_SIMD 1
+    static inline void fevga_q_relation(const uint8_t* counts, uint32_t theirs, int* trapped, int* blocked,
+                                        int* escaped) {
+        const __m128i zero = _mm_setzero_si128();
+        const __m128i bits = _mm_set_epi8(-128, 64, 32, 16, 8, 4, 2, 1, -128, 64, 32, 16, 8, 4, 2, 1);
+        const __m128i one = _mm_set1_epi8(1), six = _mm_set1_epi8(6);
+        uint8_t points[48];
+        __m128i x, t_lo, t_hi, f_lo = zero, f_hi = zero, n_lo, n_hi, b, s, limit;
+        int k;
+        x = _mm_cvtsi32_si128((int) theirs);
+        x = _mm_unpacklo_epi8(x, x);
+        x = _mm_unpacklo_epi16(x, x);
+        t_lo = _mm_unpacklo_epi32(x, x);                    /* lanes 0-7: byte 0 of theirs, 8-15: byte 1 */
+        t_hi = _mm_unpackhi_epi32(x, x);                    /* byte 2, then byte 3 (0) */
+        t_lo = _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(t_lo, bits), bits), one);
+        t_hi = _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(t_hi, bits), bits), one);
+        _mm_storeu_si128((__m128i*) points, zero);          /* points[6 + i]: the other side on own point i + 1 */
+        _mm_storeu_si128((__m128i*) (points + 6), t_lo);
+        _mm_storeu_si128((__m128i*) (points + 22), t_hi);
+        for (k = 1; k <= 6; k++) {
+            f_lo = _mm_add_epi8(f_lo, _mm_loadu_si128((const __m128i*) (points + 6 - k)));
+            f_hi = _mm_add_epi8(f_hi, _mm_loadu_si128((const __m128i*) (points + 22 - k)));
+        }
+        n_lo = _mm_loadu_si128((const __m128i*) (counts + 1));       /* points 1-16 */
+        n_hi = _mm_loadl_epi64((const __m128i*) (counts + 17));      /* points 17-24 */
+        b = _mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi8(n_lo, zero), _mm_unpacklo_epi8(f_lo, zero)),
+                          _mm_madd_epi16(_mm_unpackhi_epi8(n_lo, zero), _mm_unpackhi_epi8(f_lo, zero)));
+        b = _mm_add_epi32(b, _mm_madd_epi16(_mm_unpacklo_epi8(n_hi, zero), _mm_unpacklo_epi8(f_hi, zero)));
+        b = _mm_add_epi32(b, _mm_shuffle_epi32(b, 0x4E));
+        b = _mm_add_epi32(b, _mm_shuffle_epi32(b, 0xB1));
+        *blocked = _mm_cvtsi128_si32(b);
+        /* six points in front all held (only possible from point 7 on: below it the window has zeros) */
+        s = _mm_add_epi64(_mm_sad_epu8(_mm_and_si128(n_lo, _mm_cmpeq_epi8(f_lo, six)), zero),
+                          _mm_sad_epu8(_mm_and_si128(n_hi, _mm_cmpeq_epi8(f_hi, six)), zero));
+        *trapped = _mm_cvtsi128_si32(s) + _mm_extract_epi16(s, 4);
+        /* escaped: below the other side's lowest point (lane i < its index; all 24 when it has none) */
+        limit = _mm_set1_epi8((char) (theirs ? __builtin_ctz(theirs) : 24));
+        s = _mm_add_epi64(
+            _mm_sad_epu8(_mm_and_si128(n_lo, _mm_cmplt_epi8(_mm_set_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), limit)), zero),
+            _mm_sad_epu8(_mm_and_si128(n_hi, _mm_cmplt_epi8(_mm_set_epi8(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16), limit)), zero));
+        *escaped = _mm_cvtsi128_si32(s) + _mm_extract_epi16(s, 4);
+    }
+    #else
+    #define FEVGA_Q_RELATION_SIMD 0      /* net.pyx relation_counts serves (never called) */
+    #define fevga_q_relation(counts, theirs, trapped, blocked, escaped) ((void) 0)
+    #endif
+
     static void (*fevga_q_update)(int16_t*, const int16_t*, const int16_t* const*, int, const int16_t* const*,
                                   int, int) = fevga_q_update_base;
     static void (*fevga_q_output)(const int16_t*, const int16_t*, int, int64_t*) = fevga_q_output_base;
@@ -241,6 +294,8 @@ cdef extern from *:
     void fevga_q_output(const int16_t* acc, const int16_t* w2, int lanes, int64_t* dots) noexcept nogil
     const char* fevga_q_select(int best) noexcept nogil
     uint32_t fevga_q_points_mask(const uint8_t* counts) noexcept nogil
+    enum: FEVGA_Q_RELATION_SIMD
+    void fevga_q_relation(const uint8_t* counts, uint32_t theirs, int* trapped, int* blocked, int* escaped) noexcept nogil
 
 SIMD = fevga_q_select(1).decode()
 
@@ -327,6 +382,14 @@ cdef void _own_rows(const QNetC* q, const SideC* side, int b, RowsC* r) noexcept
         _add(q, r, ROW_BEAR + b)
 
 
+cdef inline void _relations(const SideC* side, const SideC* other, RelationC* rel) noexcept nogil:
+    """net.pyx relation_counts: the SSE2 kernel on x86-64, else relation_counts itself."""
+    if FEVGA_Q_RELATION_SIMD:
+        fevga_q_relation(side.counts, rotate12(other.mask), &rel.trapped, &rel.blocked, &rel.escaped)
+    else:
+        relation_counts(side, other, rel)
+
+
 cdef void _relation_rows(const QNetC* q, const PositionC* pos, RowsC* r) noexcept nogil:
     """The rows of the relation inputs of both sides (side on roll b = 0) and contact."""
     cdef RelationC rel
@@ -336,7 +399,7 @@ cdef void _relation_rows(const QNetC* q, const PositionC* pos, RowsC* r) noexcep
     for b in range(2):
         side = &pos.side[pos.turn ^ b]
         other = &pos.side[pos.turn ^ b ^ 1]
-        relation_counts(side, other, &rel)
+        _relations(side, other, &rel)
         if rel.trapped:
             _add(q, r, ROW_TRAPPED + b * 16 + rel.trapped)
         if rel.blocked:
@@ -669,6 +732,28 @@ cdef class QuantisedNet(CoreNet):
         finally:
             scratch_free(&scratch)
         return total
+
+
+def relation_counts_rows(const uint8_t[:, ::1] rows not None):
+    """(n, 2, 3) int32: the trapped, blocked and escaped checkers of each valid row's side on
+    roll (then of the other side) as the tables read them (net.pyx relation_counts, here by
+    the SIMD kernel where there is one): what tests/test_qnet.py checks against the float
+    net's encoding."""
+    cdef Py_ssize_t i, n = rows.shape[0]
+    cdef int b
+    cdef PositionC pos
+    cdef RelationC rel
+    rows_checked(rows)
+    out = np.zeros((n, 2, 3), dtype=np.int32)
+    cdef int32_t[:, :, ::1] view = out
+    for i in range(n):
+        position_load(&pos, &rows[i, 0])
+        for b in range(2):
+            _relations(&pos.side[pos.turn ^ b], &pos.side[pos.turn ^ b ^ 1], &rel)
+            view[i, b, 0] = rel.trapped
+            view[i, b, 1] = rel.blocked
+            view[i, b, 2] = rel.escaped
+    return out
 
 
 cdef void _row_value(const void* q, const uint8_t* row, double* out) noexcept nogil:

@@ -30,6 +30,7 @@ from fevga.rules import Rules
 from fevga.strength import duel
 from fevga_core import board, movegen, qnet, search
 from fevga_core import rollout as core_rollout
+from fevga_core import net as core_net
 from fevga_core.net import CoreNet
 
 NET_SHA = "e5c5882445f6e4ff167a43697800c4de4669241288d66dbc016faf1fa559c47a"  # the shipped net the figures belong to
@@ -232,6 +233,8 @@ def test_fuzz_entry_points(n: int, width: int, value: int, die: int, flags: int)
         lambda: q.evaluate_moves(narrow, dice, flags),
         lambda: q.count_children(rows, dice, flags, np.zeros(n, dtype=np.int32)),
         lambda: q.count_children(rows, dice, flags, np.zeros(width % 5, dtype=np.int32)),
+        lambda: qnet.relation_counts_rows(rows),
+        lambda: qnet.relation_counts_rows(narrow),
     ]
     for call in calls:
         try:
@@ -368,3 +371,20 @@ def test_fuzz_the_entry_points_that_play_a_quantised_net(value: int, where: int,
             call()
         except (FevgaError, ValueError, TypeError, OverflowError):
             pass
+
+
+def test_the_relation_counts_the_tables_read_are_the_float_encodings() -> None:
+    """The SSE2 kernel of the relation inputs (trapped, blocked, escaped; relation_counts
+    elsewhere) against the float net's encoding, for both sides of every result of 60
+    positions' rolls and of positions from every stage."""
+    rows, dice = _pairs(60)
+    _, results, _, _ = movegen.generate_batch(rows, dice, 0)
+    rows = np.concatenate([results, _positions()])
+    counts = qnet.relation_counts_rows(rows)
+    inputs = np.array([core_net.encode_row(row) for row in rows])
+    for b in range(2):
+        expected = np.rint(inputs[:, b * 107 + 103:b * 107 + 106] * np.array([15, 90, 15]))
+        assert np.array_equal(counts[:, b], expected)
+    assert counts[:, :, 0].max() > 0 and counts[:, :, 1].max() > 20 and counts[:, :, 2].max() == 15
+    with pytest.raises(InvalidPositionError):
+        qnet.relation_counts_rows(np.full((1, rows.shape[1]), 255, dtype=np.uint8))
