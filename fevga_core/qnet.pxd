@@ -25,12 +25,20 @@ ctypedef struct QNetC:
     const int16_t* w2
     double b2[3]
 
+# The features behind a side's own rows beyond its point counts (qnet.pyx own_features).
+ctypedef struct OwnC:
+    int off
+    int run
+    bint released
+    bint bear
+
 # The accumulator shared by the results of one position's moves (every result has the
 # opponent on roll, with its checkers unchanged): bias + the opponent's own rows as side on
 # roll + the mover's own rows before the move, as the other side. A result's accumulator
 # is this one plus the rows of the points and features its move changes.
 ctypedef struct QParentC:
     PositionC parent
+    OwnC before                 # the mover's own features before its move
     int16_t acc[QNET_MAX_LANES]
 
 # Probabilities (win, win_mars, lose_mars) for the side on roll of `pos`.

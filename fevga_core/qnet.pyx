@@ -170,23 +170,29 @@ cdef extern from *:
             fevga_q_update_body(dst, src, add, na, sub, ns, lanes, 64);
     }
     __attribute__((target("avx2")))
+    static inline int64_t fevga_q_sum8_avx2(__m256i s) {     /* 8 int32 lanes added in int64 */
+        __m256i wide = _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(s)),
+                                        _mm256_cvtepi32_epi64(_mm256_extracti128_si256(s, 1)));
+        __m128i half = _mm_add_epi64(_mm256_castsi256_si128(wide), _mm256_extracti128_si256(wide, 1));
+        return _mm_cvtsi128_si64(half) + _mm_extract_epi64(half, 1);
+    }
+    __attribute__((target("avx2")))
     static void fevga_q_output_avx2(const int16_t* acc, const int16_t* w2, int lanes, int64_t* dots) {
+        /* the three outputs in one pass: each activation block loaded and clipped once */
         const __m256i zero = _mm256_setzero_si256();
-        int32_t part[8];
-        int j, l, k, i;
-        for (k = 0; k < 3; k++) {
-            const int16_t* w = w2 + k * lanes;
-            int64_t total = 0;
-            for (j = 0; j < lanes; j += 128) {         /* 8 madds: 8 int32 lanes of 16 products */
-                __m256i sum = zero;
-                for (l = j; l < j + 128; l += 16) {
-                    __m256i a = _mm256_max_epi16(_mm256_loadu_si256((const __m256i*) (acc + l)), zero);
-                    sum = _mm256_add_epi32(sum, _mm256_madd_epi16(a, _mm256_loadu_si256((const __m256i*) (w + l))));
-                }
-                _mm256_storeu_si256((__m256i*) part, sum);
-                for (i = 0; i < 8; i++) total += part[i];
+        int j, l;
+        dots[0] = dots[1] = dots[2] = 0;
+        for (j = 0; j < lanes; j += 128) {             /* 8 madds: 8 int32 lanes of 16 products */
+            __m256i s0 = zero, s1 = zero, s2 = zero;
+            for (l = j; l < j + 128; l += 16) {
+                __m256i a = _mm256_max_epi16(_mm256_loadu_si256((const __m256i*) (acc + l)), zero);
+                s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(a, _mm256_loadu_si256((const __m256i*) (w2 + l))));
+                s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(a, _mm256_loadu_si256((const __m256i*) (w2 + lanes + l))));
+                s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(a, _mm256_loadu_si256((const __m256i*) (w2 + 2 * lanes + l))));
             }
-            dots[k] = total;
+            dots[0] += fevga_q_sum8_avx2(s0);
+            dots[1] += fevga_q_sum8_avx2(s1);
+            dots[2] += fevga_q_sum8_avx2(s2);
         }
     }
     #endif
@@ -325,14 +331,6 @@ S1_MAX = 11
 S2_MAX = 14
 
 
-# The features behind a side's own rows, beyond its point counts.
-ctypedef struct OwnC:
-    int off
-    int run
-    bint released
-    bint bear
-
-
 cdef inline void own_features(const SideC* side, OwnC* f) noexcept nogil:
     f.off = side.counts[0]
     f.run = longest_run(side.mask)
@@ -439,6 +437,7 @@ cdef void qnet_parent(const QNetC* q, const PositionC* parent, QParentC* shared)
     r.nadd = 0
     r.nsub = 0
     shared.parent = parent[0]
+    own_features(&parent.side[parent.turn], &shared.before)
     _own_rows(q, &parent.side[parent.turn ^ 1], 0, &r)     # the opponent: on roll in every result
     _own_rows(q, &parent.side[parent.turn], 1, &r)         # the mover before its move
     fevga_q_update(shared.acc, q.bias, r.add, r.nadd, r.sub, r.nsub, q.lanes)
@@ -452,7 +451,8 @@ cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move,
     cdef const SideC* after = &move.after
     cdef uint32_t touched = 0
     cdef int k, p, old, new
-    cdef OwnC f0, f1
+    cdef const OwnC* f0 = &shared.before
+    cdef OwnC f1
     r.nadd = 0
     r.nsub = 0
     for k in range(move.nsteps):            # the points whose counts a move can change
@@ -468,7 +468,6 @@ cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move,
                 _sub(q, &r, ROW_POINT + (24 + p - 1) * 16 + old)
             if new:
                 _add(q, &r, ROW_POINT + (24 + p - 1) * 16 + new)
-    own_features(before, &f0)
     own_features(after, &f1)
     if f0.off != f1.off:
         if f0.off:
