@@ -50,7 +50,14 @@
 # the CPU (__builtin_cpu_supports), so one wheel runs on any x86-64 machine (qnet.SIMD names
 # the path). On aarch64 the same code compiles to NEON; elsewhere to what the target has.
 # FEVGA_SIMD=generic builds that portable path on x86-64 too, to check it where CI runs.
+# The relation inputs of a position (trapped, blocked, escaped: net.pyx relation_counts) are
+# counted by an SSE2 kernel over the 24 points on x86-64 (fevga_q_relation), by
+# relation_counts itself elsewhere and in the generic build: the same integers.
 # Results are integers until the logits: identical on every path (tests/test_qnet.py).
+#
+# At play (docs/net.md "Quantised inference"): QuantisedNet is a CoreNet, so the entry points
+# that take a Fevga net take it; search.pyx's EvaluatorC and rollout.pyx's JobC carry its
+# tables (net_quantised) and value a roll's results from qnet_parent / qnet_result.
 
 from libc.stdint cimport int16_t, uint32_t
 from libc.string cimport memcpy, memset
