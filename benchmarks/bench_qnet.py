@@ -14,13 +14,16 @@ import numpy as np
 import pytest
 from corpus import midgame_positions, position_roll_pairs
 
-from fevga import Net, batch
+from fevga import Net, Position, batch
 from fevga.bearoff.core_tables import tables_of
+from fevga.rollout import rollout
 from fevga_core import search
 
 NET_SHA = "e5c5882445f6e4ff167a43697800c4de4669241288d66dbc016faf1fa559c47a"
 CORPUS_MOVES = 439_038  # legal moves over the corpus x 21 rolls (bench_movegen's known answer)
 BOUND = 0.01  # docs/net.md: |quantised - float| per output
+GAMES = 72  # net self-play games per round, stratified from the start (seed 2026)
+GAME_EQUITY = {"float": 0.09722222222222222, "quantised": 0.06944444444444445}  # their known answers
 
 
 def _net() -> Net:
@@ -39,7 +42,7 @@ def _per_second(benchmark: Any, key: str, units: int) -> None:
 def test_raw_evaluations_per_second(benchmark: Any, kind: str) -> None:
     """Static evaluations of the corpus positions, each from scratch."""
     net = _net()
-    quantised = net.quantised()
+    quantised = net.quantised()._core
     rows = batch.to_array(midgame_positions())
     assert np.abs(quantised.evaluate_rows(rows) - net._core.evaluate_rows(rows)).max() < BOUND
     evaluate = net._core.evaluate_rows if kind == "float" else quantised.evaluate_rows
@@ -49,18 +52,28 @@ def test_raw_evaluations_per_second(benchmark: Any, kind: str) -> None:
 
 @pytest.mark.parametrize("kind", ["float", "quantised"])
 def test_move_results_per_second(benchmark: Any, kind: str) -> None:
-    """Every legal move of every corpus position and roll generated and its result evaluated:
-    float, the 1-ply "net" choice (the opponent's half of the first layer once per roll);
-    quantised, incrementally from the parent's accumulator."""
-    net = _net()
-    quantised = net.quantised()
+    """The 1-ply "net" choice of every corpus position and roll: every legal move generated and
+    its result evaluated (float: the opponent's half of the first layer once per roll;
+    quantised: incrementally from the parent's accumulator)."""
+    core = _net()._core if kind == "float" else _net().quantised()._core
     rows, dice = position_roll_pairs()
     out = np.zeros(len(rows), dtype=np.int32)
-    if kind == "float":
-        tables = tables_of("default")
-        run = (lambda: search.choose_rows(net._core, tables, rows, dice, 1, 0, out))
-    else:
-        run = (lambda: quantised.count_children(rows, dice, 0, out))
+    tables = tables_of("default")
+    run = (lambda: search.choose_rows(core, tables, rows, dice, 1, 0, out))
     assert run() == CORPUS_MOVES
     benchmark.pedantic(run, rounds=5, iterations=1, warmup_rounds=1)
     _per_second(benchmark, "results_per_second", CORPUS_MOVES)
+
+
+@pytest.mark.parametrize("kind", ["float", "quantised"])
+def test_selfplay_games_per_second(benchmark: Any, kind: str) -> None:
+    """Net self-play games from the start ("net" policy, one worker), float or quantised net."""
+    net = _net() if kind == "float" else _net().quantised()
+
+    def games() -> float:
+        return rollout(Position.initial(), games=GAMES, seed=2026, workers=1, policy="net", net=net,
+                       progress=False).equity
+
+    assert games() == GAME_EQUITY[kind]
+    benchmark.pedantic(games, rounds=3, iterations=1, warmup_rounds=1)
+    _per_second(benchmark, "games_per_second", GAMES)

@@ -4,6 +4,7 @@
     python benchmarks/callgrind.py net quantised    # per raw evaluation, float and quantised
     python benchmarks/callgrind.py net-results quantised-results   # per legal move's result
     python benchmarks/callgrind.py rollout net-game rollout-gioul   # per game of a rollout (see ROLLOUTS)
+    python benchmarks/callgrind.py net-game qnet-game   # a net self-play game, float and quantised net
     python benchmarks/callgrind.py all --passes 1 4
     python benchmarks/callgrind.py movegen rollout net-game --repeat 2   # show the figures are stable
 
@@ -124,10 +125,12 @@ def _quantised_results(data: dict[str, np.ndarray]) -> tuple[Callable[[], object
 
 
 ROLLOUT_SEED = 20261203
-# workload -> (game, policy, games per pass, options, known answer: (equity, raw equity) as repr)
+# workload -> (game, policy, games per pass, options, known answer: (equity, raw equity) as repr);
+# the option "quantised" plays the shipped net quantised (Net.quantised)
 ROLLOUTS: dict[str, tuple[str, str, int, dict[str, bool], tuple[str, str]]] = {
     "rollout": ("fevga", "heuristic", 144, {}, ("-0.0625", "-0.0625")),
     "net-game": ("fevga", "net", 36, {}, ("0.6111111111111112", "0.6111111111111112")),
+    "qnet-game": ("fevga", "net", 36, {"quantised": True}, ("0.5555555555555556", "0.5555555555555556")),
     "rollout-luck": ("fevga", "heuristic", 8, {"luck": True, "stratify": False}, ("1.3154301722008666", "1.125")),
     "rollout-gioul": ("gioul", "heuristic", 144, {}, ("0.10416666666666667", "0.10416666666666667")),
     "rollout-gioul-random": ("gioul", "random", 576, {}, ("0.16493055555555555", "0.16493055555555555")),
@@ -144,14 +147,17 @@ def _rollout(name: str) -> Callable[[dict[str, np.ndarray]], tuple[Callable[[], 
 
     def prepare(data: dict[str, np.ndarray]) -> tuple[Callable[[], object], int]:
         from fevga.gioul import GioulPosition
+        from fevga.net import Net
         from fevga.position import Position
         from fevga.rollout import rollout
 
         start = GioulPosition.initial() if game == "gioul" else Position.initial()
+        flags = {key: value for key, value in options.items() if key != "quantised"}
+        net = Net.default().quantised() if options.get("quantised") else None
 
         def run() -> object:
             return rollout(start, games=games, seed=ROLLOUT_SEED, workers=1, policy=policy, progress=False,
-                           **options)
+                           net=net, **flags)
 
         result = run()
         assert (repr(result.equity), repr(result.raw_equity)) == (equity, raw), (result.equity, result.raw_equity)
@@ -170,6 +176,7 @@ WORKLOADS: dict[str, Workload] = {
     "quantised-results": Workload("legal move, its result evaluated incrementally (generation included)",
                                   _quantised_results),
     **{name: Workload(f"game of a {ROLLOUTS[name][0]} {ROLLOUTS[name][1]} rollout"
+                      f"{' (quantised net)' if ROLLOUTS[name][3].get('quantised') else ''}"
                       f"{' with luck' if ROLLOUTS[name][3].get('luck') else ''}", _rollout(name))
        for name in ROLLOUTS},
 }

@@ -822,6 +822,7 @@ cdef int _gioul_evaluator(EvaluatorC* ev, CoreGioulNet net, Tables tables, int p
     if not low <= plies <= high:
         raise InvalidArgumentError(f"plies {plies} must be in {low}..{high}")
     ev.net = &net.c
+    ev.qnet = NULL          # Gioul nets are evaluated in float (qnet holds Fevga's encoding)
     ev.tables = no_tables() if tables is None else &tables.c
     ev.flags = FLAG_GIOUL
     return 0

@@ -3,7 +3,7 @@
 
 from libc.stdint cimport int16_t
 from fevga_core.types cimport PositionC, SideC, MoveC, int32_t, int64_t
-from fevga_core.net cimport NET_MAX_HIDDEN
+from fevga_core.net cimport NET_MAX_HIDDEN, NetModel, CoreNet
 
 cdef enum:
     QNET_LANES = 128            # hidden units are padded to a multiple of this (kernel blocks)
@@ -25,18 +25,39 @@ ctypedef struct QNetC:
     const int16_t* w2
     double b2[3]
 
+# The features behind a side's own rows beyond its point counts (qnet.pyx own_features).
+ctypedef struct OwnC:
+    int off
+    int run
+    bint released
+    bint bear
+
 # The accumulator shared by the results of one position's moves (every result has the
 # opponent on roll, with its checkers unchanged): bias + the opponent's own rows as side on
 # roll + the mover's own rows before the move, as the other side. A result's accumulator
 # is this one plus the rows of the points and features its move changes.
 ctypedef struct QParentC:
     PositionC parent
+    OwnC before                 # the mover's own features before its move
     int16_t acc[QNET_MAX_LANES]
 
 # Probabilities (win, win_mars, lose_mars) for the side on roll of `pos`.
 cdef void qnet_evaluate(const QNetC* q, const PositionC* pos, double* out) noexcept nogil
 # Prepare `shared` for the results of the moves of `parent`; then qnet_result gives the
-# probabilities for the side on roll of the result of `move` (the opponent), the same numbers
-# as qnet_evaluate of that result, bit for bit.
+# probabilities for the side on roll of `child`, the result of `move` (the opponent), the
+# same numbers as qnet_evaluate of that result, bit for bit.
 cdef void qnet_parent(const QNetC* q, const PositionC* parent, QParentC* shared) noexcept nogil
-cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move, double* out) noexcept nogil
+cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move, const PositionC* child,
+                      double* out) noexcept nogil
+
+# A Fevga net in int16 tables: a CoreNet (its float net, `c`, stays bound: hidden, the
+# source), so every entry point that takes a Fevga net takes it; those that evaluate read
+# net_quantised() and evaluate with `q` instead. Training it is refused (a snapshot).
+cdef class QuantisedNet(CoreNet):
+    cdef QNetC q
+    cdef object _bias
+    cdef object _rows
+    cdef object _w2
+
+# The quantised tables of `net` when it is a QuantisedNet, else NULL (a float net, None).
+cdef const QNetC* net_quantised(NetModel net) noexcept

@@ -19,12 +19,16 @@ def accumulator_bounds(
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """(lowest, highest) first-layer accumulator of each lane over every position."""
 
-class QuantisedNet:
-    """A float net's int16 snapshot: fast, deterministic, within docs/net.md's bound of it."""
+def relation_counts_rows(rows: NDArray[np.uint8]) -> NDArray[np.int32]:
+    """(n, 2, 3) trapped, blocked, escaped of each row's side on roll, then the other side, as the tables read them."""
+
+class QuantisedNet(CoreNet):
+    """A float net's int16 snapshot: fast, deterministic, within docs/net.md's bound of it.
+    A CoreNet: the core's entry points that take a Fevga net evaluate with its tables."""
 
     def __init__(self, net: CoreNet) -> None: ...
-    @property
-    def hidden(self) -> int: ...
+    def train_rows(self, rows: NDArray[np.uint8], targets: NDArray[np.float64], rate: float) -> float:
+        """Refused (InvalidArgumentError): a quantised net is a snapshot; train the float net."""
     @property
     def s1(self) -> int:
         """log2 of the first layer's scale."""

@@ -50,7 +50,14 @@
 # the CPU (__builtin_cpu_supports), so one wheel runs on any x86-64 machine (qnet.SIMD names
 # the path). On aarch64 the same code compiles to NEON; elsewhere to what the target has.
 # FEVGA_SIMD=generic builds that portable path on x86-64 too, to check it where CI runs.
+# The relation inputs of a position (trapped, blocked, escaped: net.pyx relation_counts) are
+# counted by an SSE2 kernel over the 24 points on x86-64 (fevga_q_relation), by
+# relation_counts itself elsewhere and in the generic build: the same integers.
 # Results are integers until the logits: identical on every path (tests/test_qnet.py).
+#
+# At play (docs/net.md "Quantised inference"): QuantisedNet is a CoreNet, so the entry points
+# that take a Fevga net take it; search.pyx's EvaluatorC and rollout.pyx's JobC carry its
+# tables (net_quantised) and value a roll's results from qnet_parent / qnet_result.
 
 from libc.stdint cimport int16_t, uint32_t
 from libc.string cimport memcpy, memset
@@ -62,7 +69,7 @@ from fevga_core.types cimport (
     PositionC, SideC, MoveC, uint8_t, int32_t, int64_t, NUM_CHECKERS, NUM_SLOTS, POSITION_WIDTH,
 )
 from fevga_core.board cimport (
-    position_load, rows_checked, fevga_flags_checked, longest_run, check_interrupt, __builtin_ctz,
+    position_load, rows_checked, fevga_flags_checked, longest_run, check_interrupt, rotate12, __builtin_ctz,
 )
 from fevga_core.movegen cimport ScratchC, scratch_new, scratch_free, generate_moves, apply_move
 from fevga_core.net cimport (
@@ -170,23 +177,29 @@ cdef extern from *:
             fevga_q_update_body(dst, src, add, na, sub, ns, lanes, 64);
     }
     __attribute__((target("avx2")))
+    static inline int64_t fevga_q_sum8_avx2(__m256i s) {     /* 8 int32 lanes added in int64 */
+        __m256i wide = _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(s)),
+                                        _mm256_cvtepi32_epi64(_mm256_extracti128_si256(s, 1)));
+        __m128i half = _mm_add_epi64(_mm256_castsi256_si128(wide), _mm256_extracti128_si256(wide, 1));
+        return _mm_cvtsi128_si64(half) + _mm_extract_epi64(half, 1);
+    }
+    __attribute__((target("avx2")))
     static void fevga_q_output_avx2(const int16_t* acc, const int16_t* w2, int lanes, int64_t* dots) {
+        /* the three outputs in one pass: each activation block loaded and clipped once */
         const __m256i zero = _mm256_setzero_si256();
-        int32_t part[8];
-        int j, l, k, i;
-        for (k = 0; k < 3; k++) {
-            const int16_t* w = w2 + k * lanes;
-            int64_t total = 0;
-            for (j = 0; j < lanes; j += 128) {         /* 8 madds: 8 int32 lanes of 16 products */
-                __m256i sum = zero;
-                for (l = j; l < j + 128; l += 16) {
-                    __m256i a = _mm256_max_epi16(_mm256_loadu_si256((const __m256i*) (acc + l)), zero);
-                    sum = _mm256_add_epi32(sum, _mm256_madd_epi16(a, _mm256_loadu_si256((const __m256i*) (w + l))));
-                }
-                _mm256_storeu_si256((__m256i*) part, sum);
-                for (i = 0; i < 8; i++) total += part[i];
+        int j, l;
+        dots[0] = dots[1] = dots[2] = 0;
+        for (j = 0; j < lanes; j += 128) {             /* 8 madds: 8 int32 lanes of 16 products */
+            __m256i s0 = zero, s1 = zero, s2 = zero;
+            for (l = j; l < j + 128; l += 16) {
+                __m256i a = _mm256_max_epi16(_mm256_loadu_si256((const __m256i*) (acc + l)), zero);
+                s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(a, _mm256_loadu_si256((const __m256i*) (w2 + l))));
+                s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(a, _mm256_loadu_si256((const __m256i*) (w2 + lanes + l))));
+                s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(a, _mm256_loadu_si256((const __m256i*) (w2 + 2 * lanes + l))));
             }
-            dots[k] = total;
+            dots[0] += fevga_q_sum8_avx2(s0);
+            dots[1] += fevga_q_sum8_avx2(s1);
+            dots[2] += fevga_q_sum8_avx2(s2);
         }
     }
     #endif
@@ -205,6 +218,59 @@ cdef extern from *:
         return mask;
     #endif
     }
+
+    /* net.pyx relation_counts for all 24 points at once (SSE2): the trapped, blocked and escaped
+       checkers of the side whose point counts are counts[1..24] against the other side's points
+       `theirs` (its mask in this side's numbering). Lane i is own point i + 1; front[i] = the other
+       side's points among own points i - 5 .. i (the six in front of point i + 1), from a byte
+       array of its points with six zeros below point 1. Integer counts: the same numbers. */
+    #if defined(__x86_64__) && !defined(FEVGA_SIMD_GENERIC)
+    #define FEVGA_Q_RELATION_SIMD 1
+    static inline void fevga_q_relation(const uint8_t* counts, uint32_t theirs, int* trapped, int* blocked,
+                                        int* escaped) {
+        const __m128i zero = _mm_setzero_si128();
+        const __m128i bits = _mm_set_epi8(-128, 64, 32, 16, 8, 4, 2, 1, -128, 64, 32, 16, 8, 4, 2, 1);
+        const __m128i one = _mm_set1_epi8(1), six = _mm_set1_epi8(6);
+        uint8_t points[48];
+        __m128i x, t_lo, t_hi, f_lo = zero, f_hi = zero, n_lo, n_hi, b, s, limit;
+        int k;
+        x = _mm_cvtsi32_si128((int) theirs);
+        x = _mm_unpacklo_epi8(x, x);
+        x = _mm_unpacklo_epi16(x, x);
+        t_lo = _mm_unpacklo_epi32(x, x);                    /* lanes 0-7: byte 0 of theirs, 8-15: byte 1 */
+        t_hi = _mm_unpackhi_epi32(x, x);                    /* byte 2, then byte 3 (0) */
+        t_lo = _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(t_lo, bits), bits), one);
+        t_hi = _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(t_hi, bits), bits), one);
+        _mm_storeu_si128((__m128i*) points, zero);          /* points[6 + i]: the other side on own point i + 1 */
+        _mm_storeu_si128((__m128i*) (points + 6), t_lo);
+        _mm_storeu_si128((__m128i*) (points + 22), t_hi);
+        for (k = 1; k <= 6; k++) {
+            f_lo = _mm_add_epi8(f_lo, _mm_loadu_si128((const __m128i*) (points + 6 - k)));
+            f_hi = _mm_add_epi8(f_hi, _mm_loadu_si128((const __m128i*) (points + 22 - k)));
+        }
+        n_lo = _mm_loadu_si128((const __m128i*) (counts + 1));       /* points 1-16 */
+        n_hi = _mm_loadl_epi64((const __m128i*) (counts + 17));      /* points 17-24 */
+        b = _mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi8(n_lo, zero), _mm_unpacklo_epi8(f_lo, zero)),
+                          _mm_madd_epi16(_mm_unpackhi_epi8(n_lo, zero), _mm_unpackhi_epi8(f_lo, zero)));
+        b = _mm_add_epi32(b, _mm_madd_epi16(_mm_unpacklo_epi8(n_hi, zero), _mm_unpacklo_epi8(f_hi, zero)));
+        b = _mm_add_epi32(b, _mm_shuffle_epi32(b, 0x4E));
+        b = _mm_add_epi32(b, _mm_shuffle_epi32(b, 0xB1));
+        *blocked = _mm_cvtsi128_si32(b);
+        /* six points in front all held (only possible from point 7 on: below it the window has zeros) */
+        s = _mm_add_epi64(_mm_sad_epu8(_mm_and_si128(n_lo, _mm_cmpeq_epi8(f_lo, six)), zero),
+                          _mm_sad_epu8(_mm_and_si128(n_hi, _mm_cmpeq_epi8(f_hi, six)), zero));
+        *trapped = _mm_cvtsi128_si32(s) + _mm_extract_epi16(s, 4);
+        /* escaped: below the other side's lowest point (lane i < its index; all 24 when it has none) */
+        limit = _mm_set1_epi8((char) (theirs ? __builtin_ctz(theirs) : 24));
+        s = _mm_add_epi64(
+            _mm_sad_epu8(_mm_and_si128(n_lo, _mm_cmplt_epi8(_mm_set_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), limit)), zero),
+            _mm_sad_epu8(_mm_and_si128(n_hi, _mm_cmplt_epi8(_mm_set_epi8(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16), limit)), zero));
+        *escaped = _mm_cvtsi128_si32(s) + _mm_extract_epi16(s, 4);
+    }
+    #else
+    #define FEVGA_Q_RELATION_SIMD 0      /* net.pyx relation_counts serves (never called) */
+    #define fevga_q_relation(counts, theirs, trapped, blocked, escaped) ((void) 0)
+    #endif
 
     static void (*fevga_q_update)(int16_t*, const int16_t*, const int16_t* const*, int, const int16_t* const*,
                                   int, int) = fevga_q_update_base;
@@ -241,6 +307,8 @@ cdef extern from *:
     void fevga_q_output(const int16_t* acc, const int16_t* w2, int lanes, int64_t* dots) noexcept nogil
     const char* fevga_q_select(int best) noexcept nogil
     uint32_t fevga_q_points_mask(const uint8_t* counts) noexcept nogil
+    enum: FEVGA_Q_RELATION_SIMD
+    void fevga_q_relation(const uint8_t* counts, uint32_t theirs, int* trapped, int* blocked, int* escaped) noexcept nogil
 
 SIMD = fevga_q_select(1).decode()
 
@@ -268,14 +336,6 @@ ROWS = QNET_ROWS
 LANES = QNET_LANES
 S1_MAX = 11
 S2_MAX = 14
-
-
-# The features behind a side's own rows, beyond its point counts.
-ctypedef struct OwnC:
-    int off
-    int run
-    bint released
-    bint bear
 
 
 cdef inline void own_features(const SideC* side, OwnC* f) noexcept nogil:
@@ -327,6 +387,14 @@ cdef void _own_rows(const QNetC* q, const SideC* side, int b, RowsC* r) noexcept
         _add(q, r, ROW_BEAR + b)
 
 
+cdef inline void _relations(const SideC* side, const SideC* other, RelationC* rel) noexcept nogil:
+    """net.pyx relation_counts: the SSE2 kernel on x86-64, else relation_counts itself."""
+    if FEVGA_Q_RELATION_SIMD:
+        fevga_q_relation(side.counts, rotate12(other.mask), &rel.trapped, &rel.blocked, &rel.escaped)
+    else:
+        relation_counts(side, other, rel)
+
+
 cdef void _relation_rows(const QNetC* q, const PositionC* pos, RowsC* r) noexcept nogil:
     """The rows of the relation inputs of both sides (side on roll b = 0) and contact."""
     cdef RelationC rel
@@ -336,7 +404,7 @@ cdef void _relation_rows(const QNetC* q, const PositionC* pos, RowsC* r) noexcep
     for b in range(2):
         side = &pos.side[pos.turn ^ b]
         other = &pos.side[pos.turn ^ b ^ 1]
-        relation_counts(side, other, &rel)
+        _relations(side, other, &rel)
         if rel.trapped:
             _add(q, r, ROW_TRAPPED + b * 16 + rel.trapped)
         if rel.blocked:
@@ -376,20 +444,22 @@ cdef void qnet_parent(const QNetC* q, const PositionC* parent, QParentC* shared)
     r.nadd = 0
     r.nsub = 0
     shared.parent = parent[0]
+    own_features(&parent.side[parent.turn], &shared.before)
     _own_rows(q, &parent.side[parent.turn ^ 1], 0, &r)     # the opponent: on roll in every result
     _own_rows(q, &parent.side[parent.turn], 1, &r)         # the mover before its move
     fevga_q_update(shared.acc, q.bias, r.add, r.nadd, r.sub, r.nsub, q.lanes)
 
 
-cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move, double* out) noexcept nogil:
+cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move, const PositionC* child,
+                      double* out) noexcept nogil:
     cdef RowsC r
     cdef int16_t acc[QNET_MAX_LANES]
-    cdef PositionC child = shared.parent
     cdef const SideC* before = &shared.parent.side[shared.parent.turn]
     cdef const SideC* after = &move.after
     cdef uint32_t touched = 0
     cdef int k, p, old, new
-    cdef OwnC f0, f1
+    cdef const OwnC* f0 = &shared.before
+    cdef OwnC f1
     r.nadd = 0
     r.nsub = 0
     for k in range(move.nsteps):            # the points whose counts a move can change
@@ -405,7 +475,6 @@ cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move,
                 _sub(q, &r, ROW_POINT + (24 + p - 1) * 16 + old)
             if new:
                 _add(q, &r, ROW_POINT + (24 + p - 1) * 16 + new)
-    own_features(before, &f0)
     own_features(after, &f1)
     if f0.off != f1.off:
         if f0.off:
@@ -426,8 +495,7 @@ cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move,
             _sub(q, &r, ROW_BEAR + 1)
         else:
             _add(q, &r, ROW_BEAR + 1)
-    apply_move(&child, move)
-    _relation_rows(q, &child, &r)
+    _relation_rows(q, child, &r)
     fevga_q_update(acc, shared.acc, r.add, r.nadd, r.sub, r.nsub, q.lanes)
     _finish(q, acc, out)
 
@@ -435,6 +503,10 @@ cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move,
 # ---------------------------------------------------------------------------------------
 # Quantisation (from a CoreNet's float parameters) and the Python entry points. Each entry
 # point checks its arguments (rows, shapes, dice, flags) before the nogil loop.
+
+cdef const QNetC* net_quantised(NetModel net) noexcept:
+    return &(<QuantisedNet> net).q if isinstance(net, QuantisedNet) else NULL
+
 
 def _float_tables(params, int hidden):
     """(rows (QNET_ROWS, hidden) float64, b1, w2 (3, hidden), b2) of a flat float parameter vector."""
@@ -504,19 +576,16 @@ def _quantise(values, int s):
     return np.rint(values * 2.0 ** s)
 
 
-cdef class QuantisedNet:
+cdef class QuantisedNet(CoreNet):
     """A float net in int16 tables (qnet.pyx): fast, deterministic, within docs/net.md's bounds.
+    A CoreNet, so the core's entry points that take a Fevga net take it and evaluate with its
+    tables (net_quantised); it cannot be trained (a snapshot of the float net).
 
     >>> from fevga import Net
     >>> q = QuantisedNet(Net.default()._core)
     >>> (q.s1, q.s2)
     (9, 12)
     """
-
-    cdef QNetC c
-    cdef object _bias
-    cdef object _rows
-    cdef object _w2
 
     def __init__(self, CoreNet net not None):
         cdef int hidden = net.c.hidden
@@ -549,36 +618,40 @@ cdef class QuantisedNet:
             raise InvalidArgumentError("the net's output weights do not fit int16 at any scale")
         out = np.zeros((NET_OUTPUTS, lanes), dtype=np.int16)
         out[:, :hidden] = q
+        # the float net it was made from, bound as it is (its `hidden`; nothing evaluates it)
+        self.c = net.c
+        self._params = net._params
+        self.value = net.value
+        self.step = net.step
         self._rows = table
         self._bias = bias
         self._w2 = out
         cdef const int16_t[:, ::1] rows_view = table
         cdef const int16_t[::1] bias_view = bias
         cdef const int16_t[:, ::1] w2_view = out
-        self.c.hidden = hidden
-        self.c.lanes = lanes
-        self.c.s1 = s1
-        self.c.s2 = s2
-        self.c.rows = &rows_view[0, 0]
-        self.c.bias = &bias_view[0]
-        self.c.w2 = &w2_view[0, 0]
+        self.q.hidden = hidden
+        self.q.lanes = lanes
+        self.q.s1 = s1
+        self.q.s2 = s2
+        self.q.rows = &rows_view[0, 0]
+        self.q.bias = &bias_view[0]
+        self.q.w2 = &w2_view[0, 0]
         for k in range(NET_OUTPUTS):
-            self.c.b2[k] = b2[k]
-
-    @property
-    def hidden(self):
-        """Hidden units (of the float net)."""
-        return self.c.hidden
+            self.q.b2[k] = b2[k]
 
     @property
     def s1(self):
         """log2 of the first layer's scale: weights and accumulators are 2^s1 x the float values."""
-        return self.c.s1
+        return self.q.s1
 
     @property
     def s2(self):
         """log2 of the output weights' scale."""
-        return self.c.s2
+        return self.q.s2
+
+    def train_rows(self, rows, targets, float rate):
+        """Refused: a quantised net is a snapshot for inference; train the float net it came from."""
+        raise InvalidArgumentError("a quantised net cannot be trained: train the float net and quantise it again")
 
     def tables(self):
         """(bias (lanes,), rows (ROWS, lanes), w2 (3, lanes)), int16 copies."""
@@ -587,7 +660,7 @@ cdef class QuantisedNet:
     def evaluate_rows(self, const uint8_t[:, ::1] rows not None):
         """(n, 3) float64: win, win_mars, lose_mars for the side on roll of each valid row."""
         rows_checked(rows)
-        return net_evaluate_loop(&self.c, rows, _row_value)
+        return net_evaluate_loop(&self.q, rows, _row_value)
 
     def evaluate_moves(self, const uint8_t[:, ::1] rows not None, const uint8_t[:, ::1] dice not None,
                        int flags=0):
@@ -597,7 +670,7 @@ cdef class QuantisedNet:
         for the side on roll of the result (the opponent)."""
         cdef Py_ssize_t i, n = rows.shape[0], total = 0
         cdef int k, count
-        cdef PositionC pos
+        cdef PositionC pos, child
         cdef QParentC shared
         cdef ScratchC scratch
         _check_pairs(rows, dice, flags)
@@ -619,9 +692,11 @@ cdef class QuantisedNet:
                     values = np.resize(values, (max(2 * view.shape[0], total + count), NET_OUTPUTS))
                     view = values
                 with nogil:
-                    qnet_parent(&self.c, &pos, &shared)
+                    qnet_parent(&self.q, &pos, &shared)
                     for k in range(count):
-                        qnet_result(&self.c, &shared, &scratch.moves[k], &view[total + k, 0])
+                        child = pos
+                        apply_move(&child, &scratch.moves[k])
+                        qnet_result(&self.q, &shared, &scratch.moves[k], &child, &view[total + k, 0])
                 total += count
                 offsets_view[i + 1] = total
         finally:
@@ -635,7 +710,7 @@ cdef class QuantisedNet:
         cdef Py_ssize_t i, n = rows.shape[0]
         cdef int k, count
         cdef int64_t total = 0
-        cdef PositionC pos
+        cdef PositionC pos, child
         cdef QParentC shared
         cdef ScratchC scratch
         cdef double value[NET_OUTPUTS]
@@ -653,14 +728,38 @@ cdef class QuantisedNet:
                     if count < 0:
                         with gil:
                             raise OverflowError("more legal moves than the generator buffer holds")
-                    qnet_parent(&self.c, &pos, &shared)
+                    qnet_parent(&self.q, &pos, &shared)
                     for k in range(count):
-                        qnet_result(&self.c, &shared, &scratch.moves[k], value)
+                        child = pos
+                        apply_move(&child, &scratch.moves[k])
+                        qnet_result(&self.q, &shared, &scratch.moves[k], &child, value)
                     out_counts[i] = count
                     total += count
         finally:
             scratch_free(&scratch)
         return total
+
+
+def relation_counts_rows(const uint8_t[:, ::1] rows not None):
+    """(n, 2, 3) int32: the trapped, blocked and escaped checkers of each valid row's side on
+    roll (then of the other side) as the tables read them (net.pyx relation_counts, here by
+    the SIMD kernel where there is one): what tests/test_qnet.py checks against the float
+    net's encoding."""
+    cdef Py_ssize_t i, n = rows.shape[0]
+    cdef int b
+    cdef PositionC pos
+    cdef RelationC rel
+    rows_checked(rows)
+    out = np.zeros((n, 2, 3), dtype=np.int32)
+    cdef int32_t[:, :, ::1] view = out
+    for i in range(n):
+        position_load(&pos, &rows[i, 0])
+        for b in range(2):
+            _relations(&pos.side[pos.turn ^ b], &pos.side[pos.turn ^ b ^ 1], &rel)
+            view[i, b, 0] = rel.trapped
+            view[i, b, 1] = rel.blocked
+            view[i, b, 2] = rel.escaped
+    return out
 
 
 cdef void _row_value(const void* q, const uint8_t* row, double* out) noexcept nogil:

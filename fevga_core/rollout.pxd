@@ -7,6 +7,7 @@ from fevga_core.movegen cimport ScratchC
 from fevga_core.game cimport RngC
 from fevga_core.race cimport TablesC
 from fevga_core.net cimport NetC
+from fevga_core.qnet cimport QNetC
 
 # Everything one game of a job needs besides its seed (read-only while games run).
 ctypedef struct JobC:
@@ -17,8 +18,10 @@ ctypedef struct JobC:
     double scale            # heuristic units per tanh unit in position_value
     const TablesC* tables
     const NetC* net[2]      # per colour: the net of its net policies
+    const QNetC* qnet[2]    # per colour: not NULL when that net is quantised (evaluated in its tables)
     const NetC* value_net   # values luck and expectimax leaves (NULL: the heuristic); the
                             # built-in lookahead policy always looks ahead over the heuristic
+    const QNetC* value_qnet # not NULL when value_net is quantised
 
 # Outcome of one game for a fixed colour (the root side): probabilities are 0/1 for a game
 # played to the end, table values for a truncated one.

@@ -55,6 +55,7 @@ from fevga_core.game cimport (
 )
 from fevga_core.net cimport NetModel, CoreNet, NetC, net_evaluate, outputs_equity
 from fevga_core.search cimport EvaluatorC, choose_move_net, roll_expectation, luck_values
+from fevga_core.qnet cimport QNetC, qnet_evaluate, net_quantised
 from fevga_core.bearoff cimport one_sided_mean, two_sided_equity
 from fevga_core.race cimport TablesC, Tables, no_contact, race_value, side_covered, side_rank
 from fevga_core.gioul cimport (
@@ -193,15 +194,17 @@ cdef double position_value(const JobC* job, const PositionC* pos, int color) noe
     """Equity estimate for `color` (the luck evaluator and expectimax leaves): final points, a
     covered race from the tables, else the job's value net, or tanh(heuristic_eval / scale)
     for a job without one."""
-    return _value(job, pos, color, job.value_net)
+    return _value(job, pos, color, job.value_net, job.value_qnet)
 
 
 cdef double _heuristic_value(const JobC* job, const PositionC* pos, int color) noexcept nogil:
     """position_value without a net: the built-in lookahead policy's evaluator."""
-    return _value(job, pos, color, NULL)
+    return _value(job, pos, color, NULL, NULL)
 
 
-cdef inline double _value(const JobC* job, const PositionC* pos, int color, const NetC* net) noexcept nogil:
+cdef inline double _value(const JobC* job, const PositionC* pos, int color, const NetC* net,
+                          const QNetC* qnet) noexcept nogil:
+    """With `qnet` (not NULL) the net is evaluated in its quantised tables."""
     cdef double equity, win, win_mars, lose_mars
     cdef double out[3]
     if _is_over(pos):
@@ -209,7 +212,10 @@ cdef inline double _value(const JobC* job, const PositionC* pos, int color, cons
     if race_value(job.tables, pos, &equity, &win, &win_mars, &lose_mars):
         return equity if pos.turn == color else -equity
     if net != NULL:
-        net_evaluate(net, pos, out)
+        if qnet != NULL:
+            qnet_evaluate(qnet, pos, out)
+        else:
+            net_evaluate(net, pos, out)
         equity = outputs_equity(out)
         return equity if pos.turn == color else -equity
     return tanh(heuristic_eval(pos, color) / job.scale)
@@ -291,6 +297,7 @@ cdef int _net_choice(const JobC* job, const PositionC* pos, const GioulC* state,
     cdef EvaluatorC ev
     cdef double value[3]
     ev.net = job.net[pos.turn]
+    ev.qnet = job.qnet[pos.turn]
     ev.tables = job.tables
     ev.flags = job.flags
     if state != NULL:
@@ -573,7 +580,10 @@ cdef int _job_init(JobC* job, int flags, int white_policy, int black_policy, obj
         raise InvalidArgumentError("the net policies (ids 5, 6) need a net for their colour")
     job.net[0] = NULL if white_net is None else &white_net.c
     job.net[1] = NULL if black_net is None else &black_net.c
+    job.qnet[0] = net_quantised(white_net)
+    job.qnet[1] = net_quantised(black_net)
     job.value_net = NULL if gioul else (job.net[0] if job.net[0] != NULL else job.net[1])
+    job.value_qnet = NULL if gioul else (job.qnet[0] if job.net[0] != NULL else job.qnet[1])
     job.flags = flags
     job.policy[0] = white_policy
     job.policy[1] = black_policy

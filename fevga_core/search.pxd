@@ -3,6 +3,7 @@
 from fevga_core.types cimport PositionC, MoveC
 from fevga_core.movegen cimport ScratchC
 from fevga_core.net cimport NetC
+from fevga_core.qnet cimport QNetC
 from fevga_core.race cimport TablesC
 
 cdef enum:
@@ -11,8 +12,11 @@ cdef enum:
     FILTER_TOP = 6          # candidates a deeper search keeps (within FILTER_MARGIN of the best)
 
 # What an evaluation consults: the net, the bear-off tables that override it, the rules.
+# With `qnet` (not NULL) the net is evaluated in its quantised tables (qnet.pxd), the results
+# of a roll incrementally from the parent's accumulator; `net` is then the float net it came from.
 ctypedef struct EvaluatorC:
     const NetC* net
+    const QNetC* qnet
     const TablesC* tables
     int flags
 

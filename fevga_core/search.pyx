@@ -28,6 +28,7 @@ from fevga_core.movegen cimport (
 )
 from fevga_core.net cimport NetC, NET_MAX_HIDDEN, net_base, net_finish, net_evaluate, outputs_equity
 from fevga_core.net cimport CoreNet
+from fevga_core.qnet cimport QParentC, qnet_evaluate, qnet_parent, qnet_result, net_quantised
 from fevga_core.race cimport TablesC, Tables, race_value
 
 from fevga_core.errors import InvalidArgumentError, InvalidDiceError
@@ -59,15 +60,20 @@ cdef bint exact_value(const EvaluatorC* ev, const PositionC* pos, double* out) n
 cdef bint static_value(const EvaluatorC* ev, const PositionC* pos, double* out) noexcept nogil:
     if exact_value(ev, pos, out):
         return True
-    net_evaluate(ev.net, pos, out)
+    if ev.qnet != NULL:
+        qnet_evaluate(ev.qnet, pos, out)
+    else:
+        net_evaluate(ev.net, pos, out)
     return False
 
 
 # The results of one roll share the opponent (on roll in each): its half of the net's first
-# layer is computed once, at the first result that needs the net.
+# layer (the float net's), or the accumulator of the quantised net's, is computed once, at the
+# first result that needs the net.
 ctypedef struct ResultsC:
     bint have_base
     float base[NET_MAX_HIDDEN]
+    QParentC parent
 
 
 cdef void _result_value(const EvaluatorC* ev, const PositionC* pos, const MoveC* move,
@@ -77,10 +83,16 @@ cdef void _result_value(const EvaluatorC* ev, const PositionC* pos, const MoveC*
     cdef PositionC child = pos[0]
     apply_move(&child, move)
     if not exact_value(ev, &child, theirs):
-        if not shared.have_base:
-            net_base(ev.net, &child.side[child.turn], shared.base)
-            shared.have_base = True
-        net_finish(ev.net, &child, shared.base, theirs)
+        if ev.qnet != NULL:
+            if not shared.have_base:
+                qnet_parent(ev.qnet, pos, &shared.parent)
+                shared.have_base = True
+            qnet_result(ev.qnet, &shared.parent, move, &child, theirs)
+        else:
+            if not shared.have_base:
+                net_base(ev.net, &child.side[child.turn], shared.base)
+                shared.have_base = True
+            net_finish(ev.net, &child, shared.base, theirs)
     flip(theirs, mine)
 
 
@@ -230,6 +242,7 @@ cdef int ply_value(const EvaluatorC* ev, const PositionC* pos, int plies, Scratc
 cdef int _evaluator(EvaluatorC* ev, CoreNet net, Tables tables, int flags) except -1:
     fevga_flags_checked(flags)
     ev.net = &net.c
+    ev.qnet = net_quantised(net)
     ev.tables = &tables.c
     ev.flags = flags
     return 0

@@ -220,7 +220,9 @@ def selfplay_samples(CoreNet net not None, Tables tables not None, int flags, ui
     job.net[0] = &net.c
     job.net[1] = &net.c
     job.value_net = &net.c
+    job.qnet[0] = job.qnet[1] = job.value_qnet = NULL   # training plays the float net
     ev.net = &net.c
+    ev.qnet = NULL
     ev.tables = &tables.c
     ev.flags = flags
     return _run_selfplay(&c, _fevga_game, master, first_index, games, lam, POSITION_WIDTH)
@@ -287,4 +289,5 @@ def gioul_selfplay_samples(CoreGioulNet net not None, uint64_t master, int64_t f
     job.net[0] = &net.c
     job.net[1] = &net.c
     job.value_net = NULL
+    job.qnet[0] = job.qnet[1] = job.value_qnet = NULL
     return _run_selfplay(&c, _gioul_game, master, first_index, games, lam, GIOUL_WIDTH_C)

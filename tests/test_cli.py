@@ -12,6 +12,7 @@ import pytest
 import fevga
 from fevga import Position
 from fevga.cli import main
+from fevga.game import play_game
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -45,6 +46,24 @@ def test_in_process_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "--seed", "3", "--white", "heuristic"]) == 0
     out = capsys.readouterr().out
     assert "white=heuristic black=random" in out and "point(s)" in out
+
+
+def test_quantised_option_plays_and_judges_with_the_quantised_net(capsys: pytest.CaptureFixture[str]) -> None:
+    quantised = fevga.Net.default().quantised()
+    middle = "f_8AAAD__gAAAAAA"
+    assert main(["evaluate", middle, "--quantised", "--json"]) == 0
+    judged = json.loads(capsys.readouterr().out)
+    expected = fevga.evaluate(Position.from_id(middle), net=quantised)
+    assert judged["win"] == expected.win != fevga.evaluate(Position.from_id(middle)).win
+    assert main(["hint", middle, "6-5", "--quantised", "--json"]) == 0
+    hinted = json.loads(capsys.readouterr().out)
+    assert hinted["moves"][0]["win"] == fevga.hint(Position.from_id(middle), (6, 5), net=quantised)[0].evaluation.win
+    assert main(["play", "--seed", "3", "--policy", "net", "--quantised", "--json"]) == 0
+    played = json.loads(capsys.readouterr().out)
+    assert played == json.loads(play_game(seed=3, policy="net", net=quantised).to_json())
+    for args in (["hint", "--game", "gioul", "start", "6-5", "--quantised"],
+                 ["rollout", "--game", "gioul", "start", "--quantised", "--games", "36"]):
+        assert main(args) == 2 and "quantised" in capsys.readouterr().err
 
 
 def test_output_into_a_closed_pipe_is_not_a_traceback() -> None:

@@ -19,11 +19,18 @@ from hypothesis import strategies as st
 from numpy.typing import NDArray
 
 from fevga import (
-    FevgaError, InvalidArgumentError, InvalidDiceError, InvalidPositionError, InvalidRulesError, Net, Position, batch,
+    FevgaError, InvalidArgumentError, InvalidDiceError, InvalidPositionError, InvalidRulesError, Net, NetGameError,
+    Position, batch, evaluate, hint,
 )
+from fevga.bearoff.core_tables import tables_of
 from fevga.game import play_game
+from fevga.gioul import GioulPosition
+from fevga.rollout import rollout
 from fevga.rules import Rules
-from fevga_core import board, movegen, qnet
+from fevga.strength import duel
+from fevga_core import board, movegen, qnet, search
+from fevga_core import rollout as core_rollout
+from fevga_core import net as core_net
 from fevga_core.net import CoreNet
 
 NET_SHA = "e5c5882445f6e4ff167a43697800c4de4669241288d66dbc016faf1fa559c47a"  # the shipped net the figures belong to
@@ -34,10 +41,17 @@ FILTERED = Rules(release="reach", start_quarter_check="end_of_turn", ban_prime_b
 
 
 @cache
-def _quantised() -> qnet.QuantisedNet:
+def _net() -> Net:
+    """The shipped net, quantised: a Net for the public API."""
     net = Net.default()
     assert net.checksum == NET_SHA, "the shipped net changed: re-measure docs/net.md's quantised figures"
     return net.quantised()
+
+
+def _quantised() -> qnet.QuantisedNet:
+    """The core's quantised net (the tables' own entry points)."""
+    core: qnet.QuantisedNet = _net()._core
+    return core
 
 
 @cache
@@ -133,7 +147,7 @@ def test_results_do_not_depend_on_threads_runs_or_instances() -> None:
     with ThreadPoolExecutor(4) as pool:
         parts = list(pool.map(q.evaluate_rows, np.array_split(rows, 7)))
     assert np.array_equal(np.concatenate(parts), whole)
-    again = Net.default().quantised()
+    again = Net.default().quantised()._core
     assert all(np.array_equal(a, b) for a, b in zip(again.tables(), q.tables()))
     assert np.array_equal(again.evaluate_rows(rows), whole)
 
@@ -143,7 +157,7 @@ def test_other_sizes_pad_their_lanes_and_still_agree() -> None:
     rows, dice = _pairs(10)
     for hidden in (40, 200):
         net = Net.initial(hidden, seed=hidden)
-        q = net.quantised()
+        q = net.quantised()._core
         offsets, values = q.evaluate_moves(rows, dice, 0)
         _, results, _, _ = movegen.generate_batch(rows, dice, 0)
         assert np.array_equal(values, q.evaluate_rows(results))
@@ -162,7 +176,9 @@ def test_nets_that_cannot_be_quantised_are_refused() -> None:
     with pytest.raises(TypeError):
         qnet.QuantisedNet(None)  # type: ignore[arg-type]
     with pytest.raises(TypeError):  # its tables hold raw pointers: ship the Net, quantise on arrival
-        pickle.dumps(Net.default().quantised())
+        pickle.dumps(_quantised())
+    with pytest.raises(InvalidArgumentError, match="cannot be trained"):
+        _quantised().train_rows(_positions()[:2], np.full((2, 3), 0.25), 0.1)
 
 
 def test_bad_arguments_are_refused_at_the_boundary() -> None:
@@ -217,9 +233,158 @@ def test_fuzz_entry_points(n: int, width: int, value: int, die: int, flags: int)
         lambda: q.evaluate_moves(narrow, dice, flags),
         lambda: q.count_children(rows, dice, flags, np.zeros(n, dtype=np.int32)),
         lambda: q.count_children(rows, dice, flags, np.zeros(width % 5, dtype=np.int32)),
+        lambda: qnet.relation_counts_rows(rows),
+        lambda: qnet.relation_counts_rows(narrow),
     ]
     for call in calls:
         try:
             call()
         except (FevgaError, ValueError, TypeError, OverflowError):
             pass
+
+
+# ---------------------------------------------------------------------------------------
+# The quantised net at play: a Net wherever a Net is taken, evaluated in its tables.
+
+MIDGAME = Position.from_id("f_8AAAD__gAAAAAA")
+
+
+@cache
+def _midgame() -> tuple[Position, ...]:
+    """Positions with contact: neither the race tables nor a finished game override the net."""
+    return tuple(play_game(seed=4, policy="heuristic").positions()[6:60:6])
+
+
+def _outputs(evaluation: object) -> tuple[float, float, float]:
+    return (evaluation.win, evaluation.win_mars, evaluation.lose_mars)  # type: ignore[attr-defined]
+
+
+def test_a_quantised_net_is_a_net_that_pickles_compares_and_refuses_gioul() -> None:
+    q, exact = _net(), Net.default()
+    assert q.is_quantised and not exact.is_quantised and q.quantised() is q
+    assert q != exact and q == exact.quantised() and hash(q) == hash(exact.quantised())
+    assert q.checksum == exact.checksum and q.to_bytes() == exact.to_bytes()  # the float net it came from
+    assert "quantised" in repr(q) and "quantised" not in repr(exact)
+    again = pickle.loads(pickle.dumps(q))  # Dask workers: quantised again on arrival, the same tables
+    assert again == q and all(np.array_equal(a, b) for a, b in zip(again._core.tables(), _quantised().tables()))
+    gioul = Net.initial(8, 3, "gioul")
+    with pytest.raises(NetGameError, match="cannot be quantised"):
+        gioul.quantised()
+    with pytest.raises(NetGameError, match="cannot be quantised"):
+        Net(gioul.params, 8, game="gioul", quantised=True)
+    with pytest.raises(InvalidArgumentError, match="True or False"):
+        Net(exact.params, 128, quantised=1)  # type: ignore[arg-type]
+    with pytest.raises(NetGameError):  # a quantised Fevga net where a Gioul net is due
+        evaluate(GioulPosition.initial(), net=q)
+    with pytest.raises(NetGameError):
+        rollout(GioulPosition.initial(), games=36, seed=1, workers=1, policy="net", net=q, progress=False)
+
+
+def test_evaluate_and_hint_read_the_tables_incrementally() -> None:
+    """evaluate at 0 ply is the tables' raw value; every 1-ply hint value is its result's raw
+    value, here computed from the parent's accumulator: the same bits."""
+    positions = _midgame()
+    rows = batch.to_array(list(positions))
+    raw = _quantised().evaluate_rows(rows)
+    assert batch.evaluate(rows, net=_net()).tolist() == raw.tolist()
+    for position, row in zip(positions, raw):
+        assert _outputs(evaluate(position, net=_net())) == tuple(row) != _outputs(evaluate(position))
+        for dice in ((6, 5), (2, 2)):
+            hints = hint(position, dice, net=_net())
+            theirs = _quantised().evaluate_rows(batch.to_array([h.move.position for h in hints]))
+            mine = np.array([_outputs(h.evaluation) for h in hints])
+            assert np.array_equal(mine, np.column_stack([1 - theirs[:, 0], theirs[:, 2], theirs[:, 1]]))
+
+
+def test_the_net_policies_play_the_quantised_hint() -> None:
+    for policy, plies, length in (("net", 1, 40), ("net2", 2, 8)):
+        record = play_game(seed=11, policy=policy, max_plies=length, net=_net())
+        for position, ply in zip(record.positions(), record.plies):
+            played = position.play(ply.notation, ply.dice)
+            assert played == hint(position, ply.dice, plies=plies, net=_net())[0].move.position
+
+
+def test_choose_rows_luck_and_leaves_use_the_tables() -> None:
+    rows = np.repeat(batch.to_array(list(_midgame())), len(ROLLS), axis=0)
+    dice = np.tile(ROLLS, (len(_midgame()), 1))
+    tables = tables_of("default")
+    chosen = np.zeros(len(rows), dtype=np.int32)
+    search.choose_rows(_quantised(), tables, rows, dice, 1, 0, chosen)
+    offsets, values = _quantised().evaluate_moves(rows, dice, 0)
+    mover = _mover_equity(values)
+    for i, (a, b) in enumerate(zip(offsets[:-1], offsets[1:])):
+        assert chosen[i] == int(np.argmax(mover[a:b]))
+    row = MIDGAME._row()
+    value = core_rollout.value(row, 0, tables, 1.0, _quantised())
+    win, win_mars, lose_mars = _quantised().evaluate_rows(batch.to_array([MIDGAME]))[0]
+    assert value == 2.0 * win - 1.0 + win_mars - lose_mars != core_rollout.value(row, 0, tables, 1.0, Net.default()._core)
+    deep = core_rollout.expectimax_value(row, 1, 0, tables, 1.0, _quantised())
+    assert abs(deep - core_rollout.expectimax_value(row, 1, 0, tables, 1.0, Net.default()._core)) < BOUND * 4
+    assert deep != core_rollout.expectimax_value(row, 1, 0, tables, 1.0, Net.default()._core)
+
+
+def test_quantised_rollouts_and_duels_do_not_depend_on_workers_or_kernels() -> None:
+    games = 1296 + 72
+    one = rollout(MIDGAME, games=games, seed=9, policy="net", net=_net(), workers=1, progress=False, luck=True)
+    two = rollout(MIDGAME, games=games, seed=9, policy="net", net=_net(), workers=2, progress=False, luck=True)
+    assert one == two
+    assert one.equity != rollout(MIDGAME, games=games, seed=9, policy="net", workers=1, progress=False,
+                                 luck=True).equity
+    try:
+        baseline = qnet._use_kernels(False)
+        slow = rollout(MIDGAME, games=games, seed=9, policy="net", net=_net(), workers=2, progress=False, luck=True)
+    finally:
+        qnet._use_kernels(True)
+    assert baseline in ("sse2", qnet.SIMD) and slow == one
+    a = duel("net", "net", games=144, seed=2, net_a=Net.default(), net_b=_net(), workers=1)
+    assert a == duel("net", "net", games=144, seed=2, net_a=Net.default(), net_b=_net(), workers=2)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 255), st.integers(0, 60), st.integers(0, 7), st.integers(0, 7), st.integers(-1, 6),
+       st.integers(-1, 40))
+def test_fuzz_the_entry_points_that_play_a_quantised_net(value: int, where: int, d1: int, d2: int, plies: int,
+                                                         flags: int) -> None:
+    """Random arguments at the core's entry points that take a net, given a quantised one: each
+    works or raises an ordinary exception (.ci/sanitize runs this under AddressSanitizer and UBSan)."""
+    q, tables = _quantised(), tables_of("default")
+    row = bytearray(MIDGAME._row())
+    if where < len(row):
+        row[where] = value
+    rows = np.frombuffer(bytes(row), dtype=np.uint8)[None, :].copy()
+    dice = np.array([[d1, d2]], dtype=np.uint8)
+    sums = [np.zeros((1, 15)), np.zeros((1, 36, 3)), np.zeros((1, 1)), np.zeros((1, 512), dtype=np.int64)]
+    calls = [
+        lambda: search.evaluate_row(q, tables, bytes(row), plies % 2, flags),
+        lambda: search.rank_row(q, tables, bytes(row), d1, d2, plies % 3, flags),
+        lambda: search.choose_rows(q, tables, rows, dice, plies % 3, flags, np.zeros(1, dtype=np.int32)),
+        lambda: search.evaluate_rows(q, tables, rows, np.zeros((1, 3))),
+        lambda: core_rollout.value(bytes(row), plies, tables, 1.0, q),
+        lambda: core_rollout.expectimax_value(bytes(row), plies % 2, flags, tables, 1.0, q),
+        lambda: core_rollout.play_recorded(bytes(row), flags, 5, 6 if plies > 4 else 5, None, value, True, 20,
+                                           tables, 1.0, q),
+        lambda: core_rollout.run_block(bytes(row), plies, flags, 5, 5, None, tables, q, None, True, plies > 2,
+                                       1.0, True, value, 0, 1, *sums, np.zeros(1, dtype=np.int32), None),
+    ]
+    for call in calls:
+        try:
+            call()
+        except (FevgaError, ValueError, TypeError, OverflowError):
+            pass
+
+
+def test_the_relation_counts_the_tables_read_are_the_float_encodings() -> None:
+    """The SSE2 kernel of the relation inputs (trapped, blocked, escaped; relation_counts
+    elsewhere) against the float net's encoding, for both sides of every result of 60
+    positions' rolls and of positions from every stage."""
+    rows, dice = _pairs(60)
+    _, results, _, _ = movegen.generate_batch(rows, dice, 0)
+    rows = np.concatenate([results, _positions()])
+    counts = qnet.relation_counts_rows(rows)
+    inputs = np.array([core_net.encode_row(row) for row in rows])
+    for b in range(2):
+        expected = np.rint(inputs[:, b * 107 + 103:b * 107 + 106] * np.array([15, 90, 15]))
+        assert np.array_equal(counts[:, b], expected)
+    assert counts[:, :, 0].max() > 0 and counts[:, :, 1].max() > 20 and counts[:, :, 2].max() == 15
+    with pytest.raises(InvalidPositionError):
+        qnet.relation_counts_rows(np.full((1, rows.shape[1]), 255, dtype=np.uint8))

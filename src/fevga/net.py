@@ -70,13 +70,23 @@ def check_game(game: object) -> str:
 
 
 class Net:
-    """A trained (or freshly initialised) evaluator of one game: three outputs for the side on roll (to decide)."""
+    """A trained (or freshly initialised) evaluator of one game: three outputs for the side on roll (to decide).
 
-    __slots__ = ("_params", "_core", "hidden", "provenance", "checksum", "game")
+    `quantised=True` (or `Net.quantised()`) evaluates it in int16 tables instead of float32:
+    the same net within docs/net.md's bound, several times faster, accepted wherever a Net is
+    (the net policies, hint, evaluate, games, duels, rollouts and their luck). Fevga nets only.
+    """
+
+    __slots__ = ("_params", "_core", "hidden", "provenance", "checksum", "game", "is_quantised")
 
     def __init__(self, params: npt.ArrayLike, hidden: int, provenance: dict[str, Any] | None = None,
-                 game: str = "fevga") -> None:
+                 game: str = "fevga", quantised: bool = False) -> None:
         self.game = check_game(game)
+        if not isinstance(quantised, bool):
+            raise InvalidArgumentError(f"quantised {quantised!r} must be True or False")
+        if quantised and game != "fevga":
+            raise NetGameError(f"a {game.capitalize()} net (encoding {GAMES[game][0]}) cannot be quantised: "
+                               f"the quantised evaluator holds the Fevga encoding ({ENCODING}) only")
         _, inputs, core_class = GAMES[game]
         hidden = check_int("hidden units", hidden, 1, core.MAX_HIDDEN)
         expected = core.param_count(hidden, inputs)
@@ -92,6 +102,9 @@ class Net:
         self.provenance = _checked_provenance(provenance)
         self._params = array
         self._core = core_class(array, hidden)
+        if quantised:
+            self._core = qnet.QuantisedNet(self._core)
+        self.is_quantised = quantised
         self.hidden = hidden
         self.checksum = hashlib.sha256(array.tobytes()).hexdigest()
 
@@ -182,19 +195,23 @@ class Net:
         data = self.to_bytes()
         return atomic_write(path, lambda handle: handle.write(data))
 
-    def quantised(self) -> qnet.QuantisedNet:
-        """This net in int16 tables for fast inference (docs/net.md "Quantised inference").
-
-        A snapshot: training the net later does not change it. Its outputs stay within the
-        bound docs/net.md measures of the float net's, and are the same bits on every CPU path.
+    def quantised(self) -> Net:
+        """This net evaluated in int16 tables (docs/net.md "Quantised inference"): a Net usable
+        wherever this one is, several times faster. Its outputs stay within the bound docs/net.md
+        measures of the float net's and are the same bits on every CPU path; `checksum`, `save`
+        and `to_bytes` are the float net's it was made from. Fevga nets only (NetGameError).
 
         >>> from fevga import Position, batch
         >>> rows = batch.to_array([Position.initial()])
-        >>> error = Net.default().quantised().evaluate_rows(rows) - Net.default()._core.evaluate_rows(rows)
-        >>> bool(np.abs(error).max() < 0.01)
+        >>> q = Net.default().quantised()
+        >>> q.is_quantised, q == Net.default(), q == Net.default().quantised()
+        (True, False, True)
+        >>> bool(np.abs(batch.evaluate(rows, net=q) - batch.evaluate(rows)).max() < 0.01)
         True
         """
-        return qnet.QuantisedNet(self.of_game("fevga")._core)
+        if self.is_quantised:
+            return self
+        return Net(self._params, self.hidden, self.provenance, self.game, quantised=True)
 
     @property
     def params(self) -> npt.NDArray[np.float32]:
@@ -212,18 +229,20 @@ class Net:
 
     def __repr__(self) -> str:
         game = "" if self.game == "fevga" else f" game={self.game}"
-        return f"<Net hidden={self.hidden}{game} sha256={self.checksum[:12]}>"
+        quantised = " quantised" if self.is_quantised else ""
+        return f"<Net hidden={self.hidden}{game}{quantised} sha256={self.checksum[:12]}>"
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, Net) and other.game == self.game and other.hidden == self.hidden
-                and other.checksum == self.checksum)
+                and other.checksum == self.checksum and other.is_quantised == self.is_quantised)
 
     def __hash__(self) -> int:
-        return hash(self.checksum)
+        return hash((self.checksum, self.is_quantised))
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # Pickled (for Dask workers) as its parameters; the constructor validates them again.
-        return (Net, (self._params, self.hidden, self.provenance, self.game))
+        # Pickled (for Dask workers) as its parameters; the constructor validates them again
+        # (and quantises them again: the same tables, the same bits).
+        return (Net, (self._params, self.hidden, self.provenance, self.game, self.is_quantised))
 
 
 def _checked_provenance(provenance: object) -> dict[str, Any]:

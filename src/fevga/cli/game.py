@@ -12,6 +12,7 @@ from fevga import svg
 from fevga.cli.human import Console, engine_of, play_human_game
 from fevga.cli.options import (add_game_options, add_human_options, add_position_arguments, game_of, position_argument,
                                rules_argument)
+from fevga.cli.net import add_net_option, net_argument
 from fevga.errors import InvalidArgumentError
 from fevga.files import output_path
 from fevga.game import play_game, play_gioul_game
@@ -61,7 +62,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     play.add_argument("--black", choices=sorted(POLICY_IDS), help="Black's policy (overrides --policy)")
     play.add_argument("--start", default=None, help="start position (default: the initial one with the opening draw)")
     play.add_argument("--json", action="store_true", help="print the full record as JSON")
-    play.add_argument("--net", default=None, metavar="FILE", help="net weights for the net policies (default: shipped)")
+    add_net_option(play, "net weights for the net policies (default: shipped)")
     add_game_options(play)
     play.set_defaults(run=_play)
 
@@ -208,7 +209,8 @@ def _play(args: argparse.Namespace) -> int:
         start = position_argument(args.start) if args.start else None
         if start is not None and not isinstance(start, Position):
             raise InvalidArgumentError(f"start {args.start!r} is not a Fevga position")
-        record = play_game(seed=args.seed, policy=policy, rules=Rules.named(args.rules), start=start, net=args.net)
+        record = play_game(seed=args.seed, policy=policy, rules=Rules.named(args.rules), start=start,
+                           net=net_argument(args, game))
     if args.json:
         print(record.to_json(indent=2))
     else:

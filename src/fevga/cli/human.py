@@ -42,7 +42,7 @@ from fevga.seeding import SeedLike, seed_repr, seed_sequence
 from fevga_core import game as core_game
 from fevga.notation import parse_paths
 from fevga.analysis import GIOUL_MAX_PLIES, evaluate, hint
-from fevga.cli.net import hint_table
+from fevga.cli.net import hint_table, net_argument
 
 AnyPosition = Union[Position, GioulPosition]
 AnyMove = Union[Move, GioulMove]
@@ -627,8 +627,8 @@ def engine_of(args: argparse.Namespace, game: str) -> Any:
         if getattr(args, side):
             raise InvalidArgumentError(f"--{side} {getattr(args, side)} names the policy of {side}, but you play "
                                        f"{side} (--human {args.human})")
-    if args.human == "both" and (args.policy or args.net):
-        raise InvalidArgumentError("--policy and --net choose the engine's side, but with --human both "
+    if args.human == "both" and (args.policy or args.net or args.quantised):
+        raise InvalidArgumentError("--policy, --net and --quantised choose the engine's side, but with --human both "
                                    "you play both sides")
     chosen = {p for p in (args.policy, args.white, args.black) if p}
     if len(chosen) > 1:
@@ -638,4 +638,4 @@ def engine_of(args: argparse.Namespace, game: str) -> Any:
         raise InvalidArgumentError(f"--hint-plies {args.hint_plies} must be 1..4")
     if game == "gioul" and args.hint_plies > GIOUL_MAX_PLIES:
         raise InvalidArgumentError(f"--hint-plies {args.hint_plies}: Gioul hints go to {GIOUL_MAX_PLIES} plies")
-    return Engine(policy, game, net_of(args.net, game) if args.net else None, args.hint_plies)
+    return Engine(policy, game, net_argument(args, game), args.hint_plies)

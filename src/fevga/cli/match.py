@@ -14,6 +14,7 @@ from fevga.policy import POLICY_IDS
 from fevga.records import save_record
 from fevga.rules import Rules
 from fevga.cli.human import Console, engine_of, play_human_match
+from fevga.cli.net import add_net_option
 import sys
 
 
@@ -38,8 +39,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     match.add_argument("--white", choices=sorted(POLICY_IDS), help="White's policy (overrides --policy)")
     match.add_argument("--black", choices=sorted(POLICY_IDS), help="Black's policy (overrides --policy)")
     match.add_argument("--human", choices=["white", "black", "both"], help="play a side yourself in the terminal")
-    match.add_argument("--net", default=None, metavar="FILE",
-                       help="with --human: net weights of the engine and the hints (default: shipped)")
+    add_net_option(match, "with --human: net weights of the engine and the hints (default: shipped)")
     add_human_options(match)
     match.add_argument("--save", metavar="FILE", help="save the record (.json: JSON, else the text match format)")
     match.add_argument("--rules", default="default", choices=["default", "strict"], help="rule preset")
@@ -108,8 +108,8 @@ def _play_match(args: argparse.Namespace) -> int:
             print("fevga: the input ended before the match did", file=sys.stderr)
         return 130 if console.stopped == "interrupted" else 0
     else:
-        if args.tutor or args.hint_plies != 1 or args.net:
-            raise InvalidArgumentError("--tutor, --hint-plies and --net are for matches against the engine: "
+        if args.tutor or args.hint_plies != 1 or args.net or args.quantised:
+            raise InvalidArgumentError("--tutor, --hint-plies, --net and --quantised are for matches against the engine: "
                                        "add --human white|black")
         args.policy = args.policy or "heuristic"
         policy = (args.white or args.policy, args.black or args.policy)

@@ -18,10 +18,22 @@ from fevga.position import COLOR_NAMES, Position
 from fevga.train import NET_FILE, TrainConfig, train
 
 
-def add_net_option(parser: argparse.ArgumentParser) -> None:
-    """The shared ``--net FILE`` option (default: the shipped net of the game)."""
-    parser.add_argument("--net", default=None, metavar="FILE",
-                        help="net weights file (default: the shipped net of the game)")
+def add_net_option(parser: argparse.ArgumentParser,
+                   text: str = "net weights file (default: the shipped net of the game)") -> None:
+    """The shared ``--net FILE`` and ``--quantised`` options (net_argument reads them)."""
+    parser.add_argument("--net", default=None, metavar="FILE", help=text)
+    parser.add_argument("--quantised", action="store_true",
+                        help="evaluate the net in int16 tables: within 0.01 of the float net, several times "
+                             "faster (Fevga nets; docs/net.md \"Quantised inference\")")
+
+
+def net_argument(args: argparse.Namespace, game: str) -> Net | None:
+    """The net of --net and --quantised for `game`: None when neither is given (the API's
+    default, the shipped net), NetGameError for the other game's net or a quantised Gioul net."""
+    if args.net is None and not args.quantised:
+        return None
+    net = net_of(args.net, game)
+    return net.quantised() if args.quantised else net
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -73,7 +85,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _judged(args: argparse.Namespace) -> tuple[str, Position | GioulPosition, Net]:
     """The game, POSITION and the net of evaluate / hint (--net, else the game's shipped net)."""
     game = game_of(args, args.position)
-    return game, position_argument(args.position, game), net_of(args.net, game)
+    return game, position_argument(args.position, game), net_argument(args, game) or net_of(None, game)
 
 
 def _side(position: Position | GioulPosition) -> str:

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from fevga.cli.options import add_game_options, add_match_options, add_position_arguments, game_of, score_of
+from fevga.cli.net import add_net_option, net_argument
 from fevga.errors import InvalidArgumentError
 from fevga.gioul import GioulPosition
 from fevga.position import COLOR_NAMES, Position
@@ -40,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: fresh entropy, printed)")
     parser.add_argument("--policy", default=None, choices=sorted(POLICY_IDS),
                         help="policy of both sides (default: net, the game's shipped net)")
-    parser.add_argument("--net", default=None, metavar="FILE", help="net weights for the net policies and luck (default: shipped)")
+    add_net_option(parser, "net weights for the net policies and luck (default: shipped)")
     parser.add_argument("--candidates", type=int, default=None,
                         help="with --dice: roll out only the N moves the net rates best")
     parser.add_argument("--move", action="append", default=None, metavar="MOVE", dest="moves",
@@ -70,7 +71,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _gioul_refusals(args: argparse.Namespace) -> None:
     """The options a Gioul rollout cannot take: one line naming them."""
     refused = [name for name, on in (
-        ("--rules", args.rules != "default"), ("--net", args.net), ("--candidates", args.candidates is not None),
+        ("--rules", args.rules != "default"), ("--net", args.net), ("--quantised", args.quantised), ("--candidates", args.candidates is not None),
         ("--score", args.score), ("--length", args.length is not None),
     ) if on]
     if refused:
@@ -112,7 +113,7 @@ def _run(args: argparse.Namespace) -> int:
         "luck": args.luck,
         "checkpoint": args.checkpoint,
         "progress": None if not args.no_progress else False,
-        "net": args.net,
+        "net": None if gioul else net_argument(args, "fevga"),
         "score": score_of(args),
         "length": args.length,
     }

@@ -93,6 +93,10 @@ class Job:
             meta["net"] = self.net.checksum
         if self.black_net is not None:
             meta["black_net"] = self.black_net.checksum
+        quantised = [key for key, net in (("net", self.net), ("black_net", self.black_net))
+                     if net is not None and net.is_quantised]
+        if quantised:  # only then: checkpoints of float nets keep their old identity
+            meta["quantised"] = quantised
         if self.match_weights is not None:
             meta["match_weights"] = list(self.match_weights)
         if self.game != "fevga":  # only then: Fevga checkpoints keep their old identity
