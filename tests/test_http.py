@@ -333,6 +333,41 @@ def test_hostile_queries(port: int, path: str, code: str | None) -> None:
     assert_refused(status, data, code)
 
 
+def test_hot_routes_validate_their_queries_as_fastapi_does(port: int) -> None:
+    # GET moves, evaluate and hint are answered before FastAPI's routing (HotRoutes): the same
+    # pydantic validation and messages as FastAPI's query parameters, the same JSON errors
+    status, data = get(port, f"{API}/evaluate?position=start&plies=two&game=chess")
+    assert_refused(status, data, "invalid_request")
+    assert data["error"]["message"] == ("query.plies: Input should be a valid integer, unable to parse string as an "
+                                        "integer; query.game: Input should be 'fevga' or 'gioul'")
+    status, data = get(port, f"{API}/hint?dice=6-5&plies=9")
+    assert data["error"]["message"] == "query.position: Field required; query.plies: Input should be less than or equal to 4"
+    status, data = get(port, f"{API}/hint?position=start&dice=6-5&after=perhaps")
+    assert data["error"]["message"] == "query.after: Input should be a valid boolean, unable to interpret input"
+    # a repeated parameter: the last one counts; an unknown one is ignored
+    status, data = get(port, f"{API}/moves?position=start&dice=6-5&dice=5-5&color=red")
+    assert status == 200 and data["dice"] == [5, 5] and data["count"] == 2
+    # other methods go on to the app: POST is the batch form, the rest are refused
+    for method in ("PUT", "DELETE"):
+        assert_refused(*request(port, method, f"{API}/hint?position=start&dice=6-5")[:2], "method_not_allowed")
+    # answered on the event loop (1 ply) and in a worker thread (2 plies) alike
+    position = random_positions(3, 1)[0]
+    for plies in (1, 2):
+        status, data = get(port, f"{API}/hint?position={position.id}&dice=5-2&plies={plies}&after=1")
+        assert status == 200 and [(m["move"], m["after"], m["equity"]) for m in data["moves"]] == [
+            (h.move.notation, h.move.position.id, h.equity) for h in hint(position, "5-2", plies)]
+
+
+def test_openapi_describes_the_hot_routes(port: int) -> None:
+    operation = get(port, "/openapi.json")[1]["paths"][f"{API}/hint"]["get"]
+    parameters = {p["name"]: p for p in operation["parameters"]}
+    assert list(parameters) == ["position", "dice", "plies", "game", "rules", "after"]
+    assert parameters["position"]["required"] and parameters["position"]["schema"]["maxLength"] == LIMITS.text_chars
+    assert parameters["plies"]["schema"] == {"default": 1, "minimum": 1, "maximum": LIMITS.plies_hint,
+                                             "title": "Plies", "type": "integer"}
+    assert all(p["in"] == "query" and p["description"] for p in parameters.values())
+
+
 def test_finished_position(port: int) -> None:
     done = Position.from_counts(ref.side({0: 15}), ref.side({0: 1, 12: 14}), 1)
     status, data = get(port, f"{API}/hint?position={done.id}&dice=6-5")
