@@ -52,6 +52,7 @@ def other_point(point: int) -> int:
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 _DECODE = {c: i for i, c in enumerate(ALPHABET)}
 _ID_CHARACTERS = frozenset(ALPHABET)
+_RUNS = tuple("1" * count + "0" for count in range(16))  # a point of the ID: its checkers, then a separator
 ID_LENGTH = 16
 _ID_BITS = 6 * ID_LENGTH
 _POINTS = constants.NUM_POINTS
@@ -64,8 +65,7 @@ Step = tuple[int, int]
 def encode_id(white: Counts, black: Counts, turn: int) -> str:
     """The position ID of trusted counts (see the module docstring for the layout). The
     alphabet is URL-safe base64's, so the 96 bits are 12 bytes in base64."""
-    bits = str(turn) + "".join("1" * counts[point] + "0" for counts in (white, black)
-                               for point in range(_POINTS, 0, -1))
+    bits = str(turn) + "".join(map(_RUNS.__getitem__, white[:0:-1])) + "".join(map(_RUNS.__getitem__, black[:0:-1]))
     value = int(bits, 2) << (_ID_BITS - len(bits))
     return base64.urlsafe_b64encode(value.to_bytes(_ID_BITS // 8, "big")).decode("ascii")
 
