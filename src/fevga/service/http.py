@@ -634,7 +634,8 @@ def _evaluate_items(items: list[BatchItem], limits: Limits) -> dict[str, Any]:
         except FevgaError as exc:
             raise ApiError(400, _code_of(exc), f"items[{index}]: {exc}") from None
     fevga_positions = [p for p in positions if isinstance(p, Position)]
-    values: Any = iter(batch.evaluate(batch.to_array(fevga_positions)) if fevga_positions else [])
+    # as Python floats at once: unpacking each numpy row costs more than its evaluation
+    values: Any = iter(batch.evaluate(batch.to_array(fevga_positions)).tolist() if fevga_positions else [])
     results = []
     for item, position in zip(items, positions):
         if isinstance(position, GioulPosition):
@@ -644,9 +645,8 @@ def _evaluate_items(items: list[BatchItem], limits: Limits) -> dict[str, Any]:
         text = item.position.strip()  # a 16-character ID that parsed is canonical: answered as given
         head = {"id": text, "game": "fevga", "turn": COLOR_NAMES[position.turn]} if len(text) == 16 else \
             _position_dict(position)
-        results.append({"position": head, "plies": 0, "win": float(win),
-                        "win_mars": float(win_mars), "lose_mars": float(lose_mars), "lose": 1.0 - float(win),
-                        "equity": 2.0 * float(win) - 1.0 + float(win_mars) - float(lose_mars)})
+        results.append({"position": head, "plies": 0, "win": win, "win_mars": win_mars, "lose_mars": lose_mars,
+                        "lose": 1.0 - win, "equity": 2.0 * win - 1.0 + win_mars - lose_mars})
     return {"count": len(results), "results": results}
 
 
@@ -690,10 +690,26 @@ def _binary(http: Request) -> bool:
     return BINARY in http.headers.get("accept", "")
 
 
+class ArraysResponse(Response):
+    """C-contiguous arrays' bytes one after the other, sent from the arrays themselves: a
+    bulk answer is megabytes, and copying it into one bytes object cost a fifth of the server's
+    time for 10,000 positions' moves."""
+
+    media_type = BINARY
+
+    def __init__(self, arrays: list[Any], headers: dict[str, str]) -> None:
+        self.chunks = [np.ascontiguousarray(a).data.cast("B") for a in arrays]
+        super().__init__(None, headers={**headers, "Content-Length": str(sum(len(c) for c in self.chunks))})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        for index, chunk in enumerate(self.chunks):
+            await send({"type": "http.response.body", "body": chunk, "more_body": index + 1 < len(self.chunks)})
+
+
 def _raw(arrays: list[Any], **counts: int) -> Response:
     """The arrays' little-endian bytes one after the other, their sizes in X-Fevga-* headers."""
-    headers = {f"X-Fevga-{name.capitalize()}": str(value) for name, value in counts.items()}
-    return Response(b"".join(a.tobytes() for a in arrays), media_type=BINARY, headers=headers)
+    return ArraysResponse(arrays, {f"X-Fevga-{name.capitalize()}": str(value) for name, value in counts.items()})
 
 
 def _moves_rows(rows_text: str, dice_text: str, limits: Limits, binary: bool = False,
