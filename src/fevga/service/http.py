@@ -18,9 +18,11 @@ interactive one at ``/docs``; docs/http.md has examples):
 ``position`` is an ID (16 characters for Fevga, 20 for a Gioul state), ``start`` or the
 JSON form; ``game`` (``fevga``/``gioul``) chooses the game where the text cannot tell
 (``start``). Every error is a 4xx with a JSON body ``{"error": {"status", "code",
-"message"}}`` naming the problem; no traceback is ever shown. Core work runs in worker
-threads (the core releases the GIL), so the event loop keeps serving; each request has a
-time limit, and `Limits` bounds every size.
+"message"}}`` naming the problem; no traceback is ever shown. Searches, batches, analyses
+and rollouts run in worker threads (the core releases the GIL), so the event loop keeps
+serving, under a time limit per request; the GET routes' legal moves, 0-ply evaluations and
+1-ply hints, a fraction of a millisecond mostly under the GIL, run on the event loop
+(`HotRoutes`). `Limits` bounds every size.
 """
 
 from __future__ import annotations
@@ -485,10 +487,11 @@ def create_app(limits: Limits | None = None) -> FastAPI:
         return _hint_of(p, _dice(p, query.dice), query.plies, query.after, query.rules)
 
     # Legal moves, a 0-ply evaluation and a 1-ply ranking hold the GIL for most of their
-    # tenth of a millisecond or few, so a worker thread would only add its hand-overs: they run
+    # tenth of a millisecond or so, so a worker thread would only add its hand-overs: they run
     # on the event loop (32 clients asking 1-ply hints: p99 51-76 ms inline against 93-132 ms
-    # in the pool, load average 9). Searches release the GIL for long and run in the pool,
-    # under the time limit.
+    # in the pool, load average 9). The largest case of the benchmark corpus, 925 moves of 1-1,
+    # takes 10-20 ms, most of it building Python objects, which a worker would do holding the
+    # GIL too. Searches release the GIL for long and run in the pool, under the time limit.
     hot = {f"{API}/{name}": HotRoute(summary, _query_model(name, limits, fields), work, inline)
            for name, summary, fields, work, inline in (
         ("moves", "legal moves of a position with dice", ("dice",), get_moves, lambda query: True),
