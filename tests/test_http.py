@@ -425,6 +425,25 @@ def test_hostile_bodies(port: int, route: str, body: Any, code: str | None) -> N
     assert_refused(status, data, code)
 
 
+def test_batch_bodies_are_read_as_json_by_pydantic(port: int) -> None:
+    # the batch routes parse their bodies themselves (one pydantic pass in a worker thread)
+    body = json.dumps({"items": [{"position": "start", "dice": "6-5"}]})
+    for headers in ({"Content-Type": "text/plain"}, {}):
+        status, data, _ = request(port, "POST", f"{API}/hint", body, headers)
+        assert_refused(status, data, "invalid_request")
+    status, data, _ = request(port, "POST", f"{API}/hint", body, {"Content-Type": "application/json; charset=utf-8"})
+    assert status == 200 and data["results"][0]["moves"][0]["move"] == "24/13"
+    status, data, _ = request(port, "POST", f"{API}/moves", {"items": [{"position": 5}]})
+    assert_refused(status, data, "invalid_request")
+    assert data["error"]["message"] == "body.items.0.position: Input should be a valid string"
+    spec = get(port, "/openapi.json")[1]
+    for route in ("moves", "evaluate", "hint"):
+        body_schema = spec["paths"][f"{API}/{route}"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+        assert body_schema == {"$ref": "#/components/schemas/BatchRequest"}
+    assert spec["components"]["schemas"]["BatchRequest"]["properties"]["items"]["items"] == {
+        "$ref": "#/components/schemas/BatchItem"}
+
+
 def test_hostile_analyse_limits_and_games(port: int) -> None:
     gioul = play_gioul_game(seed=1)
     status, data, _ = request(port, "POST", f"{API}/analyse?graphs=true", gioul.to_json())
