@@ -614,6 +614,15 @@ def test_bulk_answers_as_raw_bytes(port: int) -> None:
     assert np.array_equal(np.frombuffer(data, dtype="<f8").reshape(-1, 3), batch.evaluate(rows))
 
 
+def test_empty_bulk_answers_as_raw_bytes(port: int) -> None:
+    # no rows: the arrays are empty (moves: the one offset 0), sent all the same
+    raw_headers = {"Accept": "application/octet-stream"}
+    status, raw, headers = request(port, "POST", f"{API}/evaluate", {"rows": ""}, raw_headers)
+    assert status == 200 and raw == b"" and headers["x-fevga-count"] == "0"
+    status, raw, headers = request(port, "POST", f"{API}/moves", {"rows": "", "dice_rows": ""}, raw_headers)
+    assert status == 200 and raw == bytes(8) and headers["x-fevga-moves"] == "0"
+
+
 def test_rules_presets(port: int) -> None:
     # docs/rules.md 9, release: the runner on 14 with 2-1 has one move by default, two with reach
     path = f"{API}/moves?position=f_4AQAAAAAH__AAA&dice=2-1"

@@ -739,7 +739,7 @@ class ArraysResponse(Response):
     media_type = BINARY
 
     def __init__(self, arrays: list[Any], headers: dict[str, str]) -> None:
-        self.chunks = [np.ascontiguousarray(a).data.cast("B") for a in arrays]
+        self.chunks = [np.ascontiguousarray(a).reshape(-1).view(np.uint8).data for a in arrays]
         super().__init__(None, headers={**headers, "Content-Length": str(sum(len(c) for c in self.chunks))})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
