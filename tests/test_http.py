@@ -333,6 +333,41 @@ def test_hostile_queries(port: int, path: str, code: str | None) -> None:
     assert_refused(status, data, code)
 
 
+def test_hot_routes_validate_their_queries_as_fastapi_does(port: int) -> None:
+    # GET moves, evaluate and hint are answered before FastAPI's routing (HotRoutes): the same
+    # pydantic validation and messages as FastAPI's query parameters, the same JSON errors
+    status, data = get(port, f"{API}/evaluate?position=start&plies=two&game=chess")
+    assert_refused(status, data, "invalid_request")
+    assert data["error"]["message"] == ("query.plies: Input should be a valid integer, unable to parse string as an "
+                                        "integer; query.game: Input should be 'fevga' or 'gioul'")
+    status, data = get(port, f"{API}/hint?dice=6-5&plies=9")
+    assert data["error"]["message"] == "query.position: Field required; query.plies: Input should be less than or equal to 4"
+    status, data = get(port, f"{API}/hint?position=start&dice=6-5&after=perhaps")
+    assert data["error"]["message"] == "query.after: Input should be a valid boolean, unable to interpret input"
+    # a repeated parameter: the last one counts; an unknown one is ignored
+    status, data = get(port, f"{API}/moves?position=start&dice=6-5&dice=5-5&color=red")
+    assert status == 200 and data["dice"] == [5, 5] and data["count"] == 2
+    # other methods go on to the app: POST is the batch form, the rest are refused
+    for method in ("PUT", "DELETE"):
+        assert_refused(*request(port, method, f"{API}/hint?position=start&dice=6-5")[:2], "method_not_allowed")
+    # answered on the event loop (1 ply) and in a worker thread (2 plies) alike
+    position = random_positions(3, 1)[0]
+    for plies in (1, 2):
+        status, data = get(port, f"{API}/hint?position={position.id}&dice=5-2&plies={plies}&after=1")
+        assert status == 200 and [(m["move"], m["after"], m["equity"]) for m in data["moves"]] == [
+            (h.move.notation, h.move.position.id, h.equity) for h in hint(position, "5-2", plies)]
+
+
+def test_openapi_describes_the_hot_routes(port: int) -> None:
+    operation = get(port, "/openapi.json")[1]["paths"][f"{API}/hint"]["get"]
+    parameters = {p["name"]: p for p in operation["parameters"]}
+    assert list(parameters) == ["position", "dice", "plies", "game", "rules", "after"]
+    assert parameters["position"]["required"] and parameters["position"]["schema"]["maxLength"] == LIMITS.text_chars
+    assert parameters["plies"]["schema"] == {"default": 1, "minimum": 1, "maximum": LIMITS.plies_hint,
+                                             "title": "Plies", "type": "integer"}
+    assert all(p["in"] == "query" and p["description"] for p in parameters.values())
+
+
 def test_finished_position(port: int) -> None:
     done = Position.from_counts(ref.side({0: 15}), ref.side({0: 1, 12: 14}), 1)
     status, data = get(port, f"{API}/hint?position={done.id}&dice=6-5")
@@ -388,6 +423,25 @@ def test_hostile_bodies(port: int, route: str, body: Any, code: str | None) -> N
     headers = {} if isinstance(body, dict) else {"Content-Type": "application/json"}
     status, data, _ = request(port, "POST", f"{API}/{route}", body, headers)
     assert_refused(status, data, code)
+
+
+def test_batch_bodies_are_read_as_json_by_pydantic(port: int) -> None:
+    # the batch routes parse their bodies themselves (one pydantic pass in a worker thread)
+    body = json.dumps({"items": [{"position": "start", "dice": "6-5"}]})
+    for headers in ({"Content-Type": "text/plain"}, {}):
+        status, data, _ = request(port, "POST", f"{API}/hint", body, headers)
+        assert_refused(status, data, "invalid_request")
+    status, data, _ = request(port, "POST", f"{API}/hint", body, {"Content-Type": "application/json; charset=utf-8"})
+    assert status == 200 and data["results"][0]["moves"][0]["move"] == "24/13"
+    status, data, _ = request(port, "POST", f"{API}/moves", {"items": [{"position": 5}]})
+    assert_refused(status, data, "invalid_request")
+    assert data["error"]["message"] == "body.items.0.position: Input should be a valid string"
+    spec = get(port, "/openapi.json")[1]
+    for route in ("moves", "evaluate", "hint"):
+        body_schema = spec["paths"][f"{API}/{route}"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+        assert body_schema == {"$ref": "#/components/schemas/BatchRequest"}
+    assert spec["components"]["schemas"]["BatchRequest"]["properties"]["items"]["items"] == {
+        "$ref": "#/components/schemas/BatchItem"}
 
 
 def test_hostile_analyse_limits_and_games(port: int) -> None:
@@ -558,6 +612,15 @@ def test_bulk_answers_as_raw_bytes(port: int) -> None:
     data = raw
     assert status == 200 and int(headers["x-fevga-count"]) == len(positions)
     assert np.array_equal(np.frombuffer(data, dtype="<f8").reshape(-1, 3), batch.evaluate(rows))
+
+
+def test_empty_bulk_answers_as_raw_bytes(port: int) -> None:
+    # no rows: the arrays are empty (moves: the one offset 0), sent all the same
+    raw_headers = {"Accept": "application/octet-stream"}
+    status, raw, headers = request(port, "POST", f"{API}/evaluate", {"rows": ""}, raw_headers)
+    assert status == 200 and raw == b"" and headers["x-fevga-count"] == "0"
+    status, raw, headers = request(port, "POST", f"{API}/moves", {"rows": "", "dice_rows": ""}, raw_headers)
+    assert status == 200 and raw == bytes(8) and headers["x-fevga-moves"] == "0"
 
 
 def test_rules_presets(port: int) -> None:

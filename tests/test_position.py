@@ -199,6 +199,10 @@ def test_id_with_too_many_checkers_or_stray_bits() -> None:
         Position.from_id("f__________AAAAA")
     with pytest.raises(InvalidNotationError, match="stray bits"):
         Position.from_id(START_ID[:-1] + "B")
+    # White's 24 separators never come; White's come, then Black's run on to the end
+    for text in ("________________", "AAAAf___________"):
+        with pytest.raises(InvalidNotationError, match="truncated"):
+            Position.from_id(text)
 
 
 def test_invalid_json() -> None:

@@ -26,6 +26,7 @@ steps of one checker into one path (``24/18 18/13`` is written ``24/13``).
 
 from __future__ import annotations
 
+import base64
 import itertools
 import re
 from collections.abc import Iterable, Sequence
@@ -50,6 +51,8 @@ def other_point(point: int) -> int:
 
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 _DECODE = {c: i for i, c in enumerate(ALPHABET)}
+_ID_CHARACTERS = frozenset(ALPHABET)
+_RUNS = tuple("1" * count + "0" for count in range(16))  # a point of the ID: its checkers, then a separator
 ID_LENGTH = 16
 _ID_BITS = 6 * ID_LENGTH
 _POINTS = constants.NUM_POINTS
@@ -60,46 +63,35 @@ Step = tuple[int, int]
 
 
 def encode_id(white: Counts, black: Counts, turn: int) -> str:
-    """The position ID of trusted counts (see the module docstring for the layout)."""
-    bits = [turn]
-    for counts in (white, black):
-        for point in range(_POINTS, 0, -1):
-            bits.extend([1] * counts[point])
-            bits.append(0)
-    value = int("".join(map(str, bits)), 2) << (_ID_BITS - len(bits))
-    return "".join(ALPHABET[(value >> (6 * (ID_LENGTH - 1 - i))) & 63] for i in range(ID_LENGTH))
+    """The position ID of trusted counts (see the module docstring for the layout). The
+    alphabet is URL-safe base64's, so the 96 bits are 12 bytes in base64."""
+    bits = str(turn) + "".join(map(_RUNS.__getitem__, white[:0:-1])) + "".join(map(_RUNS.__getitem__, black[:0:-1]))
+    value = int(bits, 2) << (_ID_BITS - len(bits))
+    return base64.urlsafe_b64encode(value.to_bytes(_ID_BITS // 8, "big")).decode("ascii")
 
 
 def decode_id(text: str) -> tuple[Counts, Counts, int]:
     """(white, black, turn) of a position ID; only the bit layout is checked here."""
-    if not isinstance(text, str) or len(text) != ID_LENGTH or any(c not in _DECODE for c in text):
+    if not isinstance(text, str) or len(text) != ID_LENGTH or not _ID_CHARACTERS.issuperset(text):
         hint = " (a 20-character ID is a Gioul position: --game gioul)" if isinstance(text, str) and len(text) == 20 else ""
         raise InvalidNotationError(
             f"position ID {text!r} must be {ID_LENGTH} characters of A-Z, a-z, 0-9, '-', '_'{hint}"
         )
-    value = 0
-    for c in text:
-        value = (value << 6) | _DECODE[c]
-    bits = bin(value)[2:].zfill(_ID_BITS)
-    turn = int(bits[0])
-    pos = 1
+    bits = format(int.from_bytes(base64.urlsafe_b64decode(text), "big"), f"0{_ID_BITS}b")
+    # the runs of 1 bits before each of the 48 separators (the last piece: what follows them)
+    runs = bits[1:].split("0", 2 * _POINTS)
     sides: list[Counts] = []
-    for _ in range(2):
-        counts = [0] * 25
-        for point in range(_POINTS, 0, -1):
-            end = bits.find("0", pos)
-            if end < 0:
-                raise InvalidNotationError(f"position ID {text!r} is truncated")
-            counts[point] = end - pos
-            pos = end + 1
-        on_board = sum(counts)
+    for side in range(2):
+        if len(runs) <= (side + 1) * _POINTS:
+            raise InvalidNotationError(f"position ID {text!r} is truncated")
+        on_points = [len(run) for run in runs[side * _POINTS:(side + 1) * _POINTS]]  # points 24 .. 1
+        on_board = sum(on_points)
         if on_board > _CHECKERS:
             raise InvalidPositionError(f"position ID {text!r} puts {on_board} checkers of one side on the board")
-        counts[0] = _CHECKERS - on_board
-        sides.append(tuple(counts))
-    if "1" in bits[pos:]:
+        sides.append((_CHECKERS - on_board, *reversed(on_points)))
+    if "1" in runs[2 * _POINTS]:
         raise InvalidNotationError(f"position ID {text!r} has stray bits after the two armies")
-    return sides[0], sides[1], turn
+    return sides[0], sides[1], int(bits[0])
 
 
 GIOUL_ID_LENGTH = ID_LENGTH + 4
@@ -119,7 +111,7 @@ def encode_gioul_id(white: Counts, black: Counts, turn: int, fields: GioulFields
 
 def decode_gioul_id(text: str) -> tuple[Counts, Counts, int, GioulFields]:
     """(white, black, turn, fields) of a Gioul ID; only the bit layout is checked here."""
-    if not isinstance(text, str) or len(text) != GIOUL_ID_LENGTH or any(c not in _DECODE for c in text):
+    if not isinstance(text, str) or len(text) != GIOUL_ID_LENGTH or not _ID_CHARACTERS.issuperset(text):
         hint = " (a 16-character ID is a Fevga position)" if isinstance(text, str) and len(text) == ID_LENGTH else ""
         raise InvalidNotationError(
             f"Gioul position ID {text!r} must be {GIOUL_ID_LENGTH} characters of A-Z, a-z, 0-9, '-', '_'{hint}"

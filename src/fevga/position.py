@@ -189,7 +189,7 @@ class Position(CorePosition, BasePosition):
         True
         """
         white, black, turn = decode_id(text)
-        return cls.from_counts(white, black, turn)
+        return cls._trusted(white, black, turn)  # decode_id gives 25 counts 0-15 a side and a turn 0/1
 
     @property
     def id(self) -> str:
