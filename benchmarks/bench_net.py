@@ -88,3 +88,16 @@ def test_hint_two_ply_latency(benchmark: Any) -> None:
     position = midgame_positions()[10]
     assert hint(position, (4, 2), plies=2)[0].plies == 2
     benchmark.pedantic(hint, args=(position, (4, 2)), kwargs={"plies": 2}, rounds=10, iterations=1, warmup_rounds=1)
+
+
+def test_batch_hint_pairs_per_second(benchmark: Any) -> None:
+    """fevga.batch.hint at 1 ply over the corpus, one roll a position (1,000 pairs, one thread):
+    compare its median with 1,000 times test_hint_one_ply_latency's."""
+    _net()
+    positions = midgame_positions()
+    rows = batch.to_array(positions)
+    dice = np.array([ROLLS[k % len(ROLLS)] for k in range(len(positions))], dtype=np.uint8)
+    hints = batch.hint(rows, dice)
+    first = hint(positions[0], tuple(dice[0]))
+    assert hints.counts()[0] == len(first) and hints.equities[0] == first[0].equity
+    benchmark.pedantic(batch.hint, args=(rows, dice), rounds=20, iterations=1, warmup_rounds=1)

@@ -983,6 +983,11 @@ def generate_batch(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, 
     """All legal moves of each pair: (offsets int64[n+1], results uint8[m, 51],
     steps uint8[m, 4, 2], nsteps uint8[m]); pair i owns rows offsets[i]:offsets[i+1].
     Rows and dice are validated like count_moves."""
+    return moves_batch(positions, dice, flags, NULL, NULL)
+
+
+cdef tuple moves_batch(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int flags,
+                       BatchHookFn hook, void* ctx):
     cdef Py_ssize_t i, n = positions.shape[0], total = 0, cap
     cdef int k, j, count
     cdef bint bad
@@ -1034,6 +1039,8 @@ def generate_batch(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, 
                     for j in range(MAX_STEPS):
                         steps[total + k, j, 0] = buf[k].steps[j][0] if j < buf[k].nsteps else 0
                         steps[total + k, j, 1] = buf[k].steps[j][1] if j < buf[k].nsteps else 0
+                if hook != NULL:
+                    hook(ctx, i, &pos, buf, count, total)
                 total += count
                 offsets[i + 1] = total
     finally:

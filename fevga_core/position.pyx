@@ -156,12 +156,9 @@ cdef class CorePosition:
         where steps is a tuple of (from, to) pairs, each made when first asked for; empty for
         a finished game."""
         cdef int n
-        cdef FevgaMoves moves = FevgaMoves.__new__(FevgaMoves)  # made before the generator runs
+        cdef MoveList moves = _empty_moves(self, move_cls)  # made before the generator runs
         check_dice(d1, d2)
         fevga_flags_checked(flags)
-        moves.move_cls = move_cls
-        moves.position_cls = type(self)
-        moves.before = self.c
         if self._winner() >= 0:
             return moves
         n = generate_moves(&self.c, d1, d2, flags, _SCRATCH.moves, _SCRATCH.ws)
@@ -217,3 +214,18 @@ cdef class FevgaMoves(MoveList):
         child.c = self.before
         apply_move(&child.c, &self.moves[k])
         return tuple.__new__(self.move_cls, (move_steps(&self.moves[k]), child))
+
+
+cdef MoveList _empty_moves(CorePosition position, type move_cls):
+    """An empty FevgaMoves of `position` whose moves are `move_cls` values."""
+    cdef FevgaMoves moves = FevgaMoves.__new__(FevgaMoves)
+    moves.move_cls = move_cls
+    moves.position_cls = type(position)
+    moves.before = position.c
+    return moves
+
+
+cdef MoveList position_moves(CorePosition position, const MoveC* moves, int n, type move_cls):
+    cdef MoveList out = _empty_moves(position, move_cls)
+    out._fill(moves, n)
+    return out

@@ -1,9 +1,13 @@
 """Evaluation and move choice over the net (see search.pyx)."""
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
 from fevga_core.net import CoreNet
+from fevga_core.position import CorePosition
 from fevga_core.race import Tables
 
 PLIES_LIMIT: int
@@ -20,6 +24,13 @@ def choose_rows(net: CoreNet, tables: Tables, rows: NDArray[np.uint8], dice: NDA
                 flags: int, out: NDArray[np.int32]) -> int:
     """The move index `plies`-ply search picks for each row and roll; returns the moves seen."""
 
-def rank_row(net: CoreNet, tables: Tables, row: bytes, d1: int, d2: int, plies: int,
-             flags: int) -> tuple[NDArray[np.uint8], NDArray[np.float64], NDArray[np.int8]]:
-    """Every legal move's result row, value for the mover and plies used."""
+def rank_row(net: CoreNet, tables: Tables, position: CorePosition, d1: int, d2: int, plies: int, flags: int,
+             move_cls: type) -> tuple[Sequence[Any], NDArray[np.float64], NDArray[np.int8]]:
+    """Every legal move of a position and roll, generated once: its legal-move sequence, values
+    (n, 3) for the mover and plies used (n,), in the generator's order."""
+
+def rank_batch(net: CoreNet, tables: Tables, rows: NDArray[np.uint8], dice: NDArray[np.uint8], plies: int,
+               flags: int) -> tuple[NDArray[np.int64], NDArray[np.uint8], NDArray[np.uint8], NDArray[np.uint8],
+                                    NDArray[np.float64], NDArray[np.int8]]:
+    """Every legal move of each pair ranked, generated once: (offsets, results, steps, nsteps,
+    values (m, 3), plies used (m,)), in the generator's order."""

@@ -15,6 +15,8 @@
 import numpy as np
 
 from libc.stdint cimport int8_t, int32_t, int64_t
+from libc.stdlib cimport realloc, free
+from libc.string cimport memcpy
 
 from fevga_core.types cimport (
     PositionC, MoveC, SideC, uint8_t, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FLAG_GIOUL,
@@ -24,8 +26,9 @@ from fevga_core.board cimport (
     ROLL_D1, ROLL_D2, ROLL_WEIGHT,
 )
 from fevga_core.movegen cimport (
-    WorkspaceC, scratch_new, scratch_free, generate_moves, apply_move, position_is_dead,
+    WorkspaceC, scratch_new, scratch_free, generate_moves, apply_move, position_is_dead, moves_batch,
 )
+from fevga_core.position cimport CorePosition, position_moves
 from fevga_core.net cimport NetC, NET_MAX_HIDDEN, net_base, net_finish, net_evaluate, outputs_equity
 from fevga_core.net cimport CoreNet
 from fevga_core.qnet cimport QParentC, qnet_evaluate, qnet_parent, qnet_result, net_quantised
@@ -332,53 +335,130 @@ def choose_rows(CoreNet net not None, Tables tables not None, const uint8_t[:, :
     return moves
 
 
-def rank_row(CoreNet net not None, Tables tables not None, row, int d1, int d2, int plies, int flags):
-    """Every legal move of a row and roll valued for the mover: (result rows (n, 51) uint8,
-    values (n, 3) float64, plies used per move (n,) int8). Every move gets its 1-ply value;
-    with plies >= 2 the filtered candidates are searched deeper, as choose_move_net does."""
-    cdef EvaluatorC ev
-    cdef PositionC pos, child
-    cdef ScratchC scratch
+cdef int _rank_moves(const EvaluatorC* ev, const PositionC* pos, const MoveC* moves, int n, int plies,
+                     ScratchC* scratch, double* values, int8_t* used) except -1 nogil:
+    """Every move's value for the mover into values[3 k ..] and the plies it used into used[k]:
+    its 1-ply value, and with plies >= 2 the filtered candidates searched deeper (as
+    choose_move_net searches them), with move lists 1 .. of `scratch`. THE ranking of a roll's
+    moves: hint, batch hints and the analyser's rankings are this."""
     cdef ResultsC shared
-    cdef double[:, ::1] values
-    cdef int8_t[::1] used
-    cdef uint8_t[:, ::1] after
-    cdef int n, k, j, count
+    cdef PositionC child
+    cdef int k, j, count
     cdef double equities[MAX_MOVES]
     cdef int keep[FILTER_TOP]
     cdef double theirs[3]
+    shared.have_base = False
+    for k in range(n):
+        _result_value(ev, pos, &moves[k], &shared, &values[3 * k])
+        equities[k] = outputs_equity(&values[3 * k])
+        used[k] = 1
+    if plies >= 2:
+        count = filter_moves(equities, n, keep)
+        for j in range(count):
+            k = keep[j]
+            child = pos[0]
+            apply_move(&child, &moves[k])
+            ply_value(ev, &child, plies - 1, scratch, 1, theirs)
+            flip(theirs, &values[3 * k])
+            used[k] = plies
+    return 0
+
+
+def rank_row(CoreNet net not None, Tables tables not None, CorePosition position not None, int d1, int d2,
+             int plies, int flags, type move_cls not None):
+    """Every legal move of a position and roll, generated once: (its legal-move sequence of
+    `move_cls` values (CorePosition._legal_moves'), values (n, 3) float64 for the mover, plies
+    used per move (n,) int8), in the generator's order, ranked by _rank_moves."""
+    cdef EvaluatorC ev
+    cdef ScratchC scratch
+    cdef int n
+    cdef double[:, ::1] values
+    cdef int8_t[::1] used
     _check_plies(plies, 1, MAX_PLIES + 1)
     _check_dice(d1, d2)
     _evaluator(&ev, net, tables, flags)
-    position_load_checked(&pos, row)
+    if position_winner(&position.c) >= 0:
+        raise InvalidArgumentError("a finished position has no moves to rank")
     scratch_new(&scratch, plies + 1)       # the roll's moves, then one list per deeper level
     try:
-        n = generate_moves(&pos, d1, d2, flags, scratch.moves, scratch.ws)
+        n = generate_moves(&position.c, d1, d2, flags, scratch.moves, scratch.ws)
         if n < 0:
             raise OverflowError("more legal moves than the generator buffer holds")
         values_array = np.empty((n, 3), dtype=np.float64)
-        used_array = np.ones(n, dtype=np.int8)
-        after_array = np.empty((n, POSITION_WIDTH), dtype=np.uint8)
+        used_array = np.empty(n, dtype=np.int8)
         values = values_array
         used = used_array
-        after = after_array
-        shared.have_base = False
-        for k in range(n):
-            _result_value(&ev, &pos, &scratch.moves[k], &shared, &values[k, 0])
-            equities[k] = outputs_equity(&values[k, 0])
-            child = pos
-            apply_move(&child, &scratch.moves[k])
-            position_store(&child, &after[k, 0])
-        if plies >= 2:
-            count = filter_moves(equities, n, keep)
-            for j in range(count):
-                k = keep[j]
-                child = pos
-                apply_move(&child, &scratch.moves[k])
-                with nogil:
-                    ply_value(&ev, &child, plies - 1, &scratch, 1, theirs)
-                flip(theirs, &values[k, 0])
-                used[k] = plies
-        return after_array, values_array, used_array
+        with nogil:
+            _rank_moves(&ev, &position.c, scratch.moves, n, plies, &scratch, &values[0, 0], &used[0])
+        return position_moves(position, scratch.moves, n, move_cls), values_array, used_array
     finally:
         scratch_free(&scratch)
+
+
+# What rank_batch's hook keeps: the evaluator, its own scratch for the deeper levels, and the
+# values and plies of the moves so far (C arrays grown as the moves come).
+ctypedef struct RankBatchC:
+    EvaluatorC ev
+    ScratchC scratch
+    int plies
+    double* values
+    int8_t* used
+    Py_ssize_t cap
+
+
+cdef int _rank_hook(void* ctx, Py_ssize_t pair, const PositionC* pos, const MoveC* moves, int count,
+                    Py_ssize_t first) except -1 nogil:
+    cdef RankBatchC* r = <RankBatchC*> ctx
+    cdef Py_ssize_t cap
+    cdef void* grown
+    if pair % 64 == 63:
+        check_interrupt()
+    if first + count > r.cap:
+        cap = max(2 * r.cap, first + count)
+        grown = realloc(r.values, cap * 3 * sizeof(double))
+        if grown == NULL:
+            with gil:
+                raise MemoryError("no memory for the ranked moves' values")
+        r.values = <double*> grown
+        grown = realloc(r.used, cap * sizeof(int8_t))
+        if grown == NULL:
+            with gil:
+                raise MemoryError("no memory for the ranked moves' plies")
+        r.used = <int8_t*> grown
+        r.cap = cap
+    _rank_moves(&r.ev, pos, moves, count, r.plies, &r.scratch, r.values + 3 * first, r.used + first)
+    return 0
+
+
+def rank_batch(CoreNet net not None, Tables tables not None, const uint8_t[:, ::1] rows not None,
+               const uint8_t[:, ::1] dice not None, int plies, int flags):
+    """Every legal move of each (row, dice) pair ranked by _rank_moves, the moves generated once:
+    (offsets, results, steps, nsteps) as movegen.generate_batch gives them, values (m, 3)
+    float64 for the mover and plies used (m,) int8, in the generator's order. Rows and dice
+    are validated as generate_batch validates them; a finished row has no moves."""
+    cdef RankBatchC r
+    cdef Py_ssize_t m
+    cdef double[:, ::1] values
+    cdef int8_t[::1] used
+    _check_plies(plies, 1, MAX_PLIES + 1)
+    _evaluator(&r.ev, net, tables, flags)
+    r.plies = plies
+    r.values = NULL
+    r.used = NULL
+    r.cap = 0
+    scratch_new(&r.scratch, plies + 1)     # list 0 unused: generate_batch generates into its own
+    try:
+        offsets, results, steps, nsteps = moves_batch(rows, dice, flags, _rank_hook, &r)
+        m = results.shape[0]
+        values_array = np.empty((m, 3), dtype=np.float64)
+        used_array = np.empty(m, dtype=np.int8)
+        if m:
+            values = values_array
+            used = used_array
+            memcpy(&values[0, 0], r.values, m * 3 * sizeof(double))
+            memcpy(&used[0], r.used, m * sizeof(int8_t))
+        return offsets, results, steps, nsteps, values_array, used_array
+    finally:
+        scratch_free(&r.scratch)
+        free(r.values)
+        free(r.used)

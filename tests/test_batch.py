@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from boards import make
-from fevga import InvalidDiceError, InvalidPositionError, Position, Rules
+from fevga import InvalidArgumentError, InvalidDiceError, InvalidPositionError, Position, Rules, hint
 from fevga import batch
 from fevga.game import play_game
 
@@ -74,3 +74,67 @@ def test_non_integer_arrays_are_rejected() -> None:
         batch.count_legal_moves(rows.astype(str), [[6, 5]])
     with pytest.raises(InvalidPositionError, match="integer array"):
         batch.count_legal_moves(rows.astype(float), [[6, 5]])
+
+
+def _same(a: batch.BatchHints, b: batch.BatchHints) -> bool:
+    """Every array of two batch hints equal, element for element."""
+    names = ("offsets", "results", "steps", "nsteps", "values", "equities", "plies")
+    return all(np.array_equal(getattr(a, name), getattr(b, name)) for name in names)
+
+
+def _hint_rows(hints: batch.BatchHints, k: int) -> list[tuple[object, ...]]:
+    """Pair k of a batch hint as (result, steps, values, equity, plies) rows, best first."""
+    rows = []
+    for j in range(int(hints.offsets[k]), int(hints.offsets[k + 1])):
+        steps = tuple(map(tuple, hints.steps[j, :hints.nsteps[j]].tolist()))
+        rows.append((Position._from_row(bytes(hints.results[j])), steps, hints.values[j].tolist(),
+                     float(hints.equities[j]), int(hints.plies[j])))
+    return rows
+
+
+@pytest.mark.parametrize("plies", [1, 2])
+def test_batch_hint_is_fevga_hint_of_each_pair(plies: int) -> None:
+    """The same moves, values (bit for bit), plies and order as fevga.hint, threads or not,
+    finished games with no moves, other rules honoured."""
+    positions = corpus(8 if plies == 1 else 2) + [make({}, {24: 15})]
+    rng = np.random.default_rng(plies)
+    dice = rng.integers(1, 7, size=(len(positions), 2)).astype(np.uint8)
+    rows = batch.to_array(positions)
+    hints = batch.hint(rows, dice, plies)
+    assert _same(batch.hint(rows, dice, plies, workers=2), hints)
+    assert hints.counts()[-1] == 0 and hints.best()[-1] == -1
+    for k, (p, d) in enumerate(zip(positions, dice)):
+        if p.winner() is not None:
+            assert hints.counts()[k] == 0
+            continue
+        expected = [(h.move.position, tuple(h.move.steps), [h.evaluation.win, h.evaluation.win_mars,
+                     h.evaluation.lose_mars], h.evaluation.equity, h.plies) for h in hint(p, tuple(d), plies)]
+        assert _hint_rows(hints, k) == expected
+    strict = batch.hint(rows, dice, 1, Rules.strict())
+    assert strict.counts().tolist() == batch.count_legal_moves(rows, dice, Rules.strict()).tolist()
+
+
+def test_batch_hint_over_many_chunks_is_the_same() -> None:
+    # 2-ply chunks are 64 rows: 150 rows run as three chunks on two threads
+    positions = (corpus(4) * 4)[:150]
+    dice = np.random.default_rng(5).integers(1, 7, size=(len(positions), 2)).astype(np.uint8)
+    rows = batch.to_array(positions)
+    one, many = batch.hint(rows, dice, 2), batch.hint(rows, dice, 2, workers=2)
+    parts = batch.BatchHints.join([batch.hint(rows[:50], dice[:50], 2), batch.hint(rows[50:], dice[50:], 2)])
+    assert _same(many, one) and _same(parts, one)
+
+
+def test_batch_hint_refuses_bad_input() -> None:
+    rows = batch.to_array([Position.initial()] * 2)
+    dice = np.array([[6, 5], [4, 4]], dtype=np.uint8)
+    for plies in (0, 5, True, 1.5):
+        with pytest.raises(InvalidArgumentError, match="plies"):
+            batch.hint(rows, dice, plies)  # type: ignore[arg-type]
+    with pytest.raises(InvalidDiceError, match=r"row 1 is \[4, 7\]"):
+        batch.hint(rows, np.array([[6, 5], [4, 7]]))
+    bad = rows.copy()
+    bad[1, 24] = 14
+    with pytest.raises(InvalidPositionError, match="row 1 does not hold 15"):
+        batch.hint(bad, dice)
+    with pytest.raises(InvalidArgumentError, match="workers"):
+        batch.hint(rows, dice, workers=0)

@@ -614,6 +614,110 @@ def test_bulk_answers_as_raw_bytes(port: int) -> None:
     assert np.array_equal(np.frombuffer(data, dtype="<f8").reshape(-1, 3), batch.evaluate(rows))
 
 
+def _hint_arrays(data: bytes, n: int, m: int) -> list[Any]:
+    """The seven arrays of a raw bulk hint answer (docs/http.md "Bulk")."""
+    import numpy as np
+
+    from fevga import batch
+
+    shapes = [("<i8", (n + 1,)), ("u1", (m, batch.POSITION_WIDTH)), ("u1", (m, 4, 2)), ("u1", (m,)),
+              ("<f8", (m, 3)), ("<f8", (m,)), ("i1", (m,))]
+    arrays, at = [], 0
+    for dtype, shape in shapes:
+        size = int(np.dtype(dtype).itemsize * np.prod(shape))
+        arrays.append(np.frombuffer(data[at:at + size], dtype=dtype).reshape(shape))
+        at += size
+    assert at == len(data)
+    return arrays
+
+
+@pytest.mark.parametrize("plies", [1, 2])
+def test_bulk_hint_is_the_batch_hint(port: int, plies: int) -> None:
+    """POST hint with rows and dice_rows answers fevga.batch.hint's arrays, in base64 JSON and
+    as raw bytes, best move first, as fevga.hint ranks each pair."""
+    import base64
+
+    import numpy as np
+
+    from fevga import batch
+
+    positions = random_positions(11, 40 if plies == 1 else 6)
+    rows = batch.to_array(positions)
+    dice = np.random.default_rng(plies).integers(1, 7, size=(len(rows), 2)).astype(np.uint8)
+    body = {"rows": base64.b64encode(rows.tobytes()).decode(), "dice_rows": base64.b64encode(dice.tobytes()).decode(),
+            "plies": plies}
+    expected = batch.hint(rows, dice, plies)
+    arrays = [expected.offsets, expected.results, expected.steps, expected.nsteps, expected.values,
+              expected.equities, expected.plies]
+    status, data, _ = request(port, "POST", f"{API}/hint", body)
+    assert status == 200 and data["count"] == len(rows) and data["moves"] == int(expected.offsets[-1])
+    names = ("offsets", "results", "steps", "nsteps", "values", "equities", "plies")
+    for name, array in zip(names, arrays):
+        got = np.frombuffer(base64.b64decode(data[name]), dtype=array.dtype.newbyteorder("<")).reshape(array.shape)
+        assert np.array_equal(got, array), name
+    status, raw, headers = request(port, "POST", f"{API}/hint", body, {"Accept": "application/octet-stream"})
+    assert status == 200 and headers["content-type"] == "application/octet-stream"
+    got = _hint_arrays(raw, int(headers["x-fevga-count"]), int(headers["x-fevga-moves"]))
+    assert all(np.array_equal(a, b) for a, b in zip(got, arrays))
+    for k, p in enumerate(positions[:5]):  # the best of each pair is the hint's best
+        if p.winner() is None:
+            best = hint(p, tuple(dice[k]), plies)[0].move.position
+            assert Position._from_row(bytes(got[1][got[0][k]])) == best
+
+
+def test_hostile_bulk_hint(port: int) -> None:
+    import base64
+
+    from fevga import batch
+
+    rows = batch.to_array([Position.initial()] * 3)
+    good = {"rows": base64.b64encode(rows.tobytes()).decode(), "dice_rows": base64.b64encode(b"\x06\x05" * 3).decode()}
+    for body, code in (({**good, "items": [{"position": "start", "dice": "6-5"}]}, "invalid_request"),
+                       ({**good, "after": True}, "invalid_request"),
+                       ({**good, "plies": 0}, "invalid_request"),
+                       ({**good, "plies": 3}, "plies_limit"),
+                       ({"rows": good["rows"]}, "invalid_request"),
+                       ({**good, "dice_rows": base64.b64encode(b"\x06\x05\x06\x05\x00\x05").decode()},
+                        "invalid_dice"),
+                       ({**good, "dice_rows": "BgU="}, "invalid_dice"),
+                       ({**good, "rows": "AAAA" * 17 * 3}, "invalid_position"),
+                       ({**good, "rows": "@@@@"}, "invalid_rows")):
+        status, data, _ = request(port, "POST", f"{API}/hint", body)
+        assert_refused(status, data, code)
+    status, data, _ = request(port, "POST", f"{API}/hint", {**good, "dice_rows": base64.b64encode(
+        b"\x06\x05\x06\x05\x00\x05").decode()})
+    assert "row 2" in data["error"]["message"]
+
+
+def test_bulk_hint_stops_when_its_time_is_up() -> None:
+    """Past the time limit the bulk hint stops within one slice of rows (its `stop` is set
+    when the request is answered) and the request gets a 408."""
+    import base64
+
+    import numpy as np
+
+    from fevga import batch
+    from fevga.service.errors import ApiError
+    from fevga.service.http import _hint_rows
+
+    rows = base64.b64encode(batch.to_array(random_positions(3, 4)).tobytes()).decode()
+    dice = base64.b64encode(np.full((4, 2), 3, dtype=np.uint8).tobytes()).decode()
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(ApiError, match="ran out of time") as caught:
+        _hint_rows(rows, dice, 1, LIMITS, False, None, stop)
+    assert caught.value.status == 408
+    many = batch.to_array((random_positions(3, 40) * 50)[:1000])  # about a second at 2 plies
+    dice = base64.b64encode(np.full((len(many), 2), 3, dtype=np.uint8).tobytes()).decode()
+    many = base64.b64encode(many.tobytes()).decode()
+    server = Server(Limits(seconds=0.01, workers=1))
+    try:
+        status, data, _ = request(server.port, "POST", f"{API}/hint", {"rows": many, "dice_rows": dice, "plies": 2})
+        assert_refused(status, data, "time_limit")
+    finally:
+        server.stop()
+
+
 def test_empty_bulk_answers_as_raw_bytes(port: int) -> None:
     # no rows: the arrays are empty (moves: the one offset 0), sent all the same
     raw_headers = {"Accept": "application/octet-stream"}

@@ -471,7 +471,9 @@ def test_core_net_rejects_bad_rows_targets_and_rates() -> None:
         search.evaluate_row(core, tables, b"\xff" * 51, 0, 0)
     for dice in ((0, 1), (7, 2), (3, 255)):
         with pytest.raises(fevga.InvalidDiceError):
-            search.rank_row(core, tables, Position.initial()._row(), dice[0], dice[1], 1, 0)
+            search.rank_row(core, tables, Position.initial(), dice[0], dice[1], 1, 0, fevga.Move)
+        with pytest.raises(fevga.InvalidDiceError):
+            search.rank_batch(core, tables, good[:1], np.array([dice], dtype=np.uint8), 1, 0)
     out = np.empty(2, dtype=np.int32)
     with pytest.raises(fevga.InvalidDiceError):
         search.choose_rows(core, tables, good, np.array([[1, 2], [0, 3]], dtype=np.uint8), 1, 0, out)

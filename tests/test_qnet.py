@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from fevga import (
     FevgaError, InvalidArgumentError, InvalidDiceError, InvalidPositionError, InvalidRulesError, Net, NetGameError,
-    Position, batch, evaluate, hint,
+    Move, Position, batch, evaluate, hint,
 )
 from fevga.bearoff.core_tables import tables_of
 from fevga.game import play_game
@@ -356,7 +356,8 @@ def test_fuzz_the_entry_points_that_play_a_quantised_net(value: int, where: int,
     sums = [np.zeros((1, 15)), np.zeros((1, 36, 3)), np.zeros((1, 1)), np.zeros((1, 512), dtype=np.int64)]
     calls = [
         lambda: search.evaluate_row(q, tables, bytes(row), plies % 2, flags),
-        lambda: search.rank_row(q, tables, bytes(row), d1, d2, plies % 3, flags),
+        lambda: search.rank_row(q, tables, MIDGAME, d1, d2, plies % 3, flags, Move),
+        lambda: search.rank_batch(q, tables, rows, dice, plies % 3, flags),
         lambda: search.choose_rows(q, tables, rows, dice, plies % 3, flags, np.zeros(1, dtype=np.int32)),
         lambda: search.evaluate_rows(q, tables, rows, np.zeros((1, 3))),
         lambda: core_rollout.value(bytes(row), plies, tables, 1.0, q),

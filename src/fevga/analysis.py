@@ -181,9 +181,8 @@ def hint(position: Position | GioulPosition, dice: object, plies: int = 1, rules
     rules = rules_of(rules)
     match = match_score(score, length)
     d1, d2 = parse_dice(dice)
-    moves = position.legal_moves((d1, d2), rules)
-    _, values, used = core.rank_row(net_of(net)._core, tables_of("default"), position._row(), d1, d2, depth,
-                                    rules.flags)
+    moves, values, used = core.rank_row(net_of(net)._core, tables_of("default"), position, d1, d2, depth,
+                                        rules.flags, Move)
     evaluations = []
     for win, win_mars, lose_mars in values.tolist():
         chance = None if match is None else match.chance(position.turn, win, win_mars, lose_mars)

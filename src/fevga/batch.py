@@ -22,8 +22,9 @@ Dice are a ``uint8`` array of shape ``(n, 2)``, values 1-6. Positions come from
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,7 +33,7 @@ from fevga.checks import check_workers, row_array, validate_dice
 from fevga.errors import InvalidArgumentError, InvalidPositionError
 from fevga.limits import MAX_BATCH_ROWS, bounded
 from fevga.net import Net, net_of
-from fevga.parallel import run_chunks
+from fevga.parallel import CHUNK_ROWS, run_chunks
 from fevga.position import Position
 from fevga.rules import Rules, rules_of
 from fevga_core import constants, movegen, search
@@ -94,6 +95,9 @@ def count_legal_moves(positions: object, dice: object, rules: Rules | None = Non
     return out
 
 
+B = TypeVar("B", bound="BatchMoves")
+
+
 @dataclass(frozen=True)
 class BatchMoves:
     """All legal moves of many (position, dice) pairs; pair i owns rows offsets[i]:offsets[i+1].
@@ -110,6 +114,11 @@ class BatchMoves:
     def counts(self) -> NDArray[np.int64]:
         """Number of legal moves of each pair."""
         return np.diff(self.offsets)
+
+    @classmethod
+    def join(cls: type[B], parts: Sequence[B]) -> B:
+        """The results of consecutive runs of pairs as one (at least one part)."""
+        return cls(*_join([tuple(getattr(part, f.name) for f in fields(part)) for part in parts]))
 
 
 def evaluate(positions: object, net: Net | str | None = None, workers: int = 1) -> NDArray[np.float64]:
@@ -129,21 +138,97 @@ def evaluate(positions: object, net: Net | str | None = None, workers: int = 1) 
     return out
 
 
-def legal_moves(positions: object, dice: object, rules: Rules | None = None) -> BatchMoves:
-    """Every legal move of each (position, dice) row, as flat arrays (no moves for finished games)."""
+def legal_moves(positions: object, dice: object, rules: Rules | None = None, workers: int = 1) -> BatchMoves:
+    """Every legal move of each (position, dice) row, as flat arrays (no moves for finished games).
+
+    >>> legal_moves(to_array([Position.initial()]), np.array([[5, 5]], dtype=np.uint8)).counts().tolist()
+    [2]
+    """
     rows = validate_positions(positions)
     rolls = validate_dice(dice, rows.shape[0])
-    finished = _finished_rows(rows)
-    if finished.size:
-        live = np.ones(rows.shape[0], dtype=bool)
-        live[finished] = False
-        sub = legal_moves(rows[live], rolls[live], rules)
-        counts = np.zeros(rows.shape[0], dtype=np.int64)
-        counts[live] = sub.counts()
-        return BatchMoves(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), sub.results, sub.steps, sub.nsteps)
+    flags = rules_of(rules).flags
+    offsets, results, steps, nsteps = _flat_moves(rows, rolls, check_workers(workers),
+                                                  lambda r, d: movegen.generate_batch(r, d, flags))
+    return BatchMoves(offsets, results, steps, nsteps)
+
+
+@dataclass(frozen=True)
+class BatchHints(BatchMoves):
+    """Every legal move of many (position, dice) pairs ranked as `fevga.hint` ranks them: pair
+    i's moves are rows offsets[i]:offsets[i+1], best first.
+
+    ``values``: (m, 3) float64 (win, win_mars, lose_mars) for the mover after each move;
+    ``equities``: (m,) float64, 2 win - 1 + win_mars - lose_mars; ``plies``: (m,) int8, the
+    plies each value was searched at (the moves a deeper search kept come first).
+    """
+
+    values: NDArray[np.float64]
+    equities: NDArray[np.float64]
+    plies: NDArray[np.int8]
+
+    def best(self) -> NDArray[np.int64]:
+        """Flat index of each pair's best move, -1 for a finished game (no moves)."""
+        return np.where(self.counts() > 0, self.offsets[:-1], -1)
+
+
+def hint(positions: object, dice: object, plies: int = 1, rules: Rules | None = None, *,
+         net: Net | str | None = None, workers: int = 1) -> BatchHints:
+    """`fevga.hint` of each (position, dice) row (money play), as flat arrays: the same moves,
+    values and order, the moves generated once and ranked in the core with the GIL released.
+
+    >>> hints = hint(to_array([Position.initial()]), np.array([[1, 1]], dtype=np.uint8))
+    >>> hints.counts().tolist(), hints.nsteps[hints.best()].tolist()
+    ([1], [4])
+    """
+    if not isinstance(plies, int) or isinstance(plies, bool) or not 1 <= plies <= search.PLIES_LIMIT + 1:
+        raise InvalidArgumentError(f"plies={plies!r} must be an integer from 1 to {search.PLIES_LIMIT + 1}")
+    rows = validate_positions(positions)
+    rolls = validate_dice(dice, rows.shape[0])
+    flags = rules_of(rules).flags
+    core, tables = net_of(net)._core, tables_of("default")
+    offsets, results, steps, nsteps, values, used = _flat_moves(
+        rows, rolls, check_workers(workers), lambda r, d: search.rank_batch(core, tables, r, d, plies, flags),
+        _HINT_CHUNK_ROWS[plies])
+    equities = 2.0 * values[:, 0] - 1.0 + values[:, 1] - values[:, 2]  # Evaluation.equity, term by term
+    pair = np.repeat(np.arange(rows.shape[0]), np.diff(offsets))
+    # as fevga.hint orders one pair: deeper evaluations first, then by equity, then generator order
+    order = np.lexsort((np.arange(pair.size), -equities, -used, pair))
+    return BatchHints(offsets, results[order], steps[order], nsteps[order], values[order], equities[order],
+                      used[order])
+
+
+FlatMoves = tuple[NDArray[Any], ...]
+# rows a thread ranks at a time: about 10-50 ms of work (a 1-ply hint of a mid-game pair takes
+# ~20 us, each ply deeper 10-50 times that), so Ctrl-C waits for little (parallel.run_chunks)
+_HINT_CHUNK_ROWS = {1: 1024, 2: 64, 3: 2, 4: 1}
+
+
+def _flat_moves(rows: NDArray[np.uint8], rolls: NDArray[np.uint8], workers: int,
+                kernel: Callable[[NDArray[np.uint8], NDArray[np.uint8]], FlatMoves], chunk: int = CHUNK_ROWS) -> FlatMoves:
+    """`kernel`'s (offsets, per-move arrays ...) of the live (unfinished) rows, split over
+    `workers` threads and joined: finished rows get no moves (the generator never sees them)."""
+    live = np.ones(rows.shape[0], dtype=bool)
+    live[_finished_rows(rows)] = False
+    rows, rolls = rows[live], rolls[live]
+    parts: dict[int, FlatMoves] = {}
+
+    def work(start: int, stop: int) -> None:
+        parts[start] = kernel(rows[start:stop], rolls[start:stop])
+
     try:
-        offsets, results, steps, nsteps = movegen.generate_batch(rows, rolls, rules_of(rules).flags)
+        run_chunks(rows.shape[0], workers, work, chunk)
     except MemoryError:  # the output grows with the moves, not only the rows: say what to do
         raise InvalidArgumentError(f"the legal moves of {rows.shape[0]} rows do not fit in memory: split the "
                                    "batch") from None
-    return BatchMoves(offsets, results, steps, nsteps)
+    return _join([parts[start] for start in sorted(parts)] or [kernel(rows[:0], rolls[:0])], live)
+
+
+def _join(parts: Sequence[FlatMoves], live: NDArray[np.bool_] | None = None) -> FlatMoves:
+    """The flat move arrays of consecutive runs of pairs as one; with `live`, the parts hold
+    the pairs where it is True, in order, and the others get no moves."""
+    counts = np.concatenate([np.diff(part[0]) for part in parts])
+    if live is not None:
+        counts, live_counts = np.zeros(live.size, dtype=np.int64), counts
+        counts[live] = live_counts
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    return (offsets, *(np.concatenate([part[k] for part in parts]) for k in range(1, len(parts[0]))))

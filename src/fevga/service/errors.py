@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from fevga.errors import FevgaError
 
-class ApiError(Exception):
-    """An error answered as it is: a status, a code and a message."""
+
+class ApiError(FevgaError):
+    """An error answered as it is: a status, a code and a message (a FevgaError, as every error
+    of the package is)."""
 
     def __init__(self, status: int, code: str, message: str) -> None:
         super().__init__(message)

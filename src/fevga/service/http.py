@@ -48,6 +48,7 @@ import numpy as np
 from fevga import batch
 from fevga.analyser import HeuristicEvaluator, analyse
 from fevga.analysis import GIOUL_MAX_PLIES, MAX_PLIES, evaluate, hint
+from fevga.checks import validate_dice
 from fevga.errors import FevgaError, InvalidArgumentError, InvalidNotationError, RecordError
 from fevga.gioul import GioulPosition
 from fevga.notation import parse_dice
@@ -335,8 +336,8 @@ class BatchRequest(_Strict):
     `rows`, the base64 text of an (n, 51) uint8 array in fevga.batch's row layout."""
 
     items: list[BatchItem] = Field(default_factory=list)
-    rows: str | None = Field(default=None, description="moves, evaluate: base64 of n x 51 bytes (fevga.batch rows)")
-    dice_rows: str | None = Field(default=None, description="moves: base64 of n x 2 bytes, the dice of each row")
+    rows: str | None = Field(default=None, description="moves, evaluate, hint: base64 of n x 51 bytes (fevga.batch rows)")
+    dice_rows: str | None = Field(default=None, description="moves, hint: base64 of n x 2 bytes, the dice of each row")
     game: Game | None = None
     rules: RulesName = "default"
     after: bool = Field(default=False, description="hint: also each move's resulting position ID")
@@ -546,10 +547,10 @@ def create_app(limits: Limits | None = None) -> FastAPI:
                         raise ApiError(408, "time_limit", "the batch ran out of time")
                     try:
                         results.append(one(parse_position(item.position, request.game, limits), item))
+                    except ApiError as exc:  # first: an ApiError is a FevgaError too
+                        raise ApiError(exc.status, exc.code, f"items[{index}]: {exc.message}") from None
                     except FevgaError as exc:
                         raise ApiError(400, _code_of(exc), f"items[{index}]: {exc}") from None
-                    except ApiError as exc:
-                        raise ApiError(exc.status, exc.code, f"items[{index}]: {exc.message}") from None
                 return {"count": len(results), "results": results}
             try:
                 return await core(work)
@@ -596,6 +597,16 @@ def create_app(limits: Limits | None = None) -> FastAPI:
     async def post_hint(http: Request) -> Any:
         request = await batch_body(http)
         plies = _plies(1 if request.plies is None else request.plies, limits.batch_plies)
+        if request.rows is not None or request.dice_rows is not None:
+            if request.items or request.after or request.rows is None or request.dice_rows is None or plies < 1:
+                raise ApiError(422, "invalid_request", "the bulk form takes rows and dice_rows (plies 1..), "
+                               "without items or after")
+            stop = threading.Event()  # set when the request is answered (408 included): the work stops too
+            try:
+                return await core(_hint_rows, request.rows, request.dice_rows, plies, limits, _binary(http),
+                                  None if request.rules == "default" else Rules.named(request.rules), stop)
+            finally:
+                stop.set()
         return await batch(request, lambda p, item: _hint_of(p, _dice(p, item.dice), plies, request.after,
                                                              request.rules))
 
@@ -672,6 +683,8 @@ def _evaluate_items(items: list[BatchItem], limits: Limits) -> dict[str, Any]:
     for index, item in enumerate(items):
         try:
             positions.append(parse_position(item.position, None, limits))
+        except ApiError as exc:  # first: an ApiError is a FevgaError too
+            raise ApiError(exc.status, exc.code, f"items[{index}]: {exc.message}") from None
         except FevgaError as exc:
             raise ApiError(400, _code_of(exc), f"items[{index}]: {exc}") from None
     fevga_positions = [p for p in positions if isinstance(p, Position)]
@@ -766,6 +779,32 @@ def _moves_rows(rows_text: str, dice_text: str, limits: Limits, binary: bool = F
                     moves=int(moves.offsets[-1]))
     return {"count": len(rows), "moves": int(moves.offsets[-1]), "offsets": _b64(moves.offsets.astype("<i8")),
             "results": _b64(moves.results), "steps": _b64(moves.steps), "nsteps": _b64(moves.nsteps)}
+
+
+def _hint_rows(rows_text: str, dice_text: str, plies: int, limits: Limits, binary: bool, rules: Rules | None,
+               stop: threading.Event) -> dict[str, Any] | Response:
+    """fevga.batch.hint of base64 rows and dice, answered as its arrays: those of `_moves_rows`
+    with each pair's moves best first, then values (m x 3, <f8), equities (m, <f8) and plies
+    (m, i1); in base64 JSON, or with `binary` their bytes in that order. Ranked a slice of rows
+    at a time, so that a request past its time limit (`stop` set) stops within one slice."""
+    rows = batch.validate_positions(_bulk(rows_text, batch.POSITION_WIDTH, "rows", limits))
+    dice = validate_dice(_bulk(dice_text, 2, "dice_rows", limits), len(rows))  # errors name the whole batch's rows
+    size = max(1, HINT_SLICE_ROWS >> (4 * (plies - 1)))
+    parts = []
+    for start in range(0, max(len(rows), 1), size):
+        if stop.is_set():
+            raise ApiError(408, "time_limit", "the bulk hint ran out of time")
+        parts.append(batch.hint(rows[start:start + size], dice[start:start + size], plies, rules))
+    hints = batch.BatchHints.join(parts)
+    arrays = [hints.offsets.astype("<i8"), hints.results, hints.steps, hints.nsteps, hints.values.astype("<f8"),
+              hints.equities.astype("<f8"), hints.plies]
+    if binary:
+        return _raw(arrays, count=len(rows), moves=int(hints.offsets[-1]))
+    names = ("offsets", "results", "steps", "nsteps", "values", "equities", "plies")
+    return {"count": len(rows), "moves": int(hints.offsets[-1]), **{n: _b64(a) for n, a in zip(names, arrays)}}
+
+
+HINT_SLICE_ROWS = 256  # rows a bulk hint ranks between two looks at its time limit (1 ply; 16x fewer a ply deeper)
 
 
 def _evaluate_rows(text: str, limits: Limits, binary: bool = False) -> dict[str, Any] | Response:
