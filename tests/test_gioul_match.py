@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from fevga import BLACK, WHITE, GioulPosition, Rules
+from fevga import BLACK, WHITE, GioulPosition, Position, Rules
 from fevga.errors import InvalidArgumentError, InvalidRulesError, RecordError
-from fevga.records import GioulGameRecord, GioulMatchRecord
-from fevga.game import play_gioul_game, play_gioul_match
+from fevga.records import GameRecord, GioulGameRecord, GioulMatchRecord, MatchRecord
+from fevga.game import play_game, play_gioul_game, play_gioul_match, play_match
 
 
 def test_match_flow_and_scores() -> None:
@@ -133,3 +133,25 @@ def test_cli_play_match_gioul(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ):
         assert main(argv) == 2
         assert error in capsys.readouterr().err
+
+
+def test_play_game_and_play_match_play_either_game() -> None:
+    """One play_game and one play_match for both games, chosen by the start position, the
+    rules or game=; the Gioul names are the same calls."""
+    by_name = play_game(seed=5, policy="heuristic", game="gioul")
+    assert isinstance(by_name, GioulGameRecord)
+    assert by_name == play_gioul_game(seed=5, policy="heuristic")
+    assert play_game(seed=5, policy="heuristic", rules=Rules.gioul()) == by_name
+    assert play_game(seed=5, policy="heuristic", start=GioulPosition.initial()) == \
+        play_gioul_game(seed=5, policy="heuristic", start=GioulPosition.initial())
+    match = play_match(3, seed=2, game="gioul")
+    assert isinstance(match, GioulMatchRecord) and match == play_gioul_match(3, seed=2)
+    assert isinstance(play_game(seed=5), GameRecord) and isinstance(play_match(1, seed=2), MatchRecord)
+    with pytest.raises(InvalidRulesError, match="game says fevga, rules says gioul"):
+        play_game(seed=1, rules=Rules.gioul(), game="fevga")
+    with pytest.raises(InvalidArgumentError, match="start says fevga"):
+        play_game(seed=1, start=Position.initial(), game="gioul")
+    with pytest.raises(InvalidArgumentError, match="game 'chess'"):
+        play_match(3, game="chess")  # type: ignore[call-overload]
+    with pytest.raises(InvalidArgumentError, match="max_plies"):
+        play_game(seed=1, max_plies=10, game="gioul")

@@ -14,17 +14,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Literal, TypeVar, overload
 
 import numpy as np
 
-from fevga.errors import InvalidArgumentError
+from fevga.errors import InvalidArgumentError, InvalidRulesError
 from fevga.gioul import GioulPosition
 from fevga.limits import MAX_GAME_PLIES, MAX_LENGTH, MAX_MATCH_GAMES, check_int
 from fevga.position import BLACK, WHITE, Color, Position
 from fevga.net import Net, net_of
 from fevga.policy import GIOUL_POLICIES, HEURISTIC_SCALE, TABLE_POLICIES, Policy, chooser, policy_id, policy_name, policy_pair, uses_net
-from fevga.rules import Rules, rules_of
+from fevga.rules import Game, Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
 from fevga_core import game as core_game
 from fevga_core import constants as core_constants
@@ -57,32 +57,81 @@ def _play_one(begin: Position, opening: bool, pair: tuple[Policy, Policy], rules
     )
 
 
+@overload
+def play_game(seed: SeedLike = None, policy: Policy | tuple[Policy, Policy] = "random", rules: Rules | None = None,
+              start: Position | None = None, max_plies: int = 0, net: Net | str | os.PathLike[str] | None = None,
+              *, game: Literal["fevga"] | None = None) -> GameRecord: ...
+
+
+@overload
+def play_game(seed: SeedLike = None, policy: Policy | tuple[Policy, Policy] = "random", rules: Rules | None = None,
+              *, start: GioulPosition, max_plies: int = 0, net: Net | str | os.PathLike[str] | None = None,
+              game: Literal["gioul"] | None = None) -> GioulGameRecord: ...
+
+
+@overload
+def play_game(seed: SeedLike = None, policy: Policy | tuple[Policy, Policy] = "random", rules: Rules | None = None,
+              start: GioulPosition | None = None, max_plies: int = 0,
+              net: Net | str | os.PathLike[str] | None = None, *, game: Literal["gioul"]) -> GioulGameRecord: ...
+
+
 def play_game(
     seed: SeedLike = None,
     policy: Policy | tuple[Policy, Policy] = "random",
     rules: Rules | None = None,
-    start: Position | None = None,
+    start: Position | GioulPosition | None = None,
     max_plies: int = 0,
-    net: Net | str | None = None,
-) -> GameRecord:
-    """Play one seeded game and return its record.
+    net: Net | str | os.PathLike[str] | None = None,
+    *,
+    game: Game | None = None,
+) -> GameRecord | GioulGameRecord:
+    """Play one seeded game of Fevga or Gioul and return its record.
 
-    Without `start` the game begins with the one-die draw of docs/rules.md §2; with `start`, its
-    side on roll rolls first. `policy` is one policy or a (white, black) pair.
-    `max_plies` > 0 stops the game early (result ``"truncated"``). `net` (a fevga.Net or a
-    net file; default: the shipped net) serves the "net" and "net2" policies.
+    The game is `start`'s (a Position or a GioulPosition), `rules`' or `game`'s ("fevga", the
+    default, or "gioul"). Without `start` the game begins with the one-die draw of
+    docs/rules.md §2; with `start`, its side on roll rolls (a Gioul state: or plays its pending
+    dice) first. `policy` is one policy or a (white, black) pair (Gioul: "random",
+    "heuristic", "net", "net2"). `max_plies` > 0 stops a Fevga game early (result
+    ``"truncated"``). `net` (a fevga.Net or a net file; default: the game's shipped net) serves
+    the "net" and "net2" policies.
+
+    >>> play_game(seed=7, game="gioul").final.is_game_over()
+    True
     """
+    if _game_of(start, rules, game) == "gioul":
+        if max_plies:
+            raise InvalidArgumentError(f"max_plies={max_plies!r}: a Gioul game is played to its end")
+        return _play_gioul(seed, policy, rules, start, net)  # type: ignore[arg-type]
     pair = policy_pair(policy)
     max_plies = check_int("max_plies", max_plies, 0, MAX_GAME_PLIES)
-    if start is not None and not isinstance(start, Position):
-        raise InvalidArgumentError(f"start {repr(start)[:80]} must be a fevga.Position (Gioul: fevga.game.play_gioul_game)")
     begin = start or Position.initial()
     if begin.winner() is not None:
         raise InvalidArgumentError(f"start position {begin.id} is already finished")
     sequence = seed_sequence(seed)  # once: seed=None draws the entropy the record keeps
     key = core_game.game_seed_of(master_key(sequence), 0)
     evaluator = net_of(net) if uses_net(pair) else None
+    assert isinstance(begin, Position)
     return _play_one(begin, start is None, pair, rules_of(rules), key, seed_repr(sequence), max_plies, evaluator)
+
+
+def _game_of(start: object, rules: object, game: object) -> Game:
+    """The game that `start` (a position), `rules` and `game` name, InvalidArgumentError if
+    they disagree or name none; Fevga when none is given."""
+    if game is not None and game not in ("fevga", "gioul"):
+        raise InvalidArgumentError(f"game {game!r} must be 'fevga' or 'gioul'")
+    if start is not None and not isinstance(start, (Position, GioulPosition)):
+        raise InvalidArgumentError(f"start {repr(start)[:80]} must be a fevga.Position or a fevga.GioulPosition")
+    named: dict[str, str] = {}
+    if game is not None:
+        named["game"] = str(game)
+    if isinstance(start, (Position, GioulPosition)):
+        named["start"] = "gioul" if isinstance(start, GioulPosition) else "fevga"
+    if isinstance(rules, Rules):
+        named["rules"] = rules.game
+    if len(set(named.values())) > 1:
+        error = InvalidRulesError if "rules" in named else InvalidArgumentError  # rules of the other game
+        raise error("the game is not clear: " + ", ".join(f"{k} says {v}" for k, v in named.items()))
+    return "gioul" if "gioul" in named.values() else "fevga"
 
 
 def _ply(row: np.ndarray) -> Ply:
@@ -101,29 +150,59 @@ def _at_score(pair: tuple[Policy, Policy], score: tuple[int, int], length: int) 
     return (out[0], out[1])
 
 
+@overload
+def play_match(length: int, seed: SeedLike = None, policy: Policy | tuple[Policy, Policy] = "random",
+               rules: Rules | None = None, max_games: int = 10_000, net: Net | str | os.PathLike[str] | None = None,
+               *, game: Literal["fevga"] | None = None) -> MatchRecord: ...
+
+
+@overload
+def play_match(length: int, seed: SeedLike = None, policy: Policy | tuple[Policy, Policy] = "random",
+               rules: Rules | None = None, max_games: int = 10_000, net: Net | str | os.PathLike[str] | None = None,
+               *, game: Literal["gioul"]) -> GioulMatchRecord: ...
+
+
 def play_match(
     length: int,
     seed: SeedLike = None,
     policy: Policy | tuple[Policy, Policy] = "random",
     rules: Rules | None = None,
     max_games: int = 10_000,
-    net: Net | str | None = None,
-) -> MatchRecord:
-    """Play a match to `length` points: the winner of a game starts the next one (rolling
-    two dice); the first game and any game after a draw start with the one-die draw.
-    `net` serves the "net" and "net2" policies (default: the shipped net).
+    net: Net | str | os.PathLike[str] | None = None,
+    *,
+    game: Game | None = None,
+) -> MatchRecord | GioulMatchRecord:
+    """Play a match of Fevga or Gioul (`rules`' or `game`'s) to `length` points: the winner of
+    a game starts the next one (rolling two dice); the first game and any game after a draw
+    start with the one-die draw. `net` serves the "net" and "net2" policies (default: the
+    game's shipped net).
 
     Game i is played with its own seed ``game_seed_of(match master key, i)``, recorded in its
-    GameRecord: ``play_game(seed=g.seed, policy=..., rules=..., start=None if
-    g.opening_dice else g.start)`` replays it exactly.
+    record: ``play_game(seed=g.seed, policy=g.policies, rules=g.rules, start=None if
+    g.opening_dice else g.start)`` replays it exactly (Gioul: ``start=g.start``). A Fevga
+    policy with ``at_score`` (fevga.match.EvaluatorPolicy) plays each game at its score; the
+    Gioul policies do not look at the score.
+
+    >>> max(play_match(3, seed=1, game="gioul").score) >= 3
+    True
     """
     length = check_int("match length", length, 1, MAX_LENGTH)
     max_games = check_int("max_games", max_games, 1, MAX_MATCH_GAMES)
+    sequence = seed_sequence(seed)
+    if _game_of(None, rules, game) == "gioul":
+        rules = rules_of(rules, "gioul")
+        pair = _gioul_pair(policy)  # type: ignore[arg-type]
+
+        def play_gioul(game_seed: int, starter: Color | None, score: tuple[int, int]) -> GioulGameRecord:
+            start = None if starter is None else GioulPosition.initial(starter)
+            return _play_gioul(game_seed, pair, rules, start, net)
+
+        gioul_games, score = _match_games(length, max_games, sequence, play_gioul)
+        return GioulMatchRecord(length=length, games=tuple(gioul_games), score=score, seed=seed_repr(sequence))
     rules = rules_of(rules)
-    pair = policy_pair(policy)
-    evaluator = net_of(net) if uses_net(pair) else None
+    policies = policy_pair(policy)  # a policy with at_score(score, length) plays each game at its score
+    evaluator = net_of(net) if uses_net(policies) else None
     initial = Position.initial()
-    policies = pair  # a policy with at_score(score, length) plays each game at its score (fevga.match)
 
     def play(game_seed: int, starter: Color | None, score: tuple[int, int]) -> GameRecord:
         begin = initial if starter is None else _with_turn(initial, starter)
@@ -131,7 +210,6 @@ def play_match(
         return _play_one(begin, starter is None, _at_score(policies, score, length), rules, key, game_seed, 0,
                          evaluator)
 
-    sequence = seed_sequence(seed)
     games, score = _match_games(length, max_games, sequence, play)
     return MatchRecord(length=length, games=tuple(games), score=score, seed=seed_repr(sequence))
 
@@ -185,27 +263,29 @@ def play_gioul_game(
     start: GioulPosition | None = None,
     net: Net | str | os.PathLike[str] | None = None,
 ) -> GioulGameRecord:
-    """Play one seeded Gioul game in the core and return its record.
+    """`play_game(..., game="gioul")`: one seeded Gioul game (the Gioul net and the Gioul
+    bear-off tables serve the net policies, as `hint` uses them).
 
-    Without `start` the game begins with the one-die draw; with `start` (a Gioul state that
-    is not finished) it is played on from there: its side on turn rolls (or plays its
-    pending dice) first. The "net" and "net2" policies play with `net`, a Gioul net (default: the
-    shipped one), and the default Gioul bear-off tables in covered races, as `hint` does.
-
-    >>> record = play_gioul_game(seed=7)
-    >>> record.final.is_game_over()
+    >>> play_gioul_game(seed=7).final.is_game_over()
     True
     """
+    if start is not None and not isinstance(start, GioulPosition):
+        raise InvalidArgumentError(f"start must be a GioulPosition, not {type(start).__name__}")
+    record = play_game(seed, policy, rules, start, 0, net, game="gioul")
+    assert isinstance(record, GioulGameRecord)
+    return record
+
+
+def _play_gioul(seed: SeedLike, policy: str | tuple[str, str], rules: Rules | None, start: GioulPosition | None,
+                net: Net | str | os.PathLike[str] | None) -> GioulGameRecord:
+    """One Gioul game played in the core (the variant's half of play_game)."""
     rules = rules_of(rules, "gioul")
     pair = _gioul_pair(policy)
     ids = (_gioul_policy_id(pair[0]), _gioul_policy_id(pair[1]))
     gioul_net = net_of(net, "gioul")._core if uses_net(pair) else None
     nets = [gioul_net if uses_net((p,)) else None for p in pair]
-    if start is not None:
-        if not isinstance(start, GioulPosition):
-            raise InvalidArgumentError(f"start must be a GioulPosition, not {type(start).__name__}")
-        if start.is_game_over():
-            raise InvalidArgumentError(f"start state {start.id} is already finished")
+    if start is not None and start.is_game_over():
+        raise InvalidArgumentError(f"start state {start.id} is already finished")
     sequence = seed_sequence(seed)
     points, raw = record_gioul_game(master_key(sequence), 0, rules.first_roll == "opening_dice", ids[0], ids[1],
                                     start, nets[0], nets[1], tables_of("gioul-default") if uses_net(pair) else None)
@@ -244,28 +324,12 @@ def play_gioul_match(
     rules: Rules | None = None,
     max_games: int = 10_000,
 ) -> GioulMatchRecord:
-    """Play a Gioul match to `length` points (1 a game, 2 for a mars; no doubling cube), as
-    fevga.game.play_match does for Fevga: the winner of a game starts the next one with two
-    fresh dice; the first game and any game after a draw start with the one-die draw.
+    """`play_match(..., game="gioul")`: a Gioul match to `length` points (1 a game, 2 for a
+    mars; no doubling cube).
 
-    Game i is played with its own seed ``game_seed_of(match master key, i)``, recorded in
-    its GioulGameRecord: ``play_gioul_game(seed=g.seed, policy=g.policies, rules=g.rules,
-    start=g.start)`` replays it exactly. The policies ("random", "heuristic", "net": the
-    shipped Gioul net) do not look at the score.
-
-    >>> match = play_gioul_match(3, seed=1)
-    >>> max(match.score) >= 3
+    >>> max(play_gioul_match(3, seed=1).score) >= 3
     True
     """
-    length = check_int("match length", length, 1, MAX_LENGTH)
-    max_games = check_int("max_games", max_games, 1, MAX_MATCH_GAMES)
-    rules = rules_of(rules, "gioul")
-    pair = _gioul_pair(policy)
-
-    def play(game_seed: int, starter: Color | None, score: tuple[int, int]) -> GioulGameRecord:
-        start = None if starter is None else GioulPosition.initial(starter)
-        return play_gioul_game(seed=game_seed, policy=pair, rules=rules, start=start)
-
-    sequence = seed_sequence(seed)
-    games, score = _match_games(length, max_games, sequence, play)
-    return GioulMatchRecord(length=length, games=tuple(games), score=score, seed=seed_repr(sequence))
+    record = play_match(length, seed, policy, rules, max_games, game="gioul")
+    assert isinstance(record, GioulMatchRecord)
+    return record
