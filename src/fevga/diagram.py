@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from fevga.notation import BLACK, COLOR_NAMES, WHITE, other_point
 
-if TYPE_CHECKING:
-    from fevga.position import Position
+
+class Drawable(Protocol):
+    """What a diagram reads of a position (either game's)."""
+
+    @property
+    def turn(self) -> int: ...
+    @property
+    def id(self) -> str: ...
+    def counts(self, color: int) -> tuple[int, ...]: ...
+    def pips(self, color: int) -> int: ...
+    def winner(self) -> int | None: ...
+    def points(self) -> int: ...
 
 _TOP = range(13, 25)
 _BOTTOM = range(12, 0, -1)
 
 
-def _cell(position: Position, printed: int) -> str:
+def _cell(position: Drawable, printed: int) -> str:
     white = position.counts(WHITE)[printed]
     black = position.counts(BLACK)[other_point(printed)]
     if white:
@@ -23,7 +33,7 @@ def _cell(position: Position, printed: int) -> str:
     return "."
 
 
-def diagram(position: Position, perspective: int = 0) -> str:
+def diagram(position: Drawable, perspective: int = 0) -> str:
     """Both armies with pips, borne-off counts and the ID, numbered as `perspective` numbers
     its own points (13-24 on top, 12-1 below, as gnubg turns the board for each player).
 

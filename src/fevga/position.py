@@ -24,8 +24,6 @@ from fevga_core import constants
 from fevga_core.gioul import CoreGioul
 from fevga_core.position import MAX_PERFT_DEPTH, CorePosition
 
-if TYPE_CHECKING:
-    from fevga.gioul import GioulPosition
 
 NUM_CHECKERS = constants.NUM_CHECKERS
 NUM_POINTS = constants.NUM_POINTS
@@ -62,6 +60,7 @@ class BasePosition:
         @property
         def id(self) -> str: ...
         def counts(self, color: int) -> tuple[int, ...]: ...
+        def pips(self, color: int) -> int: ...
         def _winner(self) -> int: ...
         @classmethod
         def _initial(cls: type[P], turn: int) -> P: ...
@@ -306,7 +305,7 @@ class Move(_MoveFields, BaseMove[Position]):
         return hash(self.position)
 
 
-def perft(position: Position | GioulPosition, depth: int, rules: Rules | None = None) -> int:
+def perft(position: BasePosition, depth: int, rules: Rules | None = None) -> int:
     """Leaves of the tree over the 21 rolls and the distinct legal moves (a pass is one move).
     For a GioulPosition, the leaves of the Gioul decision tree (docs/rules.md, "Perft"): a
     state waiting for a roll branches over the 21 rolls and then the moves of the roll's first

@@ -36,8 +36,6 @@ from fevga.limits import bounded, check_flag, check_int
 from fevga.notation import other_point
 from fevga.position import BLACK, COLOR_NAMES, WHITE, BasePosition, Position
 
-if TYPE_CHECKING:
-    from fevga.gioul import GioulPosition
 import importlib
 import shutil
 import subprocess
@@ -218,7 +216,7 @@ def _dice(dice: tuple[int, ...], color: str) -> list[str]:
     return parts
 
 
-def caption(position: Position | GioulPosition) -> str:
+def caption(position: BasePosition) -> str:
     """The board's caption in words: both sides' pips and borne-off counts, and who is to play."""
     winner = position.winner()
     status = f"{COLOR_NAMES[winner].capitalize()} wins" if winner is not None else \
