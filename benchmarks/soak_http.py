@@ -14,6 +14,7 @@ smoke test.
 from __future__ import annotations
 
 import argparse
+import base64
 import http.client
 import json
 import os
@@ -28,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_http import API, start_server, stop_server  # noqa: E402
 from corpus import ROLLS, midgame_positions  # noqa: E402
 
+from fevga import batch  # noqa: E402
 from fevga.game import play_game  # noqa: E402
 
 MAX_SECONDS = 3600
@@ -58,7 +60,12 @@ def _requests(seed: int) -> list[tuple[str, str, Any]]:
                 ("GET", f"{API}/moves?position={p.id}&dice=9-{b}", None)]  # hostile
         if k % 10 == 0:
             items = [{"position": q.id} for q in positions[k : k + 100]]
+            chosen = positions[k : k + 100]
+            bulk = {"rows": base64.b64encode(batch.to_array(chosen).tobytes()).decode(),
+                    "dice_rows": base64.b64encode(bytes([1 + (k + j) % 6 for j in range(2 * len(chosen))])).decode()}
             mix += [("POST", f"{API}/evaluate", {"items": items}),
+                    ("POST", f"{API}/hint", bulk),
+                    ("POST", f"{API}/hint", {**bulk, "dice_rows": bulk["rows"]}),  # hostile: not dice
                     ("POST", f"{API}/analyse?evaluator=heuristic", record),
                     ("POST", f"{API}/moves", "{\"items\": [oops"),  # hostile
                     ("POST", f"{API}/rollouts", {"position": p.id, "games": 72, "seed": k})]
