@@ -63,12 +63,11 @@ cdef class MoveList:
     cdef object _make(self, int k)
     cdef object _item(self, int k)
     cdef list _all(self)
-# generate_batch with a hook: after pair i's `count` moves are generated (into `moves`, in
-# generator order) and stored at flat rows first .. first + count - 1, hook(ctx, i, pos,
-# moves, count, first) runs, GIL released (search.pyx rank_batch values them there).
-ctypedef int (*BatchHookFn)(void* ctx, Py_ssize_t pair, const PositionC* pos, const MoveC* moves, int count,
-                            Py_ssize_t first) except -1 nogil
-cdef tuple moves_batch(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int flags,
-                       BatchHookFn hook, void* ctx)
+# What generate_batch calls after pair i's `count` moves are generated (into `moves`, in
+# generator order) and stored at flat rows first .. first + count - 1, GIL released: a
+# subclass overrides moves_made (search.pyx's rank_batch values the moves there).
+cdef class BatchHook:
+    cdef int moves_made(self, Py_ssize_t pair, const PositionC* pos, const MoveC* moves, int count,
+                        Py_ssize_t first) except -1 nogil
 # The steps of a move as the public API gives them: a tuple of (from, to) pairs.
 cdef tuple move_steps(const MoveC* move)

@@ -21,8 +21,11 @@ def count_moves(
 ) -> None:
     """Number of distinct legal moves of each (position row, dice row) pair, GIL released."""
 
+class BatchHook:
+    """What generate_batch calls after each pair's moves (a core subclass overrides it)."""
+
 def generate_batch(
-    positions: NDArray[np.uint8], dice: NDArray[np.uint8], flags: int
+    positions: NDArray[np.uint8], dice: NDArray[np.uint8], flags: int, hook: BatchHook | None = None
 ) -> tuple[NDArray[np.int64], NDArray[np.uint8], NDArray[np.uint8], NDArray[np.uint8]]:
     """All legal moves of each pair: (offsets, results, steps, nsteps)."""
 

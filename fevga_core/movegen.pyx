@@ -979,15 +979,18 @@ def count_moves(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int
         _batch_error(positions, dice, bad)
 
 
-def generate_batch(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int flags):
+cdef class BatchHook:
+    """What generate_batch calls after each pair's moves (movegen.pxd); this one does nothing."""
+
+    cdef int moves_made(self, Py_ssize_t pair, const PositionC* pos, const MoveC* moves, int count,
+                        Py_ssize_t first) except -1 nogil:
+        return 0
+
+
+def generate_batch(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int flags, BatchHook hook=None):
     """All legal moves of each pair: (offsets int64[n+1], results uint8[m, 51],
     steps uint8[m, 4, 2], nsteps uint8[m]); pair i owns rows offsets[i]:offsets[i+1].
-    Rows and dice are validated like count_moves."""
-    return moves_batch(positions, dice, flags, NULL, NULL)
-
-
-cdef tuple moves_batch(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int flags,
-                       BatchHookFn hook, void* ctx):
+    Rows and dice are validated like count_moves. `hook.moves_made` sees each pair's moves."""
     cdef Py_ssize_t i, n = positions.shape[0], total = 0, cap
     cdef int k, j, count
     cdef bint bad
@@ -1039,8 +1042,8 @@ cdef tuple moves_batch(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] di
                     for j in range(MAX_STEPS):
                         steps[total + k, j, 0] = buf[k].steps[j][0] if j < buf[k].nsteps else 0
                         steps[total + k, j, 1] = buf[k].steps[j][1] if j < buf[k].nsteps else 0
-                if hook != NULL:
-                    hook(ctx, i, &pos, buf, count, total)
+                if hook is not None:
+                    hook.moves_made(i, &pos, buf, count, total)
                 total += count
                 offsets[i + 1] = total
     finally:

@@ -26,8 +26,9 @@ from fevga_core.board cimport (
     ROLL_D1, ROLL_D2, ROLL_WEIGHT,
 )
 from fevga_core.movegen cimport (
-    WorkspaceC, scratch_new, scratch_free, generate_moves, apply_move, position_is_dead, moves_batch,
+    WorkspaceC, scratch_new, scratch_free, generate_moves, apply_move, position_is_dead, BatchHook,
 )
+from fevga_core.movegen import generate_batch
 from fevga_core.position cimport CorePosition, position_moves
 from fevga_core.net cimport NetC, NET_MAX_HIDDEN, net_base, net_finish, net_evaluate, outputs_equity
 from fevga_core.net cimport CoreNet
@@ -395,39 +396,50 @@ def rank_row(CoreNet net not None, Tables tables not None, CorePosition position
         scratch_free(&scratch)
 
 
-# What rank_batch's hook keeps: the evaluator, its own scratch for the deeper levels, and the
-# values and plies of the moves so far (C arrays grown as the moves come).
-ctypedef struct RankBatchC:
-    EvaluatorC ev
-    ScratchC scratch
-    int plies
-    double* values
-    int8_t* used
-    Py_ssize_t cap
-
-
-cdef int _rank_hook(void* ctx, Py_ssize_t pair, const PositionC* pos, const MoveC* moves, int count,
-                    Py_ssize_t first) except -1 nogil:
-    cdef RankBatchC* r = <RankBatchC*> ctx
+cdef class _Ranker(BatchHook):
+    """rank_batch's hook: values each pair's moves as they come (_rank_moves), into C arrays
+    grown with them; its own scratch serves the deeper levels."""
+    cdef EvaluatorC ev
+    cdef ScratchC scratch
+    cdef int plies
+    cdef double* values
+    cdef int8_t* used
     cdef Py_ssize_t cap
-    cdef void* grown
-    if pair % 64 == 63:
-        check_interrupt()
-    if first + count > r.cap:
-        cap = max(2 * r.cap, first + count)
-        grown = realloc(r.values, cap * 3 * sizeof(double))
-        if grown == NULL:
-            with gil:
-                raise MemoryError("no memory for the ranked moves' values")
-        r.values = <double*> grown
-        grown = realloc(r.used, cap * sizeof(int8_t))
-        if grown == NULL:
-            with gil:
-                raise MemoryError("no memory for the ranked moves' plies")
-        r.used = <int8_t*> grown
-        r.cap = cap
-    _rank_moves(&r.ev, pos, moves, count, r.plies, &r.scratch, r.values + 3 * first, r.used + first)
-    return 0
+
+    def __cinit__(self):
+        self.values = NULL
+        self.used = NULL
+        self.cap = 0
+        self.scratch.ws = NULL
+        self.scratch.moves = NULL
+
+    def __dealloc__(self):
+        scratch_free(&self.scratch)
+        free(self.values)
+        free(self.used)
+
+    cdef int moves_made(self, Py_ssize_t pair, const PositionC* pos, const MoveC* moves, int count,
+                        Py_ssize_t first) except -1 nogil:
+        cdef Py_ssize_t cap
+        cdef void* grown
+        if pair % 64 == 63:
+            check_interrupt()
+        if first + count > self.cap:
+            cap = max(2 * self.cap, first + count)
+            grown = realloc(self.values, cap * 3 * sizeof(double))
+            if grown == NULL:
+                with gil:
+                    raise MemoryError("no memory for the ranked moves' values")
+            self.values = <double*> grown
+            grown = realloc(self.used, cap * sizeof(int8_t))
+            if grown == NULL:
+                with gil:
+                    raise MemoryError("no memory for the ranked moves' plies")
+            self.used = <int8_t*> grown
+            self.cap = cap
+        _rank_moves(&self.ev, pos, moves, count, self.plies, &self.scratch, self.values + 3 * first,
+                    self.used + first)
+        return 0
 
 
 def rank_batch(CoreNet net not None, Tables tables not None, const uint8_t[:, ::1] rows not None,
@@ -436,29 +448,21 @@ def rank_batch(CoreNet net not None, Tables tables not None, const uint8_t[:, ::
     (offsets, results, steps, nsteps) as movegen.generate_batch gives them, values (m, 3)
     float64 for the mover and plies used (m,) int8, in the generator's order. Rows and dice
     are validated as generate_batch validates them; a finished row has no moves."""
-    cdef RankBatchC r
+    cdef _Ranker ranker = _Ranker()
     cdef Py_ssize_t m
     cdef double[:, ::1] values
     cdef int8_t[::1] used
     _check_plies(plies, 1, MAX_PLIES + 1)
-    _evaluator(&r.ev, net, tables, flags)
-    r.plies = plies
-    r.values = NULL
-    r.used = NULL
-    r.cap = 0
-    scratch_new(&r.scratch, plies + 1)     # list 0 unused: generate_batch generates into its own
-    try:
-        offsets, results, steps, nsteps = moves_batch(rows, dice, flags, _rank_hook, &r)
-        m = results.shape[0]
-        values_array = np.empty((m, 3), dtype=np.float64)
-        used_array = np.empty(m, dtype=np.int8)
-        if m:
-            values = values_array
-            used = used_array
-            memcpy(&values[0, 0], r.values, m * 3 * sizeof(double))
-            memcpy(&used[0], r.used, m * sizeof(int8_t))
-        return offsets, results, steps, nsteps, values_array, used_array
-    finally:
-        scratch_free(&r.scratch)
-        free(r.values)
-        free(r.used)
+    _evaluator(&ranker.ev, net, tables, flags)
+    ranker.plies = plies
+    scratch_new(&ranker.scratch, plies + 1)     # list 0 unused: generate_batch generates into its own
+    offsets, results, steps, nsteps = generate_batch(rows, dice, flags, ranker)
+    m = results.shape[0]
+    values_array = np.empty((m, 3), dtype=np.float64)
+    used_array = np.empty(m, dtype=np.int8)
+    if m:
+        values = values_array
+        used = used_array
+        memcpy(&values[0, 0], ranker.values, m * 3 * sizeof(double))
+        memcpy(&used[0], ranker.used, m * sizeof(int8_t))
+    return offsets, results, steps, nsteps, values_array, used_array
