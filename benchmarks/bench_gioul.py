@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from fevga import Net, batch, perft, rollout
-from fevga.gioul import GioulPosition, batch_legal_moves, count_legal_moves, self_play, to_array, validate_states
+from fevga.gioul import GioulPosition, self_play, to_array, validate_states
 from fevga.game import play_gioul_game
 from fevga.rollout import STRATA, RolloutResult
 from fevga_core import constants
@@ -77,7 +77,7 @@ def test_gioul_movegen_pairs_per_second(benchmark: Any) -> None:
     core_gioul.count_moves(grows, dice, out)
     assert int(out.sum()) == TOTAL_GIOUL_MOVES
     corpus = gioul_corpus()
-    assert int(count_legal_moves(corpus[:1] * 21, dice[:21]).sum()) == int(out[:21].sum())
+    assert int(batch.count_legal_moves(corpus[:1] * 21, dice[:21]).sum()) == int(out[:21].sum())
     benchmark(core_gioul.count_moves, grows, dice, out)
     _rate(benchmark, PAIRS, "pairs_per_second")
 
@@ -93,13 +93,13 @@ def test_fevga_movegen_on_the_same_boards(benchmark: Any) -> None:
 
 
 def test_gioul_batch_legal_moves_pairs_per_second(benchmark: Any) -> None:
-    """fevga.gioul.batch_legal_moves: validation, every move and its next state as arrays."""
+    """fevga.batch.legal_moves of Gioul rows: validation, every move and its next state as arrays."""
     grows, _, dice = pairs()
-    moves = batch_legal_moves(grows, dice)
+    moves = batch.legal_moves(grows, dice)
     assert int(moves.counts().sum()) == TOTAL_GIOUL_MOVES
     first = gioul_corpus()[0]
     assert moves.positions(0) == [m.position for m in first.legal_moves(ROLLS[0])]
-    benchmark(batch_legal_moves, grows, dice)
+    benchmark(batch.legal_moves, grows, dice)
     _rate(benchmark, PAIRS, "pairs_per_second")
     _rate(benchmark, TOTAL_GIOUL_MOVES, "moves_per_second")
 

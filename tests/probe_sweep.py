@@ -269,7 +269,7 @@ TEMPLATES = [
     "fevga.batch.count_legal_moves(fevga.batch.to_array([P]), [[6, 5]], workers=X)",
     "fevga.batch.evaluate(X)", "fevga.batch.evaluate(fevga.batch.to_array([P]), workers=X)",
     "fevga.batch.legal_moves(X, [[6, 5]])", "fevga.batch.to_array(X)", "fevga.batch.to_array([X])",
-    "fevga.gioul.count_legal_moves(X, [[6, 5]])", "fevga.gioul.self_play(X, seed=1)",
+    "fevga.batch.count_legal_moves(fevga.batch.to_array([fevga.GioulPosition.initial()]), X)", "fevga.gioul.self_play(X, seed=1)",
     "fevga.game.play_game(seed=X)", "fevga.game.play_game(seed=1, policy=X)", "fevga.game.play_game(seed=1, start=X)",
     "fevga.game.play_match(X, seed=1, policy='random')",
     "fevga.analyse(X)", "fevga.analyse(fevga.game.play_game(seed=1, max_plies=6), X)",

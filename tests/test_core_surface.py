@@ -426,12 +426,12 @@ def test_fuzz_gioul_batch_kernels(n: int, width: int, column: int, value: int, d
 @given(st.binary(min_size=58, max_size=58))
 def test_fuzz_gioul_rows(raw: bytes) -> None:
     """Random bytes as one Gioul row: refused, or a state whose moves the batch generates."""
-    from fevga.gioul import batch_legal_moves, validate_states
+    from fevga.gioul import validate_states
 
     row = np.frombuffer(raw, dtype=np.uint8)[None].copy()
     row[0, :51] = np.frombuffer(START_ROW, dtype=np.uint8)  # a valid board, random state fields
     row[0, 50] = raw[50] & 1
-    _refused_or_ok(lambda: batch_legal_moves(validate_states(row), [[3, 1]]))
+    _refused_or_ok(lambda: fevga.batch.legal_moves(validate_states(row), [[3, 1]]))
 
 
 def test_crafted_gioul_pickles_are_refused() -> None:

@@ -1,14 +1,16 @@
-"""Batch Gioul move generation on NumPy state rows (fevga.gioul.batch_legal_moves,
-count_legal_moves, validate_states): agreement with the one-state API, and hostile rows."""
+"""Batch Gioul move generation on NumPy state rows (fevga.batch.legal_moves and
+count_legal_moves given Gioul rows, fevga.gioul.validate_states): agreement with the one-state API, and hostile rows."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from fevga import BLACK, WHITE, GioulPosition
-from fevga.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError
-from fevga.gioul import GIOUL_WIDTH, batch_legal_moves, count_legal_moves, from_array, to_array, validate_states
+from fevga import BLACK, WHITE, GioulPosition, Rules
+from fevga.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError, InvalidRulesError
+from fevga.batch import count_legal_moves
+from fevga.batch import legal_moves as batch_legal_moves
+from fevga.gioul import GIOUL_WIDTH, from_array, to_array, validate_states
 from fevga.game import play_gioul_game
 
 START = [0] * 24 + [15]
@@ -158,7 +160,9 @@ def test_shapes_dtypes_and_dice() -> None:
             count_legal_moves(rows, dice)
     with pytest.raises(InvalidArgumentError):
         count_legal_moves(rows, [[6, 5], [6, 5]], workers=0)
-    with pytest.raises(InvalidArgumentError):
+    with pytest.raises(InvalidPositionError, match=r"shape \(n, 51\)"):
         count_legal_moves(42, [[6, 5]])
+    with pytest.raises(InvalidRulesError):
+        count_legal_moves(rows, [[6, 5], [6, 5]], Rules.strict())  # Fevga's rules for Gioul rows
     empty = batch_legal_moves(np.zeros((0, GIOUL_WIDTH), dtype=np.uint8), np.zeros((0, 2), dtype=np.uint8))
     assert empty.counts().tolist() == [] and empty.results.shape == (0, GIOUL_WIDTH)

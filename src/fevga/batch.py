@@ -10,6 +10,11 @@ column meaning
 50     side on roll: 0 = White, 1 = Black
 ====== =====================================================================
 
+Gioul states are rows of 58 columns (`fevga.gioul.to_array`: the same 51, then the roll
+counts made and the pending dice); the width tells the game, and `count_legal_moves`,
+`legal_moves`, `to_array` and `from_array` take either (a Gioul pair's moves are those of its
+next decision; the dice of a state with dice pending are ignored).
+
 Dice are a ``uint8`` array of shape ``(n, 2)``, values 1-6. Positions come from
 `to_array`; results of `legal_moves` use the same layout. One call takes at most
 `fevga.limits.MAX_BATCH_ROWS` rows and `fevga.limits.MAX_WORKERS` worker threads; Ctrl-C stops it.
@@ -18,6 +23,8 @@ Dice are a ``uint8`` array of shape ``(n, 2)``, values 1-6. Positions come from
 >>> rows = to_array([Position.initial()] * 2)
 >>> count_legal_moves(rows, np.array([[6, 5], [5, 5]], dtype=np.uint8)).tolist()
 [1, 2]
+>>> count_legal_moves(to_array([GioulPosition.initial()] * 2), [[6, 5], [5, 5]]).tolist()
+[2, 5]
 """
 
 from __future__ import annotations
@@ -34,9 +41,12 @@ from fevga.errors import InvalidArgumentError, InvalidPositionError
 from fevga.limits import MAX_BATCH_ROWS, bounded
 from fevga.net import Net, net_of
 from fevga.parallel import CHUNK_ROWS, run_chunks
+from fevga import gioul
+from fevga.gioul import GioulPosition
 from fevga.position import Position
 from fevga.rules import Rules, rules_of
 from fevga_core import constants, movegen, search
+from fevga_core import gioul as core_gioul
 from fevga_core.board import first_invalid_row
 from fevga.bearoff.core_tables import tables_of
 
@@ -49,9 +59,12 @@ _ROW_PROBLEMS = {
 }
 
 
-def to_array(positions: Iterable[Position]) -> NDArray[np.uint8]:
-    """Stack positions into the (n, 51) layout (at most MAX_BATCH_ROWS of them)."""
-    items = bounded(positions, "positions", MAX_BATCH_ROWS)
+def to_array(positions: Iterable[Position] | Iterable[GioulPosition]) -> NDArray[np.uint8]:
+    """Stack positions into the (n, 51) layout, or Gioul states into the (n, 58) state layout
+    (`fevga.gioul.to_array`); at most MAX_BATCH_ROWS of them, all of one game."""
+    items: list[Any] = bounded(positions, "positions", MAX_BATCH_ROWS)
+    if items and isinstance(items[0], GioulPosition):
+        return gioul.to_array(items)
     for i, p in enumerate(items):
         if not isinstance(p, Position):
             raise InvalidArgumentError(f"positions[{i}] = {repr(p)[:80]} is not a fevga.Position")
@@ -59,8 +72,10 @@ def to_array(positions: Iterable[Position]) -> NDArray[np.uint8]:
     return np.frombuffer(b"".join(rows), dtype=np.uint8).reshape(len(rows), POSITION_WIDTH).copy()
 
 
-def from_array(rows: NDArray[np.uint8]) -> list[Position]:
-    """Positions of an (n, 51) array (validated)."""
+def from_array(rows: NDArray[np.uint8]) -> list[Position] | list[GioulPosition]:
+    """Positions of an (n, 51) array, or Gioul states of an (n, 58) one (validated)."""
+    if _is_gioul(rows):
+        return gioul.from_array(rows)
     checked = validate_positions(rows)
     return [Position._from_row(bytes(row)) for row in checked]
 
@@ -75,6 +90,28 @@ def validate_positions(rows: object) -> NDArray[np.uint8]:
     return array
 
 
+def _is_gioul(rows: object) -> bool:
+    """Whether `rows` are Gioul state rows: 58 columns (a Fevga row has 51)."""
+    shape = np.shape(rows) if isinstance(rows, (np.ndarray, list, tuple)) else ()
+    return len(shape) == 2 and shape[1] == gioul.GIOUL_WIDTH
+
+
+def _game_rows(positions: object, rules: Rules | None) -> tuple[Rules, NDArray[np.uint8]]:
+    """The rules and the validated rows of either game's batch: Gioul state rows (58 columns)
+    or Fevga's (51); `rules` must be that game's (InvalidRulesError)."""
+    if isinstance(positions, Sequence) and positions and isinstance(positions[0], (Position, GioulPosition)):
+        positions = to_array(positions)
+    if _is_gioul(positions):
+        return rules_of(rules, "gioul"), gioul.validate_states(positions)
+    return rules_of(rules), validate_positions(positions)
+
+
+def _fevga_only(rules: Rules, what: str) -> None:
+    if rules.game == "gioul":
+        raise InvalidArgumentError(f"batch.{what} takes Fevga rows only for now: judge Gioul states one at a time "
+                                   f"with fevga.{what}")
+
+
 def _finished_rows(positions: NDArray[np.uint8]) -> NDArray[np.intp]:
     off = constants.NUM_CHECKERS
     return np.flatnonzero((positions[:, 0] == off) | (positions[:, constants.NUM_POINTS + 1] == off))
@@ -86,11 +123,14 @@ def count_legal_moves(positions: object, dice: object, rules: Rules | None = Non
     `workers` > 1 splits the rows across threads (the core releases the GIL).
     """
     workers = check_workers(workers)
-    rows = validate_positions(positions)
+    rules, rows = _game_rows(positions, rules)
     rolls = validate_dice(dice, rows.shape[0])
-    flags = rules_of(rules).flags
+    flags = rules.flags
     out = np.zeros(rows.shape[0], dtype=np.int32)
-    run_chunks(rows.shape[0], workers, lambda a, b: movegen.count_moves(rows[a:b], rolls[a:b], flags, out[a:b]))
+    if rules.game == "gioul":
+        run_chunks(rows.shape[0], workers, lambda a, b: core_gioul.count_moves(rows[a:b], rolls[a:b], out[a:b]))
+    else:
+        run_chunks(rows.shape[0], workers, lambda a, b: movegen.count_moves(rows[a:b], rolls[a:b], flags, out[a:b]))
     out[_finished_rows(rows)] = 0
     return out
 
@@ -115,6 +155,10 @@ class BatchMoves:
         """Number of legal moves of each pair."""
         return np.diff(self.offsets)
 
+    def positions(self, pair: int) -> list[Position] | list[GioulPosition]:
+        """The positions (Gioul: states) after each legal move of pair `pair`."""
+        return from_array(self.results[self.offsets[pair]:self.offsets[pair + 1]])
+
     @classmethod
     def join(cls: type[B], parts: Sequence[B]) -> B:
         """The results of consecutive runs of pairs as one (at least one part)."""
@@ -130,7 +174,8 @@ def evaluate(positions: object, net: Net | str | None = None, workers: int = 1) 
     (1, 3)
     """
     count = check_workers(workers)
-    rows = validate_positions(positions)
+    rules, rows = _game_rows(positions, None)
+    _fevga_only(rules, "evaluate")
     core = net_of(net)._core
     tables = tables_of("default")
     out = np.empty((len(rows), 3), dtype=np.float64)
@@ -144,11 +189,11 @@ def legal_moves(positions: object, dice: object, rules: Rules | None = None, wor
     >>> legal_moves(to_array([Position.initial()]), np.array([[5, 5]], dtype=np.uint8)).counts().tolist()
     [2]
     """
-    rows = validate_positions(positions)
+    rules, rows = _game_rows(positions, rules)
     rolls = validate_dice(dice, rows.shape[0])
-    flags = rules_of(rules).flags
-    offsets, results, steps, nsteps = _flat_moves(rows, rolls, check_workers(workers),
-                                                  lambda r, d: movegen.generate_batch(r, d, flags))
+    flags = rules.flags
+    kernel = core_gioul.generate_batch if rules.game == "gioul" else lambda r, d: movegen.generate_batch(r, d, flags)
+    offsets, results, steps, nsteps = _flat_moves(rows, rolls, check_workers(workers), kernel)
     return BatchMoves(offsets, results, steps, nsteps)
 
 
@@ -182,9 +227,10 @@ def hint(positions: object, dice: object, plies: int = 1, rules: Rules | None = 
     """
     if not isinstance(plies, int) or isinstance(plies, bool) or not 1 <= plies <= search.PLIES_LIMIT + 1:
         raise InvalidArgumentError(f"plies={plies!r} must be an integer from 1 to {search.PLIES_LIMIT + 1}")
-    rows = validate_positions(positions)
+    rules, rows = _game_rows(positions, rules)
+    _fevga_only(rules, "hint")
     rolls = validate_dice(dice, rows.shape[0])
-    flags = rules_of(rules).flags
+    flags = rules.flags
     core, tables = net_of(net)._core, tables_of("default")
     offsets, results, steps, nsteps, values, used = _flat_moves(
         rows, rolls, check_workers(workers), lambda r, d: search.rank_batch(core, tables, r, d, plies, flags),

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -41,25 +40,15 @@ from fevga.notation import Step, decode_gioul_id, encode_gioul_id, format_steps,
 from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, BaseMove, BasePosition, Color, Position, _validate_counts
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_sequence
-from fevga_core.gioul import (
-    GIOUL_WIDTH,
-    CoreGioul,
-    count_moves,
-    first_invalid_row,
-    generate_batch,
-)
+from fevga_core.gioul import GIOUL_WIDTH as GIOUL_WIDTH, CoreGioul, first_invalid_row
 from fevga_core.rollout import gioul_games
 from fevga.limits import MAX_BATCH_ROWS, bounded, check_int
-from fevga.checks import check_workers, row_array, validate_dice
-from fevga.parallel import run_chunks
+from fevga.checks import row_array
 from fevga.diagram import diagram
 
 __all__ = [
-    "GioulBatchMoves",
     "GioulMove",
     "GioulPosition",
-    "batch_legal_moves",
-    "count_legal_moves",
     "from_array",
     "self_play",
     "to_array",
@@ -401,65 +390,6 @@ def from_array(rows: object) -> list[GioulPosition]:
     checked = validate_states(rows)
     width = GIOUL_WIDTH - 7
     return [GioulPosition._from_fields(bytes(row[:width]), *(int(v) for v in row[width:])) for row in checked]
-
-
-def _state_rows(states: object) -> np.ndarray:
-    """Rows of a sequence of GioulPositions, or a validated (n, 58) array."""
-    if isinstance(states, np.ndarray):
-        return validate_states(states)
-    if not isinstance(states, Sequence):
-        raise InvalidArgumentError(f"states must be an (n, {GIOUL_WIDTH}) array or a sequence of GioulPositions")
-    return to_array(states)
-
-
-def count_legal_moves(states: object, dice: object, workers: int = 1) -> np.ndarray:
-    """Legal moves of the next decision for each (state, dice row) pair (int32; the dice of
-    a state with dice pending are ignored; 0 for a finished game), computed without the GIL.
-
-    `states` is a sequence of GioulPositions or an (n, 58) array of state rows (`to_array`);
-    `workers` > 1 splits the rows across threads.
-    """
-    workers = check_workers(workers)
-    rows = _state_rows(states)
-    rolls = validate_dice(dice, len(rows))
-    out = np.zeros(len(rows), dtype=np.int32)
-    run_chunks(len(rows), workers, lambda a, b: count_moves(rows[a:b], rolls[a:b], out[a:b]))
-    return out
-
-
-@dataclass(frozen=True)
-class GioulBatchMoves:
-    """All legal moves of the next decision of many (state, dice) pairs; pair i owns rows
-    offsets[i]:offsets[i+1]. ``results``: (m, 58) the states after each move (the next
-    decision's holder on turn); ``steps``: (m, 4, 2) the (from, to) steps, unused entries 0;
-    ``nsteps``: (m,) steps used (0 = pass)."""
-
-    offsets: np.ndarray
-    results: np.ndarray
-    steps: np.ndarray
-    nsteps: np.ndarray
-
-    def counts(self) -> np.ndarray:
-        """Number of legal moves of each pair."""
-        return np.diff(self.offsets)
-
-    def positions(self, pair: int) -> list[GioulPosition]:
-        """The states after each legal move of pair `pair`."""
-        return from_array(self.results[self.offsets[pair] : self.offsets[pair + 1]])
-
-
-def batch_legal_moves(states: object, dice: object) -> GioulBatchMoves:
-    """Every legal move of the next decision of each (state, dice row) pair as flat arrays,
-    like fevga.batch.legal_moves: rows validated once, then generated without the GIL.
-
-    >>> moves = batch_legal_moves(to_array([GioulPosition.initial()] * 2), [[6, 5], [5, 5]])
-    >>> moves.counts().tolist()
-    [2, 5]
-    """
-    rows = _state_rows(states)
-    rolls = validate_dice(dice, len(rows))
-    offsets, results, steps, nsteps = generate_batch(rows, rolls)
-    return GioulBatchMoves(offsets, results, steps, nsteps)
 
 
 # ---------------------------------------------------------------------- games
