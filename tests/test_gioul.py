@@ -375,3 +375,14 @@ def test_races_never_pass_dice_on() -> None:
             if after.winner() is None:
                 assert len(d.steps) == len(d.dice)  # every die of the decision was played
     assert races > 150
+
+
+def test_a_move_of_either_game_says_itself_as_json() -> None:
+    """BaseMove.to_dict for both games (what `fevga moves --json` prints): a Gioul move also
+    names who holds the next decision and its dice."""
+    fevga_move = Position.initial().legal_moves("6-5")[0]
+    assert fevga_move.to_dict() == {"move": "24/13", "steps": [[24, 18], [18, 13]], "position": fevga_move.position.id}
+    handed = [m for m in GioulPosition.from_id("f_4AIAD__AABAAAA4ABH").legal_moves((5, 5)) if m.position.pending]
+    assert handed and handed[0].to_dict() == {
+        "move": handed[0].notation, "steps": [list(s) for s in handed[0].steps], "position": handed[0].position.id,
+        "next": "black", "pending": [5, 5, 6, 6, 6, 6]}

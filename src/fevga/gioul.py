@@ -358,6 +358,10 @@ class GioulMove(_GioulMoveFields, BaseMove[GioulPosition]):
 
     __slots__ = ()
 
+    def _result_fields(self) -> dict[str, Any]:
+        """Who holds the next decision and the dice it plays (none: a roll is due)."""
+        return {"next": COLOR_NAMES[self.position.turn], "pending": list(self.position.pending)}
+
 
 def to_array(states: Sequence[GioulPosition]) -> np.ndarray:
     """Gioul rows (uint8, GIOUL_WIDTH = 58 columns: the 51-byte board row of fevga.batch, then

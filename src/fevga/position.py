@@ -272,6 +272,19 @@ class BaseMove(Generic[PositionT]):
         """True for the empty move (no die could be played)."""
         return not self.steps
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the notation, the steps and the resulting position's ID, and what the
+        variant says of the result (`_result_fields`: Gioul names who holds the next decision).
+
+        >>> Position.initial().legal_moves("6-5")[0].to_dict()
+        {'move': '24/13', 'steps': [[24, 18], [18, 13]], 'position': '__4AIAD__gAAAAAA'}
+        """
+        return {"move": self.notation, "steps": [list(s) for s in self.steps], "position": self.position.id,
+                **self._result_fields()}
+
+    def _result_fields(self) -> dict[str, Any]:
+        return {}
+
     def __str__(self) -> str:
         return self.notation
 

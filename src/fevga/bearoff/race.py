@@ -63,6 +63,10 @@ class RaceEstimate:
         """Expected points for the side on roll: win + mars bonus - loss - mars bonus."""
         return 2.0 * self.win - 1.0 + self.win_mars - self.lose_mars  # as the core sums it
 
+    def to_dict(self) -> dict[str, float]:
+        """JSON-ready: win, win_mars, lose_mars and equity."""
+        return {"win": self.win, "win_mars": self.win_mars, "lose_mars": self.lose_mars, "equity": self.equity}
+
 
 # The core's view of each one-sided table race_estimate has used (built once per table).
 _CORE_TABLES: weakref.WeakKeyDictionary[OneSidedDB, core_race.Tables] = weakref.WeakKeyDictionary()

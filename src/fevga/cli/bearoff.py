@@ -153,8 +153,7 @@ def _query(args: argparse.Namespace) -> int:
         result["opponent"] = _side_report(db, opponent)
         if any(db.counts(opponent)) and any(db.counts(on_roll)):
             estimate = race_estimate(on_roll, opponent, db)
-            result["estimate"] = {"win": estimate.win, "win_mars": estimate.win_mars,
-                                  "lose_mars": estimate.lose_mars, "equity": estimate.equity}
+            result["estimate"] = estimate.to_dict()
         if bearoff is not None:
             try:
                 result["exact"] = {"equity": bearoff.equity(on_roll, opponent),

@@ -100,11 +100,7 @@ def _gioul_moves(args: argparse.Namespace, position: GioulPosition) -> int:
             "turn": COLOR_NAMES[position.turn],
             "dice": dice,
             "pending": list(position.pending),
-            "moves": [
-                {"move": m.notation, "steps": [list(s) for s in m.steps], "position": m.position.id,
-                 "next": COLOR_NAMES[m.position.turn], "pending": list(m.position.pending)}
-                for m in moves
-            ],
+            "moves": [m.to_dict() for m in moves],
         }, indent=2))
         return 0
     print(f"{len(moves)} legal move(s) for {COLOR_NAMES[position.turn]} with {dice}:")
@@ -137,7 +133,7 @@ def _moves(args: argparse.Namespace) -> int:
             "dice": args.dice,
             "rules": rules.to_dict(),
             "game_over": over,
-            "moves": [{"move": m.notation, "steps": [list(s) for s in m.steps], "position": m.position.id} for m in moves],
+            "moves": [m.to_dict() for m in moves],
         }, indent=2))
     elif over is not None:
         print(f"the game is over ({over}): there are no moves")
