@@ -18,7 +18,7 @@ from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidNotation
 from fevga.inputs import position_json
 from fevga.notation import BLACK as BLACK, COLOR_NAMES as COLOR_NAMES, WHITE as WHITE, Color as Color
 from fevga.notation import Step, decode_id, encode_id, format_steps, parse_dice, parse_paths
-from fevga.diagram import diagram
+from fevga.diagram import Drawable, diagram
 from fevga.rules import Rules, rules_of
 from fevga_core import constants
 from fevga_core.gioul import CoreGioul
@@ -45,7 +45,13 @@ def _validate_counts(name: str, counts: object) -> tuple[int, ...]:
 P = TypeVar("P", bound="BasePosition")
 
 
-class BasePosition:
+if TYPE_CHECKING:
+    _Drawn = Drawable  # what the diagram reads (turn, id, counts, pips, ...): declared there once
+else:
+    _Drawn = object
+
+
+class BasePosition(_Drawn):
     """What a position of either game is and does: `Position` (Fevga) and
     `fevga.GioulPosition` (Gioul) are its variants, each over its own core state and
     overriding the hooks (`from_id`, `to_dict`, `from_json`, `legal_moves`, `is_dead`,
@@ -55,12 +61,6 @@ class BasePosition:
     __slots__ = ()
 
     if TYPE_CHECKING:
-        @property
-        def turn(self) -> int: ...
-        @property
-        def id(self) -> str: ...
-        def counts(self, color: int) -> tuple[int, ...]: ...
-        def pips(self, color: int) -> int: ...
         def _winner(self) -> int: ...
         @classmethod
         def _initial(cls: type[P], turn: int) -> P: ...
