@@ -42,7 +42,8 @@ from fevga_core.types cimport (
 )
 from fevga_core.board cimport (
     ROLL_D1, ROLL_D2, zobrist_table, zobrist_turn, rotate12, highest_point, position_load, position_store,
-    row_problem, row_problem_text, fevga_flags_checked, check_interrupt,
+    row_problem, row_problem_text, fevga_flags_checked, check_interrupt, check_interrupt_every,
+    dice_shape_checked, out_counts_checked,
     __builtin_ctz, __builtin_popcount,
 )
 
@@ -926,8 +927,7 @@ cdef int _check_batch_shapes(const uint8_t[:, ::1] positions, const uint8_t[:, :
     if positions.shape[1] != POSITION_WIDTH:
         raise InvalidPositionError(f"positions must have shape (n, {POSITION_WIDTH}), not "
                                    f"({positions.shape[0]}, {positions.shape[1]})")
-    if dice.shape[0] != positions.shape[0] or dice.shape[1] != 2:
-        raise InvalidDiceError(f"dice must have shape ({positions.shape[0]}, 2), not ({dice.shape[0]}, {dice.shape[1]})")
+    dice_shape_checked(dice, positions.shape[0])
     fevga_flags_checked(flags)
     return 0
 
@@ -955,14 +955,12 @@ def count_moves(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int
     cdef PositionC pos
     cdef ScratchC scratch
     _check_batch_shapes(positions, dice, flags)
-    if out_counts.shape[0] != n:
-        raise InvalidArgumentError(f"out_counts must hold {n} values, not {out_counts.shape[0]}")
+    out_counts_checked(out_counts, n)
     scratch_new(&scratch, 1)
     try:
         with nogil:
             for i in range(n):
-                if i % BATCH_SIGNAL_ROWS == BATCH_SIGNAL_ROWS - 1:
-                    check_interrupt()
+                check_interrupt_every(i, BATCH_SIGNAL_ROWS)
                 # Pairs often share a position (all 21 rolls of it): load (and check) it once.
                 if i == 0 or memcmp(&positions[i, 0], &positions[i - 1, 0], POSITION_WIDTH) != 0:
                     if row_problem(&positions[i, 0]):

@@ -34,7 +34,7 @@ from fevga_core.types cimport (
     PositionC, SideC, GioulC, uint8_t, uint32_t, NUM_CHECKERS, POSITION_WIDTH,
 )
 from fevga_core.board cimport (
-    position_load, position_load_checked, rows_checked, side_pips, rotate12, longest_run, check_interrupt,
+    position_load, position_load_checked, rows_checked, side_pips, rotate12, longest_run, check_interrupt_every,
     __builtin_ctz,
 )
 
@@ -544,8 +544,7 @@ cdef object net_evaluate_loop(const void* model, const uint8_t[:, ::1] rows, Row
     cdef double[:, ::1] view = out
     with nogil:
         for i in range(n):
-            if i % 65536 == 65535:
-                check_interrupt()
+            check_interrupt_every(i, 65536)
             value(model, &rows[i, 0], &view[i, 0])
     return out
 
@@ -559,8 +558,7 @@ cdef double net_train_loop(NetC* net, const uint8_t[:, ::1] rows, const double[:
     check_targets(targets, n, rate)
     with nogil:
         for i in range(n):
-            if i % 65536 == 65535:
-                check_interrupt()
+            check_interrupt_every(i, 65536)
             total += step(net, &rows[i, 0], &targets[i, 0], rate)
     return total / n if n else 0.0
 

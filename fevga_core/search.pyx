@@ -20,7 +20,7 @@ from fevga_core.types cimport (
     PositionC, MoveC, SideC, uint8_t, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FLAG_GIOUL,
 )
 from fevga_core.board cimport (
-    position_load, position_load_checked, position_store, rows_checked, position_winner, position_points, fevga_flags_checked, check_interrupt,
+    position_load, position_load_checked, position_store, rows_checked, position_winner, position_points, fevga_flags_checked, check_interrupt, moves_checked,
     ROLL_D1, ROLL_D2, ROLL_WEIGHT,
 )
 from fevga_core.movegen cimport (
@@ -171,9 +171,7 @@ cdef int roll_expectation(const PositionC* pos, int flags, bint dead_is_draw, Sc
             n = generate_moves(pos, ROLL_D2[r], ROLL_D1[r], flags, moves, scratch.ws)
         else:
             n = generate_moves(pos, ROLL_D1[r], ROLL_D2[r], flags, moves, scratch.ws)
-        if n < 0:
-            with gil:
-                raise OverflowError("more legal moves than the generator buffer holds")
+        moves_checked(n)
         if dead and n == 1 and moves[0].nsteps == 0:
             if dead < 0:
                 dead = position_is_dead(pos, flags)

@@ -19,7 +19,7 @@ import numpy as np
 from fevga_core.errors import InvalidArgumentError
 
 from fevga_core.types cimport PositionC, POSITION_WIDTH, FLAG_GIOUL
-from fevga_core.board cimport position_store, fevga_flags_checked, check_interrupt
+from fevga_core.board cimport position_store, fevga_flags_checked, check_interrupt_every
 from fevga_core.movegen cimport ScratchC, scratch_new, scratch_free
 from fevga_core.game cimport RngC, rng_seed, game_seed, POLICY_NET
 from fevga_core.rollout cimport JobC, GameOutC, RecordC, MAX_RECORDED, play_game, gioul_play
@@ -110,8 +110,7 @@ cdef object _selfplay(void* ctx, GameSamplesF play, uint64_t master, int64_t fir
     try:
         with nogil:
             for i in range(games):
-                if i % 16 == 15:
-                    check_interrupt()
+                check_interrupt_every(i, 16)
                 play(ctx, game_seed(master, <uint64_t> (first_index + i)), lam, &samples, &view[i, 0])
         return (*_samples_arrays(&samples, width), outcomes)
     finally:
