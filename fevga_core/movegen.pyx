@@ -43,7 +43,7 @@ from fevga_core.types cimport (
 from fevga_core.board cimport (
     ROLL_D1, ROLL_D2, zobrist_table, zobrist_turn, rotate12, highest_point, position_load, position_store,
     row_problem, row_problem_text, fevga_flags_checked, check_interrupt, check_interrupt_every,
-    dice_shape_checked, out_counts_checked,
+    out_counts_checked,
     __builtin_ctz, __builtin_popcount,
 )
 
@@ -927,7 +927,8 @@ cdef int _check_batch_shapes(const uint8_t[:, ::1] positions, const uint8_t[:, :
     if positions.shape[1] != POSITION_WIDTH:
         raise InvalidPositionError(f"positions must have shape (n, {POSITION_WIDTH}), not "
                                    f"({positions.shape[0]}, {positions.shape[1]})")
-    dice_shape_checked(dice, positions.shape[0])
+    if dice.shape[0] != positions.shape[0] or dice.shape[1] != 2:
+        raise InvalidDiceError(f"dice must have shape ({positions.shape[0]}, 2), not ({dice.shape[0]}, {dice.shape[1]})")
     fevga_flags_checked(flags)
     return 0
 
