@@ -34,8 +34,8 @@ from fevga_core.movegen cimport (
     apply_move, position_is_dead, player_can_move, MoveList, move_steps,
 )
 from fevga_core.net cimport (
-    NetC, NetModel, EncodingC, model_bind, net_forward, net_sgd_step, encode_gioul, gioul_net_evaluate,
-    gioul_net_base, gioul_net_finish, outputs_equity, encoding_dense, GIOUL_NET_INPUTS, NET_OUTPUTS, NET_MAX_HIDDEN,
+    NetC, NetModel, EncodingC, model_bind, net_forward, net_sgd_step, encode_inputs, net_evaluate,
+    net_base, net_finish, outputs_equity, encoding_dense, GIOUL_NET_INPUTS, NET_OUTPUTS, NET_MAX_HIDDEN,
 )
 from fevga_core.search cimport (
     EvaluatorC, exact_value, filter_moves, roll_expectation, luck_values, flip, FILTER_TOP,
@@ -242,12 +242,12 @@ cdef double _result_value(const EvaluatorC* ev, const GioulC* s, const MoveC* mo
     gioul_apply(&child, move)
     if not gioul_exact(ev, &child, value):
         if child.pos.turn == s.pos.turn:
-            gioul_net_evaluate(ev.net, &child, value)
+            net_evaluate(ev.net, &child, value)
         else:
             if not shared.have_base:
-                gioul_net_base(ev.net, &child.pos.side[child.pos.turn], shared.base)
+                net_base(ev.net, &child, shared.base)
                 shared.have_base = True
-            gioul_net_finish(ev.net, &child, shared.base, value)
+            net_finish(ev.net, &child, shared.base, value)
     return _for_mover(value, child.pos.turn == s.pos.turn, mine)
 
 
@@ -338,7 +338,7 @@ cdef int gioul_ply_value(const EvaluatorC* ev, const GioulC* s, int plies, Scrat
     if gioul_exact(ev, s, out):
         return 0
     if plies == 0:
-        gioul_net_evaluate(ev.net, s, out)
+        net_evaluate(ev.net, s, out)
         return 0
     if s.count:
         n = moves_checked(gioul_pending_moves(s, moves, scratch.ws))
@@ -767,7 +767,7 @@ cdef double _state_step(NetC* net, const uint8_t* row, const double* target, flo
 cdef void _encode_row(const uint8_t* row, EncodingC* enc) noexcept nogil:
     cdef GioulC s
     _load(&s, row)
-    encode_gioul(&s, enc)
+    encode_inputs(&s, enc)
 
 
 cdef void _state_value(const void* net, const uint8_t* row, double* out) noexcept nogil:

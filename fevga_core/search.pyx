@@ -90,7 +90,7 @@ cdef void _result_value(const EvaluatorC* ev, const PositionC* pos, const MoveC*
             qnet_result(ev.qnet, &shared.parent, move, &child, theirs)
         else:
             if not shared.have_base:
-                net_base(ev.net, &child.side[child.turn], shared.base)
+                net_base(ev.net, &child, shared.base)
                 shared.have_base = True
             net_finish(ev.net, &child, shared.base, theirs)
     flip(theirs, mine)
