@@ -42,8 +42,7 @@ from fevga_core.types cimport (
 )
 from fevga_core.board cimport (
     ROLL_D1, ROLL_D2, zobrist_table, zobrist_turn, rotate12, highest_point, position_load, position_store,
-    row_problem, row_problem_text, fevga_flags_checked, check_interrupt, check_interrupt_every,
-    out_counts_checked,
+    row_problem, row_problem_text, fevga_flags_checked, check_interrupt,
     __builtin_ctz, __builtin_popcount,
 )
 
@@ -956,12 +955,14 @@ def count_moves(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int
     cdef PositionC pos
     cdef ScratchC scratch
     _check_batch_shapes(positions, dice, flags)
-    out_counts_checked(out_counts, n)
+    if out_counts.shape[0] != n:
+        raise InvalidArgumentError(f"out_counts must hold {n} values, not {out_counts.shape[0]}")
     scratch_new(&scratch, 1)
     try:
         with nogil:
             for i in range(n):
-                check_interrupt_every(i, BATCH_SIGNAL_ROWS)
+                if i % BATCH_SIGNAL_ROWS == BATCH_SIGNAL_ROWS - 1:
+                    check_interrupt()
                 # Pairs often share a position (all 21 rolls of it): load (and check) it once.
                 if i == 0 or memcmp(&positions[i, 0], &positions[i - 1, 0], POSITION_WIDTH) != 0:
                     if row_problem(&positions[i, 0]):
