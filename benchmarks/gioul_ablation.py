@@ -19,6 +19,7 @@ from pathlib import Path
 
 from fevga import Net
 from fevga.strength import gioul_duel
+from strength import duel_cells  # benchmarks/strength.py: the strength tables' cells
 
 SETTINGS = {  # name -> the options that differ from fevga train's defaults (lambda 0.7, batch 512)
     "base": [],
@@ -52,8 +53,8 @@ def main(argv: list[str] | None = None) -> int:
         duel = gioul_duel("net", "heuristic", games=args.duel_games, seed=args.duel_seed, net_a=net,
                           workers=args.workers)
         seconds = json.loads((out / "seconds.json").read_text()) if (out / "seconds.json").exists() else None
-        print(f"| {name} ({net.checksum[:8]}) | {' '.join(options) or 'defaults'} | {duel.ppg:+.3f} ± {duel.ppg_ci:.3f} "
-              f"| {100 * duel.win_rate:.1f}% | {seconds if seconds is not None else '?'} |")
+        print(f"| {name} ({net.checksum[:8]}) | {' '.join(options) or 'defaults'} | {duel_cells(duel, win_ci=False)} "
+              f"| {seconds if seconds is not None else '?'} |")
         sys.stdout.flush()
     return 0
 

@@ -19,13 +19,19 @@ from pathlib import Path
 
 from fevga import Net
 from fevga.net import net_of
-from fevga.strength import duel, gioul_duel
+from fevga.strength import Duel, duel, gioul_duel
 
 NETS = Path(__file__).parent / "nets"  # predecessors of the shipped nets, <game>-net-<n>.npz
 RUNGS = {"fevga": [("net", "random"), ("net", "heuristic"), ("net", "lookahead"), ("net2", "net")],
          "gioul": [("net", "random"), ("net", "heuristic"), ("net2", "net")]}
 
 Rung = tuple[str, str, "Net | None", "Net | None", int]
+
+
+def duel_cells(result: Duel, win_ci: bool = True) -> str:
+    """The table cells of a duel: points/game (95% CI) | win rate (with its CI when `win_ci`)."""
+    win = f"{100 * result.win_rate:.1f}%" + (f" ± {100 * result.win_ci:.1f}" if win_ci else "")
+    return f"{result.ppg:+.3f} ± {result.ppg_ci:.3f} | {win}"
 
 
 def predecessor(game: str) -> Net | None:
@@ -71,8 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:
             print(json.dumps({"game": args.game, "pairing": label, **result.to_dict(), "seconds": round(seconds, 1)}))
         else:
-            print(f"| {label} | {result.games} | {result.ppg:+.3f} ± {result.ppg_ci:.3f} "
-                  f"| {100 * result.win_rate:.1f}% ± {100 * result.win_ci:.1f} | {seconds:.0f} |")
+            print(f"| {label} | {result.games} | {duel_cells(result)} | {seconds:.0f} |")
         sys.stdout.flush()
     return 0
 

@@ -3,7 +3,7 @@
 
 from cpython.exc cimport PyErr_CheckSignals
 
-from fevga_core.types cimport SideC, PositionC, NUM_ROLLS, NUM_CHECKERS, uint8_t, uint32_t, uint64_t
+from fevga_core.types cimport SideC, PositionC, NUM_ROLLS, NUM_CHECKERS, uint8_t, uint32_t, uint64_t, int32_t
 
 cdef extern from *:
     int __builtin_clz(unsigned int) nogil
@@ -48,6 +48,10 @@ cdef int position_load_checked(PositionC* pos, object row) except -1
 cdef str row_problem_text(const uint8_t* row, int code)
 cdef int rows_checked(const uint8_t[:, ::1] rows) except -1
 cdef int fevga_flags_checked(int flags) except -1
+# InvalidDiceError unless `dice` has shape (n, 2); InvalidArgumentError unless `out_counts`
+# holds n values: the shape checks of the batch kernels over (row, dice) pairs.
+cdef int dice_shape_checked(const uint8_t[:, ::1] dice, Py_ssize_t n) except -1
+cdef int out_counts_checked(const int32_t[::1] out_counts, Py_ssize_t n) except -1
 cdef int position_load(PositionC* pos, const uint8_t* row) noexcept nogil
 # THE start position (docs/rules.md §1): 15 checkers on each side's point 24, `turn` on roll.
 # CorePosition() (fevga.Position.initial()) and the Gioul start (gioul_initial) are built by it.
@@ -86,6 +90,22 @@ cdef inline int check_interrupt() except -1 nogil:
     with gil:
         PyErr_CheckSignals()
     return 0
+
+
+cdef inline int check_interrupt_every(Py_ssize_t i, Py_ssize_t rows) except -1 nogil:
+    """check_interrupt on the last of every `rows` rows of a loop over i (i % rows == rows - 1)."""
+    if i % rows == rows - 1:
+        check_interrupt()
+    return 0
+
+
+cdef inline int moves_checked(int n) except -1 nogil:
+    """THE overflow check of every move generator's count: `n`, or OverflowError where the
+    generator said (n < 0) that the caller's buffer was too small."""
+    if n < 0:
+        with gil:
+            raise OverflowError("more legal moves than the generator buffer holds")
+    return n
 
 
 cdef inline int position_winner(const PositionC* pos) noexcept nogil:

@@ -16,10 +16,10 @@
 from libc.string cimport memset
 
 from fevga_core.types cimport (
-    NUM_SLOTS, NUM_CHECKERS, POSITION_WIDTH, NUM_ROLLS, FEVGA_FLAGS, SideC, PositionC, uint8_t, uint32_t, uint64_t,
+    NUM_SLOTS, NUM_CHECKERS, POSITION_WIDTH, NUM_ROLLS, FEVGA_FLAGS, SideC, PositionC, uint8_t, uint32_t, uint64_t, int32_t,
 )
 
-from fevga_core.errors import InvalidArgumentError, InvalidPositionError, InvalidRulesError
+from fevga_core.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError, InvalidRulesError
 
 
 ZOBRIST_SEED = 0x46455647415A4F42  # "FEVGAZOB", the splitmix64 seed of the table
@@ -201,6 +201,18 @@ cdef int rows_checked(const uint8_t[:, ::1] rows) except -1:
     index, code = first_invalid_row(rows)
     if code:
         raise InvalidPositionError(f"position row {index} {row_problem_text(&rows[index, 0], code)}")
+    return 0
+
+
+cdef int dice_shape_checked(const uint8_t[:, ::1] dice, Py_ssize_t n) except -1:
+    if dice.shape[0] != n or dice.shape[1] != 2:
+        raise InvalidDiceError(f"dice must have shape ({n}, 2), not ({dice.shape[0]}, {dice.shape[1]})")
+    return 0
+
+
+cdef int out_counts_checked(const int32_t[::1] out_counts, Py_ssize_t n) except -1:
+    if out_counts.shape[0] != n:
+        raise InvalidArgumentError(f"out_counts must hold {n} values, not {out_counts.shape[0]}")
     return 0
 
 

@@ -27,15 +27,15 @@ from fevga_core.types cimport (
 from fevga_core.board cimport (
     zobrist_turn, position_load, position_store, position_start, position_winner, row_problem, row_problem_text,
     first_problem, ROLL_D1, ROLL_D2,
-    check_interrupt, mix64,
+    check_interrupt, check_interrupt_every, moves_checked, mix64, dice_shape_checked, out_counts_checked,
 )
 from fevga_core.movegen cimport (
     ScratchC, WorkspaceC, scratch_new, scratch_free, generate_moves, generate_block, can_play_die,
     apply_move, position_is_dead, player_can_move, MoveList, move_steps,
 )
 from fevga_core.net cimport (
-    NetC, NetModel, EncodingC, model_bind, net_forward, net_sgd_step, encode_gioul, gioul_net_evaluate,
-    gioul_net_base, gioul_net_finish, outputs_equity, encoding_dense, GIOUL_NET_INPUTS, NET_OUTPUTS, NET_MAX_HIDDEN,
+    NetC, NetModel, EncodingC, model_bind, net_forward, net_sgd_step, encode_inputs, net_evaluate,
+    net_base, net_finish, outputs_equity, encoding_dense, GIOUL_NET_INPUTS, NET_OUTPUTS, NET_MAX_HIDDEN,
 )
 from fevga_core.search cimport (
     EvaluatorC, exact_value, filter_moves, roll_expectation, luck_values, flip, FILTER_TOP,
@@ -182,10 +182,7 @@ cdef long long _perft(const GioulC* s, int depth, MoveC* buffers, GioulPerftC* r
         rolled = s[0]
         if not s.count:
             gioul_begin_roll(&rolled, ROLL_D1[r], ROLL_D2[r])
-        n = gioul_pending_moves(&rolled, buffers, run.ws)
-        if n < 0:
-            with gil:
-                raise OverflowError("more legal moves than the generator buffer holds")
+        n = moves_checked(gioul_pending_moves(&rolled, buffers, run.ws))
         if depth == 1:
             total += n
             continue
@@ -245,12 +242,12 @@ cdef double _result_value(const EvaluatorC* ev, const GioulC* s, const MoveC* mo
     gioul_apply(&child, move)
     if not gioul_exact(ev, &child, value):
         if child.pos.turn == s.pos.turn:
-            gioul_net_evaluate(ev.net, &child, value)
+            net_evaluate(ev.net, &child, value)
         else:
             if not shared.have_base:
-                gioul_net_base(ev.net, &child.pos.side[child.pos.turn], shared.base)
+                net_base(ev.net, &child, shared.base)
                 shared.have_base = True
-            gioul_net_finish(ev.net, &child, shared.base, value)
+            net_finish(ev.net, &child, shared.base, value)
     return _for_mover(value, child.pos.turn == s.pos.turn, mine)
 
 
@@ -261,10 +258,7 @@ cdef int _finish_roll(const EvaluatorC* ev, GioulC* s, ScratchC* scratch, int le
     cdef double unused[3]
     cdef int n, k
     while s.count:
-        n = gioul_pending_moves(s, moves, scratch.ws)
-        if n < 0:
-            with gil:
-                raise OverflowError("more legal moves than the generator buffer holds")
+        n = moves_checked(gioul_pending_moves(s, moves, scratch.ws))
         k = gioul_choose(ev, s, moves, n, 1, scratch, level, unused) if n > 1 else 0
         gioul_apply(s, &moves[k])
     return 0
@@ -344,13 +338,10 @@ cdef int gioul_ply_value(const EvaluatorC* ev, const GioulC* s, int plies, Scrat
     if gioul_exact(ev, s, out):
         return 0
     if plies == 0:
-        gioul_net_evaluate(ev.net, s, out)
+        net_evaluate(ev.net, s, out)
         return 0
     if s.count:
-        n = gioul_pending_moves(s, moves, scratch.ws)
-        if n < 0:
-            with gil:
-                raise OverflowError("more legal moves than the generator buffer holds")
+        n = moves_checked(gioul_pending_moves(s, moves, scratch.ws))
         gioul_choose(ev, s, moves, n, plies, scratch, level, out)
         return 0
     c.ev = ev
@@ -467,8 +458,7 @@ cdef int _check_gioul_shapes(const uint8_t[:, ::1] states, const uint8_t[:, ::1]
     if states.shape[1] != GIOUL_WIDTH:
         raise InvalidPositionError(f"Gioul states must have shape (n, {GIOUL_WIDTH}), not "
                                    f"({states.shape[0]}, {states.shape[1]})")
-    if dice.shape[0] != states.shape[0] or dice.shape[1] != 2:
-        raise InvalidDiceError(f"dice must have shape ({states.shape[0]}, 2), not ({dice.shape[0]}, {dice.shape[1]})")
+    dice_shape_checked(dice, states.shape[0])
     return 0
 
 
@@ -496,14 +486,12 @@ def count_moves(const uint8_t[:, ::1] states, const uint8_t[:, ::1] dice, int32_
     cdef GioulC s
     cdef ScratchC scratch
     _check_gioul_shapes(states, dice)
-    if out_counts.shape[0] != n:
-        raise InvalidArgumentError(f"out_counts must hold {n} values, not {out_counts.shape[0]}")
+    out_counts_checked(out_counts, n)
     scratch_new(&scratch, 1)
     try:
         with nogil:
             for i in range(n):
-                if i % 16384 == 16383:
-                    check_interrupt()
+                check_interrupt_every(i, 16384)
                 if i == 0 or memcmp(&states[i, 0], &states[i - 1, 0], POSITION_WIDTH + 7) != 0:
                     if gioul_row_problem(&states[i, 0]):
                         bad = i
@@ -554,8 +542,7 @@ def generate_batch(const uint8_t[:, ::1] states, const uint8_t[:, ::1] dice):
     cdef uint8_t[::1] nsteps = nsteps_arr
     try:
         for i in range(n):
-            if i % 16384 == 16383:
-                check_interrupt()
+            check_interrupt_every(i, 16384)
             with nogil:
                 bad = _bad_dice(dice, i)
                 if i == 0 or memcmp(&states[i, 0], &states[i - 1, 0], POSITION_WIDTH + 7) != 0:
@@ -566,8 +553,7 @@ def generate_batch(const uint8_t[:, ::1] states, const uint8_t[:, ::1] dice):
                     count = 0 if gioul_over(&s) else gioul_moves(&s, dice[i, 0], dice[i, 1], buf, scratch.ws)
             if bad:
                 _gioul_batch_error(states, dice, i)
-            if count < 0:
-                raise OverflowError("more legal moves than the generator buffer holds")
+            moves_checked(count)
             if total + count > cap:
                 cap = max(2 * cap, total + count)
                 results_arr = np.resize(results_arr, (cap, GIOUL_WIDTH))
@@ -706,9 +692,7 @@ cdef class CoreGioul:
             return moves
         if not moves.before.count:
             gioul_begin_roll(&moves.before, d1, d2)
-        n = gioul_pending_moves(&moves.before, _SCRATCH.moves, _SCRATCH.ws)
-        if n < 0:
-            raise OverflowError("more legal moves than the generator buffer holds")
+        n = moves_checked(gioul_pending_moves(&moves.before, _SCRATCH.moves, _SCRATCH.ws))
         moves._fill(_SCRATCH.moves, n)
         return moves
 
@@ -783,7 +767,7 @@ cdef double _state_step(NetC* net, const uint8_t* row, const double* target, flo
 cdef void _encode_row(const uint8_t* row, EncodingC* enc) noexcept nogil:
     cdef GioulC s
     _load(&s, row)
-    encode_gioul(&s, enc)
+    encode_inputs(&s, enc)
 
 
 cdef void _state_value(const void* net, const uint8_t* row, double* out) noexcept nogil:
@@ -897,9 +881,7 @@ def rank_moves(CoreGioulNet net not None, CoreGioul state not None, int d1, int 
         gioul_begin_roll(&s, d1, d2)
     scratch_new(&scratch, plies + 1)
     try:
-        n = gioul_pending_moves(&s, scratch.moves, scratch.ws)
-        if n < 0:
-            raise OverflowError("more legal moves than the generator buffer holds")
+        n = moves_checked(gioul_pending_moves(&s, scratch.moves, scratch.ws))
         values_array = np.zeros((n, 3), dtype=np.float64)
         used_array = np.ones(n, dtype=np.int8)
         values = values_array

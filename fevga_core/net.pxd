@@ -3,7 +3,7 @@
 
 from libc.math cimport exp
 
-from fevga_core.types cimport PositionC, SideC, GioulC, uint8_t
+from fevga_core.types cimport PositionC, SideC, GioulC, StateC, uint8_t
 
 cdef enum:
     NET_SIDE_INPUTS = 107       # inputs per side (net.pyx layout)
@@ -76,18 +76,19 @@ cdef inline bint position_contact(const PositionC* pos) noexcept nogil:
 cdef void encode_own(const SideC* side, int base, EncodingC* enc) noexcept nogil
 cdef void encode_relation(const SideC* side, const SideC* other, bint contact, int base,
                           EncodingC* enc) noexcept nogil
-cdef void encode_position(const PositionC* pos, EncodingC* enc) noexcept nogil
 
 # acc[0..hidden) += first-layer contribution of the inputs in `enc`.
 cdef void net_accumulate(const NetC* net, const EncodingC* enc, float* acc) noexcept nogil
-# The side-on-roll half of a position's first layer (b1 + its own inputs): shared by every
-# position with that side on roll and unchanged, such as all the results of one roll.
-cdef void net_base(const NetC* net, const SideC* on_roll, float* acc) noexcept nogil
-# Probabilities for the side on roll of `pos` (out = win, win_mars, lose_mars), from `base`
-# = net_base of pos.side[pos.turn].
-cdef void net_finish(const NetC* net, const PositionC* pos, const float* base,
-                     double* out) noexcept nogil
-cdef void net_evaluate(const NetC* net, const PositionC* pos, double* out) noexcept nogil
+# Both games (StateC: a Fevga position or a Gioul state; the side to move is the side on roll,
+# in Gioul the side to decide). encode_inputs: all of the net's inputs. net_base: the side to
+# move's half of the first layer (b1 + its own inputs), shared by every state where that side,
+# unchanged, moves: all the results of one roll (Gioul: of one decision that leaves it to the
+# opponent). net_finish: the outputs for the side to move (out = win, win_mars, lose_mars) from
+# `base` = net_base of the same side; net_evaluate: the same from scratch.
+cdef void encode_inputs(const StateC* s, EncodingC* enc) noexcept nogil
+cdef void net_base(const NetC* net, const StateC* s, float* acc) noexcept nogil
+cdef void net_finish(const NetC* net, const StateC* s, const float* base, double* out) noexcept nogil
+cdef void net_evaluate(const NetC* net, const StateC* s, double* out) noexcept nogil
 # One SGD step on the cross-entropy loss toward target = (win, win_mars, lose_mars); returns the loss.
 cdef double net_train_step(NetC* net, const PositionC* pos, const double* target,
                            float rate) noexcept nogil
@@ -99,13 +100,6 @@ cdef object net_evaluate_loop(const void* model, const uint8_t[:, ::1] rows, Row
 cdef double net_train_loop(NetC* net, const uint8_t[:, ::1] rows, const double[:, ::1] targets, float rate,
                            RowStepF step) except? -1.0
 cdef object encoding_dense(const EncodingC* enc, int inputs)
-# Gioul: the encoding of a state for its side to decide, and the net's outputs for that side.
-cdef void encode_gioul(const GioulC* s, EncodingC* enc) noexcept nogil
-cdef void gioul_net_evaluate(const NetC* net, const GioulC* s, double* out) noexcept nogil
-# As net_base / net_finish: the side to decide's own inputs (with b1) are shared by every state
-# where that side, unchanged, decides (the results of one decision that leave it to the opponent).
-cdef void gioul_net_base(const NetC* net, const SideC* decider, float* acc) noexcept nogil
-cdef void gioul_net_finish(const NetC* net, const GioulC* s, const float* base, double* out) noexcept nogil
 
 cdef inline double outputs_equity(const double* out) noexcept nogil:
     """Points expected by the side on roll: win 1, mars 2, no draws in the outputs."""

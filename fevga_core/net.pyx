@@ -31,10 +31,10 @@ from libc.string cimport memcpy
 import numpy as np
 
 from fevga_core.types cimport (
-    PositionC, SideC, GioulC, uint8_t, uint32_t, NUM_CHECKERS, POSITION_WIDTH,
+    PositionC, SideC, GioulC, StateC, uint8_t, uint32_t, NUM_CHECKERS, POSITION_WIDTH,
 )
 from fevga_core.board cimport (
-    position_load, position_load_checked, rows_checked, side_pips, rotate12, longest_run, check_interrupt,
+    position_load, position_load_checked, rows_checked, side_pips, rotate12, longest_run, check_interrupt_every,
     __builtin_ctz,
 )
 
@@ -132,7 +132,8 @@ cdef inline void _push(EncodingC* enc, int index, float value) noexcept nogil:
 
 
 cdef void _encode_points(const SideC* side, int base, EncodingC* enc, int* home, int* back) noexcept nogil:
-    """Inputs base + 0..95 (four per point, both games) and the checkers home and still in the first half."""
+    """Inputs base + 0..95 (four per point), 96 (off) and 97 (pips) of both games, and the
+    checkers home and still in the first half."""
     cdef int p, n, index
     home[0] = 0
     back[0] = 0
@@ -152,15 +153,15 @@ cdef void _encode_points(const SideC* side, int base, EncodingC* enc, int* home,
             home[0] += n
         elif p >= 13:
             back[0] += n
+    if side.counts[0]:
+        _push(enc, base + 96, side.counts[0] / 15.0)
+    if side.mask:
+        _push(enc, base + 97, side_pips(side) / 360.0)
 
 
 cdef void encode_own(const SideC* side, int base, EncodingC* enc) noexcept nogil:
     cdef int home, back
     _encode_points(side, base, enc, &home, &back)
-    if side.counts[0]:
-        _push(enc, base + 96, side.counts[0] / 15.0)
-    if side.mask:
-        _push(enc, base + 97, side_pips(side) / 360.0)
     if home:
         _push(enc, base + 98, home / 15.0)
     if side.counts[0] or (side.mask & 0x7FF):
@@ -199,23 +200,28 @@ cdef void relation_counts(const SideC* side, const SideC* other, RelationC* out)
     out.escaped = escaped
 
 
+cdef inline void _push_relation(EncodingC* enc, int first, const RelationC* rel, bint contact) noexcept nogil:
+    """The four relation inputs of one side in both games' nets, at first .. first + 3:
+    trapped, blocked, escaped (relation_counts) and contact."""
+    if rel.trapped:
+        _push(enc, first, rel.trapped / 15.0)
+    if rel.blocked:
+        _push(enc, first + 1, rel.blocked / 90.0)
+    if rel.escaped:
+        _push(enc, first + 2, rel.escaped / 15.0)
+    if contact:
+        _push(enc, first + 3, 1.0)
+
+
 cdef void encode_relation(const SideC* side, const SideC* other, bint contact, int base,
                           EncodingC* enc) noexcept nogil:
     cdef RelationC rel
     relation_counts(side, other, &rel)
-    cdef int trapped = rel.trapped, blocked = rel.blocked, escaped = rel.escaped
-    if trapped:
-        _push(enc, base + 103, trapped / 15.0)
-    if blocked:
-        _push(enc, base + 104, blocked / 90.0)
-    if escaped:
-        _push(enc, base + 105, escaped / 15.0)
-    if contact:
-        _push(enc, base + 106, 1.0)
+    _push_relation(enc, base + 103, &rel, contact)
 
 
 cdef inline void _encode_rest(const PositionC* pos, EncodingC* enc) noexcept nogil:
-    """Everything but the side on roll's own inputs (those go into net_base)."""
+    """Everything but the side on roll's own inputs (encode_own at base 0)."""
     cdef const SideC* me = &pos.side[pos.turn]
     cdef const SideC* them = &pos.side[1 - pos.turn]
     cdef bint contact = position_contact(pos)
@@ -224,22 +230,19 @@ cdef inline void _encode_rest(const PositionC* pos, EncodingC* enc) noexcept nog
     encode_relation(them, me, contact, NET_SIDE_INPUTS, enc)
 
 
-cdef void encode_position(const PositionC* pos, EncodingC* enc) noexcept nogil:
-    enc.n = 0
-    encode_own(&pos.side[pos.turn], 0, enc)
-    _encode_rest(pos, enc)
-
-
 cdef void net_accumulate(const NetC* net, const EncodingC* enc, float* acc) noexcept nogil:
     fevga_accumulate(acc, net.params, enc.index, enc.value, enc.n, net.hidden)
 
 
-cdef void net_base(const NetC* net, const SideC* on_roll, float* acc) noexcept nogil:
-    cdef EncodingC enc
-    enc.n = 0
-    memcpy(acc, net.params + <Py_ssize_t> NET_INPUTS * net.hidden, net.hidden * sizeof(float))
-    encode_own(on_roll, 0, &enc)
-    net_accumulate(net, &enc, acc)
+cdef inline void _first_layer(const NetC* net, const float* start, const EncodingC* enc, float* acc) noexcept nogil:
+    """acc = `start` (the bias row, or a base holding some columns already) plus the columns of `enc`."""
+    memcpy(acc, start, net.hidden * sizeof(float))
+    net_accumulate(net, enc, acc)
+
+
+cdef inline const float* _bias(const NetC* net, int inputs) noexcept nogil:
+    """The first layer's bias of a net over `inputs` inputs (the row after its weights)."""
+    return net.params + <Py_ssize_t> inputs * net.hidden
 
 
 cdef void _outputs(const NetC* net, int inputs, float* acc, double* logits) noexcept nogil:
@@ -257,28 +260,13 @@ cdef inline void _forward_from(const NetC* net, int inputs, const float* base, c
     """The outputs of a first layer holding `base` plus the columns of `enc` (both games)."""
     cdef float acc[NET_MAX_HIDDEN]
     cdef double logits[NET_OUTPUTS]
-    memcpy(acc, base, net.hidden * sizeof(float))
-    net_accumulate(net, enc, acc)
+    _first_layer(net, base, enc, acc)
     _outputs(net, inputs, acc, logits)
     logit_probabilities(logits, out)
 
 
 cdef void net_forward(const NetC* net, int inputs, const EncodingC* enc, double* out) noexcept nogil:
-    _forward_from(net, inputs, net.params + <Py_ssize_t> inputs * net.hidden, enc, out)
-
-
-cdef void net_finish(const NetC* net, const PositionC* pos, const float* base,
-                     double* out) noexcept nogil:
-    cdef EncodingC enc
-    enc.n = 0
-    _encode_rest(pos, &enc)
-    _forward_from(net, NET_INPUTS, base, &enc, out)
-
-
-cdef void net_evaluate(const NetC* net, const PositionC* pos, double* out) noexcept nogil:
-    cdef float base[NET_MAX_HIDDEN]
-    net_base(net, &pos.side[pos.turn], base)
-    net_finish(net, pos, base, out)
+    _forward_from(net, inputs, _bias(net, inputs), enc, out)
 
 
 cdef inline double _xlogy(double x, double y) noexcept nogil:
@@ -291,7 +279,7 @@ cdef inline double _xlogy(double x, double y) noexcept nogil:
 cdef double net_train_step(NetC* net, const PositionC* pos, const double* target,
                            float rate) noexcept nogil:
     cdef EncodingC enc
-    encode_position(pos, &enc)
+    encode_inputs(pos, &enc)
     return net_sgd_step(net, NET_INPUTS, &enc, target, rate)
 
 
@@ -366,10 +354,7 @@ cdef void _gioul_side_own(const SideC* side, int base, EncodingC* enc) noexcept 
     prime, home, back, bear-off allowed): the shareable prefix of its encoding."""
     cdef int home, back
     _encode_points(side, base, enc, &home, &back)
-    if side.counts[0]:
-        _push(enc, base + 96, side.counts[0] / 15.0)
     if side.mask:
-        _push(enc, base + 97, side_pips(side) / 360.0)
         _push(enc, base + 99, longest_run(side.mask) / 6.0)
     if home:
         _push(enc, base + 98, home / 15.0)
@@ -384,14 +369,7 @@ cdef void _gioul_side_rest(const SideC* side, const SideC* other, bint contact, 
     """The rest of one side's inputs: against the other side, and its roll count."""
     cdef RelationC rel
     relation_counts(side, other, &rel)
-    if rel.trapped:
-        _push(enc, base + 102, rel.trapped / 15.0)
-    if rel.blocked:
-        _push(enc, base + 103, rel.blocked / 90.0)
-    if rel.escaped:
-        _push(enc, base + 104, rel.escaped / 15.0)
-    if contact:
-        _push(enc, base + 105, 1.0)
+    _push_relation(enc, base + 102, &rel, contact)
     if rolls >= 3:
         _push(enc, base + 106, 1.0)
     if rolls:
@@ -428,31 +406,59 @@ cdef void _encode_gioul_rest(const GioulC* s, EncodingC* enc) noexcept nogil:
         _push(enc, GIOUL_NET_DICE + 8, 1.0)
 
 
-cdef void encode_gioul(const GioulC* s, EncodingC* enc) noexcept nogil:
+# ---------------------------------------------------------------------------------------
+# Either game's state (types.pxd StateC: a Fevga PositionC or a Gioul GioulC), one function
+# each, specialised at compile time: the inputs of the side to move (Gioul: to decide), split
+# into its own checkers' part (shared by all the results of a roll or decision that leave that
+# side to move) and the rest.
+
+cdef inline int _state_inputs(const StateC* s) noexcept nogil:
+    if StateC is PositionC:
+        return NET_INPUTS
+    else:
+        return GIOUL_NET_INPUTS
+
+
+cdef inline void _encode_mover(const StateC* s, EncodingC* enc) noexcept nogil:
+    """The side to move's inputs that depend on its own checkers alone."""
+    if StateC is PositionC:
+        encode_own(&s.side[s.turn], 0, enc)
+    else:
+        _gioul_side_own(&s.pos.side[s.pos.turn], 0, enc)
+
+
+cdef inline void _encode_others(const StateC* s, EncodingC* enc) noexcept nogil:
+    """Every other input, in order after _encode_mover's."""
+    if StateC is PositionC:
+        _encode_rest(s, enc)
+    else:
+        _encode_gioul_rest(s, enc)
+
+
+cdef void encode_inputs(const StateC* s, EncodingC* enc) noexcept nogil:
     enc.n = 0
-    _gioul_side_own(&s.pos.side[s.pos.turn], 0, enc)
-    _encode_gioul_rest(s, enc)
+    _encode_mover(s, enc)
+    _encode_others(s, enc)
 
 
-cdef void gioul_net_base(const NetC* net, const SideC* decider, float* acc) noexcept nogil:
+cdef void net_base(const NetC* net, const StateC* s, float* acc) noexcept nogil:
     cdef EncodingC enc
     enc.n = 0
-    memcpy(acc, net.params + <Py_ssize_t> GIOUL_NET_INPUTS * net.hidden, net.hidden * sizeof(float))
-    _gioul_side_own(decider, 0, &enc)
-    net_accumulate(net, &enc, acc)
+    _encode_mover(s, &enc)
+    _first_layer(net, _bias(net, _state_inputs(s)), &enc, acc)
 
 
-cdef void gioul_net_finish(const NetC* net, const GioulC* s, const float* base, double* out) noexcept nogil:
+cdef void net_finish(const NetC* net, const StateC* s, const float* base, double* out) noexcept nogil:
     cdef EncodingC enc
     enc.n = 0
-    _encode_gioul_rest(s, &enc)
-    _forward_from(net, GIOUL_NET_INPUTS, base, &enc, out)
+    _encode_others(s, &enc)
+    _forward_from(net, _state_inputs(s), base, &enc, out)
 
 
-cdef void gioul_net_evaluate(const NetC* net, const GioulC* s, double* out) noexcept nogil:
-    cdef float base[NET_MAX_HIDDEN]
-    gioul_net_base(net, &s.pos.side[s.pos.turn], base)
-    gioul_net_finish(net, s, base, out)
+cdef void net_evaluate(const NetC* net, const StateC* s, double* out) noexcept nogil:
+    cdef EncodingC enc
+    encode_inputs(s, &enc)
+    net_forward(net, _state_inputs(s), &enc, out)
 
 
 # ---------------------------------------------------------------------------------------
@@ -544,8 +550,7 @@ cdef object net_evaluate_loop(const void* model, const uint8_t[:, ::1] rows, Row
     cdef double[:, ::1] view = out
     with nogil:
         for i in range(n):
-            if i % 65536 == 65535:
-                check_interrupt()
+            check_interrupt_every(i, 65536)
             value(model, &rows[i, 0], &view[i, 0])
     return out
 
@@ -559,8 +564,7 @@ cdef double net_train_loop(NetC* net, const uint8_t[:, ::1] rows, const double[:
     check_targets(targets, n, rate)
     with nogil:
         for i in range(n):
-            if i % 65536 == 65535:
-                check_interrupt()
+            check_interrupt_every(i, 65536)
             total += step(net, &rows[i, 0], &targets[i, 0], rate)
     return total / n if n else 0.0
 
@@ -580,5 +584,5 @@ def encode_row(row):
     cdef PositionC pos
     cdef EncodingC enc
     position_load_checked(&pos, row)
-    encode_position(&pos, &enc)
+    encode_inputs(&pos, &enc)
     return encoding_dense(&enc, NET_INPUTS)

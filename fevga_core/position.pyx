@@ -13,7 +13,7 @@ from fevga_core.types cimport (
 )
 from fevga_core.board cimport (
     position_update, position_load, position_start, position_winner, position_load_checked, position_store, side_pips, fevga_flags_checked,
-    ROLL_D1, ROLL_D2,
+    moves_checked, ROLL_D1, ROLL_D2,
 )
 from fevga_core.movegen cimport (
     ScratchC, WorkspaceC, scratch_new, scratch_free, generate_moves, apply_move,
@@ -57,10 +57,7 @@ cdef long long _perft(PositionC* pos, int depth, PerftC* run, MoveC* moves) exce
         if run.calls % SIGNAL_INTERVAL == 0:
             with gil:
                 PyErr_CheckSignals()
-        n = generate_moves(pos, ROLL_D1[i], ROLL_D2[i], run.flags, moves, run.ws)
-        if n < 0:
-            with gil:
-                raise OverflowError("more legal moves than the generator buffer holds")
+        n = moves_checked(generate_moves(pos, ROLL_D1[i], ROLL_D2[i], run.flags, moves, run.ws))
         if depth == 1:
             total += n
             continue
@@ -161,9 +158,7 @@ cdef class CorePosition:
         fevga_flags_checked(flags)
         if self._winner() >= 0:
             return moves
-        n = generate_moves(&self.c, d1, d2, flags, _SCRATCH.moves, _SCRATCH.ws)
-        if n < 0:
-            raise OverflowError("more legal moves than the generator buffer holds")
+        n = moves_checked(generate_moves(&self.c, d1, d2, flags, _SCRATCH.moves, _SCRATCH.ws))
         moves._fill(_SCRATCH.moves, n)
         return moves
 

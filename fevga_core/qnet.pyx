@@ -69,7 +69,7 @@ from fevga_core.types cimport (
     PositionC, SideC, MoveC, uint8_t, int32_t, int64_t, NUM_CHECKERS, NUM_SLOTS, POSITION_WIDTH,
 )
 from fevga_core.board cimport (
-    position_load, rows_checked, fevga_flags_checked, longest_run, check_interrupt, rotate12, __builtin_ctz,
+    position_load, rows_checked, fevga_flags_checked, longest_run, check_interrupt_every, moves_checked, dice_shape_checked, out_counts_checked, rotate12, __builtin_ctz,
 )
 from fevga_core.movegen cimport ScratchC, scratch_new, scratch_free, generate_moves, apply_move
 from fevga_core.net cimport (
@@ -682,12 +682,10 @@ cdef class QuantisedNet(CoreNet):
         try:
             for i in range(n):
                 with nogil:
-                    if i % 4096 == 4095:
-                        check_interrupt()
+                    check_interrupt_every(i, 4096)
                     position_load(&pos, &rows[i, 0])
                     count = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, scratch.moves, scratch.ws)
-                if count < 0:
-                    raise OverflowError("more legal moves than the generator buffer holds")
+                moves_checked(count)
                 if total + count > view.shape[0]:
                     values = np.resize(values, (max(2 * view.shape[0], total + count), NET_OUTPUTS))
                     view = values
@@ -715,19 +713,14 @@ cdef class QuantisedNet(CoreNet):
         cdef ScratchC scratch
         cdef double value[NET_OUTPUTS]
         _check_pairs(rows, dice, flags)
-        if out_counts.shape[0] != n:
-            raise InvalidArgumentError(f"out_counts must hold {n} values, not {out_counts.shape[0]}")
+        out_counts_checked(out_counts, n)
         scratch_new(&scratch, 1)
         try:
             with nogil:
                 for i in range(n):
-                    if i % 4096 == 4095:
-                        check_interrupt()
+                    check_interrupt_every(i, 4096)
                     position_load(&pos, &rows[i, 0])
-                    count = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, scratch.moves, scratch.ws)
-                    if count < 0:
-                        with gil:
-                            raise OverflowError("more legal moves than the generator buffer holds")
+                    count = moves_checked(generate_moves(&pos, dice[i, 0], dice[i, 1], flags, scratch.moves, scratch.ws))
                     qnet_parent(&self.q, &pos, &shared)
                     for k in range(count):
                         child = pos
@@ -781,8 +774,7 @@ cdef void _load_board(PositionC* pos, const uint8_t* row) noexcept nogil:
 cdef int _check_pairs(const uint8_t[:, ::1] rows, const uint8_t[:, ::1] dice, int flags) except -1:
     rows_checked(rows)
     fevga_flags_checked(flags)
-    if dice.shape[0] != rows.shape[0] or dice.shape[1] != 2:
-        raise InvalidDiceError(f"dice must have shape ({rows.shape[0]}, 2), not ({dice.shape[0]}, {dice.shape[1]})")
+    dice_shape_checked(dice, rows.shape[0])
     d = np.asarray(dice)
     if d.size and not np.all((d >= 1) & (d <= 6)):
         raise InvalidDiceError(f"dice row {int(np.argmax(np.any((d < 1) | (d > 6), axis=1)))} has values outside 1-6")

@@ -42,7 +42,7 @@ from fevga_core.types cimport (
 )
 from fevga_core.board cimport (
     position_load, position_load_checked, position_store, position_winner, position_points, zobrist_turn, fevga_flags_checked,
-    check_interrupt,
+    check_interrupt_every, moves_checked,
     ROLL_D1, ROLL_D2, ROLL_WEIGHT,
 )
 from fevga_core.movegen cimport (
@@ -420,10 +420,7 @@ cdef int _gioul_roll_value(const void* ctx, const PositionC* pos, int roll, cons
         gioul_apply(&t, &moves[k])
         if not t.count or gioul_over(&t):
             break
-        n = gioul_pending_moves(&t, later, scratch.ws)
-        if n < 0:
-            with gil:
-                raise OverflowError("more legal moves than the generator buffer holds")
+        n = moves_checked(gioul_pending_moves(&t, later, scratch.ws))
         moves = later
     value[0] = gioul_value(c.job, &t, c.state.pos.turn)
     return 0
@@ -511,9 +508,7 @@ cdef int play_game(const JobC* job, GioulC* s, int color, RngC* rng, const int* 
             n = gioul_pending_moves(s, scratch.moves, scratch.ws)
         else:
             n = generate_moves(&s.pos, d1, d2, job.flags, scratch.moves, scratch.ws)
-        if n < 0:
-            with gil:
-                raise OverflowError("more legal moves than the generator buffer holds")
+        moves_checked(n)
         if n == 1 and scratch.moves[0].nsteps == 0 and position_is_dead(&s.pos, job.flags):
             score_draw(out)
             return 0
@@ -862,8 +857,7 @@ def gioul_games(uint64_t master, long long first, long long n, bint opening_dice
     try:
         with nogil:
             for i in range(n):
-                if i % 256 == 255:
-                    check_interrupt()
+                check_interrupt_every(i, 256)
                 rng_seed(&rng, game_seed(master, <uint64_t> (first + i)))
                 gioul_play(&job, &s, &rng, opening_dice, &scratch, &rec, &result)
                 points[i] = result

@@ -22,7 +22,7 @@ from fevga_core.types cimport (
     PositionC, MoveC, SideC, uint8_t, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FLAG_GIOUL,
 )
 from fevga_core.board cimport (
-    position_load, position_load_checked, position_store, rows_checked, position_winner, position_points, fevga_flags_checked, check_interrupt,
+    position_load, position_load_checked, position_store, rows_checked, position_winner, position_points, fevga_flags_checked, check_interrupt, moves_checked,
     ROLL_D1, ROLL_D2, ROLL_WEIGHT,
 )
 from fevga_core.movegen cimport (
@@ -94,7 +94,7 @@ cdef void _result_value(const EvaluatorC* ev, const PositionC* pos, const MoveC*
             qnet_result(ev.qnet, &shared.parent, move, &child, theirs)
         else:
             if not shared.have_base:
-                net_base(ev.net, &child.side[child.turn], shared.base)
+                net_base(ev.net, &child, shared.base)
                 shared.have_base = True
             net_finish(ev.net, &child, shared.base, theirs)
     flip(theirs, mine)
@@ -175,9 +175,7 @@ cdef int roll_expectation(const PositionC* pos, int flags, bint dead_is_draw, Sc
             n = generate_moves(pos, ROLL_D2[r], ROLL_D1[r], flags, moves, scratch.ws)
         else:
             n = generate_moves(pos, ROLL_D1[r], ROLL_D2[r], flags, moves, scratch.ws)
-        if n < 0:
-            with gil:
-                raise OverflowError("more legal moves than the generator buffer holds")
+        moves_checked(n)
         if dead and n == 1 and moves[0].nsteps == 0:
             if dead < 0:
                 dead = position_is_dead(pos, flags)

@@ -19,7 +19,7 @@ import numpy as np
 from fevga_core.errors import InvalidArgumentError
 
 from fevga_core.types cimport PositionC, POSITION_WIDTH, FLAG_GIOUL
-from fevga_core.board cimport position_store, fevga_flags_checked, check_interrupt
+from fevga_core.board cimport position_store, fevga_flags_checked, check_interrupt_every
 from fevga_core.movegen cimport ScratchC, scratch_new, scratch_free
 from fevga_core.game cimport RngC, rng_seed, game_seed, POLICY_NET
 from fevga_core.rollout cimport JobC, GameOutC, RecordC, MAX_RECORDED, play_game, gioul_play
@@ -28,7 +28,7 @@ from fevga_core.race cimport Tables, no_tables
 from fevga_core.search cimport EvaluatorC, static_value, flip
 from fevga_core.types cimport GioulC
 from fevga_core.gioul cimport CoreGioulNet, gioul_store, gioul_initial
-from fevga_core.net cimport NetC, gioul_net_evaluate
+from fevga_core.net cimport NetC, net_evaluate
 
 cdef enum:
     GIOUL_WIDTH_C = POSITION_WIDTH + 7      # a Gioul state row (gioul.pyx GIOUL_WIDTH)
@@ -110,8 +110,7 @@ cdef object _selfplay(void* ctx, GameSamplesF play, uint64_t master, int64_t fir
     try:
         with nogil:
             for i in range(games):
-                if i % 16 == 15:
-                    check_interrupt()
+                check_interrupt_every(i, 16)
                 play(ctx, game_seed(master, <uint64_t> (first_index + i)), lam, &samples, &view[i, 0])
         return (*_samples_arrays(&samples, width), outcomes)
     finally:
@@ -264,7 +263,7 @@ cdef int _gioul_game(void* ctx, uint64_t seed, double lam, SamplesC* samples, do
         if t == plies - 1:
             next_value[0], next_value[1], next_value[2] = ret[0], ret[1], ret[2]
         else:
-            gioul_net_evaluate(net, &trail[t + 1], next_value)
+            net_evaluate(net, &trail[t + 1], next_value)
         _lambda_step(lam, next_value, ret, samples.targets + (samples.size + t) * 3,
                      trail[t].pos.turn != trail[t + 1].pos.turn)
         gioul_store(&trail[t], samples.rows + (samples.size + t) * GIOUL_WIDTH_C)

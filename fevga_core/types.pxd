@@ -74,3 +74,10 @@ ctypedef struct GioulC:
     uint8_t count       # 0: no dice pending, a new roll is due
     uint8_t last
     uint8_t pair
+
+
+# Either game's state, for the functions written once for both (net.pxd encode_inputs,
+# net_base, net_finish, net_evaluate), specialised at compile time by `if StateC is PositionC`.
+ctypedef fused StateC:
+    PositionC
+    GioulC

@@ -18,7 +18,10 @@ def counts(points: dict[int, int]) -> list[int]:
     return out
 
 
-def side25(home: tuple[int, ...]) -> list[int]:
+SIX = (0, 0, 0, 0, 0, 1)  # a bear-off table side: one checker on point 6
+
+
+def side25(home: tuple[int, ...] | list[int]) -> list[int]:
     """25 counts of a side with `home` = the checkers on points 1, 2, ... (a bear-off table's
     side); the rest of the 15 are borne off."""
     return [15 - sum(home), *home] + [0] * (24 - len(home))
@@ -61,11 +64,9 @@ def handed_pair() -> GioulPosition:
 
 
 START = {24: 15}
-__all__ = ["BLACK", "START", "WHITE", "busy_position", "counts", "handed_pair", "make", "mid_chain", "mover_results", "race", "side25"]
+__all__ = ["BLACK", "SIX", "START", "WHITE", "busy_position", "counts", "handed_pair", "make", "mid_chain", "mover_results", "race", "side25"]
 
 
 def race(white_home: list[int], black_home: list[int], turn: int = WHITE) -> Position:
     """Both sides in their homes: counts on own points 1, 2, ..., the rest borne off."""
-    white = [15 - sum(white_home), *white_home] + [0] * (24 - len(white_home))
-    black = [15 - sum(black_home), *black_home] + [0] * (24 - len(black_home))
-    return Position.from_counts(white, black, turn)
+    return Position.from_counts(side25(white_home), side25(black_home), turn)

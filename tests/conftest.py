@@ -6,13 +6,38 @@ import signal
 
 import pytest
 
-from fevga.bearoff import TwoSidedDB
+from fevga.bearoff import OneSidedDB, TwoSidedDB
 
 
 @pytest.fixture(scope="session")
 def two3() -> TwoSidedDB:
     """The exact two-sided table for up to 3 checkers a side."""
     return TwoSidedDB.build(checkers=3)
+
+
+# The 6-point tables of both games, built once a session (test_bearoff.py, test_gioul_bearoff.py).
+@pytest.fixture(scope="session")
+def db() -> OneSidedDB:
+    """Fevga's one-sided table, 15 checkers."""
+    return OneSidedDB.build(points=6, checkers=15)
+
+
+@pytest.fixture(scope="session")
+def ts() -> TwoSidedDB:
+    """Fevga's two-sided table, 6 checkers a side."""
+    return TwoSidedDB.build(checkers=6)
+
+
+@pytest.fixture(scope="session")
+def g15() -> OneSidedDB:
+    """Gioul's one-sided table, 15 checkers."""
+    return OneSidedDB.build(6, 15, game="gioul")
+
+
+@pytest.fixture(scope="session")
+def g6() -> TwoSidedDB:
+    """Gioul's two-sided table, 6 checkers a side."""
+    return TwoSidedDB.build(6, game="gioul")
 
 
 @pytest.fixture()

@@ -25,22 +25,11 @@ from fevga.bearoff import (
 )
 from fevga.bearoff import tables as tables_module
 from fevga.errors import BearoffFileError, InvalidArgumentError, InvalidPositionError, MissingBearoffError
-from boards import side25
+from boards import SIX, side25
 from fevga_core import bearoff as core
 from fevga_core.board import ROLLS
 
-SIX = (0, 0, 0, 0, 0, 1)
 pytestmark = pytest.mark.usefixtures("private_cache")
-
-
-@pytest.fixture(scope="module")
-def db() -> OneSidedDB:
-    return OneSidedDB.build(points=6, checkers=15)
-
-
-@pytest.fixture(scope="module")
-def ts() -> TwoSidedDB:
-    return TwoSidedDB.build(checkers=6)
 
 
 # --- known values -------------------------------------------------------------------------

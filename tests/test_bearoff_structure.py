@@ -20,10 +20,10 @@ from fevga.bearoff import OneSidedDB, TwoSidedDB, default_one_sided, open_db
 from fevga.bearoff import tables as tables_module
 from fevga.bearoff.fileformat import TableFile, write_table
 from fevga.errors import BearoffFileError, InvalidArgumentError
+from boards import SIX
 from fevga_core import bearoff as core
 
 Arrays = dict[str, npt.NDArray[Any]]
-SIX = (0, 0, 0, 0, 0, 1)
 POINTS, CHECKERS = 6, 5
 ENTRIES = core.count(POINTS, CHECKERS)
 FIRST = ENTRIES - core.count(POINTS, CHECKERS - 1)

@@ -30,22 +30,11 @@ from fevga.bearoff import (
 from fevga.bearoff.fileformat import write_table
 from fevga.errors import BearoffFileError, InvalidArgumentError, MissingBearoffError
 from fevga.game import play_gioul_game
-from boards import side25
+from boards import SIX, side25
 from fevga_core import bearoff as core
 from test_bearoff_bruteforce import ROLLS, chain_results
 
-SIX = (0, 0, 0, 0, 0, 1)
 pytestmark = pytest.mark.usefixtures("private_cache")
-
-
-@pytest.fixture(scope="module")
-def g15() -> OneSidedDB:
-    return OneSidedDB.build(6, 15, game="gioul")
-
-
-@pytest.fixture(scope="module")
-def g6() -> TwoSidedDB:
-    return TwoSidedDB.build(6, game="gioul")
 
 
 def race(me: tuple[int, ...], them: tuple[int, ...], turn: int = WHITE, next_roll: tuple[int, int] = (4, 4)) -> GioulPosition:
@@ -68,7 +57,7 @@ def test_chain_move_lists_match_brute_force() -> None:
 # --- chain vectors --------------------------------------------------------------------------
 
 
-def test_a_one_one_chain_bears_off_far_more_than_four_pips(g15: OneSidedDB) -> None:
+def test_a_one_one_chain_bears_off_far_more_than_four_pips(g15: OneSidedDB, db: OneSidedDB) -> None:
     fevga = OneSidedDB.build(6, 4)
     four = (0, 0, 0, 0, 0, 4)  # 24 pips
     # Fevga's 1-1 moves four pips; Gioul's 1-1 is 24 dice (84 pips) and clears the board.
@@ -81,7 +70,7 @@ def test_a_one_one_chain_bears_off_far_more_than_four_pips(g15: OneSidedDB) -> N
     assert g15.distribution(SIX)[1] == pytest.approx(28 / 36, abs=1e-15)
     assert g15.mean_rolls(SIX) == pytest.approx(float(1 + Fraction(8, 36) * 1), abs=1e-15)
     # Fifteen on the 6-point: chains shorten the race a lot.
-    assert g15.mean_rolls((0, 0, 0, 0, 0, 15)) < 0.7 * OneSidedDB.build(6, 15).mean_rolls((0, 0, 0, 0, 0, 15))
+    assert g15.mean_rolls((0, 0, 0, 0, 0, 15)) < 0.7 * db.mean_rolls((0, 0, 0, 0, 0, 15))
 
 
 def test_two_sided_chain_value(g6: TwoSidedDB) -> None:
@@ -217,11 +206,11 @@ def roll_finals_from(state: GioulPosition) -> set[GioulPosition]:
     return roll_finals(state, None)
 
 
-def test_estimate_error_against_exact(g15: OneSidedDB, g6: TwoSidedDB) -> None:
+def test_estimate_error_against_exact(g15: OneSidedDB, g6: TwoSidedDB, two3: TwoSidedDB) -> None:
     error = estimate_error(g15, g6)
     assert error["max_abs_error"] < 0.05
     with pytest.raises(BearoffFileError, match="Fevga table"):
-        estimate_error(g15, TwoSidedDB.build(3))
+        estimate_error(g15, two3)
 
 
 # --- the game is part of every table ----------------------------------------------------------
@@ -255,8 +244,8 @@ def test_files_record_the_game(tmp_path: Path, g6: TwoSidedDB) -> None:
         open_db(path, game="tavla")
 
 
-def test_wrong_game_tables_are_refused(g15: OneSidedDB, g6: TwoSidedDB) -> None:
-    fevga_one, fevga_two = OneSidedDB.build(6, 15), TwoSidedDB.build(3)
+def test_wrong_game_tables_are_refused(g15: OneSidedDB, g6: TwoSidedDB, db: OneSidedDB, two3: TwoSidedDB) -> None:
+    fevga_one, fevga_two = db, two3
     gpos = race((0, 1, 2), (2, 0, 1))
     fpos = Position.from_counts(side25((0, 1, 2)), side25((2, 0, 1)), WHITE)
     for call in (
