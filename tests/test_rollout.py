@@ -268,6 +268,22 @@ def test_unreachable_dask_scheduler_is_a_clear_error(monkeypatch, capsys) -> Non
     assert err.startswith("fevga: error: cannot connect to the Dask scheduler") and err.count("\n") == 1
 
 
+def test_any_failure_to_bring_up_the_dask_client_is_a_clear_error() -> None:
+    """Under load distributed's own retry loop has raised AssertionError: still "cannot connect"."""
+    from fevga.rollout.executors import connect
+
+    def failing(error: BaseException) -> object:
+        def client(address: str, timeout: float) -> object:
+            raise error
+        return client
+
+    for error in (AssertionError(), OSError("refused"), ValueError("no port")):
+        with pytest.raises(InvalidArgumentError, match="cannot connect to the Dask scheduler 'tcp://h:1'"):
+            connect(failing(error), "tcp://h:1")
+    with pytest.raises(KeyboardInterrupt):
+        connect(failing(KeyboardInterrupt()), "tcp://h:1")
+
+
 def test_ctrl_c_returns_partial_result_with_threads() -> None:
     def interrupt(done: int, total: int) -> None:
         raise KeyboardInterrupt
