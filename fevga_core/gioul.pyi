@@ -64,6 +64,10 @@ def encode_state(row: NDArray[np.uint8]) -> NDArray[np.float32]:
 
 GIOUL_MAX_PLIES: int
 
+def evaluate_states(net: CoreGioulNet, rows: NDArray[np.uint8], out: NDArray[np.float64],
+                    tables: Tables | None = None) -> None:
+    """evaluate_state at 0 plies of every Gioul state row into out (n, 3)."""
+
 def evaluate_state(net: CoreGioulNet, state: CoreGioul, plies: int,
                    tables: Tables | None = None) -> tuple[float, float, float]:
     """(win, win_mars, lose_mars) of a Gioul state for its side to decide at `plies` plies (0..2)."""

@@ -833,6 +833,30 @@ def evaluate_state(CoreGioulNet net not None, CoreGioul state not None, int plie
     return (out[0], out[1], out[2])
 
 
+def evaluate_states(CoreGioulNet net not None, const uint8_t[:, ::1] rows not None, double[:, ::1] out not None,
+                    Tables tables=None):
+    """evaluate_state at 0 plies of every Gioul state row (checked first) into out (n, 3): a
+    roll due valued statically, a decision in hand searched at 1 ply. GIL released; Ctrl-C
+    stops it."""
+    cdef EvaluatorC ev
+    cdef GioulC s
+    cdef ScratchC scratch
+    cdef Py_ssize_t i, n = rows.shape[0]
+    _check_state_rows(rows)
+    if out.shape[0] != n or out.shape[1] != 3:
+        raise InvalidArgumentError(f"out of shape {tuple(out.shape)[:2]} must be ({n}, 3)")
+    _gioul_evaluator(&ev, net, tables, 0, 0, 0)
+    scratch_new(&scratch, 2)
+    try:
+        with nogil:
+            for i in range(n):
+                check_interrupt_every(i, 256)
+                _load(&s, &rows[i, 0])
+                gioul_ply_value(&ev, &s, 1 if s.count else 0, &scratch, 0, &out[i, 0])
+    finally:
+        scratch_free(&scratch)
+
+
 def roll_values(CoreGioulNet net not None, CoreGioul state not None, Tables tables=None):
     """(values of the 21 rolls, their mean over the 36) for the side to roll in `state` (a roll
     due, the game not over): each roll's equity for it once the roll is played out, every

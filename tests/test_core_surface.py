@@ -427,11 +427,14 @@ def test_fuzz_gioul_batch_kernels(n: int, width: int, column: int, value: int, d
 def test_fuzz_gioul_rows(raw: bytes) -> None:
     """Random bytes as one Gioul row: refused, or a state whose moves the batch generates."""
     from fevga.gioul import validate_states
+    from fevga_core import gioul as core_gioul
 
     row = np.frombuffer(raw, dtype=np.uint8)[None].copy()
     row[0, :51] = np.frombuffer(START_ROW, dtype=np.uint8)  # a valid board, random state fields
     row[0, 50] = raw[50] & 1
     _refused_or_ok(lambda: fevga.batch.legal_moves(validate_states(row), [[3, 1]]))
+    _refused_or_ok(lambda: fevga.batch.evaluate(validate_states(row)))
+    _refused_or_ok(lambda: core_gioul.evaluate_states(fevga.Net.default("gioul")._core, row, np.zeros((1, 3))))
 
 
 def test_crafted_gioul_pickles_are_refused() -> None:

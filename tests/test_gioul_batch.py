@@ -166,3 +166,22 @@ def test_shapes_dtypes_and_dice() -> None:
         count_legal_moves(rows, [[6, 5], [6, 5]], Rules.strict())  # Fevga's rules for Gioul rows
     empty = batch_legal_moves(np.zeros((0, GIOUL_WIDTH), dtype=np.uint8), np.zeros((0, 2), dtype=np.uint8))
     assert empty.counts().tolist() == [] and empty.results.shape == (0, GIOUL_WIDTH)
+
+
+def test_batch_evaluate_of_gioul_rows_is_fevga_evaluate_of_each(corpus: list[GioulPosition]) -> None:
+    """fevga.batch.evaluate of Gioul rows: the Gioul net's 0-ply value of each state for its
+    side to decide, bit for bit fevga.evaluate's (a decision in hand searched), threads or not;
+    bad rows are named; batch.hint says it takes Fevga rows only."""
+    from fevga import batch, evaluate
+
+    rows = to_array(corpus)
+    values = batch.evaluate(rows)
+    assert np.array_equal(batch.evaluate(rows, workers=2), values)
+    expected = [[e.win, e.win_mars, e.lose_mars] for e in map(evaluate, corpus)]
+    assert values.tolist() == expected
+    bad = rows.copy()
+    bad[3, 51] = 9  # a roll count above 3
+    with pytest.raises(InvalidPositionError, match="Gioul state row 3"):
+        batch.evaluate(bad)
+    with pytest.raises(InvalidArgumentError, match="Fevga rows only"):
+        batch.hint(rows, np.full((len(rows), 2), 3))

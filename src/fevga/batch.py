@@ -12,7 +12,7 @@ column meaning
 
 Gioul states are rows of 58 columns (`fevga.gioul.to_array`: the same 51, then the roll
 counts made and the pending dice); the width tells the game, and `count_legal_moves`,
-`legal_moves`, `to_array` and `from_array` take either (a Gioul pair's moves are those of its
+`legal_moves`, `evaluate`, `to_array` and `from_array` take either (a Gioul pair's moves are those of its
 next decision; the dice of a state with dice pending are ignored).
 
 Dice are a ``uint8`` array of shape ``(n, 2)``, values 1-6. Positions come from
@@ -108,8 +108,8 @@ def _game_rows(positions: object, rules: Rules | None) -> tuple[Rules, NDArray[n
 
 def _fevga_only(rules: Rules, what: str) -> None:
     if rules.game == "gioul":
-        raise InvalidArgumentError(f"batch.{what} takes Fevga rows only for now: judge Gioul states one at a time "
-                                   f"with fevga.{what}")
+        raise InvalidArgumentError(f"batch.{what} takes Fevga rows only for now: rank a Gioul state's moves with "
+                                   f"fevga.{what}")
 
 
 def _finished_rows(positions: NDArray[np.uint8]) -> NDArray[np.intp]:
@@ -168,17 +168,23 @@ class BatchMoves:
 def evaluate(positions: object, net: Net | str | None = None, workers: int = 1) -> NDArray[np.float64]:
     """0-ply evaluations (win, win_mars, lose_mars) for the side on roll of each row, shape
     (n, 3): the net, overridden by the exact bear-off tables and by finished games, as
-    `fevga.evaluate(position)` computes one at a time.
+    `fevga.evaluate(position)` computes one at a time. Gioul state rows are valued by the
+    Gioul net (`net`, default the shipped one) for the side to decide, as
+    `fevga.evaluate(state)` values them (a decision in hand searched at 1 ply).
 
     >>> evaluate(to_array([Position.initial()])).shape
     (1, 3)
     """
     count = check_workers(workers)
     rules, rows = _game_rows(positions, None)
-    _fevga_only(rules, "evaluate")
+    out = np.empty((len(rows), 3), dtype=np.float64)
+    if rules.game == "gioul":
+        gioul_net, gioul_tables = net_of(net, "gioul")._core, tables_of("gioul-default")
+        run_chunks(len(rows), count, lambda a, b: core_gioul.evaluate_states(gioul_net, rows[a:b], out[a:b],
+                                                                              gioul_tables), _HINT_CHUNK_ROWS[1])
+        return out
     core = net_of(net)._core
     tables = tables_of("default")
-    out = np.empty((len(rows), 3), dtype=np.float64)
     run_chunks(len(rows), count, lambda a, b: search.evaluate_rows(core, tables, rows[a:b], out[a:b]))
     return out
 
