@@ -22,7 +22,7 @@ import pytest
 
 from fevga import Net, batch, perft, rollout
 from fevga.gioul import GioulPosition, self_play, to_array, validate_states
-from fevga.game import play_gioul_game
+from fevga.game import play_game
 from fevga.rollout import STRATA, RolloutResult
 from fevga_core import constants
 from fevga_core import gioul as core_gioul
@@ -45,7 +45,7 @@ def gioul_corpus() -> tuple[GioulPosition, ...]:
     found: list[GioulPosition] = []
     seed = 0
     while len(found) < CORPUS_SIZE:
-        states = play_gioul_game(seed=seed).positions()
+        states = play_game(game="gioul", seed=seed).positions()
         for start in DECISIONS:
             for state in states[start:]:
                 if not state.pending and not state.is_game_over():

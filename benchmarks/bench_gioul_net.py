@@ -20,7 +20,7 @@ from bench_gioul import gioul_corpus
 from fevga import Net, hint
 from fevga.analyser import analyse
 from fevga.analysis import gioul_roll_values
-from fevga.game import play_gioul_game
+from fevga.game import play_game
 from fevga.records import GioulMatchRecord, session_of
 
 HINT_ROLLS = ((6, 5), (3, 1), (4, 4), (2, 2))  # two plain rolls, two doubles (chains from the fourth roll)
@@ -36,7 +36,7 @@ KNOWN_DECISIONS = 1366  # decisions of the session (the net plays the Gioul tabl
 @cache
 def session() -> GioulMatchRecord:
     """GAMES seeded Gioul games of the shipped net against itself, as one session record."""
-    record = session_of(*(play_gioul_game(seed=seed, policy="net") for seed in range(GAMES)))
+    record = session_of(*(play_game(game="gioul", seed=seed, policy="net") for seed in range(GAMES)))
     assert isinstance(record, GioulMatchRecord)
     return record
 

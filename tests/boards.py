@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fevga import BLACK, WHITE, GioulPosition, Position, Rules
-from fevga.game import play_game, play_gioul_game
+from fevga.game import play_game
 
 
 def counts(points: dict[int, int]) -> list[int]:
@@ -42,7 +42,7 @@ def busy_position(game: str) -> tuple[Any, tuple[int, int]]:
     if game == "fevga":
         position: Any = play_game(seed=1).positions()[20]
     else:
-        position = next(p for p in play_gioul_game(seed=1).positions()[20:] if not p.pending)
+        position = next(p for p in play_game(game="gioul", seed=1).positions()[20:] if not p.pending)
     pairs = [(a, b) for a in range(1, 7) for b in range(a, 7)]
     return position, max(pairs, key=position.count_legal_moves)
 

@@ -31,7 +31,6 @@ from test_http import Server, request
 from fevga import GioulPosition, Position, evaluate, hint
 from fevga.cli.human import Console, Engine, play_human_game
 from fevga.game import play_game
-from fevga.game import play_gioul_game
 from fevga.notation import other_point
 from fevga.position import BLACK
 from fevga.records import write_match
@@ -234,7 +233,7 @@ def test_record_route_steps_through_both_games(port: int) -> None:
     positions = fevga.positions()
     assert [d["before"] for d in decisions] == [p.id for p in positions[:-1]]
     assert [d["move"] for d in decisions] == [p.notation for p in fevga.plies]
-    gioul = play_gioul_game(seed=4, policy="heuristic")
+    gioul = play_game(game="gioul", seed=4, policy="heuristic")
     status, data = post(port, f"{API}/record", gioul.to_json())
     assert status == 200 and data["game"] == "gioul"
     decisions = data["games"][0]["decisions"]
@@ -631,7 +630,7 @@ def test_record_analysis_stepped_through(page: Page, port: int, tmp_path: Path) 
 
 
 def test_gioul_record_analysed_and_stepped_through(page: Page, tmp_path: Path) -> None:
-    record = play_gioul_game(seed=7, policy="heuristic")
+    record = play_game(game="gioul", seed=7, policy="heuristic")
     page.click("#tab-record")
     path = tmp_path / "gioul.json"
     path.write_text(record.to_json())

@@ -485,10 +485,10 @@ def test_fuzz_gioul_judgment(decision: int, plies: int, d1: int, d2: int, policy
     """Any state of a seeded game, any plies, dice, policy ids, tables and nets of either game:
     a value, or an ordinary error (the core checks what reaches its Gioul search)."""
     from fevga.bearoff.core_tables import tables_of
-    from fevga.game import play_gioul_game
+    from fevga.game import play_game
     from fevga_core import gioul as core_gioul
 
-    states = play_gioul_game(seed=2).positions()
+    states = play_game(game="gioul", seed=2).positions()
     state = states[decision % len(states)]
     gioul, other = _tiny_nets()
     net = other if fevga_net else gioul

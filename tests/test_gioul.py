@@ -26,7 +26,7 @@ from fevga import (
 )
 from fevga.gioul import self_play
 from fevga.records import Decision
-from fevga.game import play_gioul_game
+from fevga.game import play_game
 
 DATA = json.loads((Path(__file__).parent / "data" / "gioul_perft.json").read_text())
 START = (0,) * 24 + (15,)
@@ -268,10 +268,10 @@ def test_perft_arguments() -> None:
 
 
 def test_recorded_game_replays_and_is_seeded() -> None:
-    a = play_gioul_game(seed=7)
-    b = play_gioul_game(seed=7)
+    a = play_game(game="gioul", seed=7)
+    b = play_game(game="gioul", seed=7)
     assert a == b and a.to_dict() == b.to_dict()
-    assert play_gioul_game(seed=8).decisions != a.decisions
+    assert play_game(game="gioul", seed=8).decisions != a.decisions
     positions = a.positions()
     assert positions[-1] == a.final and a.final.is_game_over()
     assert a.winner == a.final.winner() and a.points == a.final.points()
@@ -288,7 +288,7 @@ def test_recorded_game_replays_and_is_seeded() -> None:
 def test_games_show_chains_and_hand_overs() -> None:
     kinds: set[str] = set()
     for seed in range(40):
-        kinds |= {d.kind for d in play_gioul_game(seed=seed, policy=("random", "heuristic")).decisions}
+        kinds |= {d.kind for d in play_game(game="gioul", seed=seed, policy=("random", "heuristic")).decisions}
     assert kinds == {"roll", "block", "hand-over"}
 
 
@@ -303,7 +303,7 @@ def test_self_play_is_seeded_and_complete() -> None:
     with pytest.raises(InvalidArgumentError):
         self_play(-1)
     with pytest.raises(InvalidArgumentError):
-        play_gioul_game(seed=1, policy="bearoff")
+        play_game(game="gioul", seed=1, policy="bearoff")
 
 
 def test_decision_is_a_value() -> None:
@@ -362,7 +362,7 @@ def test_races_never_pass_dice_on() -> None:
     played by its roller, to the end of the roll or of the game."""
     races = 0
     for seed in range(60):
-        record = play_gioul_game(seed=seed)
+        record = play_game(game="gioul", seed=seed)
         states = record.positions()
         race_roll = False
         for d, before, after in zip(record.decisions, states, states[1:]):

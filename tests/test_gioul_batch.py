@@ -11,7 +11,7 @@ from fevga.errors import InvalidArgumentError, InvalidDiceError, InvalidPosition
 from fevga.batch import count_legal_moves
 from fevga.batch import legal_moves as batch_legal_moves
 from fevga.gioul import GIOUL_WIDTH, from_array, to_array, validate_states
-from fevga.game import play_gioul_game
+from fevga.game import play_game
 
 START = [0] * 24 + [15]
 
@@ -19,7 +19,7 @@ START = [0] * 24 + [15]
 @pytest.fixture(scope="module")
 def corpus() -> list[GioulPosition]:
     """Every state of seeded games: fresh rolls, chain blocks, hand-overs, finished games."""
-    states = [s for seed in range(12) for s in play_gioul_game(seed=seed, policy=("heuristic", "random")).positions()]
+    states = [s for seed in range(12) for s in play_game(game="gioul", seed=seed, policy=("heuristic", "random")).positions()]
     assert any(s.pending and s.roller != s.turn for s in states)  # dice handed over
     assert any(len(s.pending) > 4 for s in states)  # inside a chain
     return states

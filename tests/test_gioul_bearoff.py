@@ -29,7 +29,7 @@ from fevga.bearoff import (
 )
 from fevga.bearoff.fileformat import write_table
 from fevga.errors import BearoffFileError, InvalidArgumentError, MissingBearoffError
-from fevga.game import play_gioul_game
+from fevga.game import play_game
 from boards import SIX, side25
 from fevga_core import bearoff as core
 from test_bearoff_bruteforce import ROLLS, chain_results
@@ -127,7 +127,7 @@ def roll_finals(state: GioulPosition, roll: tuple[int, int] | None) -> set[Gioul
 def _race_states(seeds: range) -> list[GioulPosition]:
     out = []
     for seed in seeds:
-        for s in play_gioul_game(seed=seed).positions():
+        for s in play_game(game="gioul", seed=seed).positions():
             if s.pending or s.winner() is not None:
                 continue
             if any(any(s.counts(c)[7:]) for c in (WHITE, BLACK)):

@@ -100,13 +100,13 @@ def test_gioul_rollout_refusals_are_one_line() -> None:
 
 def test_play_saves_a_gioul_self_play_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from fevga.records import GioulGameRecord
-    from fevga.game import play_gioul_game
+    from fevga.game import play_game
     from fevga.records import load_record
 
     path = tmp_path / "g.json"
     assert main(["play", "--game", "gioul", "--seed", "7", "--save", str(path)]) == 0
     saved = GioulGameRecord.from_json(path.read_text(encoding="utf-8"))
-    assert saved == play_gioul_game(seed=7)
+    assert saved == play_game(game="gioul", seed=7)
     assert saved.positions()[-1] == saved.final  # it replays through the rules
     text = tmp_path / "g.txt"
     assert main(["play", "--game", "gioul", "--seed", "7", "--save", str(text)]) == 0

@@ -19,7 +19,7 @@ from fevga import GioulPosition, Net
 from fevga.analyser import ApiEvaluator, HeuristicEvaluator, analyse
 from fevga.analysis import gioul_roll_values
 from fevga.errors import InvalidArgumentError, NetGameError
-from fevga.game import play_gioul_game, play_gioul_match
+from fevga.game import play_game, play_match
 from fevga.net import net_of, shipped
 from fevga_core.board import ROLL_WEIGHTS, ROLLS
 
@@ -35,7 +35,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def net_game() -> fevga.records.GioulGameRecord:
     """A seeded Gioul game played by the shipped net on both sides."""
-    return play_gioul_game(seed=11, policy="net")
+    return play_game(game="gioul", seed=11, policy="net")
 
 
 # ---------------------------------------------------------------------------------------
@@ -164,7 +164,7 @@ def test_a_game_played_by_the_net_has_no_error_at_one_ply(net_game: fevga.record
 
 
 def test_weaker_play_loses_equity_and_the_totals_add_up() -> None:
-    record = play_gioul_game(seed=3, policy=("net", "random"))
+    record = play_game(game="gioul", seed=3, policy=("net", "random"))
     analysis = analyse(record)
     white, black = analysis.players
     assert white.total_loss == 0.0 and black.total_loss > 0.5 and black.rating > white.rating
@@ -174,7 +174,7 @@ def test_weaker_play_loses_equity_and_the_totals_add_up() -> None:
 
 
 def test_json_and_html_reports_of_a_gioul_match(tmp_path: Path) -> None:
-    match = play_gioul_match(2, seed=4, policy="heuristic")
+    match = play_match(game="gioul", length=2, seed=4, policy="heuristic")
     analysis = analyse(match)
     assert not analysis.match_aware and len(analysis.games) == len(match.games)
     data = json.loads(analysis.to_json())
@@ -209,6 +209,6 @@ def test_what_gioul_analysis_refuses_says_why(net_game: fevga.records.GioulGameR
 
 
 def test_a_gioul_match_of_the_shipped_net_has_no_error_either() -> None:
-    match = play_gioul_match(1, seed=2, policy="net")
+    match = play_match(game="gioul", length=1, seed=2, policy="net")
     assert match.games[0].policies == ("net", "net") and max(match.score) >= 1
     assert all(player.total_loss == 0.0 for player in analyse(match).players)

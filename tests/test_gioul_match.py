@@ -1,4 +1,4 @@
-"""Gioul matches (fevga.game.play_gioul_match, `fevga play-match --game gioul`): the match
+"""Gioul matches (fevga.game.play_match(game="gioul"), `fevga play-match --game gioul`): the match
 flow, seeds that replay every game, records that replay and refuse tampering."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ import pytest
 from fevga import BLACK, WHITE, GioulPosition, Position, Rules
 from fevga.errors import InvalidArgumentError, InvalidRulesError, RecordError
 from fevga.records import GameRecord, GioulGameRecord, GioulMatchRecord, MatchRecord
-from fevga.game import play_game, play_gioul_game, play_gioul_match, play_match
+from fevga.game import play_game, play_match
 
 
 def test_match_flow_and_scores() -> None:
     for seed in range(6):
-        match = play_gioul_match(5, seed=seed, policy=("heuristic", "random"))
+        match = play_match(game="gioul", length=5, seed=seed, policy=("heuristic", "random"))
         score = [0, 0]
         for number, game in enumerate(match.games):
             assert max(score) < 5  # no game after the match is won
@@ -41,28 +41,28 @@ def test_match_flow_and_scores() -> None:
 
 
 def test_games_replay_from_their_seeds() -> None:
-    match = play_gioul_match(4, seed=11)
-    assert play_gioul_match(4, seed=11) == match
+    match = play_match(game="gioul", length=4, seed=11)
+    assert play_match(game="gioul", length=4, seed=11) == match
     assert len(match.games) > 1
     for game in match.games:
-        again = play_gioul_game(seed=game.seed, policy=game.policies, rules=game.rules, start=game.start)
+        again = play_game(game="gioul", seed=game.seed, policy=game.policies, rules=game.rules, start=game.start)
         assert again == game
         assert game.positions()[-1] == game.final
-    fresh = play_gioul_match(2, seed=None)
-    assert play_gioul_match(2, seed=fresh.seed) == fresh
-    assert play_gioul_match(3, seed=12) != play_gioul_match(3, seed=13)
+    fresh = play_match(game="gioul", length=2, seed=None)
+    assert play_match(game="gioul", length=2, seed=fresh.seed) == fresh
+    assert play_match(game="gioul", length=3, seed=12) != play_match(game="gioul", length=3, seed=13)
 
 
 def test_opening_dice_rule_and_max_games() -> None:
-    match = play_gioul_match(3, seed=2, rules=Rules.gioul(first_roll="opening_dice"))
+    match = play_match(game="gioul", length=3, seed=2, rules=Rules.gioul(first_roll="opening_dice"))
     first = match.games[0].decisions[0]
     assert first.roll is not None and first.roll[0] != first.roll[1]  # the two dice of the draw
-    one = play_gioul_match(100, seed=1, max_games=1)
+    one = play_match(game="gioul", length=100, seed=1, max_games=1)
     assert len(one.games) == 1 and one.winner is None
 
 
 def test_match_records_round_trip_and_replay(tmp_path: Path) -> None:
-    match = play_gioul_match(3, seed=5, policy="heuristic")
+    match = play_match(game="gioul", length=3, seed=5, policy="heuristic")
     data = json.loads(match.to_json())
     assert data["game"] == "gioul" and data["score"] == list(match.score)
     assert GioulMatchRecord.from_json(match.to_json()) == match
@@ -94,7 +94,7 @@ def _tampered(data: dict[str, Any], change: Any) -> dict[str, Any]:
     ],
 )
 def test_tampered_records_are_refused(change: Any, message: str) -> None:
-    data = json.loads(play_gioul_match(3, seed=5, policy="heuristic").to_json())
+    data = json.loads(play_match(game="gioul", length=3, seed=5, policy="heuristic").to_json())
     assert len(data["games"]) >= 2
     with pytest.raises(RecordError, match=message):
         GioulMatchRecord.from_dict(_tampered(data, change))
@@ -102,16 +102,16 @@ def test_tampered_records_are_refused(change: Any, message: str) -> None:
 
 def test_bad_arguments() -> None:
     for call in (
-        lambda: play_gioul_match(0),
-        lambda: play_gioul_match(3, max_games=0),
-        lambda: play_gioul_match(3, policy="lookahead"),
-        lambda: play_gioul_match(3, policy=("random",)),  # type: ignore[arg-type]
-        lambda: play_gioul_game(seed=1, start=GioulPosition.from_counts([15] + [0] * 24, [0] * 24 + [15])),
+        lambda: play_match(game="gioul", length=0),
+        lambda: play_match(game="gioul", length=3, max_games=0),
+        lambda: play_match(game="gioul", length=3, policy="lookahead"),
+        lambda: play_match(game="gioul", length=3, policy=("random",)),  # type: ignore[arg-type]
+        lambda: play_game(game="gioul", seed=1, start=GioulPosition.from_counts([15] + [0] * 24, [0] * 24 + [15])),
     ):
         with pytest.raises(InvalidArgumentError):
             call()
     with pytest.raises(InvalidRulesError):
-        play_gioul_match(3, rules=Rules())
+        play_match(game="gioul", length=3, rules=Rules())
     with pytest.raises(RecordError):
         GioulMatchRecord.from_json("{not json")
 
@@ -123,7 +123,7 @@ def test_cli_play_match_gioul(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["play-match", "3", "--game", "gioul", "--seed", "9", "--policy", "random", "--save", str(out)]) == 0
     text = capsys.readouterr().out
     record = GioulMatchRecord.from_json(out.read_text())
-    assert record == play_gioul_match(3, seed=9, policy="random")
+    assert record == play_match(game="gioul", length=3, seed=9, policy="random")
     assert f"final score {record.score[0]}-{record.score[1]}" in text and "game 1 (one-die draw)" in text
     for argv, error in (
         (["play-match", "3", "--game", "gioul", "--policy", "lookahead"], "Gioul policy 'lookahead'"),
@@ -137,15 +137,15 @@ def test_cli_play_match_gioul(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 def test_play_game_and_play_match_play_either_game() -> None:
     """One play_game and one play_match for both games, chosen by the start position, the
-    rules or game=; the Gioul names are the same calls."""
+    rules or game= (all three the same game)."""
     by_name = play_game(seed=5, policy="heuristic", game="gioul")
-    assert isinstance(by_name, GioulGameRecord)
-    assert by_name == play_gioul_game(seed=5, policy="heuristic")
+    assert isinstance(by_name, GioulGameRecord) and by_name.decisions
     assert play_game(seed=5, policy="heuristic", rules=Rules.gioul()) == by_name
-    assert play_game(seed=5, policy="heuristic", start=GioulPosition.initial()) == \
-        play_gioul_game(seed=5, policy="heuristic", start=GioulPosition.initial())
+    started = play_game(seed=5, policy="heuristic", start=GioulPosition.initial())
+    assert isinstance(started, GioulGameRecord) and started.start == GioulPosition.initial()
+    assert started == play_game(seed=5, policy="heuristic", start=GioulPosition.initial(), game="gioul")
     match = play_match(3, seed=2, game="gioul")
-    assert isinstance(match, GioulMatchRecord) and match == play_gioul_match(3, seed=2)
+    assert isinstance(match, GioulMatchRecord) and match == play_match(3, seed=2, rules=Rules.gioul())
     assert isinstance(play_game(seed=5), GameRecord) and isinstance(play_match(1, seed=2), MatchRecord)
     with pytest.raises(InvalidRulesError, match="game says fevga, rules says gioul"):
         play_game(seed=1, rules=Rules.gioul(), game="fevga")

@@ -19,7 +19,7 @@ from fevga.errors import InvalidArgumentError, InvalidPositionError, NetFileErro
 from fevga.net import net_of
 from fevga.strength import gioul_duel
 from fevga.train import TrainConfig, train
-from fevga.game import play_gioul_game
+from fevga.game import play_game
 from fevga.gioul import to_array
 from fevga_core import constants, gioul as core_gioul, net as core_net, rollout as core_rollout
 from fevga_core import train as core_train
@@ -54,7 +54,7 @@ def corpus() -> list[GioulPosition]:
     """States of a few recorded games: new rolls due, chains, dice handed over, finished games."""
     states: list[GioulPosition] = []
     for seed in range(4):
-        states.extend(play_gioul_game(seed=seed, policy="heuristic").positions())
+        states.extend(play_game(game="gioul", seed=seed, policy="heuristic").positions())
     return states
 
 
@@ -307,13 +307,13 @@ def test_cli_trains_a_gioul_net(tmp_path: Path) -> None:
 
 
 def test_play_gioul_game_plays_the_net_policy_with_a_gioul_net(gioul_net: Net) -> None:
-    record = play_gioul_game(seed=4, policy=("net", "random"), net=gioul_net)
+    record = play_game(game="gioul", seed=4, policy=("net", "random"), net=gioul_net)
     assert record.final.is_game_over() and record.policies == ("net", "random")
-    assert record == play_gioul_game(seed=4, policy=("net", "random"), net=gioul_net)
+    assert record == play_game(game="gioul", seed=4, policy=("net", "random"), net=gioul_net)
     assert record.positions()[-1] == record.final  # the decisions replay through the rules
-    assert play_gioul_game(seed=4, policy="net") == play_gioul_game(seed=4, policy="net", net=Net.default("gioul"))
+    assert play_game(game="gioul", seed=4, policy="net") == play_game(game="gioul", seed=4, policy="net", net=Net.default("gioul"))
     with pytest.raises(NetGameError):
-        play_gioul_game(seed=4, policy="net", net=Net.default())
+        play_game(game="gioul", seed=4, policy="net", net=Net.default())
 
 
 def test_the_first_full_gioul_run_beats_the_heuristic() -> None:

@@ -18,7 +18,7 @@ import fevga
 from fevga import GioulPosition, InvalidArgumentError, InvalidDiceError, Net
 from fevga.bearoff.core_tables import tables_of
 from fevga.errors import NetGameError
-from fevga.game import play_gioul_game
+from fevga.game import play_game
 from fevga.gioul import to_array
 from fevga.strength import gioul_duel
 from fevga_core import constants
@@ -182,8 +182,8 @@ def test_the_gioul_tables_override_the_net_in_a_covered_race(net: Net) -> None:
 # Policies in games and rollouts
 
 def test_net2_games_are_seeded_and_duels_run(net: Net) -> None:
-    first = play_gioul_game(seed=11, policy=("net2", "net"), net=net)
-    assert first == play_gioul_game(seed=11, policy=("net2", "net"), net=net)
+    first = play_game(game="gioul", seed=11, policy=("net2", "net"), net=net)
+    assert first == play_game(game="gioul", seed=11, policy=("net2", "net"), net=net)
     assert first.policies == ("net2", "net") and first.final.is_game_over()
     duel = gioul_duel("net2", "net", games=4, seed=3, net_a=net, net_b=net, workers=2)
     assert duel == gioul_duel("net2", "net", games=4, seed=3, net_a=net, net_b=net, workers=1)

@@ -30,7 +30,6 @@ import reference as ref
 import uvicorn
 from fevga import GioulPosition, Position, analyse, evaluate, hint, rollout
 from fevga.game import play_game
-from fevga.game import play_gioul_game
 from fevga.records import write_match
 from fevga.service.http import BodyLimit, Limits, create_app
 
@@ -445,7 +444,7 @@ def test_batch_bodies_are_read_as_json_by_pydantic(port: int) -> None:
 
 
 def test_hostile_analyse_limits_and_games(port: int) -> None:
-    gioul = play_gioul_game(seed=1)
+    gioul = play_game(game="gioul", seed=1)
     status, data, _ = request(port, "POST", f"{API}/analyse?graphs=true", gioul.to_json())
     assert status == 200 and data["evaluator"] == "net 1-ply", data
     plies = data["games"][0]["plies"]

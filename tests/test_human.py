@@ -195,7 +195,6 @@ def test_engine_policies_play_as_the_core_policies_do() -> None:
     net2, net and heuristic, it chooses every recorded move (so a record's name is the truth)."""
     from fevga.cli.human import Engine
     from fevga.game import play_game
-    from fevga.game import play_gioul_game
 
     for policy in ("net2", "net", "heuristic"):
         record = play_game(seed=11, policy=policy, max_plies=40)
@@ -204,7 +203,7 @@ def test_engine_policies_play_as_the_core_policies_do() -> None:
             moves = before.legal_moves(ply.dice)
             if len(moves) > 1:
                 assert engine.choose(before, moves, ply.dice, record.rules).steps == ply.steps, (policy, before.id)
-    gioul = play_gioul_game(seed=5, policy="heuristic")
+    gioul = play_game(game="gioul", seed=5, policy="heuristic")
     engine = Engine("heuristic", "gioul")
     for decision, before in zip(gioul.decisions, gioul.positions()):
         moves = before.legal_moves(decision.roll)

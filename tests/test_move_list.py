@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from fevga import BLACK, WHITE, Position
-from fevga.game import play_gioul_game
+from fevga.game import play_game
 
 from boards import busy_position
 
@@ -87,5 +87,5 @@ def test_a_finished_game_has_an_empty_sequence() -> None:
     assert len(moves) == 0 and moves == [] and list(moves) == [] and not moves
     with pytest.raises(IndexError):
         moves[0]
-    gioul_won = play_gioul_game(seed=1, policy="heuristic").final
+    gioul_won = play_game(game="gioul", seed=1, policy="heuristic").final
     assert gioul_won.winner() is not None and gioul_won.legal_moves((6, 5)) == []

@@ -34,7 +34,7 @@ import pytest
 from fevga import Position, Rules, batch
 from fevga.game import play_game
 from fevga.gioul import GioulPosition, to_array
-from fevga.game import play_gioul_game
+from fevga.game import play_game
 from fevga_core import board, gioul, movegen
 from fevga_core.constants import FLAG_BAN_PRIME, FLAG_MUST_OPEN_NO_PLAYABLE, FLAG_QUARTER_END_OF_TURN, FLAG_RELEASE_REACH, POSITION_WIDTH
 
@@ -73,7 +73,7 @@ def fevga_corpus() -> np.ndarray:
 def gioul_corpus() -> np.ndarray:
     states: list[GioulPosition] = []
     for seed in range(GIOUL_GAMES):
-        states += play_gioul_game(seed=seed).positions()
+        states += play_game(game="gioul", seed=seed).positions()
     return to_array([s for s in _distinct(states) if not s.is_game_over()])  # type: ignore[union-attr, misc]
 
 

@@ -23,7 +23,7 @@ import fevga
 from fevga import GioulPosition, Position
 from fevga.game import play_game
 from fevga.gioul import self_play
-from fevga.game import play_gioul_game
+from fevga.game import play_game
 
 FEVGA_POLICIES = ("random", "heuristic", "bearoff", "lookahead", "net", "net2")
 GIOUL_POLICIES = ("random", "heuristic")
@@ -51,7 +51,7 @@ def _fevga_games(policy: str) -> Callable[[], Any]:
 
 def _gioul_games(policy: str) -> Callable[[], Any]:
     def games() -> Any:
-        return [play_gioul_game(seed=seed, policy=policy).to_dict() for seed in range(6)]
+        return [play_game(game="gioul", seed=seed, policy=policy).to_dict() for seed in range(6)]
     return games
 
 
@@ -59,7 +59,7 @@ def _mixed_games() -> Any:
     return [play_game(seed=11, policy=("net", "heuristic")).to_dict(),
             play_game(seed=12, policy=("lookahead", "bearoff")).to_dict(),
             play_game(seed=13, policy="heuristic", max_plies=20).to_dict(),
-            play_gioul_game(seed=14, policy=("heuristic", "random")).to_dict(),
+            play_game(game="gioul", seed=14, policy=("heuristic", "random")).to_dict(),
             play_game(seed=15, policy=_last_move).to_dict()]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -14,7 +15,7 @@ from fevga.game import play_game, play_match
 from fevga.records import GameRecord, MatchRecord
 from fevga.gioul import GioulPosition
 from fevga.records import GioulGameRecord
-from fevga.game import play_gioul_game, play_gioul_match
+from fevga.game import play_game, play_match
 from fevga.records import load_record, read_match, save_record, write_match
 
 
@@ -102,7 +103,7 @@ def _content(game: GameRecord | GioulGameRecord) -> tuple[object, ...]:
     return (game.start, game.opening_dice, game.plies, game.final, game.winner, game.points)
 
 
-MATCHES = {"fevga": play_match, "gioul": play_gioul_match}
+MATCHES = {"fevga": play_match, "gioul": functools.partial(play_match, game="gioul")}
 
 
 @pytest.mark.parametrize("game", ["fevga", "gioul"])
@@ -120,12 +121,12 @@ def test_text_round_trip(game: str, seed: int) -> None:
 
 def _gioul_text_with(mark: str) -> tuple[list[str], int]:
     """The lines of a Gioul match text and the index of the first turn line holding `mark`."""
-    lines = write_match(play_gioul_match(5, seed=3)).splitlines()
+    lines = write_match(play_match(game="gioul", length=5, seed=3)).splitlines()
     return lines, next(i for i, line in enumerate(lines) if mark in line and ")" in line)
 
 
 def test_a_gioul_roll_is_its_decisions_chain_blocks_and_hand_overs() -> None:
-    match = play_gioul_match(5, seed=3)
+    match = play_match(game="gioul", length=5, seed=3)
     text = write_match(match)
     assert " Rules: game=gioul" in text.splitlines()
     lines, at = _gioul_text_with(" > ")
@@ -141,7 +142,7 @@ def test_a_gioul_roll_is_its_decisions_chain_blocks_and_hand_overs() -> None:
 
 
 def test_a_gioul_roll_its_roller_cannot_play_is_written_pass_then_the_hand_over() -> None:
-    record = play_gioul_game(seed=2, policy="heuristic")
+    record = play_game(game="gioul", seed=2, policy="heuristic")
     text = write_match(record)
     assert "55: pass > 6/1(4) | 6/off(4)" in text
     assert read_match(text).games[0].decisions == record.decisions

@@ -51,7 +51,7 @@ def public_functions() -> Iterator[tuple[str, Callable[..., Any]]]:
 def test_the_walk_finds_the_public_functions() -> None:
     names = {name for name, _ in public_functions()}
     assert {"rollout", "rollout_moves", "expectimax", "evaluate", "hint", "analyse", "play_game",
-            "play_gioul_match", "race_estimate", "duel", "train", "OneSidedDB.build", "TwoSidedDB.build"} <= names
+            "race_estimate", "duel", "train", "OneSidedDB.build", "TwoSidedDB.build"} <= names
 
 
 def test_public_parameters_use_the_shared_names() -> None:

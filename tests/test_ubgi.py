@@ -30,7 +30,7 @@ import gioul_reference as gref
 import reference as ref
 import fevga
 from fevga import GioulPosition, Position, hint
-from fevga.game import play_gioul_game
+from fevga.game import play_game
 from fevga.service.engine import Engine
 from fevga.service.gnubgid import gnubg_id, position_from_gnubg_id
 
@@ -270,7 +270,7 @@ def test_gioul_choice_is_the_shipped_gioul_nets() -> None:
     engine = Engine()
     engine.set("game.variant", "gioul")
     for seed in range(3):
-        record = play_gioul_game(seed=seed, policy="net")
+        record = play_game(game="gioul", seed=seed, policy="net")
         for decision, before in zip(record.decisions, record.positions()):
             if decision.choices < 2:
                 continue

@@ -256,26 +256,6 @@ def _gioul_pair(policy: str | tuple[str, str]) -> tuple[str, str]:
     return (pair[0], pair[1])
 
 
-def play_gioul_game(
-    seed: SeedLike = None,
-    policy: str | tuple[str, str] = "random",
-    rules: Rules | None = None,
-    start: GioulPosition | None = None,
-    net: Net | str | os.PathLike[str] | None = None,
-) -> GioulGameRecord:
-    """`play_game(..., game="gioul")`: one seeded Gioul game (the Gioul net and the Gioul
-    bear-off tables serve the net policies, as `hint` uses them).
-
-    >>> play_gioul_game(seed=7).final.is_game_over()
-    True
-    """
-    if start is not None and not isinstance(start, GioulPosition):
-        raise InvalidArgumentError(f"start must be a GioulPosition, not {type(start).__name__}")
-    record = play_game(seed, policy, rules, start, 0, net, game="gioul")
-    assert isinstance(record, GioulGameRecord)
-    return record
-
-
 def _play_gioul(seed: SeedLike, policy: str | tuple[str, str], rules: Rules | None, start: GioulPosition | None,
                 net: Net | str | os.PathLike[str] | None) -> GioulGameRecord:
     """One Gioul game played in the core (the variant's half of play_game)."""
@@ -315,21 +295,3 @@ def _play_gioul(seed: SeedLike, policy: str | tuple[str, str], rules: Rules | No
     return GioulGameRecord(
         record.seed, record.rules, record.policies, record.decisions, final, record.winner, record.points, start
     )
-
-
-def play_gioul_match(
-    length: int,
-    seed: SeedLike = None,
-    policy: str | tuple[str, str] = "random",
-    rules: Rules | None = None,
-    max_games: int = 10_000,
-) -> GioulMatchRecord:
-    """`play_match(..., game="gioul")`: a Gioul match to `length` points (1 a game, 2 for a
-    mars; no doubling cube).
-
-    >>> max(play_gioul_match(3, seed=1).score) >= 3
-    True
-    """
-    record = play_match(length, seed, policy, rules, max_games, game="gioul")
-    assert isinstance(record, GioulMatchRecord)
-    return record

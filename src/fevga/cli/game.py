@@ -15,7 +15,7 @@ from fevga.cli.options import (add_game_options, add_human_options, add_position
 from fevga.cli.net import add_net_option, net_argument
 from fevga.errors import InvalidArgumentError
 from fevga.files import output_path
-from fevga.game import play_game, play_gioul_game
+from fevga.game import play_game
 from fevga.gioul import GioulPosition
 from fevga.notation import parse_dice
 from fevga.policy import POLICY_IDS
@@ -200,7 +200,7 @@ def _play(args: argparse.Namespace) -> int:
     if game == "gioul":
         if args.start:
             raise InvalidArgumentError("--start is not supported for Gioul games (they begin with the one-die draw)")
-        record = play_gioul_game(seed=args.seed, policy=policy, rules=rules_argument(args, game))
+        record = play_game(game="gioul", seed=args.seed, policy=policy, rules=rules_argument(args, game))
     else:
         start = position_argument(args.start) if args.start else None
         if start is not None and not isinstance(start, Position):

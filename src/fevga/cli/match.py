@@ -8,7 +8,7 @@ import argparse
 from fevga.cli.options import add_human_options, rules_argument
 from fevga.errors import InvalidArgumentError
 from fevga.files import atomic_write, output_path
-from fevga.game import play_gioul_match, play_match
+from fevga.game import play_match
 from fevga.match import GameOdds, match_equity_table
 from fevga.policy import POLICY_IDS
 from fevga.records import save_record
@@ -80,7 +80,7 @@ def _play_gioul_match(args: argparse.Namespace) -> int:
     if args.save and not args.save.lower().endswith(".json"):
         raise InvalidArgumentError(f"--save {args.save!r}: Gioul match records are saved as JSON (a .json file)")
     policy = (args.white or args.policy, args.black or args.policy)
-    record = play_gioul_match(args.length, seed=args.seed, policy=policy, rules=rules)
+    record = play_match(args.length, seed=args.seed, policy=policy, rules=rules, game="gioul")
     print(f"{args.length} point Gioul match, seed {record.seed}, policies white={policy[0]} black={policy[1]}")
     print("\n".join(record.log().splitlines()[1:]))
     if args.save:
