@@ -42,7 +42,7 @@ from fevga_core.types cimport (
 )
 from fevga_core.board cimport (
     ROLL_D1, ROLL_D2, zobrist_table, zobrist_turn, rotate12, highest_point, position_load, position_store,
-    row_problem, row_problem_text, fevga_flags_checked, check_interrupt,
+    row_problem, row_problem_text, fevga_flags_checked, check_interrupt, position_winner,
     __builtin_ctz, __builtin_popcount,
 )
 
@@ -949,7 +949,7 @@ def count_moves(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int
     """Number of distinct legal moves of each (position row, dice row) pair, GIL released.
 
     Every row and dice pair is validated (InvalidPositionError / InvalidDiceError name the
-    first bad one); `out_counts` must hold n values.
+    first bad one); `out_counts` must hold n values. A finished game has 0.
     """
     cdef Py_ssize_t i, n = positions.shape[0], bad = -1
     cdef PositionC pos
@@ -972,7 +972,9 @@ def count_moves(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int
                 if _bad_dice(dice, i):
                     bad = i
                     break
-                out_counts[i] = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, scratch.moves, scratch.ws)
+                # a finished game has no moves (as the Gioul kernels and rank_row say)
+                out_counts[i] = 0 if position_winner(&pos) >= 0 else \
+                    generate_moves(&pos, dice[i, 0], dice[i, 1], flags, scratch.moves, scratch.ws)
     finally:
         scratch_free(&scratch)
     if bad >= 0:
@@ -990,7 +992,8 @@ cdef class BatchHook:
 def generate_batch(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int flags, BatchHook hook=None):
     """All legal moves of each pair: (offsets int64[n+1], results uint8[m, 51],
     steps uint8[m, 4, 2], nsteps uint8[m]); pair i owns rows offsets[i]:offsets[i+1].
-    Rows and dice are validated like count_moves. `hook.moves_made` sees each pair's moves."""
+    Rows and dice are validated like count_moves; a finished game has no moves.
+    `hook.moves_made` sees each pair's moves."""
     cdef Py_ssize_t i, n = positions.shape[0], total = 0, cap
     cdef int k, j, count
     cdef bint bad
@@ -1020,7 +1023,8 @@ def generate_batch(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, 
                     if not bad:
                         position_load(&pos, &positions[i, 0])
                 if not bad:
-                    count = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, buf, scratch.ws)
+                    count = 0 if position_winner(&pos) >= 0 else \
+                        generate_moves(&pos, dice[i, 0], dice[i, 1], flags, buf, scratch.ws)
             if bad:
                 _batch_error(positions, dice, i)
             if count < 0:

@@ -22,7 +22,7 @@ from fevga_core.types cimport (
     PositionC, MoveC, SideC, uint8_t, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FLAG_GIOUL,
 )
 from fevga_core.board cimport (
-    position_load, position_load_checked, position_store, rows_checked, position_winner, position_points, fevga_flags_checked, check_interrupt, moves_checked,
+    position_load, position_load_checked, position_store, rows_checked, position_winner, position_points, fevga_flags_checked, check_interrupt, check_interrupt_every, moves_checked,
     ROLL_D1, ROLL_D2, ROLL_WEIGHT,
 )
 from fevga_core.movegen cimport (
@@ -320,13 +320,9 @@ def choose_rows(CoreNet net not None, Tables tables not None, const uint8_t[:, :
     try:
         with nogil:
             for i in range(n):
-                if i % 1024 == 1023:
-                    check_interrupt()
+                check_interrupt_every(i, 1024)
                 position_load(&pos, &rows[i, 0])
-                count = generate_moves(&pos, dice[i, 0], dice[i, 1], flags, scratch.moves, scratch.ws)
-                if count < 0:
-                    with gil:
-                        raise OverflowError("more legal moves than the generator buffer holds")
+                count = moves_checked(generate_moves(&pos, dice[i, 0], dice[i, 1], flags, scratch.moves, scratch.ws))
                 moves += count
                 out[i] = choose_move_net(&ev, &pos, scratch.moves, count, plies, &scratch, 0, value)
     finally:
@@ -380,9 +376,7 @@ def rank_row(CoreNet net not None, Tables tables not None, CorePosition position
         raise InvalidArgumentError("a finished position has no moves to rank")
     scratch_new(&scratch, plies + 1)       # the roll's moves, then one list per deeper level
     try:
-        n = generate_moves(&position.c, d1, d2, flags, scratch.moves, scratch.ws)
-        if n < 0:
-            raise OverflowError("more legal moves than the generator buffer holds")
+        n = moves_checked(generate_moves(&position.c, d1, d2, flags, scratch.moves, scratch.ws))
         values_array = np.empty((n, 3), dtype=np.float64)
         used_array = np.empty(n, dtype=np.int8)
         values = values_array

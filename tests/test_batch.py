@@ -138,3 +138,53 @@ def test_batch_hint_refuses_bad_input() -> None:
         batch.hint(bad, dice)
     with pytest.raises(InvalidArgumentError, match="workers"):
         batch.hint(rows, dice, workers=0)
+
+
+def test_the_core_batch_kernels_give_a_finished_game_no_moves() -> None:
+    """movegen.count_moves / generate_batch and search.rank_batch: a finished row has no moves
+    whoever is on roll (as the Gioul kernels and rank_row say), without the API's help."""
+    from fevga.bearoff.core_tables import tables_of
+    from fevga.net import net_of
+    from fevga_core import movegen, search
+
+    rows = batch.to_array([make({}, {24: 15}, turn=1), make({}, {24: 15}, turn=0), Position.initial()])
+    dice = np.array([[6, 5]] * 3, dtype=np.uint8)
+    counts = np.zeros(3, dtype=np.int32)
+    movegen.count_moves(rows, dice, 0, counts)
+    assert counts.tolist() == [0, 0, 1]
+    assert movegen.generate_batch(rows, dice, 0)[0].tolist() == [0, 0, 0, 1]
+    offsets, *_, values, used = search.rank_batch(net_of(None)._core, tables_of("default"), rows, dice, 2, 0)
+    assert offsets.tolist() == [0, 0, 0, 1] and values.shape == (1, 3) and used.tolist() == [2]
+
+
+def test_batch_hint_under_other_rules_is_fevga_hint_under_them() -> None:
+    positions = [p for p in corpus(6) if p.winner() is None]
+    dice = np.random.default_rng(9).integers(1, 7, size=(len(positions), 2)).astype(np.uint8)
+    hints = batch.hint(batch.to_array(positions), dice, 1, Rules.strict())
+    for k, (p, d) in enumerate(zip(positions, dice)):
+        expected = [(h.move.position, tuple(h.move.steps), [h.evaluation.win, h.evaluation.win_mars,
+                     h.evaluation.lose_mars], h.evaluation.equity, h.plies) for h in hint(p, tuple(d), 1, Rules.strict())]
+        assert _hint_rows(hints, k) == expected
+
+
+def test_legal_moves_with_threads_is_the_same_for_both_games() -> None:
+    from fevga import GioulPosition
+    from fevga.game import play_game
+
+    fevga_rows = batch.to_array(corpus(20) * 40)  # more rows than one chunk (CHUNK_ROWS)
+    states = [s for seed in range(4) for s in play_game(seed=seed, game="gioul").positions()]
+    gioul_rows = batch.to_array(states * (fevga_rows.shape[0] // len(states) + 1))
+    assert isinstance(states[0], GioulPosition)
+    for rows in (fevga_rows, gioul_rows):
+        dice = np.random.default_rng(2).integers(1, 7, size=(len(rows), 2)).astype(np.uint8)
+        one, two = batch.legal_moves(rows, dice), batch.legal_moves(rows, dice, workers=2)
+        assert all(np.array_equal(getattr(one, f), getattr(two, f)) for f in ("offsets", "results", "steps", "nsteps"))
+        assert one.counts().tolist() == batch.count_legal_moves(rows, dice, workers=2).tolist()
+
+
+def test_ragged_rows_and_empty_joins_are_refused_by_name() -> None:
+    start = list(Position.initial()._row())
+    with pytest.raises(InvalidArgumentError, match="cannot be read as an integer array"):
+        batch.count_legal_moves([start, start[:50]], [[6, 5], [6, 5]])
+    with pytest.raises(InvalidArgumentError, match="at least one part"):
+        batch.BatchHints.join([])

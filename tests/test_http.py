@@ -680,7 +680,8 @@ def test_hostile_bulk_hint(port: int) -> None:
                         "invalid_dice"),
                        ({**good, "dice_rows": "BgU="}, "invalid_dice"),
                        ({**good, "rows": "AAAA" * 17 * 3}, "invalid_position"),
-                       ({**good, "rows": "@@@@"}, "invalid_rows")):
+                       ({**good, "rows": "@@@@"}, "invalid_rows"),
+                       ({**good, "game": "gioul"}, "unsupported")):
         status, data, _ = request(port, "POST", f"{API}/hint", body)
         assert_refused(status, data, code)
     status, data, _ = request(port, "POST", f"{API}/hint", {**good, "dice_rows": base64.b64encode(
@@ -688,7 +689,7 @@ def test_hostile_bulk_hint(port: int) -> None:
     assert "row 2" in data["error"]["message"]
 
 
-def test_bulk_hint_stops_when_its_time_is_up() -> None:
+def test_bulk_hint_stops_when_its_time_is_up(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past the time limit the bulk hint stops within one slice of rows (its `stop` is set
     when the request is answered) and the request gets a 408."""
     import base64
@@ -706,6 +707,24 @@ def test_bulk_hint_stops_when_its_time_is_up() -> None:
     with pytest.raises(ApiError, match="ran out of time") as caught:
         _hint_rows(rows, dice, 1, LIMITS, False, None, stop)
     assert caught.value.status == 408
+    # time runs out during the first slice: the second is never ranked
+    calls = []
+    ranked = batch.hint
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(len(args[0]))
+        stop.set()
+        return ranked(*args, **kwargs)
+
+    stop.clear()
+    many_rows = batch.to_array((random_positions(3, 40) * 20)[:600])
+    many_dice = np.full((len(many_rows), 2), 3, dtype=np.uint8)
+    monkeypatch.setattr(batch, "hint", counted)
+    with pytest.raises(ApiError, match="ran out of time"):
+        _hint_rows(base64.b64encode(many_rows.tobytes()).decode(), base64.b64encode(many_dice.tobytes()).decode(), 1,
+                   Limits(batch_positions=1000), False, None, stop)
+    assert calls == [256]  # one slice of HINT_SLICE_ROWS, then the stop was seen
+    monkeypatch.undo()
     many = batch.to_array((random_positions(3, 40) * 50)[:1000])  # about a second at 2 plies
     dice = base64.b64encode(np.full((len(many), 2), 3, dtype=np.uint8).tobytes()).decode()
     many = base64.b64encode(many.tobytes()).decode()

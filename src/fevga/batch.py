@@ -92,7 +92,10 @@ def validate_positions(rows: object) -> NDArray[np.uint8]:
 
 def _is_gioul(rows: object) -> bool:
     """Whether `rows` are Gioul state rows: 58 columns (a Fevga row has 51)."""
-    shape = np.shape(rows) if isinstance(rows, (np.ndarray, list, tuple)) else ()
+    try:
+        shape = np.shape(rows) if isinstance(rows, (np.ndarray, list, tuple)) else ()
+    except ValueError:  # ragged nested lists: validate_positions says what is wrong
+        return False
     return len(shape) == 2 and shape[1] == gioul.GIOUL_WIDTH
 
 
@@ -112,11 +115,6 @@ def _fevga_only(rules: Rules, what: str) -> None:
                                    f"fevga.{what}")
 
 
-def _finished_rows(positions: NDArray[np.uint8]) -> NDArray[np.intp]:
-    off = constants.NUM_CHECKERS
-    return np.flatnonzero((positions[:, 0] == off) | (positions[:, constants.NUM_POINTS + 1] == off))
-
-
 def count_legal_moves(positions: object, dice: object, rules: Rules | None = None, workers: int = 1) -> NDArray[np.int32]:
     """Number of distinct legal moves of each (position, dice) row; 0 for finished games.
 
@@ -131,7 +129,6 @@ def count_legal_moves(positions: object, dice: object, rules: Rules | None = Non
         run_chunks(rows.shape[0], workers, lambda a, b: core_gioul.count_moves(rows[a:b], rolls[a:b], out[a:b]))
     else:
         run_chunks(rows.shape[0], workers, lambda a, b: movegen.count_moves(rows[a:b], rolls[a:b], flags, out[a:b]))
-    out[_finished_rows(rows)] = 0
     return out
 
 
@@ -142,7 +139,8 @@ B = TypeVar("B", bound="BatchMoves")
 class BatchMoves:
     """All legal moves of many (position, dice) pairs; pair i owns rows offsets[i]:offsets[i+1].
 
-    ``results``: (m, 51) resulting positions (opponent on roll); ``steps``: (m, 4, 2) the
+    ``results``: (m, 51) resulting positions (opponent on roll), or for Gioul rows (m, 58) the
+    states after each move (the next decision's holder on turn); ``steps``: (m, 4, 2) the
     (from, to) steps of each move, unused entries 0; ``nsteps``: (m,) steps used (0 = pass).
     """
 
@@ -162,6 +160,8 @@ class BatchMoves:
     @classmethod
     def join(cls: type[B], parts: Sequence[B]) -> B:
         """The results of consecutive runs of pairs as one (at least one part)."""
+        if not parts:
+            raise InvalidArgumentError(f"{cls.__name__}.join needs at least one part")
         return cls(*_join([tuple(getattr(part, f.name) for f in fields(part)) for part in parts]))
 
 
@@ -240,7 +240,7 @@ def hint(positions: object, dice: object, plies: int = 1, rules: Rules | None = 
     core, tables = net_of(net)._core, tables_of("default")
     offsets, results, steps, nsteps, values, used = _flat_moves(
         rows, rolls, check_workers(workers), lambda r, d: search.rank_batch(core, tables, r, d, plies, flags),
-        _HINT_CHUNK_ROWS[plies])
+        _HINT_CHUNK_ROWS.get(plies, 1))
     equities = 2.0 * values[:, 0] - 1.0 + values[:, 1] - values[:, 2]  # Evaluation.equity, term by term
     pair = np.repeat(np.arange(rows.shape[0]), np.diff(offsets))
     # as fevga.hint orders one pair: deeper evaluations first, then by equity, then generator order
@@ -257,11 +257,8 @@ _HINT_CHUNK_ROWS = {1: 1024, 2: 64, 3: 2, 4: 1}
 
 def _flat_moves(rows: NDArray[np.uint8], rolls: NDArray[np.uint8], workers: int,
                 kernel: Callable[[NDArray[np.uint8], NDArray[np.uint8]], FlatMoves], chunk: int = CHUNK_ROWS) -> FlatMoves:
-    """`kernel`'s (offsets, per-move arrays ...) of the live (unfinished) rows, split over
-    `workers` threads and joined: finished rows get no moves (the generator never sees them)."""
-    live = np.ones(rows.shape[0], dtype=bool)
-    live[_finished_rows(rows)] = False
-    rows, rolls = rows[live], rolls[live]
+    """`kernel`'s (offsets, per-move arrays ...) of the rows (a finished game has no moves), split
+    over `workers` threads and joined."""
     parts: dict[int, FlatMoves] = {}
 
     def work(start: int, stop: int) -> None:
@@ -272,15 +269,11 @@ def _flat_moves(rows: NDArray[np.uint8], rolls: NDArray[np.uint8], workers: int,
     except MemoryError:  # the output grows with the moves, not only the rows: say what to do
         raise InvalidArgumentError(f"the legal moves of {rows.shape[0]} rows do not fit in memory: split the "
                                    "batch") from None
-    return _join([parts[start] for start in sorted(parts)] or [kernel(rows[:0], rolls[:0])], live)
+    return _join([parts[start] for start in sorted(parts)] or [kernel(rows[:0], rolls[:0])])
 
 
-def _join(parts: Sequence[FlatMoves], live: NDArray[np.bool_] | None = None) -> FlatMoves:
-    """The flat move arrays of consecutive runs of pairs as one; with `live`, the parts hold
-    the pairs where it is True, in order, and the others get no moves."""
+def _join(parts: Sequence[FlatMoves]) -> FlatMoves:
+    """The flat move arrays of consecutive runs of pairs as one."""
     counts = np.concatenate([np.diff(part[0]) for part in parts])
-    if live is not None:
-        counts, live_counts = np.zeros(live.size, dtype=np.int64), counts
-        counts[live] = live_counts
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     return (offsets, *(np.concatenate([part[k] for part in parts]) for k in range(1, len(parts[0]))))

@@ -98,12 +98,12 @@ def play_game(
     >>> play_game(seed=7, game="gioul").final.is_game_over()
     True
     """
+    max_plies = check_int("max_plies", max_plies, 0, MAX_GAME_PLIES)
     if _game_of(start, rules, game) == "gioul":
         if max_plies:
-            raise InvalidArgumentError(f"max_plies={max_plies!r}: a Gioul game is played to its end")
+            raise InvalidArgumentError(f"max_plies={max_plies}: a Gioul game is played to its end")
         return _play_gioul(seed, policy, rules, start, net)  # type: ignore[arg-type]
     pair = policy_pair(policy)
-    max_plies = check_int("max_plies", max_plies, 0, MAX_GAME_PLIES)
     begin = start or Position.initial()
     if begin.winner() is not None:
         raise InvalidArgumentError(f"start position {begin.id} is already finished")
@@ -115,8 +115,9 @@ def play_game(
 
 
 def _game_of(start: object, rules: object, game: object) -> Game:
-    """The game that `start` (a position), `rules` and `game` name, InvalidArgumentError if
-    they disagree or name none; Fevga when none is given."""
+    """The game that `start` (a position), `rules` and `game` name; Fevga when none does.
+    InvalidRulesError if the rules name another game than the others, InvalidArgumentError if
+    `game` and `start` disagree or either is not a game or a position."""
     if game is not None and game not in ("fevga", "gioul"):
         raise InvalidArgumentError(f"game {game!r} must be 'fevga' or 'gioul'")
     if start is not None and not isinstance(start, (Position, GioulPosition)):

@@ -183,8 +183,7 @@ def connect(client_class: Any, scheduler: Any) -> Any:
     DASK_CONNECT_TIMEOUT seconds (an unreachable address, a missing port, ...)."""
     try:
         return client_class(scheduler, timeout=DASK_CONNECT_TIMEOUT)
-    except Exception as exc:  # noqa: BLE001 - OSError (TimeoutError), ValueError, TypeError, and under load
-        # an AssertionError from inside distributed's own retry loop: every way the Client fails to
-        # come up is "cannot connect", never an internal error of fevga's
+    except (OSError, ValueError, TypeError, AssertionError) as exc:  # TimeoutError is an OSError; under load
+        # distributed's own retry loop has raised an AssertionError: that too is "cannot connect"
         reason = " ".join(str(exc).split()) or type(exc).__name__
         raise InvalidArgumentError(f"cannot connect to the Dask scheduler {scheduler!r}: {reason}") from None

@@ -577,6 +577,7 @@ def create_app(limits: Limits | None = None) -> FastAPI:
         if request.rows is not None or request.dice_rows is not None:
             if request.items or request.rows is None or request.dice_rows is None:
                 raise ApiError(422, "invalid_request", "the bulk form takes rows and dice_rows, without items")
+            _fevga_rows(request)
             return await core(_moves_rows, request.rows, request.dice_rows, limits, _binary(http),
                               None if request.rules == "default" else Rules.named(request.rules))
         return await batch(request, lambda p, item: _moves_of(p, _dice(p, item.dice), request.rules))
@@ -588,6 +589,7 @@ def create_app(limits: Limits | None = None) -> FastAPI:
         if request.rows is not None:
             if request.items or plies:
                 raise ApiError(422, "invalid_request", "rows are evaluated at 0 plies, without items")
+            _fevga_rows(request)
             return await core(_evaluate_rows, request.rows, limits, _binary(http))
         if plies == 0 and request.game != "gioul" and len(request.items) <= limits.batch_positions:
             return await core(_evaluate_items, request.items, limits)  # one call of the batch API
@@ -601,6 +603,7 @@ def create_app(limits: Limits | None = None) -> FastAPI:
             if request.items or request.after or request.rows is None or request.dice_rows is None or plies < 1:
                 raise ApiError(422, "invalid_request", "the bulk form takes rows and dice_rows (plies 1..), "
                                "without items or after")
+            _fevga_rows(request)
             stop = threading.Event()  # set when the request is answered (408 included): the work stops too
             try:
                 return await core(_hint_rows, request.rows, request.dice_rows, plies, limits, _binary(http),
@@ -779,6 +782,13 @@ def _moves_rows(rows_text: str, dice_text: str, limits: Limits, binary: bool = F
                     moves=int(moves.offsets[-1]))
     return {"count": len(rows), "moves": int(moves.offsets[-1]), "offsets": _b64(moves.offsets.astype("<i8")),
             "results": _b64(moves.results), "steps": _b64(moves.steps), "nsteps": _b64(moves.nsteps)}
+
+
+def _fevga_rows(request: BatchRequest) -> None:
+    """422 unsupported for a bulk form asked for Gioul: its rows are Fevga's 51 bytes."""
+    if request.game == "gioul":
+        raise ApiError(422, "unsupported", "the bulk forms take Fevga rows (51 bytes a position); ask for Gioul "
+                       "states as items")
 
 
 def _hint_rows(rows_text: str, dice_text: str, plies: int, limits: Limits, binary: bool, rules: Rules | None,
