@@ -8,6 +8,7 @@ import pytest
 from boards import make
 from fevga import InvalidArgumentError, InvalidDiceError, InvalidPositionError, Position, Rules, hint
 from fevga import batch
+from fevga.parallel import CHUNK_ROWS
 from fevga.game import play_game
 
 
@@ -171,11 +172,12 @@ def test_legal_moves_with_threads_is_the_same_for_both_games() -> None:
     from fevga import GioulPosition
     from fevga.game import play_game
 
-    fevga_rows = batch.to_array(corpus(20) * 40)  # more rows than one chunk (CHUNK_ROWS)
+    fevga_rows = batch.to_array(corpus(20) * 60)  # 16,680 rows: more than one chunk (CHUNK_ROWS 16,384)
     states = [s for seed in range(4) for s in play_game(seed=seed, game="gioul").positions()]
     gioul_rows = batch.to_array(states * (fevga_rows.shape[0] // len(states) + 1))
     assert isinstance(states[0], GioulPosition)
     for rows in (fevga_rows, gioul_rows):
+        assert len(rows) > CHUNK_ROWS  # split between the two threads
         dice = np.random.default_rng(2).integers(1, 7, size=(len(rows), 2)).astype(np.uint8)
         one, two = batch.legal_moves(rows, dice), batch.legal_moves(rows, dice, workers=2)
         assert all(np.array_equal(getattr(one, f), getattr(two, f)) for f in ("offsets", "results", "steps", "nsteps"))
