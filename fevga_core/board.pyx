@@ -216,6 +216,12 @@ cdef int out_counts_checked(const int32_t[::1] out_counts, Py_ssize_t n) except 
     return 0
 
 
+cdef int values_out_checked(const double[:, ::1] out, Py_ssize_t n) except -1:
+    if out.shape[0] != n or out.shape[1] != 3:
+        raise InvalidArgumentError(f"out of shape {tuple(out.shape)[:2]} must be ({n}, 3)")
+    return 0
+
+
 cdef int fevga_flags_checked(int flags) except -1:
     """InvalidRulesError unless `flags` combines Fevga's rule bits (types.pxd FLAG_*): the one
     flags check of every core entry point."""

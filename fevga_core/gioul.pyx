@@ -28,6 +28,7 @@ from fevga_core.board cimport (
     zobrist_turn, position_load, position_store, position_start, position_winner, row_problem, row_problem_text,
     first_problem, ROLL_D1, ROLL_D2,
     check_interrupt, check_interrupt_every, moves_checked, mix64, dice_shape_checked, out_counts_checked,
+    values_out_checked,
 )
 from fevga_core.movegen cimport (
     ScratchC, WorkspaceC, scratch_new, scratch_free, generate_moves, generate_block, can_play_die,
@@ -843,8 +844,7 @@ def evaluate_states(CoreGioulNet net not None, const uint8_t[:, ::1] rows not No
     cdef ScratchC scratch
     cdef Py_ssize_t i, n = rows.shape[0]
     _check_state_rows(rows)
-    if out.shape[0] != n or out.shape[1] != 3:
-        raise InvalidArgumentError(f"out of shape {tuple(out.shape)[:2]} must be ({n}, 3)")
+    values_out_checked(out, n)
     _gioul_evaluator(&ev, net, tables, 0, 0, 0)
     scratch_new(&scratch, 2)
     try:

@@ -22,7 +22,7 @@ from fevga_core.types cimport (
     PositionC, MoveC, SideC, uint8_t, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FLAG_GIOUL,
 )
 from fevga_core.board cimport (
-    position_load, position_load_checked, position_store, rows_checked, position_winner, position_points, fevga_flags_checked, check_interrupt, check_interrupt_every, moves_checked,
+    position_load, position_load_checked, position_store, rows_checked, position_winner, position_points, fevga_flags_checked, check_interrupt, check_interrupt_every, moves_checked, values_out_checked,
     ROLL_D1, ROLL_D2, ROLL_WEIGHT,
 )
 from fevga_core.movegen cimport (
@@ -287,8 +287,7 @@ def evaluate_rows(CoreNet net not None, Tables tables not None, const uint8_t[:,
     cdef PositionC pos
     cdef Py_ssize_t i, n = rows.shape[0]
     rows_checked(rows)
-    if out.shape[0] != n or out.shape[1] != 3:
-        raise InvalidArgumentError(f"out of shape {tuple(out.shape)[:2]} must be ({n}, 3)")
+    values_out_checked(out, n)
     _evaluator(&ev, net, tables, 0)
     with nogil:
         for i in range(n):

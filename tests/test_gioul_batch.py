@@ -185,3 +185,8 @@ def test_batch_evaluate_of_gioul_rows_is_fevga_evaluate_of_each(corpus: list[Gio
         batch.evaluate(bad)
     with pytest.raises(InvalidArgumentError, match="Fevga rows only"):
         batch.hint(rows, np.full((len(rows), 2), 3))
+    from fevga import Net
+    from fevga_core import gioul as core_gioul
+
+    with pytest.raises(InvalidArgumentError, match=r"out of shape \(2, 3\) must be \(3, 3\)"):
+        core_gioul.evaluate_states(Net.default("gioul")._core, rows[:3], np.zeros((2, 3)))
