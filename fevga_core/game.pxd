@@ -12,7 +12,7 @@ cdef enum:
     POLICY_CALLBACK = 2     # a Python callable chooses (slow path, takes the GIL)
     POLICY_BEAROFF = 3      # table-optimal in covered races, else heuristic (rollout.pyx)
     POLICY_LOOKAHEAD = 4    # 1-ply expectimax over the rollout evaluator (rollout.pyx)
-    POLICY_NET = 5          # the result the net rates best (search.pyx choose_move_net, 1 ply)
+    POLICY_NET = 5          # the result the net rates best (search.pyx best_move, 1 ply)
     POLICY_NET2 = 6         # 2-ply search over the net with move filtering
 
 cdef void rng_seed(RngC* rng, uint64_t seed) noexcept nogil

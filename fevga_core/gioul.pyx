@@ -1,16 +1,7 @@
-# Gioul (docs/rules.md §11): a game state between decisions, its legal moves and transitions.
-#
-# One decision (§11.5) is a non-double pair, a block of four (or the rest of one) of a
-# double or chain, or a single leftover die: its legal moves are those of the Fevga
-# generator (movegen) under FLAG_GIOUL (no mother rule, no prime rules) for those dice:
-# generate_moves for a pair, generate_block for n dice of one number.
-#
-# After a decision (gioul_apply) the state is settled, so that the player who holds the
-# pending dice can always start them (§11.4): the holder of a finished block keeps the
-# later blocks; dice a decision leaves unplayed pass to the opponent; dice the holder
-# cannot start pass to the other player; when neither player can play the next die the
-# rest is lost. With no dice left the opponent of the roller rolls next. The only
-# decision that plays no die is therefore a fresh roll its roller cannot play (a pass).
+# Gioul (docs/rules.md §11): what only Gioul has besides its transitions (state.pyx) — its
+# perft over decisions, its 58-byte state rows and their checks, the batch kernels over them,
+# the Python state type CoreGioul, its net's encoding (CoreGioulNet) and the judgment entry
+# points, which run search.pyx's one search over GioulC states.
 
 from libc.stdint cimport int8_t
 from libc.string cimport memcmp, memset
@@ -38,8 +29,11 @@ from fevga_core.net cimport (
     NetC, NetModel, EncodingC, model_bind, net_forward, net_sgd_step, encode_inputs, net_evaluate,
     net_base, net_finish, outputs_equity, encoding_dense, GIOUL_NET_INPUTS, NET_OUTPUTS, NET_MAX_HIDDEN,
 )
-from fevga_core.search cimport (
-    EvaluatorC, exact_value, filter_moves, roll_expectation, luck_values, flip, FILTER_TOP,
+from fevga_core cimport search
+from fevga_core.search cimport EvaluatorC, static_value, best_move, finish_roll, ply_value, luck_values
+from fevga_core.state cimport (
+    gioul_initial, gioul_begin_roll, gioul_pending_moves, gioul_moves, gioul_apply, gioul_over, gioul_key,
+    gioul_can_start,
 )
 from fevga_core.race cimport Tables, no_tables
 
@@ -47,118 +41,6 @@ cnp.import_array()
 
 cdef enum:
     PERFT_SIGNAL_INTERVAL = 1 << 14   # generator calls of perft between two Ctrl-C checks (~ms apart)
-
-
-cdef inline void _set_turn(GioulC* s, int color) noexcept nogil:
-    if s.pos.turn != color:
-        s.pos.turn = color
-        s.pos.key ^= zobrist_turn()
-
-
-cdef inline void _clear_dice(GioulC* s) noexcept nogil:
-    s.roller = 0
-    s.die = 0
-    s.count = 0
-    s.last = 0
-    s.pair = 0
-
-
-cdef void gioul_initial(GioulC* s, int turn) noexcept nogil:
-    """The start (board.position_start): no rolls made, no dice pending, `turn` to roll."""
-    memset(s, 0, sizeof(GioulC))
-    position_start(&s.pos, turn)
-
-
-cdef bint gioul_over(const GioulC* s) noexcept nogil:
-    return position_winner(&s.pos) >= 0
-
-
-cdef uint64_t gioul_key(const GioulC* s) noexcept nogil:
-    """The board's Zobrist key mixed with the roll counts and the pending dice."""
-    cdef uint64_t extra = (s.rolls[0] | (s.rolls[1] << 2) | (s.roller << 4) | (s.die << 5)
-                           | (s.count << 8) | (s.last << 11) | (s.pair << 14))
-    return s.pos.key ^ mix64(extra + 0x6A09E667F3BCC909ULL)
-
-
-cdef void gioul_begin_roll(GioulC* s, int d1, int d2) noexcept nogil:
-    """The side on turn rolls (d1, d2): its roll count advances, the roll's dice are pending."""
-    cdef int roller = s.pos.turn
-    cdef bint chain = s.rolls[roller] >= 3          # this is its roll 4 or later
-    if s.rolls[roller] < 3:
-        s.rolls[roller] += 1
-    s.roller = roller
-    if d1 != d2:
-        s.die = d1 if d1 > d2 else d2
-        s.pair = d2 if d1 > d2 else d1
-        s.count = 1
-        s.last = s.die
-    else:
-        s.die = d1
-        s.pair = 0
-        s.count = 4
-        s.last = 6 if chain else d1
-
-
-cdef int gioul_pending_moves(const GioulC* s, MoveC* out, WorkspaceC* ws) noexcept nogil:
-    """The legal moves of the pending decision (dice must be pending)."""
-    if s.pair:
-        return generate_moves(&s.pos, s.die, s.pair, FLAG_GIOUL, out, ws)
-    return generate_block(&s.pos, s.die, s.count, FLAG_GIOUL, out, ws)
-
-
-cdef int gioul_moves(const GioulC* s, int d1, int d2, MoveC* out, WorkspaceC* ws) noexcept nogil:
-    """The legal moves of the next decision: the pending one, or the first of roll (d1, d2)."""
-    cdef GioulC rolled
-    if s.count:
-        return gioul_pending_moves(s, out, ws)
-    rolled = s[0]
-    gioul_begin_roll(&rolled, d1, d2)
-    return gioul_pending_moves(&rolled, out, ws)
-
-
-cdef inline bint _can_start(const GioulC* s, int color) noexcept nogil:
-    """Can `color` play at least one die of the pending decision?"""
-    if can_play_die(&s.pos, color, s.die, FLAG_GIOUL):
-        return True
-    return s.pair != 0 and can_play_die(&s.pos, color, s.pair, FLAG_GIOUL)
-
-
-cdef void gioul_apply(GioulC* s, const MoveC* move) noexcept nogil:
-    """Play `move` (one of gioul_pending_moves) and settle who holds what is left (§11.4)."""
-    cdef int mover = s.pos.turn
-    cdef int played = move.nsteps
-    cdef bint completed
-    if s.pair:
-        completed = played == 2
-        if played == 1:
-            # §6 step 5: the larger die was played if it could be played on its own
-            s.die = s.pair if can_play_die(&s.pos, mover, s.die, FLAG_GIOUL) else s.die
-            s.last = s.die
-            s.pair = 0
-        elif played == 2:
-            s.count = 0
-    else:
-        s.count -= played
-        completed = s.count == 0
-        if completed and s.die < s.last:
-            s.die += 1
-            s.count = 4
-    apply_move(&s.pos, move)
-    if gioul_over(s) or s.count == 0:
-        _set_turn(s, 1 - s.roller)
-        _clear_dice(s)
-        return
-    if completed:
-        _set_turn(s, mover)
-    else:
-        _set_turn(s, 1 - mover)
-    if _can_start(s, s.pos.turn):
-        return
-    _set_turn(s, 1 - s.pos.turn)
-    if _can_start(s, s.pos.turn):
-        return
-    _set_turn(s, 1 - s.roller)   # neither player can play the next die: the rest is lost
-    _clear_dice(s)
 
 
 ctypedef struct GioulPerftC:
@@ -195,178 +77,29 @@ cdef long long _perft(const GioulC* s, int depth, MoveC* buffers, GioulPerftC* r
 
 
 # ---------------------------------------------------------------------------------------
-# Judgment (docs/net.md "Gioul net"): search.pyx's evaluator (EvaluatorC: here a Gioul net,
-# Gioul bear-off tables, FLAG_GIOUL) over Gioul states; values are for the side to decide.
-#   static value          exact (gioul_exact: a finished game; a covered race when a roll is
-#                         due and both sides' doubles are chains, what the Gioul tables
-#                         assume), else the net
-#   gioul_choose(p = 1)   the move whose result has the best static value for the mover: the
-#                         net's value for whoever decides next (the mover again for a chain's
-#                         next block), flipped when that is the other side ("net")
-#   gioul_choose(p >= 2)  the candidates search.filter_moves keeps at 1 ply, each valued by
-#                         playing the rest of its roll (blocks, hand-overs) by the 1-ply choice
-#                         of whoever decides, then gioul_ply_value(p - 1) of the state whose
-#                         roll is then due ("net2": p = 2)
-#   gioul_ply_value(p)    a decision in hand: the value of gioul_choose(p)'s move; a roll due:
-#                         the average over the 21 rolls (search.roll_expectation) of
-#                         gioul_choose(p) on the roll's first decision
+# The luck of a Gioul roll (roll_values): search.pyx's evaluator (a Gioul net, Gioul bear-off
+# tables, FLAG_GIOUL) over the state a roll ends in.
 
-cdef bint gioul_exact(const EvaluatorC* ev, const GioulC* s, double* out) noexcept nogil:
-    """A finished game's result, or a covered race's Gioul table value; False for neither."""
-    return (gioul_over(s) or gioul_tables_apply(s)) and exact_value(ev, &s.pos, out)
-
-
-cdef inline double _for_mover(const double* value, bint same, double* mine) noexcept nogil:
-    """A value for the side to decide, as the mover sees it (`same`: the mover decides): into
-    mine; returns its equity for the mover (negated, not recomputed, for the other side)."""
-    cdef double equity = outputs_equity(value)
-    if same:
-        mine[0], mine[1], mine[2] = value[0], value[1], value[2]
-        return equity
-    flip(value, mine)
-    return -equity
-
-
-# The results of one decision that leave the next decision to the opponent share its side
-# (the mover moved only its own checkers): that side's half of the net's first layer is
-# computed once, at the first such result that needs the net.
-ctypedef struct SharedC:
-    bint have_base
-    float base[NET_MAX_HIDDEN]
-
-
-cdef double _result_value(const EvaluatorC* ev, const GioulC* s, const MoveC* move, SharedC* shared,
-                          double* mine) noexcept nogil:
-    """Static value, for the mover, of the state `move` leads to; returns its equity."""
-    cdef double value[3]
-    cdef GioulC child = s[0]
-    gioul_apply(&child, move)
-    if not gioul_exact(ev, &child, value):
-        if child.pos.turn == s.pos.turn:
-            net_evaluate(ev.net, &child, value)
-        else:
-            if not shared.have_base:
-                net_base(ev.net, &child, shared.base)
-                shared.have_base = True
-            net_finish(ev.net, &child, shared.base, value)
-    return _for_mover(value, child.pos.turn == s.pos.turn, mine)
-
-
-cdef int _finish_roll(const EvaluatorC* ev, GioulC* s, ScratchC* scratch, int level) except -1 nogil:
-    """Play the decisions left in the roll of `s` (its blocks, dice handed over), each by the
-    1-ply choice of whoever decides (move list `level` of `scratch`)."""
-    cdef MoveC* moves = scratch.moves + <Py_ssize_t> level * MAX_MOVES
-    cdef double unused[3]
-    cdef int n, k
-    while s.count:
-        n = moves_checked(gioul_pending_moves(s, moves, scratch.ws))
-        k = gioul_choose(ev, s, moves, n, 1, scratch, level, unused) if n > 1 else 0
-        gioul_apply(s, &moves[k])
-    return 0
-
-
-cdef int gioul_choose(const EvaluatorC* ev, const GioulC* s, const MoveC* moves, int n, int plies,
-                      ScratchC* scratch, int level, double* out) except -1 nogil:
-    return _choose(ev, s, moves, n, plies, scratch, level, out, NULL, NULL)
-
-
-cdef int _choose(const EvaluatorC* ev, const GioulC* s, const MoveC* moves, int n, int plies,
-                 ScratchC* scratch, int level, double* out, double* values, int8_t* used) except -1 nogil:
-    """gioul_choose; with `values` (n x 3) and `used` (n), every move's value for the mover and
-    the plies it was valued at (1, or `plies` for the searched candidates) too (rank_moves)."""
-    cdef int k, j, best = 0, count, mover = s.pos.turn
-    cdef double value, best_value = -1e300
-    cdef double mine[3]
-    cdef double theirs[3]
-    cdef double equities[MAX_MOVES]
-    cdef int keep[FILTER_TOP]
-    cdef SharedC shared
-    cdef GioulC child
-    shared.have_base = False
-    for k in range(n):
-        value = _result_value(ev, s, &moves[k], &shared, mine)
-        equities[k] = value
-        if values != NULL:
-            values[3 * k], values[3 * k + 1], values[3 * k + 2] = mine[0], mine[1], mine[2]
-            used[k] = 1
-        if value > best_value:
-            best_value = value
-            best = k
-            out[0], out[1], out[2] = mine[0], mine[1], mine[2]
-    if plies == 1:
-        return best
-    best_value = -1e300
-    count = filter_moves(equities, n, keep)
-    for j in range(count):
-        k = keep[j]
-        child = s[0]
-        gioul_apply(&child, &moves[k])
-        _finish_roll(ev, &child, scratch, level + 1)
-        gioul_ply_value(ev, &child, plies - 1, scratch, level + 1, theirs)
-        value = _for_mover(theirs, child.pos.turn == mover, mine)
-        if values != NULL:
-            values[3 * k], values[3 * k + 1], values[3 * k + 2] = mine[0], mine[1], mine[2]
-            used[k] = plies
-        if value > best_value:
-            best_value = value
-            best = k
-            out[0], out[1], out[2] = mine[0], mine[1], mine[2]
-    return best
-
-
-# What gioul_ply_value passes search.roll_expectation: the state whose roll is due.
-ctypedef struct GioulPlyC:
+# What roll_values passes search.luck_values: the state whose roll is due.
+ctypedef struct RollLuckC:
     const EvaluatorC* ev
     const GioulC* state
-    int plies
-
-
-cdef int _ply_roll_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
-                         ScratchC* scratch, int level, double* value) except -1 nogil:
-    """The roller's value of roll `roll`: gioul_choose on its first decision (`moves`)."""
-    cdef const GioulPlyC* c = <const GioulPlyC*> ctx
-    cdef GioulC rolled = c.state[0]
-    gioul_begin_roll(&rolled, ROLL_D1[roll], ROLL_D2[roll])
-    gioul_choose(c.ev, &rolled, moves, n, c.plies, scratch, level, value)
-    return 0
-
-
-cdef int gioul_ply_value(const EvaluatorC* ev, const GioulC* s, int plies, ScratchC* scratch, int level,
-                         double* out) except -1 nogil:
-    cdef GioulPlyC c
-    cdef MoveC* moves = scratch.moves + <Py_ssize_t> level * MAX_MOVES
-    cdef int n
-    if gioul_exact(ev, s, out):
-        return 0
-    if plies == 0:
-        net_evaluate(ev.net, s, out)
-        return 0
-    if s.count:
-        n = moves_checked(gioul_pending_moves(s, moves, scratch.ws))
-        gioul_choose(ev, s, moves, n, plies, scratch, level, out)
-        return 0
-    c.ev = ev
-    c.state = s
-    c.plies = plies
-    if roll_expectation(&s.pos, FLAG_GIOUL, True, scratch, level, 3, _ply_roll_value, &c, out):
-        out[0], out[1], out[2] = 0.5, 0.0, 0.0     # dead: a draw counts as half a win
-    return 0
 
 
 cdef int _played_roll_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
                             ScratchC* scratch, int level, double* value) except -1 nogil:
     """The roller's equity once roll `roll` is played out, its every decision (the first from
     `moves`, then its blocks and hand-overs) by the 1-ply choice of whoever decides: the
-    static value (exact, tables or net) of the state the roll ends in (ctx: a GioulPlyC)."""
-    cdef const GioulPlyC* c = <const GioulPlyC*> ctx
+    static value (exact, tables or net) of the state the roll ends in (ctx: a RollLuckC)."""
+    cdef const RollLuckC* c = <const RollLuckC*> ctx
     cdef GioulC t = c.state[0]
     cdef double out[3]
     cdef int k
     gioul_begin_roll(&t, ROLL_D1[roll], ROLL_D2[roll])
-    k = gioul_choose(c.ev, &t, moves, n, 1, scratch, level, out) if n > 1 else 0
+    k = best_move(c.ev, &t, moves, n, 1, scratch, level, out) if n > 1 else 0
     gioul_apply(&t, &moves[k])
-    _finish_roll(c.ev, &t, scratch, level)
-    gioul_ply_value(c.ev, &t, 0, scratch, level, out)
+    finish_roll(c.ev, &t, scratch, level)
+    static_value(c.ev, &t, out)
     value[0] = outputs_equity(out) if t.pos.turn == c.state.pos.turn else -outputs_equity(out)
     return 0
 
@@ -440,7 +173,7 @@ cdef int gioul_row_problem(const uint8_t* row) noexcept nogil:
     if row[0] == NUM_CHECKERS or row[NUM_SLOTS] == NUM_CHECKERS:
         return GIOUL_FINISHED
     _load(&s, row)
-    if not _can_start(&s, s.pos.turn):
+    if not gioul_can_start(&s, s.pos.turn):
         return GIOUL_UNPLAYABLE
     return 0
 
@@ -816,7 +549,7 @@ cdef int _gioul_evaluator(EvaluatorC* ev, CoreGioulNet net, Tables tables, int p
 def evaluate_state(CoreGioulNet net not None, CoreGioul state not None, int plies, Tables tables=None):
     """(win, win_mars, lose_mars) of `state` for its side to decide at `plies` plies (0..2),
     with `tables` (Gioul bear-off tables) overriding the net in covered races: a roll due is
-    gioul_ply_value(plies); a decision in hand is always searched, gioul_ply_value(plies + 1)
+    search.ply_value(plies); a decision in hand is always searched, ply_value(plies + 1)
     (the best of rank_moves at plies + 1). GIL released; Ctrl-C stops it."""
     cdef EvaluatorC ev
     cdef GioulC s = state.c
@@ -828,7 +561,7 @@ def evaluate_state(CoreGioulNet net not None, CoreGioul state not None, int plie
     scratch_new(&scratch, depth + 1)
     try:
         with nogil:
-            gioul_ply_value(&ev, &s, depth, &scratch, 0, out)
+            ply_value(&ev, &s, depth, &scratch, 0, out)
     finally:
         scratch_free(&scratch)
     return (out[0], out[1], out[2])
@@ -852,7 +585,7 @@ def evaluate_states(CoreGioulNet net not None, const uint8_t[:, ::1] rows not No
             for i in range(n):
                 check_interrupt_every(i, 256)
                 _load(&s, &rows[i, 0])
-                gioul_ply_value(&ev, &s, 1 if s.count else 0, &scratch, 0, &out[i, 0])
+                ply_value(&ev, &s, 1 if s.count else 0, &scratch, 0, &out[i, 0])
     finally:
         scratch_free(&scratch)
 
@@ -864,14 +597,13 @@ def roll_values(CoreGioulNet net not None, CoreGioul state not None, Tables tabl
     races). What the analysis measures a roll's luck by. GIL released; Ctrl-C stops it."""
     cdef EvaluatorC ev
     cdef GioulC s = state.c
-    cdef GioulPlyC c
+    cdef RollLuckC c
     cdef ScratchC scratch
     cdef double values[NUM_ROLLS]
     cdef double mean
     _gioul_evaluator(&ev, net, tables, 1, 1, 1)
     c.ev = &ev
     c.state = &s
-    c.plies = 1
     if s.count or gioul_over(&s):
         raise InvalidArgumentError("roll_values: the state must have its roll due (no dice pending, game not over)")
     scratch_new(&scratch, 1)
@@ -887,7 +619,7 @@ def rank_moves(CoreGioulNet net not None, CoreGioul state not None, int d1, int 
     """Every legal move of the next decision of `state` (its pending decision, or the first of
     the roll d1-d2 when a roll is due), in the order of its legal moves, valued for the mover:
     (values (n, 3) float64, plies used (n,) int8). Every move gets its 1-ply value; with
-    plies 2 ("net2") the candidates it keeps get their 2-ply value. The move gioul_choose
+    plies 2 ("net2") the candidates it keeps get their 2-ply value. The move best_move
     picks is the best of these. GIL released; Ctrl-C stops it."""
     cdef EvaluatorC ev
     cdef GioulC s = state.c
@@ -911,7 +643,7 @@ def rank_moves(CoreGioulNet net not None, CoreGioul state not None, int d1, int 
         values = values_array
         used = used_array
         with nogil:
-            _choose(&ev, &s, scratch.moves, n, plies, &scratch, 0, out, &values[0, 0], &used[0])
+            search.rank_moves(&ev, &s, scratch.moves, n, plies, &scratch, 0, out, &values[0, 0], &used[0])
         return values_array, used_array
     finally:
         scratch_free(&scratch)

@@ -37,7 +37,7 @@ from libc.math cimport tanh
 from cpython.ref cimport PyObject
 
 from fevga_core.types cimport (
-    PositionC, MoveC, SideC, uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t, COLOR_WHITE,
+    PositionC, GioulC, MoveC, SideC, uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t, COLOR_WHITE,
     NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FLAG_OPENING_DICE, FLAG_GIOUL,
 )
 from fevga_core.board cimport (
@@ -54,13 +54,13 @@ from fevga_core.game cimport (
     POLICY_NET, POLICY_NET2,
 )
 from fevga_core.net cimport NetModel, CoreNet, NetC, net_evaluate, outputs_equity
-from fevga_core.search cimport EvaluatorC, choose_move_net, roll_expectation, luck_values
+from fevga_core.search cimport EvaluatorC, best_move, roll_expectation, luck_values
 from fevga_core.qnet cimport QNetC, qnet_evaluate, net_quantised
 from fevga_core.bearoff cimport one_sided_mean, two_sided_equity
 from fevga_core.race cimport TablesC, Tables, no_contact, race_value, side_covered, side_rank
-from fevga_core.gioul cimport (
-    GioulC, CoreGioul, CoreGioulNet, gioul_initial, gioul_begin_roll, gioul_pending_moves, gioul_apply, gioul_over,
-    gioul_tables_apply, gioul_choose, _load,
+from fevga_core.gioul cimport CoreGioul, CoreGioulNet, _load
+from fevga_core.state cimport (
+    gioul_initial, gioul_begin_roll, gioul_pending_moves, gioul_apply, gioul_over, gioul_tables_apply,
 )
 
 import numpy as np
@@ -292,7 +292,7 @@ cdef int _lookahead_choice(const JobC* job, const PositionC* pos, const MoveC* m
 
 cdef int _net_choice(const JobC* job, const PositionC* pos, const GioulC* state, const MoveC* moves, int n,
                      int plies, ScratchC* scratch) except -1 nogil:
-    """choose_move_net over the job's net and tables, or gioul_choose for a Gioul `state`
+    """search.best_move over the job's net and tables, of a Gioul `state`
     (NULL in a Fevga game; pos is its board); deeper levels in the spare move list."""
     cdef EvaluatorC ev
     cdef double value[3]
@@ -301,8 +301,8 @@ cdef int _net_choice(const JobC* job, const PositionC* pos, const GioulC* state,
     ev.tables = job.tables
     ev.flags = job.flags
     if state != NULL:
-        return gioul_choose(&ev, state, moves, n, plies, scratch, 0, value)
-    return choose_move_net(&ev, pos, moves, n, plies, scratch, 0, value)
+        return best_move(&ev, state, moves, n, plies, scratch, 0, value)
+    return best_move(&ev, pos, moves, n, plies, scratch, 0, value)
 
 
 cdef int _best_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,

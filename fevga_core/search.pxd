@@ -1,6 +1,8 @@
-# Evaluation and move choice over the net (search.pyx; docs/net.md "Plies").
+# Evaluation and move choice over the net, for both games (search.pyx; docs/net.md "Plies").
+# StateC: a Fevga PositionC or a Gioul GioulC (state.pxd); values are for the side to decide.
 
-from fevga_core.types cimport PositionC, MoveC
+from libc.stdint cimport int8_t
+from fevga_core.types cimport PositionC, StateC, MoveC
 from fevga_core.movegen cimport ScratchC
 from fevga_core.net cimport NetC
 from fevga_core.qnet cimport QNetC
@@ -20,20 +22,29 @@ ctypedef struct EvaluatorC:
     const TablesC* tables
     int flags
 
-# A finished game's result or a covered race's table value for the side on roll of `pos` into
-# out; False (out unspecified) for neither.
-cdef bint exact_value(const EvaluatorC* ev, const PositionC* pos, double* out) noexcept nogil
+# A finished game's result or a covered race's table value for the side to decide of `s`
+# into out (a Gioul state: only with its roll due and both sides' doubles chains, what its
+# tables assume); False (out unspecified) for neither.
+cdef bint exact_value(const EvaluatorC* ev, const StateC* s, double* out) noexcept nogil
 
-# Value of `pos` for its side on roll at 0 ply into out = (win, win_mars, lose_mars):
-# final for a finished game, the tables for a covered race (returns True: exact), else the net.
-cdef bint static_value(const EvaluatorC* ev, const PositionC* pos, double* out) noexcept nogil
+# Value of `s` for its side to decide at 0 ply into out = (win, win_mars, lose_mars):
+# exact_value (returns True: exact), else the net.
+cdef bint static_value(const EvaluatorC* ev, const StateC* s, double* out) noexcept nogil
 
-# Index of the move that `plies`-ply search rates best for the mover (plies >= 1: 1 = the
-# result's static value, 2 = its 1-ply value over the 21 replies for the filtered
-# candidates); out = that move's result for the mover. Deeper levels use move lists
-# level + 1 .. of `scratch` (it needs level + plies lists).
-cdef int choose_move_net(const EvaluatorC* ev, const PositionC* pos, const MoveC* moves, int n,
-                         int plies, ScratchC* scratch, int level, double* out) except -1 nogil
+# Index of the move (of the n >= 1 legal moves of the decision of `s`) that `plies`-ply
+# search rates best for the mover (plies >= 1: 1 = the result's static value, 2 = its 1-ply
+# value over the 21 replies for the filtered candidates); out = that move's value for the
+# mover. Deeper levels use move lists level + 1 .. of `scratch` (it needs level + plies lists).
+cdef int best_move(const EvaluatorC* ev, const StateC* s, const MoveC* moves, int n,
+                     int plies, ScratchC* scratch, int level, double* out) except -1 nogil
+# best_move, and with `values` (n x 3) and `used` (n) not NULL, every move's value for the
+# mover and the plies it used (1, or `plies` for the searched candidates): THE ranking of a
+# decision's moves (hint, batch hints and the analyser's rankings are this).
+cdef int rank_moves(const EvaluatorC* ev, const StateC* s, const MoveC* moves, int n, int plies,
+                    ScratchC* scratch, int level, double* out, double* values, int8_t* used) except -1 nogil
+# Play the decisions left in a Gioul roll (its blocks, dice handed over), each by the 1-ply
+# choice of whoever decides (move list `level` of `scratch`); nothing for Fevga.
+cdef int finish_roll(const EvaluatorC* ev, StateC* s, ScratchC* scratch, int level) except -1 nogil
 
 # The move filter of a deeper search: the up to FILTER_TOP indices of the highest of the n
 # equities within FILTER_MARGIN of the best, best first (earlier index first on ties) into
@@ -59,9 +70,9 @@ cdef int roll_expectation(const PositionC* pos, int flags, bint dead_is_draw, Sc
 cdef int luck_values(const PositionC* pos, int flags, ScratchC* scratch, int level, RollValueFn roll_value,
                      const void* ctx, double* values, double* mean) except -1 nogil
 
-# `plies`-ply value of `pos` for its side on roll into out (0 = static_value); uses move
+# `plies`-ply value of `s` for its side to decide into out (0 = static_value); uses move
 # lists level .. level + plies - 1 of `scratch`.
-cdef int ply_value(const EvaluatorC* ev, const PositionC* pos, int plies, ScratchC* scratch,
+cdef int ply_value(const EvaluatorC* ev, const StateC* s, int plies, ScratchC* scratch,
                    int level, double* out) except -1 nogil
 
 cdef inline void flip(const double* theirs, double* mine) noexcept nogil:

@@ -1,13 +1,21 @@
-# Evaluation and move choice over the net (docs/net.md "Plies").
+# Evaluation and move choice over the net, for both games (docs/net.md "Plies").
 #
-# Values are probabilities for the side on roll (win, win_mars, lose_mars); a draw (dead
-# position) counts as half a win. Plies, as gnubg and the policies count them:
-#   ply_value(pos, 0)  static_value: final result, exact race table, else the net
-#   ply_value(pos, p)  average over the 21 rolls of the mover's best result, the best chosen
-#                      by choose_move_net(p) and valued at ply_value(result, p - 1)
-#   choose_move_net(1) the move whose result has the best static value ("net" policy)
-#   choose_move_net(p) the FILTER_TOP moves best at 1 ply within FILTER_MARGIN of the best
-#                      are searched at ply_value(result, p - 1) ("net2" policy: p = 2)
+# Values are probabilities for the side to decide (win, win_mars, lose_mars); a draw (dead
+# position) counts as half a win. Every function is written once over StateC (a Fevga
+# PositionC or a Gioul GioulC, state.pxd), specialised at compile time. Plies, as gnubg and
+# the policies count them:
+#   ply_value(s, 0)     static_value: final result, exact race table (Gioul: when a roll is
+#                       due and both sides' doubles are chains, what its tables assume), else
+#                       the net
+#   ply_value(s, p)     a roll due: the average over the 21 rolls of the mover's best result,
+#                       the best chosen by best_move(p) (on a Gioul roll's first decision);
+#                       a Gioul decision in hand: the value of best_move(p)'s move
+#   best_move(1)      the move whose result has the best static value for the mover: the
+#                       value for whoever decides next (the mover again for a Gioul chain's
+#                       next block), flipped when that is the other side ("net" policy)
+#   best_move(p)      the FILTER_TOP moves best at 1 ply within FILTER_MARGIN of the best
+#                       are searched: the rest of a Gioul roll played by the 1-ply choice of
+#                       whoever decides (finish_roll), then ply_value(p - 1) ("net2": p = 2)
 # The average over the rolls is roll_expectation, the core's one 21-roll expectation loop
 # (rollout.pyx's expectimax, the luck of both games and the lookahead policy run on it too,
 # with their own values).
@@ -19,7 +27,7 @@ from libc.stdlib cimport realloc, free
 from libc.string cimport memcpy
 
 from fevga_core.types cimport (
-    PositionC, MoveC, SideC, uint8_t, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FLAG_GIOUL,
+    PositionC, GioulC, StateC, MoveC, SideC, uint8_t, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FLAG_GIOUL,
 )
 from fevga_core.board cimport (
     position_load, position_load_checked, position_store, rows_checked, position_winner, position_points, fevga_flags_checked, check_interrupt, check_interrupt_every, moves_checked, values_out_checked,
@@ -30,6 +38,9 @@ from fevga_core.movegen cimport (
 )
 from fevga_core.movegen import generate_batch
 from fevga_core.position cimport CorePosition, position_moves
+from fevga_core.state cimport (
+    state_board, state_apply, gioul_begin_roll, gioul_pending_moves, gioul_apply, gioul_tables_apply,
+)
 from fevga_core.net cimport NetC, NET_MAX_HIDDEN, net_base, net_finish, net_evaluate, outputs_equity
 from fevga_core.net cimport CoreNet
 from fevga_core.qnet cimport QParentC, qnet_evaluate, qnet_parent, qnet_result, net_quantised
@@ -44,7 +55,8 @@ FILTER_KEEP = FILTER_TOP
 cdef double MARGIN = FILTER_MARGIN
 
 
-cdef bint exact_value(const EvaluatorC* ev, const PositionC* pos, double* out) noexcept nogil:
+cdef bint exact_value(const EvaluatorC* ev, const StateC* s, double* out) noexcept nogil:
+    cdef const PositionC* pos = state_board(s)
     cdef double equity
     cdef int winner
     cdef double mars
@@ -58,46 +70,89 @@ cdef bint exact_value(const EvaluatorC* ev, const PositionC* pos, double* out) n
         else:
             out[0], out[1], out[2] = 0.0, 0.0, mars
         return True
+    if StateC is GioulC:
+        if not gioul_tables_apply(s):
+            return False
     return race_value(ev.tables, pos, &equity, &out[0], &out[1], &out[2])
 
 
-cdef bint static_value(const EvaluatorC* ev, const PositionC* pos, double* out) noexcept nogil:
-    if exact_value(ev, pos, out):
+cdef bint static_value(const EvaluatorC* ev, const StateC* s, double* out) noexcept nogil:
+    if exact_value(ev, s, out):
         return True
-    if ev.qnet != NULL:
-        qnet_evaluate(ev.qnet, pos, out)
-    else:
-        net_evaluate(ev.net, pos, out)
+    _net_value(ev, s, out)
     return False
 
 
-# The results of one roll share the opponent (on roll in each): its half of the net's first
-# layer (the float net's), or the accumulator of the quantised net's, is computed once, at the
-# first result that needs the net.
+cdef inline void _net_value(const EvaluatorC* ev, const StateC* s, double* out) noexcept nogil:
+    if StateC is PositionC:
+        if ev.qnet != NULL:
+            qnet_evaluate(ev.qnet, s, out)
+            return
+    net_evaluate(ev.net, s, out)
+
+
+# The results of one decision that leave the next decision to the opponent share that side
+# (the mover moved only its own checkers): its half of the net's first layer (the float
+# net's), or the accumulator of the quantised net's, is computed once, at the first result
+# that needs the net.
 ctypedef struct ResultsC:
     bint have_base
     float base[NET_MAX_HIDDEN]
     QParentC parent
 
 
-cdef void _result_value(const EvaluatorC* ev, const PositionC* pos, const MoveC* move,
-                        ResultsC* shared, double* mine) noexcept nogil:
-    """Static value of a move's result for the mover."""
-    cdef double theirs[3]
-    cdef PositionC child = pos[0]
-    apply_move(&child, move)
-    if not exact_value(ev, &child, theirs):
-        if ev.qnet != NULL:
-            if not shared.have_base:
-                qnet_parent(ev.qnet, pos, &shared.parent)
-                shared.have_base = True
-            qnet_result(ev.qnet, &shared.parent, move, &child, theirs)
-        else:
+cdef inline bint _same_mover(const StateC* before, const StateC* after) noexcept nogil:
+    """Does the mover of `before` decide `after` too (a Gioul chain's next block)?"""
+    if StateC is PositionC:
+        return False
+    else:
+        return after.pos.turn == before.pos.turn
+
+
+cdef inline double _for_mover(const StateC* before, const double* value, bint same, double* mine) noexcept nogil:
+    """A value for the side to decide, as the mover of `before` sees it (`same`: the mover
+    decides): into mine; returns its equity for the mover. (Gioul negates the other side's
+    equity, Fevga recomputes it from the flipped value: each game's figures as pinned.)"""
+    if same:
+        mine[0], mine[1], mine[2] = value[0], value[1], value[2]
+        return outputs_equity(value)
+    flip(value, mine)
+    if StateC is PositionC:
+        return outputs_equity(mine)
+    else:
+        return -outputs_equity(value)
+
+
+cdef double _result_value(const EvaluatorC* ev, const StateC* s, const MoveC* move, ResultsC* shared,
+                          double* mine) noexcept nogil:
+    """Static value, for the mover, of the state `move` leads to, into mine; returns its equity."""
+    cdef double value[3]
+    cdef StateC child = s[0]
+    cdef bint same
+    state_apply(&child, move)
+    same = _same_mover(s, &child)
+    if not exact_value(ev, &child, value):
+        if same:
+            net_evaluate(ev.net, &child, value)
+        elif not _quantised_result(ev, s, move, &child, shared, value):
             if not shared.have_base:
                 net_base(ev.net, &child, shared.base)
                 shared.have_base = True
-            net_finish(ev.net, &child, shared.base, theirs)
-    flip(theirs, mine)
+            net_finish(ev.net, &child, shared.base, value)
+    return _for_mover(s, value, same, mine)
+
+
+cdef inline bint _quantised_result(const EvaluatorC* ev, const StateC* s, const MoveC* move, const StateC* child,
+                                   ResultsC* shared, double* value) noexcept nogil:
+    """With a quantised net (Fevga's only): a move's result from the parent's accumulator."""
+    if StateC is PositionC:
+        if ev.qnet != NULL:
+            if not shared.have_base:
+                qnet_parent(ev.qnet, s, &shared.parent)
+                shared.have_base = True
+            qnet_result(ev.qnet, &shared.parent, move, child, value)
+            return True
+    return False
 
 
 cdef int filter_moves(const double* equities, int n, int* keep) noexcept nogil:
@@ -121,8 +176,13 @@ cdef int filter_moves(const double* equities, int n, int* keep) noexcept nogil:
     return count
 
 
-cdef int choose_move_net(const EvaluatorC* ev, const PositionC* pos, const MoveC* moves, int n,
-                         int plies, ScratchC* scratch, int level, double* out) except -1 nogil:
+cdef int best_move(const EvaluatorC* ev, const StateC* s, const MoveC* moves, int n, int plies,
+                     ScratchC* scratch, int level, double* out) except -1 nogil:
+    return rank_moves(ev, s, moves, n, plies, scratch, level, out, NULL, NULL)
+
+
+cdef int rank_moves(const EvaluatorC* ev, const StateC* s, const MoveC* moves, int n, int plies,
+                    ScratchC* scratch, int level, double* out, double* values, int8_t* used) except -1 nogil:
     cdef int k, j, best = 0, count
     cdef double value, best_value = -1e300
     cdef double mine[3]
@@ -130,33 +190,54 @@ cdef int choose_move_net(const EvaluatorC* ev, const PositionC* pos, const MoveC
     cdef double equities[MAX_MOVES]
     cdef int keep[FILTER_TOP]
     cdef ResultsC shared
-    cdef PositionC child
+    cdef StateC child
     shared.have_base = False
     for k in range(n):
-        _result_value(ev, pos, &moves[k], &shared, mine)
-        value = outputs_equity(mine)
+        value = _result_value(ev, s, &moves[k], &shared, mine)
         equities[k] = value
+        if values != NULL:
+            values[3 * k], values[3 * k + 1], values[3 * k + 2] = mine[0], mine[1], mine[2]
+            used[k] = 1
         if value > best_value:
             best_value = value
             best = k
             out[0], out[1], out[2] = mine[0], mine[1], mine[2]
-    if plies == 1 or n == 1:
+    if plies == 1:
         return best
+    if StateC is PositionC:
+        if n == 1 and values == NULL:
+            return best     # Fevga's forced move keeps its 1-ply value (its pinned figures)
     # plies >= 2: search the filtered candidates one ply less deep
     best_value = -1e300
     count = filter_moves(equities, n, keep)
     for j in range(count):
         k = keep[j]
-        child = pos[0]
-        apply_move(&child, &moves[k])
+        child = s[0]
+        state_apply(&child, &moves[k])
+        finish_roll(ev, &child, scratch, level + 1)
         ply_value(ev, &child, plies - 1, scratch, level + 1, theirs)
-        flip(theirs, mine)
-        value = outputs_equity(mine)
+        value = _for_mover(s, theirs, _same_mover(s, &child), mine)
+        if values != NULL:
+            values[3 * k], values[3 * k + 1], values[3 * k + 2] = mine[0], mine[1], mine[2]
+            used[k] = plies
         if value > best_value:
             best_value = value
             best = k
             out[0], out[1], out[2] = mine[0], mine[1], mine[2]
     return best
+
+
+cdef int finish_roll(const EvaluatorC* ev, StateC* s, ScratchC* scratch, int level) except -1 nogil:
+    cdef MoveC* moves
+    cdef double unused[3]
+    cdef int n, k
+    if StateC is GioulC:
+        moves = scratch.moves + <Py_ssize_t> level * MAX_MOVES
+        while s.count:
+            n = moves_checked(gioul_pending_moves(s, moves, scratch.ws))
+            k = best_move(ev, s, moves, n, 1, scratch, level, unused) if n > 1 else 0
+            gioul_apply(s, &moves[k])
+    return 0
 
 
 cdef int roll_expectation(const PositionC* pos, int flags, bint dead_is_draw, ScratchC* scratch, int level,
@@ -212,28 +293,51 @@ cdef int luck_values(const PositionC* pos, int flags, ScratchC* scratch, int lev
     return 0
 
 
-# What the net's plies pass roll_expectation: the mover's best result of a roll is the move
-# choose_move_net picks at `plies` plies.
-ctypedef struct NetPlyC:
+# What ply_value passes roll_expectation: the state whose roll is due; the mover's best result
+# of a roll is the move best_move picks at `plies` plies (a Gioul roll: on its first decision).
+ctypedef struct PlyC:
     const EvaluatorC* ev
+    const void* state
     int plies
 
 
-cdef int _net_roll_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
-                         ScratchC* scratch, int level, double* value) except -1 nogil:
-    cdef const NetPlyC* ply = <const NetPlyC*> ctx
-    choose_move_net(ply.ev, pos, moves, n, ply.plies, scratch, level, value)
+cdef int _fevga_roll_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
+                           ScratchC* scratch, int level, double* value) except -1 nogil:
+    cdef const PlyC* ply = <const PlyC*> ctx
+    best_move(ply.ev, pos, moves, n, ply.plies, scratch, level, value)
     return 0
 
 
-cdef int ply_value(const EvaluatorC* ev, const PositionC* pos, int plies, ScratchC* scratch,
+cdef int _gioul_roll_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
+                           ScratchC* scratch, int level, double* value) except -1 nogil:
+    cdef const PlyC* ply = <const PlyC*> ctx
+    cdef GioulC rolled = (<const GioulC*> ply.state)[0]
+    gioul_begin_roll(&rolled, ROLL_D1[roll], ROLL_D2[roll])
+    best_move(ply.ev, &rolled, moves, n, ply.plies, scratch, level, value)
+    return 0
+
+
+cdef int ply_value(const EvaluatorC* ev, const StateC* s, int plies, ScratchC* scratch,
                    int level, double* out) except -1 nogil:
-    cdef NetPlyC ply
-    if static_value(ev, pos, out) or plies == 0:
+    cdef PlyC ply
+    cdef RollValueFn roll_value = _fevga_roll_value
+    cdef MoveC* moves
+    if exact_value(ev, s, out):
         return 0
+    if plies == 0:
+        _net_value(ev, s, out)
+        return 0
+    if StateC is GioulC:
+        roll_value = _gioul_roll_value
+        if s.count:     # a decision in hand: the value of the move chosen at `plies`
+            moves = scratch.moves + <Py_ssize_t> level * MAX_MOVES
+            best_move(ev, s, moves, moves_checked(gioul_pending_moves(s, moves, scratch.ws)), plies,
+                        scratch, level, out)
+            return 0
     ply.ev = ev
+    ply.state = s
     ply.plies = plies
-    if roll_expectation(pos, ev.flags, True, scratch, level, 3, _net_roll_value, &ply, out):
+    if roll_expectation(state_board(s), ev.flags, True, scratch, level, 3, roll_value, &ply, out):
         out[0], out[1], out[2] = 0.5, 0.0, 0.0     # dead: a draw counts as half a win
     return 0
 
@@ -323,49 +427,21 @@ def choose_rows(CoreNet net not None, Tables tables not None, const uint8_t[:, :
                 position_load(&pos, &rows[i, 0])
                 count = moves_checked(generate_moves(&pos, dice[i, 0], dice[i, 1], flags, scratch.moves, scratch.ws))
                 moves += count
-                out[i] = choose_move_net(&ev, &pos, scratch.moves, count, plies, &scratch, 0, value)
+                out[i] = best_move(&ev, &pos, scratch.moves, count, plies, &scratch, 0, value)
     finally:
         scratch_free(&scratch)
     return moves
-
-
-cdef int _rank_moves(const EvaluatorC* ev, const PositionC* pos, const MoveC* moves, int n, int plies,
-                     ScratchC* scratch, double* values, int8_t* used) except -1 nogil:
-    """Every move's value for the mover into values[3 k ..] and the plies it used into used[k]:
-    its 1-ply value, and with plies >= 2 the filtered candidates searched deeper (as
-    choose_move_net searches them), with move lists 1 .. of `scratch`. THE ranking of a roll's
-    moves: hint, batch hints and the analyser's rankings are this."""
-    cdef ResultsC shared
-    cdef PositionC child
-    cdef int k, j, count
-    cdef double equities[MAX_MOVES]
-    cdef int keep[FILTER_TOP]
-    cdef double theirs[3]
-    shared.have_base = False
-    for k in range(n):
-        _result_value(ev, pos, &moves[k], &shared, &values[3 * k])
-        equities[k] = outputs_equity(&values[3 * k])
-        used[k] = 1
-    if plies >= 2:
-        count = filter_moves(equities, n, keep)
-        for j in range(count):
-            k = keep[j]
-            child = pos[0]
-            apply_move(&child, &moves[k])
-            ply_value(ev, &child, plies - 1, scratch, 1, theirs)
-            flip(theirs, &values[3 * k])
-            used[k] = plies
-    return 0
 
 
 def rank_row(CoreNet net not None, Tables tables not None, CorePosition position not None, int d1, int d2,
              int plies, int flags, type move_cls not None):
     """Every legal move of a position and roll, generated once: (its legal-move sequence of
     `move_cls` values (CorePosition._legal_moves'), values (n, 3) float64 for the mover, plies
-    used per move (n,) int8), in the generator's order, ranked by _rank_moves."""
+    used per move (n,) int8), in the generator's order, ranked by rank_moves."""
     cdef EvaluatorC ev
     cdef ScratchC scratch
     cdef int n
+    cdef double unused[3]
     cdef double[:, ::1] values
     cdef int8_t[::1] used
     _check_plies(plies, 1, MAX_PLIES + 1)
@@ -381,14 +457,14 @@ def rank_row(CoreNet net not None, Tables tables not None, CorePosition position
         values = values_array
         used = used_array
         with nogil:
-            _rank_moves(&ev, &position.c, scratch.moves, n, plies, &scratch, &values[0, 0], &used[0])
+            rank_moves(&ev, &position.c, scratch.moves, n, plies, &scratch, 0, unused, &values[0, 0], &used[0])
         return position_moves(position, scratch.moves, n, move_cls), values_array, used_array
     finally:
         scratch_free(&scratch)
 
 
 cdef class _Ranker(BatchHook):
-    """rank_batch's hook: values each pair's moves as they come (_rank_moves), into C arrays
+    """rank_batch's hook: values each pair's moves as they come (rank_moves), into C arrays
     grown with them; its own scratch serves the deeper levels."""
     cdef EvaluatorC ev
     cdef ScratchC scratch
@@ -413,6 +489,7 @@ cdef class _Ranker(BatchHook):
                         Py_ssize_t first) except -1 nogil:
         cdef Py_ssize_t cap
         cdef void* grown
+        cdef double unused[3]
         if pair % 64 == 63:
             check_interrupt()
         if first + count > self.cap:
@@ -428,14 +505,14 @@ cdef class _Ranker(BatchHook):
                     raise MemoryError("no memory for the ranked moves' plies")
             self.used = <int8_t*> grown
             self.cap = cap
-        _rank_moves(&self.ev, pos, moves, count, self.plies, &self.scratch, self.values + 3 * first,
-                    self.used + first)
+        rank_moves(&self.ev, pos, moves, count, self.plies, &self.scratch, 0, unused, self.values + 3 * first,
+                   self.used + first)
         return 0
 
 
 def rank_batch(CoreNet net not None, Tables tables not None, const uint8_t[:, ::1] rows not None,
                const uint8_t[:, ::1] dice not None, int plies, int flags):
-    """Every legal move of each (row, dice) pair ranked by _rank_moves, the moves generated once:
+    """Every legal move of each (row, dice) pair ranked by rank_moves, the moves generated once:
     (offsets, results, steps, nsteps) as movegen.generate_batch gives them, values (m, 3)
     float64 for the mover and plies used (m,) int8, in the generator's order. Rows and dice
     are validated as generate_batch validates them; a finished row has no moves."""

@@ -27,7 +27,8 @@ from fevga_core.net cimport CoreNet
 from fevga_core.race cimport Tables, no_tables
 from fevga_core.search cimport EvaluatorC, static_value, flip
 from fevga_core.types cimport GioulC
-from fevga_core.gioul cimport CoreGioulNet, gioul_store, gioul_initial
+from fevga_core.gioul cimport CoreGioulNet, gioul_store
+from fevga_core.state cimport gioul_initial
 from fevga_core.net cimport NetC, net_evaluate
 
 cdef enum:
