@@ -9,6 +9,16 @@ import pytest
 from fevga.bearoff import OneSidedDB, TwoSidedDB
 
 
+GAMES = ("fevga", "gioul")
+
+
+@pytest.fixture(params=GAMES)
+def game(request: pytest.FixtureRequest) -> str:
+    """Each game in turn, for a test of behaviour both games share: it runs as test_x[fevga] and
+    test_x[gioul] (a test's own ``parametrize("game", ...)`` takes precedence)."""
+    return str(request.param)
+
+
 @pytest.fixture(scope="session")
 def two3() -> TwoSidedDB:
     """The exact two-sided table for up to 3 checkers a side."""
