@@ -25,26 +25,6 @@ def corpus() -> list[GioulPosition]:
     return states
 
 
-def test_batch_agrees_with_the_one_state_api(corpus: list[GioulPosition]) -> None:
-    rng = np.random.default_rng(4)
-    dice = rng.integers(1, 7, size=(len(corpus), 2))
-    rows = to_array(corpus)
-    assert from_array(rows) == corpus
-    moves = batch_legal_moves(rows, dice)
-    counts = count_legal_moves(rows, dice)
-    assert moves.counts().tolist() == counts.tolist()
-    assert count_legal_moves(corpus, dice, workers=3).tolist() == counts.tolist()
-    for i, state in enumerate(corpus):
-        expected = [] if state.is_game_over() else state.legal_moves(None if state.pending else tuple(dice[i]))
-        assert state.count_legal_moves(None if state.pending else tuple(dice[i])) == counts[i]
-        assert moves.positions(i) == [m.position for m in expected], state.id
-        for k, move in enumerate(expected):
-            row = moves.offsets[i] + k
-            assert moves.nsteps[row] == len(move.steps)
-            assert [tuple(int(v) for v in s) for s in moves.steps[row][: moves.nsteps[row]]] == list(move.steps)
-    assert counts.sum() > 2000
-
-
 def test_every_roll_of_a_state() -> None:
     state = GioulPosition.from_id("f_4AIAD__AABAAAA4ABH")  # White's roll 4 (docs/rules.md 11.6.6)
     rolls = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)])
