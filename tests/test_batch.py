@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from boards import make
-from fevga import GioulPosition, InvalidArgumentError, InvalidDiceError, InvalidPositionError, Position, Rules, hint
+from fevga import GioulPosition, InvalidArgumentError, InvalidDiceError, InvalidPositionError, Position, Rules, evaluate, hint
 from fevga import batch
 from fevga.parallel import CHUNK_ROWS
 from fevga.game import play_game
@@ -221,6 +221,20 @@ def test_legal_moves_with_threads_is_the_same(game: str) -> None:
     one, two = batch.legal_moves(rows, dice), batch.legal_moves(rows, dice, workers=2)
     assert all(np.array_equal(getattr(one, f), getattr(two, f)) for f in ("offsets", "results", "steps", "nsteps"))
     assert one.counts().tolist() == batch.count_legal_moves(rows, dice, workers=2).tolist()
+
+
+def test_batch_evaluation_equals_single_calls(game: str) -> None:
+    """fevga.batch.evaluate: the shipped net's 0-ply value of each position for its side to
+    decide, bit for bit fevga.evaluate's (a Gioul decision in hand searched), threads or not."""
+    if game == "gioul":
+        sample = corpus(12, "gioul")
+    else:
+        sample = [p for seed in range(6) for p in play_game(seed=seed, policy="heuristic").positions()
+                  if p.winner() is None][::5]
+    rows = batch.to_array(sample)
+    values = batch.evaluate(rows)
+    assert np.array_equal(batch.evaluate(rows, workers=2), values)
+    assert values.tolist() == [[e.win, e.win_mars, e.lose_mars] for e in map(evaluate, sample)]
 
 
 def test_ragged_rows_and_empty_joins_are_refused_by_name() -> None:
