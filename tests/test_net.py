@@ -14,6 +14,7 @@ import pytest
 
 import fevga
 import fevga.batch
+from boards import handed_pair
 from fevga import BLACK, WHITE, GioulPosition, Net, NetFileError, Position, evaluate, hint
 from fevga.errors import InvalidArgumentError
 from fevga.game import play_game
@@ -237,20 +238,33 @@ def test_net2_policy_plays_the_two_ply_hint() -> None:
         assert played == hint(position, ply.dice, plies=2)[0].move.position
 
 
-def test_net_policies_in_rollouts_and_luck_with_the_net() -> None:
-    start = Position.initial()
-    plain = rollout(start, games=72, seed=3, policy="net", workers=1, progress=False)
-    lucky = rollout(start, games=72, seed=3, policy="net", workers=1, progress=False, luck=True)
-    assert plain.policy == "net" and plain.games == 72
-    assert lucky.raw_equity == plain.equity  # same games, the luck only adjusts
+# Per game: a start for rollouts with the net and luck (for Gioul, a chain's rest handed over) and its games.
+LUCK_JOBS = {"fevga": (Position.initial(), 72), "gioul": (GioulPosition.from_id("__4AAAj__AABAAAA5VhH"), 216)}
+
+
+def test_net_policies_in_rollouts_and_luck_with_the_net(game: str) -> None:
+    start, games = LUCK_JOBS[game]
+    plain = rollout(start, games=games, seed=3, policy="net", workers=2, progress=False)
+    lucky = rollout(start, games=games, seed=3, policy="net", workers=2, progress=False, luck=True)
+    assert plain.policy == "net" and plain.games == games
+    # the same games, the luck only adjusts
+    assert (lucky.raw_equity, lucky.win, lucky.mean_length) == (plain.equity, plain.win, plain.mean_length)
+    assert lucky.raw_equity_se == plain.equity_se
+    assert abs(lucky.equity - plain.equity) < 1.959964 * plain.equity_se
     assert lucky.equity_se < plain.equity_se
 
 
-def test_rollouts_with_the_net_do_not_depend_on_workers() -> None:
-    start = Position.initial()
-    one = rollout(start, games=1296 + 72, seed=9, policy="net", workers=1, progress=False)
-    two = rollout(start, games=1296 + 72, seed=9, policy="net", workers=2, progress=False)
-    assert one == two
+@pytest.mark.parametrize(("policy", "games"), [("net", 1296 + 72), ("net2", 4)])
+def test_rollouts_with_the_net_do_not_depend_on_workers(game: str, policy: str, games: int) -> None:
+    """The same games on one thread or two (stratified for "net"), from Fevga's start or a Gioul
+    state whose pair was handed over; not the heuristic's games."""
+    start = Position.initial() if game == "fevga" else handed_pair()
+    common = dict(games=games, seed=9, progress=False, stratify=policy == "net")
+    one = rollout(start, policy=policy, workers=1, **common)  # type: ignore[arg-type]
+    two = rollout(start, policy=policy, workers=2, **common)  # type: ignore[arg-type]
+    assert one == two and one.games == games
+    heuristic = rollout(start, policy="heuristic", workers=1, **common)  # type: ignore[arg-type]
+    assert one.equity != heuristic.equity or one.win != heuristic.win
 
 
 @pytest.mark.parametrize("plies", [-1, 4, 1.5, True, "2"])
