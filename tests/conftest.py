@@ -51,6 +51,20 @@ def g6() -> TwoSidedDB:
 
 
 @pytest.fixture()
+def one_sided(game: str, request: pytest.FixtureRequest) -> OneSidedDB:
+    """The one-sided table of `game`, 15 checkers (db or g15)."""
+    table: OneSidedDB = request.getfixturevalue("db" if game == "fevga" else "g15")
+    return table
+
+
+@pytest.fixture()
+def two_sided(game: str, request: pytest.FixtureRequest) -> TwoSidedDB:
+    """The two-sided table of `game`, 6 checkers a side (ts or g6)."""
+    table: TwoSidedDB = request.getfixturevalue("ts" if game == "fevga" else "g6")
+    return table
+
+
+@pytest.fixture()
 def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Default bear-off tables are cached in the session's temporary folder, not the user's
     cache (with ``pytestmark = pytest.mark.usefixtures("private_cache")``)."""
