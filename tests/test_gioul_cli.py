@@ -26,10 +26,8 @@ def test_a_gioul_id_selects_the_game(capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_rollout_of_a_gioul_position(tmp_path: Path) -> None:
-    result = run("rollout", "start", "--game", "gioul", "--games", "2016", "--seed", "3", "--workers", "2", "--json")
-    assert result.returncode == 0, result.stderr
-    data = json.loads(result.stdout)
-    assert data["rules"]["game"] == "gioul" and data["games"] == 2016 and data["stratified"]
+    """A state with dice handed over, with luck; a Gioul job resumed from its checkpoint (what
+    rollouts of either game share: test_rollout.py's test_cli_rollout_json_and_ranking)."""
     text = run("rollout", "__4AAAj__AABAAAA5VhH", "--games", "504", "--seed", "1", "--luck", "--policy", "heuristic")
     assert text.returncode == 0, text.stderr
     assert "position __4AAAj__AABAAAA5VhH: 504 games, policy heuristic, seed 1" in text.stdout
@@ -42,8 +40,6 @@ def test_rollout_of_a_gioul_position(tmp_path: Path) -> None:
     assert first.returncode == again.returncode == 0, (first.stderr, again.stderr)
     assert "36 games resumed from the checkpoint" in again.stdout
     assert first.stdout.splitlines()[1] == again.stdout.splitlines()[1]  # the same equity line
-    csv = run(*common, "--csv", "--truncate", "--no-stratify")
-    assert csv.returncode == 0 and csv.stdout.startswith("position,games,"), csv.stderr
 
 
 def test_rank_the_moves_of_a_gioul_roll_and_of_a_pending_decision() -> None:

@@ -9,12 +9,11 @@ import math
 import numpy as np
 import pytest
 
-from boards import race
+from boards import initial, race
+from fevga import GioulPosition, hint
 from fevga.bearoff import OneSidedDB, TwoSidedDB
 from fevga.cli import main
 from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidPositionError, InvalidRulesError
-from boards import initial
-from fevga import GioulPosition, hint
 from fevga.net import Net
 from fevga.position import BLACK, WHITE, Move, Position
 from fevga.rollout import STRATA, moves_to_csv, moves_to_frame, rollout, rollout_moves
@@ -495,21 +494,24 @@ def test_evaluate_is_antisymmetric_and_uses_tables(two3: TwoSidedDB) -> None:
     assert static_value(home, "bearoff", bearoff=two3) == pytest.approx(two3.equity(home))
 
 
-def test_cli_rollout_json_and_ranking(capsys) -> None:  # type: ignore[no-untyped-def]
-    assert main(["rollout", "start", "--games", "72", "--seed", "1", "--workers", "1", "--policy", "random",
+def test_cli_rollout_json_and_ranking(game: str, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["--game", "gioul"] if game == "gioul" else []
+    assert main(["rollout", "start", *args, "--games", "72", "--seed", "1", "--workers", "1", "--policy", "random",
                  "--json", "--no-progress"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["games"] == 72 and data["seed"] == 1
-    direct = rollout(START, games=72, seed=1, workers=1, policy="random", progress=False)
+    assert data["games"] == 72 and data["seed"] == 1 and data["stratified"]
+    assert data["rules"].get("game", "fevga") == game  # Fevga's rules name no game
+    direct = rollout(initial(game), games=72, seed=1, workers=1, policy="random", progress=False)
     assert data["equity"] == direct.equity
-    assert main(["rollout", "start", "--dice", "5-5", "--games", "36", "--seed", "1", "--workers", "1",
+    assert main(["rollout", "start", *args, "--dice", "5-5", "--games", "36", "--seed", "1", "--workers", "1",
                  "--no-progress"]) == 0
     text = capsys.readouterr().out
-    assert "24/4" in text and "24/9 24/19" in text
-    assert main(["rollout", "start", "--games", "36", "--seed", "2", "--csv", "--truncate", "--no-progress"]) == 0
-    assert io.StringIO(capsys.readouterr().out).readline().startswith("position,games")
-    assert main(["rollout", "start", "--games", "0"]) == 2
-    _ = BLACK
+    assert all(m.notation in text for m in initial(game).legal_moves("5-5"))  # Fevga: 24/4, 24/9 24/19
+    for stratify in ([], ["--no-stratify"]):
+        assert main(["rollout", "start", *args, "--games", "36", "--seed", "2", "--csv", "--truncate", *stratify,
+                     "--no-progress"]) == 0
+        assert io.StringIO(capsys.readouterr().out).readline().startswith("position,games,")
+    assert main(["rollout", "start", *args, "--games", "0"]) == 2
 
 
 def test_lookahead_over_any_evaluator_plays_the_table_strategy(two3: TwoSidedDB) -> None:
