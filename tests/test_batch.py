@@ -7,12 +7,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from boards import make
+from boards import initial, make
 from fevga import GioulPosition, InvalidArgumentError, InvalidDiceError, InvalidPositionError, Position, Rules, evaluate, hint
 from fevga import batch
 from fevga.parallel import CHUNK_ROWS
 from fevga.game import play_game
-from fevga.gioul import GIOUL_WIDTH
+from fevga.gioul import GIOUL_WIDTH, validate_states
 
 
 def corpus(n_games: int = 20, game: str = "fevga") -> list[Any]:
@@ -235,6 +235,28 @@ def test_batch_evaluation_equals_single_calls(game: str) -> None:
     values = batch.evaluate(rows)
     assert np.array_equal(batch.evaluate(rows, workers=2), values)
     assert values.tolist() == [[e.win, e.win_mars, e.lose_mars] for e in map(evaluate, sample)]
+
+
+def test_shapes_dtypes_and_dice(game: str) -> None:
+    """Rows of the wrong shape, type or range, bad dice, no workers and no rows, for the game's
+    row validator (batch.validate_positions, fevga.gioul.validate_states) and the batch calls."""
+    validate = validate_states if game == "gioul" else batch.validate_positions
+    rows = batch.to_array([initial(game)] * 2)
+    width = rows.shape[1]
+    for bad in (rows[:, :50], rows.astype(np.float64), rows[0], rows.astype(np.int64) - 1, rows.astype(np.int64) + 300):
+        with pytest.raises(InvalidPositionError):
+            validate(bad)
+    for dice in ([[6, 5]], [[0, 5], [6, 5]], [[6, 7], [6, 5]], [[6.0, 5.0], [6, 5]]):
+        with pytest.raises(InvalidDiceError):
+            batch.legal_moves(rows, dice)
+        with pytest.raises(InvalidDiceError):
+            batch.count_legal_moves(rows, dice)
+    with pytest.raises(InvalidArgumentError):
+        batch.count_legal_moves(rows, [[6, 5], [6, 5]], workers=0)
+    with pytest.raises(InvalidPositionError, match=r"shape \(n, 51\)"):
+        batch.count_legal_moves(42, [[6, 5]])
+    empty = batch.legal_moves(np.zeros((0, width), dtype=np.uint8), np.zeros((0, 2), dtype=np.uint8))
+    assert empty.counts().tolist() == [] and empty.results.shape == (0, width)
 
 
 def test_ragged_rows_and_empty_joins_are_refused_by_name() -> None:

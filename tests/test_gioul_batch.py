@@ -1,5 +1,7 @@
-"""Batch Gioul move generation on NumPy state rows (fevga.batch.legal_moves and
-count_legal_moves given Gioul rows, fevga.gioul.validate_states): agreement with the one-state API, and hostile rows."""
+"""Gioul state rows in the batch API (fevga.batch.legal_moves and count_legal_moves given Gioul
+rows, fevga.gioul.validate_states): what only Gioul's rows hold, pending dice handed over, and
+hostile roll counts and pending dice. What the rows of both games share (layout, agreement with
+the one-state API, threads, shapes and dice, batch.evaluate) runs for both in test_batch.py."""
 
 from __future__ import annotations
 
@@ -7,10 +9,10 @@ import numpy as np
 import pytest
 
 from fevga import BLACK, WHITE, GioulPosition, Rules
-from fevga.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError, InvalidRulesError
+from fevga.errors import InvalidArgumentError, InvalidPositionError, InvalidRulesError
 from fevga.batch import count_legal_moves
 from fevga.batch import legal_moves as batch_legal_moves
-from fevga.gioul import GIOUL_WIDTH, from_array, to_array, validate_states
+from fevga.gioul import from_array, to_array, validate_states
 from fevga.game import play_game
 
 START = [0] * 24 + [15]
@@ -128,24 +130,12 @@ def test_validator_matches_the_constructor(corpus: list[GioulPosition]) -> None:
     assert accepted > 200 and refused > 200
 
 
-def test_shapes_dtypes_and_dice() -> None:
+def test_fevga_rules_are_refused_for_gioul_rows() -> None:
+    """(The shapes, types and dice every game's rows are checked for: test_batch.py's
+    test_shapes_dtypes_and_dice.)"""
     rows = to_array([GioulPosition.initial()] * 2)
-    for bad in (rows[:, :50], rows.astype(np.float64), rows[0], rows.astype(np.int64) - 1, rows.astype(np.int64) + 300):
-        with pytest.raises(InvalidPositionError):
-            validate_states(bad)
-    for dice in ([[6, 5]], [[0, 5], [6, 5]], [[6, 7], [6, 5]], [[6.0, 5.0], [6, 5]]):
-        with pytest.raises(InvalidDiceError):
-            batch_legal_moves(rows, dice)
-        with pytest.raises(InvalidDiceError):
-            count_legal_moves(rows, dice)
-    with pytest.raises(InvalidArgumentError):
-        count_legal_moves(rows, [[6, 5], [6, 5]], workers=0)
-    with pytest.raises(InvalidPositionError, match=r"shape \(n, 51\)"):
-        count_legal_moves(42, [[6, 5]])
     with pytest.raises(InvalidRulesError):
         count_legal_moves(rows, [[6, 5], [6, 5]], Rules.strict())  # Fevga's rules for Gioul rows
-    empty = batch_legal_moves(np.zeros((0, GIOUL_WIDTH), dtype=np.uint8), np.zeros((0, 2), dtype=np.uint8))
-    assert empty.counts().tolist() == [] and empty.results.shape == (0, GIOUL_WIDTH)
 
 
 def test_batch_evaluate_and_hint_name_bad_gioul_rows(corpus: list[GioulPosition]) -> None:
