@@ -1,12 +1,13 @@
-"""The Gioul net: its encoding ("gioul-1"), outputs and the core's "net" policy for Gioul."""
+"""The Gioul net: its encoding ("gioul-1"), the core's "net" policy for Gioul, net files that say
+their game, judgment of pending decisions and Gioul training runs. What the nets of both games
+share runs for both in test_net.py (colour-swapped twins, valid outputs, rollouts with the net)
+and test_train.py (workers, extending a run, the CLI)."""
 
 from __future__ import annotations
 
 import io
 import json
 import pickle
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -222,7 +223,7 @@ def test_gioul_judgment_defaults_to_the_shipped_gioul_net_and_says_what_it_offer
 
 
 # ---------------------------------------------------------------------------------------
-# Training a Gioul net: the Fevga pipeline with game="gioul"
+# Training a Gioul net: the Fevga pipeline with game="gioul" (what both share: test_train.py)
 
 GIOUL_TINY = TrainConfig(games=1000, hidden=16, batch=50, rate=0.02, rate_final=0.02, seed=2, check_every=1000,
                          check_games=400, check_against="random", game="gioul")
@@ -240,18 +241,6 @@ def test_a_tiny_gioul_run_beats_random_play_by_a_clear_margin(tmp_path: Path) ->
         and "--game gioul" in net.provenance["command"]
 
 
-def test_gioul_runs_are_seeded_the_same_for_any_workers_and_resume_exactly(tmp_path: Path) -> None:
-    config = TrainConfig(games=120, hidden=8, batch=40, rate=0.02, rate_final=0.02, seed=3, check_every=60,
-                         check_games=20, check_against="random", game="gioul")
-    one = train(tmp_path / "one", config, workers=1, progress=False)
-    two = train(tmp_path / "two", config, workers=2, progress=False)
-    np.testing.assert_array_equal(one.params, two.params)
-    train(tmp_path / "resumed", replace(config, games=60), workers=1, progress=False)
-    resumed = train(tmp_path / "resumed", config, workers=2, progress=False)
-    np.testing.assert_array_equal(one.params, resumed.params)
-    assert resumed.samples == one.samples
-
-
 def test_a_gioul_run_checks_its_opponent_and_game(tmp_path: Path) -> None:
     fevga_file = Net.initial(8, 1).save(tmp_path / "fevga.npz")
     with pytest.raises(NetGameError):
@@ -261,15 +250,6 @@ def test_a_gioul_run_checks_its_opponent_and_game(tmp_path: Path) -> None:
     with pytest.raises(NetGameError):
         gioul_duel("net", "random", games=20, net_a=Net.default())
     assert gioul_duel("heuristic", "random", games=200, seed=1, workers=1).ppg > 0.5
-
-
-def test_cli_trains_a_gioul_net(tmp_path: Path) -> None:
-    out = tmp_path / "run"
-    result = subprocess.run([sys.executable, "-m", "fevga", "train", str(out), "--game", "gioul", "--games", "40",
-                             "--hidden", "8", "--batch", "20", "--check-every", "40", "--check-games", "20",
-                             "--check-against", "random", "--no-progress"], capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    assert "40 games" in result.stdout and Net.load(out / "net.npz").game == "gioul"
 
 
 def test_play_gioul_game_plays_the_net_policy_with_a_gioul_net(gioul_net: Net) -> None:
