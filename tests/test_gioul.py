@@ -312,21 +312,8 @@ def test_decision_is_a_value() -> None:
 
 
 # --------------------------------------------------------------------------- rollouts
-# (the Gioul rollout itself: tests/test_gioul_rollout.py)
-
-
-def test_rollout_is_seeded_and_independent_of_workers() -> None:
-    from fevga import rollout
-
-    start = GioulPosition.initial()
-    one = rollout(start, games=2_592, seed=4, policy="random", workers=1, progress=False)
-    two = rollout(start, games=2_592, seed=4, policy="random", workers=2, progress=False)
-    assert one == two
-    assert one.games == 2_592 and one.position == start.id and dict(one.rules)["game"] == "gioul"
-    assert abs(one.win + one.lose + one.draw - 1.0) < 1e-12
-    assert one.ci95[0] < one.equity < one.ci95[1] and 0 < one.equity_se < 0.05
-    assert rollout(start, games=2_592, seed=5, policy="random", progress=False) != one
-    assert json.loads(one.to_json())["rules"]["game"] == "gioul"
+# (the Gioul rollout itself: tests/test_gioul_rollout.py; what it shares with Fevga's, workers
+# and arguments among it: tests/test_rollout.py)
 
 
 def test_rollout_of_a_pending_state_and_a_sure_win() -> None:
@@ -342,19 +329,6 @@ def test_rollout_of_a_pending_state_and_a_sure_win() -> None:
     assert (won.equity, won.win, won.win_mars, won.equity_se, won.mean_length) == (2.0, 1.0, 1.0, 0.0, 1.0)
     lost = rollout(GioulPosition.from_counts(counts({1: 1}), counts({24: 15}), BLACK), games=216, seed=2, progress=False)
     assert lost.win == 0.0 and lost.lose_mars > 0
-
-
-def test_rollout_arguments() -> None:
-    from fevga import rollout
-
-    with pytest.raises(InvalidArgumentError):
-        rollout(GioulPosition.initial(), games=0)
-    with pytest.raises(InvalidArgumentError):
-        rollout(GioulPosition.initial(), workers=0)
-    with pytest.raises(InvalidArgumentError, match="GioulPosition"):
-        rollout("start", games=10)  # type: ignore[arg-type]
-    with pytest.raises(InvalidPositionError, match="finished"):
-        rollout(GioulPosition.from_counts([15] + [0] * 24, START, BLACK), games=10)
 
 
 def test_races_never_pass_dice_on() -> None:

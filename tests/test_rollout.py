@@ -50,9 +50,12 @@ def test_workers_give_bit_identical_results(game: str) -> None:
     two = rollout(start, games=games, seed=5, workers=2, policy="random", progress=False)
     assert one == two
     _same(one, two)
-    assert one.games == games and not one.interrupted
+    assert one.games == games and not one.interrupted and one.position == start.id
+    assert dict(one.rules).get("game", "fevga") == json.loads(one.to_json())["rules"].get("game", "fevga") == game
+    assert abs(one.win + one.lose + one.draw - 1.0) < 1e-12
+    assert one.ci95[0] < one.equity < one.ci95[1] and 0 < one.equity_se < 0.05
     other = rollout(start, games=games, seed=6, workers=2, policy="random", progress=False)
-    assert other.equity != one.equity
+    assert other.equity != one.equity and other != one
 
 
 def test_seed_sequence_and_fresh_entropy_are_recorded() -> None:
@@ -342,19 +345,20 @@ def test_unstratified_first_rolls_are_random(game: str) -> None:
     assert r.games == sum(counts) == games and not r.stratified and len(set(counts)) > 2
 
 
-def test_validation_at_the_boundary() -> None:
+def test_validation_at_the_boundary(game: str) -> None:
+    start = initial(game)
     with pytest.raises(InvalidArgumentError):
-        rollout(START, games=0)
+        rollout(start, games=0)
     with pytest.raises(InvalidArgumentError):
-        rollout(START, games=10, policy="clever")
+        rollout(start, games=10, policy="clever")
     with pytest.raises(InvalidArgumentError):
-        rollout(START, games=10, workers=0)
+        rollout(start, games=10, workers=0)
     with pytest.raises(InvalidArgumentError):
-        rollout(START, games=10, backend="mpi")
-    with pytest.raises(InvalidArgumentError):
+        rollout(start, games=10, backend="mpi")
+    with pytest.raises(InvalidArgumentError, match="GioulPosition"):
         rollout("start", games=10)  # type: ignore[arg-type]
-    done = race([], [1])
-    with pytest.raises(InvalidPositionError):
+    done = race([], [1]) if game == "fevga" else GioulPosition.from_counts([15] + [0] * 24, [0] * 24 + [15], BLACK)
+    with pytest.raises(InvalidPositionError, match="finished"):
         rollout(done, games=10)
 
 
