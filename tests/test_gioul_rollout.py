@@ -394,22 +394,15 @@ def test_truncated_rollout_with_the_gioul_tables() -> None:
     assert custom.equity == pytest.approx(exact, abs=1e-12)
 
 
-def test_rank_the_moves_of_a_roll_and_of_a_pending_decision() -> None:
+def test_rank_chosen_moves_and_a_pending_decision() -> None:
+    """(Every move of a roll ranked, each a rollout of its position, and stopping early:
+    test_rollout.py's test_ranked_moves_are_rollouts_of_their_positions[gioul].)"""
     start = GioulPosition.initial()
-    ranked = rollout_moves(start, "5-5", games=144, seed=3, workers=2, policy="random", progress=False)
-    assert sorted(m.move.notation for m in ranked) == sorted(m.notation for m in start.legal_moves("5-5"))
-    assert ranked[0].diff == 0.0 and all(m.diff <= 0 for m in ranked)
-    assert all(m.result.position == start.id and m.result.games == 144 for m in ranked)
-    for m in ranked:  # each move's result is a rollout of its position for the mover (same seed, same games)
-        alone = rollout(m.move.position, games=144, seed=3, workers=1, policy="random", progress=False)
-        assert m.result.equity == pytest.approx(-alone.equity if m.move.position.turn != start.turn else alone.equity)
     chosen = rollout_moves(start, "5-5", games=72, seed=3, policy="random", moves=["24/4", "24/19(4)"], progress=False)
     assert sorted(m.move.notation for m in chosen) == ["24/19(4)", "24/4"]
     handed = GioulPosition.from_id(HANDED_OVER)
     pending = rollout_moves(handed, games=72, seed=3, policy="heuristic", progress=False)
     assert {m.move.notation for m in pending} == {m.notation for m in handed.legal_moves()}
-    stopped = rollout_moves(start, "5-5", games=4 * STRATA, seed=3, policy="random", stop_early=True, progress=False)
-    assert any(m.stopped for m in stopped) and not stopped[0].stopped
 
 
 def test_a_move_that_wins_at_once_ranks_first() -> None:

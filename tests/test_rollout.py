@@ -489,6 +489,23 @@ def test_rollout_moves_ranks_with_common_random_numbers(two3: TwoSidedDB) -> Non
         (m.move, m.result, m.diff, m.diff_se) for m in ranked]
 
 
+# Per game: a position and a roll whose moves test_ranked_moves_are_rollouts_of_their_positions ranks.
+RANKED = {"fevga": (MIDGAME, "5-4"), "gioul": (GioulPosition.initial(), "5-5")}
+
+
+def test_ranked_moves_are_rollouts_of_their_positions(game: str) -> None:
+    position, dice = RANKED[game]
+    ranked = rollout_moves(position, dice, games=144, seed=3, workers=2, policy="random", progress=False)
+    assert sorted(m.move.notation for m in ranked) == sorted(m.notation for m in position.legal_moves(dice))
+    assert ranked[0].diff == 0.0 and all(m.diff <= 0 for m in ranked)
+    assert all(m.result.position == position.id and m.result.games == 144 for m in ranked)
+    for m in ranked:  # each move's result is a rollout of its position for the mover (same seed, same games)
+        alone = rollout(m.move.position, games=144, seed=3, workers=1, policy="random", progress=False)
+        assert m.result.equity == pytest.approx(-alone.equity if m.move.position.turn != position.turn else alone.equity)
+    stopped = rollout_moves(position, dice, games=4 * STRATA, seed=3, policy="random", stop_early=True, progress=False)
+    assert any(m.stopped for m in stopped) and not stopped[0].stopped
+
+
 def test_evaluate_is_antisymmetric_and_uses_tables(two3: TwoSidedDB) -> None:
     pos = START.play("24/13", "6-5")
     flipped = Position.from_counts(pos.counts(WHITE), pos.counts(BLACK), WHITE)
