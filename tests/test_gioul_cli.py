@@ -1,4 +1,6 @@
-"""`fevga ... --game gioul` as a user runs it (subprocess) and in-process."""
+"""`fevga ... --game gioul` as a user runs it (subprocess) and in-process: what only Gioul has
+(IDs with dice pending, hand-overs, its refusals, its records). The commands both games share
+(show, moves, perft, play, one-line errors, rollout) run for both in test_cli.py and test_rollout.py."""
 
 from __future__ import annotations
 
