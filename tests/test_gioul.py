@@ -267,22 +267,16 @@ def test_perft_arguments() -> None:
 # --------------------------------------------------------------------------- games
 
 
-def test_recorded_game_replays_and_is_seeded() -> None:
+def test_decisions_follow_the_rolls_and_the_pending_dice() -> None:
+    """(Seeded games and complete records, of both games: test_game.py.)"""
     a = play_game(game="gioul", seed=7)
-    b = play_game(game="gioul", seed=7)
-    assert a == b and a.to_dict() == b.to_dict()
-    assert play_game(game="gioul", seed=8).decisions != a.decisions
-    positions = a.positions()
-    assert positions[-1] == a.final and a.final.is_game_over()
-    assert a.winner == a.final.winner() and a.points == a.final.points()
-    for d, before in zip(a.decisions, positions):
+    for d, before in zip(a.decisions, a.positions()):
         assert d.mover == before.turn
         if d.kind == "roll":
             assert before.pending == () and d.roll is not None
         else:
             assert before.pending[: len(d.dice)] == d.dice and d.roll is None
     assert json.loads(a.to_json())["decisions"][0]["kind"] == "roll"
-    assert a.log().splitlines()[-1].endswith("point(s)") or a.result == "draw"
 
 
 def test_games_show_chains_and_hand_overs() -> None:
