@@ -37,6 +37,11 @@ def mover_results(position: Position, dice: tuple[int, int], rules: Rules | None
     return {m.position.counts(position.turn) for m in position.legal_moves(dice, rules)}
 
 
+def initial(game: str) -> Any:
+    """The start of `game` ("fevga" or "gioul")."""
+    return GioulPosition.initial() if game == "gioul" else Position.initial()
+
+
 def busy_position(game: str) -> tuple[Any, tuple[int, int]]:
     """A mid-game position of `game` ("fevga" or "gioul") and the roll that gives it the most legal moves."""
     if game == "fevga":
@@ -64,7 +69,7 @@ def handed_pair() -> GioulPosition:
 
 
 START = {24: 15}
-__all__ = ["BLACK", "SIX", "START", "WHITE", "busy_position", "counts", "handed_pair", "make", "mid_chain", "mover_results", "race", "side25"]
+__all__ = ["BLACK", "SIX", "START", "WHITE", "busy_position", "counts", "initial", "handed_pair", "make", "mid_chain", "mover_results", "race", "side25"]
 
 
 def race(white_home: list[int], black_home: list[int], turn: int = WHITE) -> Position:

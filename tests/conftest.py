@@ -9,6 +9,16 @@ import pytest
 from fevga.bearoff import OneSidedDB, TwoSidedDB
 
 
+GAMES = ("fevga", "gioul")
+
+
+@pytest.fixture(params=GAMES)
+def game(request: pytest.FixtureRequest) -> str:
+    """Each game in turn, for a test of behaviour both games share: it runs as test_x[fevga] and
+    test_x[gioul] (a test's own ``parametrize("game", ...)`` takes precedence)."""
+    return str(request.param)
+
+
 @pytest.fixture(scope="session")
 def two3() -> TwoSidedDB:
     """The exact two-sided table for up to 3 checkers a side."""
@@ -38,6 +48,20 @@ def g15() -> OneSidedDB:
 def g6() -> TwoSidedDB:
     """Gioul's two-sided table, 6 checkers a side."""
     return TwoSidedDB.build(6, game="gioul")
+
+
+@pytest.fixture()
+def one_sided(game: str, request: pytest.FixtureRequest) -> OneSidedDB:
+    """The one-sided table of `game`, 15 checkers (db or g15)."""
+    table: OneSidedDB = request.getfixturevalue("db" if game == "fevga" else "g15")
+    return table
+
+
+@pytest.fixture()
+def two_sided(game: str, request: pytest.FixtureRequest) -> TwoSidedDB:
+    """The two-sided table of `game`, 6 checkers a side (ts or g6)."""
+    table: TwoSidedDB = request.getfixturevalue("ts" if game == "fevga" else "g6")
+    return table
 
 
 @pytest.fixture()

@@ -2,35 +2,75 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
-from boards import make
-from fevga import InvalidArgumentError, InvalidDiceError, InvalidPositionError, Position, Rules, hint
+from boards import initial, make
+from fevga import GioulPosition, InvalidArgumentError, InvalidDiceError, InvalidPositionError, Position, Rules, evaluate, hint
 from fevga import batch
 from fevga.parallel import CHUNK_ROWS
 from fevga.game import play_game
+from fevga.gioul import GIOUL_WIDTH, validate_states
 
 
-def corpus(n_games: int = 20) -> list[Position]:
+def corpus(n_games: int = 20, game: str = "fevga") -> list[Any]:
+    """Fevga: every 7th position of seeded random games. Gioul: every state of seeded games,
+    heuristic against random (fresh rolls, chain blocks, hand-overs, finished games)."""
+    if game == "gioul":
+        return [s for seed in range(n_games)
+                for s in play_game(game="gioul", seed=seed, policy=("heuristic", "random")).positions()]
     return [p for seed in range(n_games) for p in play_game(seed=seed).positions()[::7]]
 
 
-def test_layout_round_trip() -> None:
-    positions = corpus(3)
+def _roll(position: Any, dice: np.ndarray) -> tuple[int, int] | None:
+    """The roll to ask a single position about: none while Gioul dice are pending."""
+    return None if getattr(position, "pending", ()) else (int(dice[0]), int(dice[1]))
+
+
+def test_layout_round_trip(game: str) -> None:
+    positions = corpus(3, game)
     rows = batch.to_array(positions)
-    assert rows.shape == (len(positions), 51) and rows.dtype == np.uint8
+    width = GIOUL_WIDTH if game == "gioul" else 51
+    assert rows.shape == (len(positions), width) and rows.dtype == np.uint8
     assert list(rows[0, :25]) == list(positions[0].counts(0)) and rows[0, 50] == positions[0].turn
     assert batch.from_array(rows) == positions
 
 
-def test_counts_match_single_calls_with_threads() -> None:
+# Games and dice seed of test_counts_and_moves_match_single_calls_with_threads, and the least
+# number of moves its sample must hold.
+AGREE = {"fevga": (20, 0, 1000), "gioul": (12, 4, 2000)}
+
+
+def test_counts_and_moves_match_single_calls_with_threads(game: str) -> None:
+    n_games, seed, least = AGREE[game]
+    positions = corpus(n_games, game)
+    if game == "gioul":
+        assert any(s.pending and s.roller != s.turn for s in positions)  # dice handed over
+        assert any(len(s.pending) > 4 for s in positions)  # inside a chain
+    dice = np.random.default_rng(seed).integers(1, 7, size=(len(positions), 2))
+    rows = batch.to_array(positions)
+    assert batch.from_array(rows) == positions
+    expected = [p.count_legal_moves(_roll(p, d)) for p, d in zip(positions, dice)]
+    counts = batch.count_legal_moves(rows, dice)
+    assert counts.tolist() == expected and counts.sum() > least
+    assert batch.count_legal_moves(rows, dice.astype(np.uint8), workers=2).tolist() == expected
+    assert batch.count_legal_moves(positions, dice, workers=3).tolist() == expected  # positions, not rows
+    moves = batch.legal_moves(rows, dice)
+    assert moves.counts().tolist() == expected
+    for i, position in enumerate(positions):
+        listed = [] if position.is_game_over() else position.legal_moves(_roll(position, dice[i]))
+        assert moves.positions(i) == [m.position for m in listed], position.id
+        for k, move in enumerate(listed):
+            row = moves.offsets[i] + k
+            assert moves.nsteps[row] == len(move.steps)
+            assert [tuple(int(v) for v in s) for s in moves.steps[row][: moves.nsteps[row]]] == list(move.steps)
+
+
+def test_fevga_counts_under_other_rules_match_single_calls() -> None:
     positions = corpus()
-    rng = np.random.default_rng(0)
-    dice = rng.integers(1, 7, size=(len(positions), 2)).astype(np.uint8)
-    expected = [p.count_legal_moves(tuple(d)) for p, d in zip(positions, dice)]
-    assert batch.count_legal_moves(batch.to_array(positions), dice).tolist() == expected
-    assert batch.count_legal_moves(batch.to_array(positions), dice, workers=2).tolist() == expected
+    dice = np.random.default_rng(0).integers(1, 7, size=(len(positions), 2)).astype(np.uint8)
     strict = [p.count_legal_moves(tuple(d), Rules.strict()) for p, d in zip(positions, dice)]
     assert batch.count_legal_moves(batch.to_array(positions), dice, Rules.strict()).tolist() == strict
 
@@ -168,20 +208,55 @@ def test_batch_hint_under_other_rules_is_fevga_hint_under_them() -> None:
         assert _hint_rows(hints, k) == expected
 
 
-def test_legal_moves_with_threads_is_the_same_for_both_games() -> None:
-    from fevga import GioulPosition
-    from fevga.game import play_game
+def test_legal_moves_with_threads_is_the_same(game: str) -> None:
+    n = len(corpus(20)) * 60  # 16,680 rows: more than one chunk (CHUNK_ROWS 16,384)
+    if game == "gioul":
+        states = [s for seed in range(4) for s in play_game(seed=seed, game="gioul").positions()]
+        assert isinstance(states[0], GioulPosition)
+        rows = batch.to_array(states * (n // len(states) + 1))
+    else:
+        rows = batch.to_array(corpus(20) * 60)
+    assert len(rows) >= n > CHUNK_ROWS  # split between the two threads
+    dice = np.random.default_rng(2).integers(1, 7, size=(len(rows), 2)).astype(np.uint8)
+    one, two = batch.legal_moves(rows, dice), batch.legal_moves(rows, dice, workers=2)
+    assert all(np.array_equal(getattr(one, f), getattr(two, f)) for f in ("offsets", "results", "steps", "nsteps"))
+    assert one.counts().tolist() == batch.count_legal_moves(rows, dice, workers=2).tolist()
 
-    fevga_rows = batch.to_array(corpus(20) * 60)  # 16,680 rows: more than one chunk (CHUNK_ROWS 16,384)
-    states = [s for seed in range(4) for s in play_game(seed=seed, game="gioul").positions()]
-    gioul_rows = batch.to_array(states * (fevga_rows.shape[0] // len(states) + 1))
-    assert isinstance(states[0], GioulPosition)
-    for rows in (fevga_rows, gioul_rows):
-        assert len(rows) > CHUNK_ROWS  # split between the two threads
-        dice = np.random.default_rng(2).integers(1, 7, size=(len(rows), 2)).astype(np.uint8)
-        one, two = batch.legal_moves(rows, dice), batch.legal_moves(rows, dice, workers=2)
-        assert all(np.array_equal(getattr(one, f), getattr(two, f)) for f in ("offsets", "results", "steps", "nsteps"))
-        assert one.counts().tolist() == batch.count_legal_moves(rows, dice, workers=2).tolist()
+
+def test_batch_evaluation_equals_single_calls(game: str) -> None:
+    """fevga.batch.evaluate: the shipped net's 0-ply value of each position for its side to
+    decide, bit for bit fevga.evaluate's (a Gioul decision in hand searched), threads or not."""
+    if game == "gioul":
+        sample = corpus(12, "gioul")
+    else:
+        sample = [p for seed in range(6) for p in play_game(seed=seed, policy="heuristic").positions()
+                  if p.winner() is None][::5]
+    rows = batch.to_array(sample)
+    values = batch.evaluate(rows)
+    assert np.array_equal(batch.evaluate(rows, workers=2), values)
+    assert values.tolist() == [[e.win, e.win_mars, e.lose_mars] for e in map(evaluate, sample)]
+
+
+def test_shapes_dtypes_and_dice(game: str) -> None:
+    """Rows of the wrong shape, type or range, bad dice, no workers and no rows, for the game's
+    row validator (batch.validate_positions, fevga.gioul.validate_states) and the batch calls."""
+    validate = validate_states if game == "gioul" else batch.validate_positions
+    rows = batch.to_array([initial(game)] * 2)
+    width = rows.shape[1]
+    for bad in (rows[:, :50], rows.astype(np.float64), rows[0], rows.astype(np.int64) - 1, rows.astype(np.int64) + 300):
+        with pytest.raises(InvalidPositionError):
+            validate(bad)
+    for dice in ([[6, 5]], [[0, 5], [6, 5]], [[6, 7], [6, 5]], [[6.0, 5.0], [6, 5]]):
+        with pytest.raises(InvalidDiceError):
+            batch.legal_moves(rows, dice)
+        with pytest.raises(InvalidDiceError):
+            batch.count_legal_moves(rows, dice)
+    with pytest.raises(InvalidArgumentError):
+        batch.count_legal_moves(rows, [[6, 5], [6, 5]], workers=0)
+    with pytest.raises(InvalidPositionError, match=r"shape \(n, 51\)"):
+        batch.count_legal_moves(42, [[6, 5]])
+    empty = batch.legal_moves(np.zeros((0, width), dtype=np.uint8), np.zeros((0, 2), dtype=np.uint8))
+    assert empty.counts().tolist() == [] and empty.results.shape == (0, width)
 
 
 def test_ragged_rows_and_empty_joins_are_refused_by_name() -> None:

@@ -44,14 +44,22 @@ def test_known_values(db: OneSidedDB, ts: TwoSidedDB) -> None:
     assert db.first_off_distribution((15,)).tolist() == [0.0, 1.0]
 
 
-def test_c_level_lookups(db: OneSidedDB, ts: TwoSidedDB) -> None:
-    assert core.check_tables(db._a, 6, 15, [SIX, (15, 0, 0, 0, 0, 0)]) == [
-        (1.25, db.distribution(SIX)[1]),
-        (db.mean_rolls((15,)), 0.0),
-    ]
-    assert core.check_two_sided(ts._a, 6, 6, 15, SIX, SIX) == (ts.equity(SIX, SIX), ts.win_probability(SIX, SIX))
+def test_c_level_lookups(game: str, one_sided: OneSidedDB, two_sided: TwoSidedDB) -> None:
+    """The core's C structs (and race.Tables) read either game's tables: the same layout."""
+    sides = [SIX, (15, 0, 0, 0, 0, 0), (1, 2, 0, 3, 0, 0), (0, 0, 0, 0, 0, 15)]
+    assert core.check_tables(one_sided._a, 6, 15, sides) == [
+        (one_sided.mean_rolls(side), one_sided.distribution(side)[1]) for side in sides]
+    if game == "fevga":
+        assert core.check_tables(one_sided._a, 6, 15, sides[:2]) == [(1.25, 27 / 36), (one_sided.mean_rolls((15,)), 0.0)]
+    for them in (SIX, (0, 2, 0, 0, 0, 1)):
+        assert core.check_two_sided(two_sided._a, 6, 6, 15, SIX, them) == (
+            two_sided.equity(SIX, them), two_sided.win_probability(SIX, them))
     with pytest.raises(ValueError, match="dist_pool"):
-        core.check_tables({**db._a, "dist_pool": db._a["dist_pool"].astype(np.float32)}, 6, 15, [SIX])
+        core.check_tables({**one_sided._a, "dist_pool": one_sided._a["dist_pool"].astype(np.float32)}, 6, 15, [SIX])
+    from fevga_core.race import Tables
+
+    tables = Tables((6, 15, one_sided._a), (6, 6, 15, two_sided._equity, None))
+    assert tables.one_sided == (6, 15) and tables.two_sided == (6, 6)
 
 
 def test_rank_layout() -> None:
@@ -71,7 +79,8 @@ def test_rank_layout() -> None:
 
 # --- invariants ---------------------------------------------------------------------------
 
-def test_distributions_sum_to_one_and_match_means(db: OneSidedDB) -> None:
+def test_distributions_sum_to_one_and_match_means(one_sided: OneSidedDB) -> None:
+    db = one_sided
     dense = db.dense_distributions()
     assert np.allclose(dense.sum(axis=1), 1.0, atol=1e-12)
     rolls = np.arange(dense.shape[1])
@@ -83,7 +92,8 @@ def test_distributions_sum_to_one_and_match_means(db: OneSidedDB) -> None:
     assert np.allclose(first @ np.arange(first.shape[1]), db._a["first_mean"], atol=1e-10)
 
 
-def test_means_never_increase_when_a_checker_leaves(db: OneSidedDB) -> None:
+def test_means_never_increase_when_a_checker_leaves(one_sided: OneSidedDB) -> None:
+    db = one_sided
     positions = np.array(list(db), dtype=np.int64)
     means = db._mean
     for k in range(6):  # take one checker away from point k + 1 (bearing off from 1 is a move)
@@ -102,29 +112,40 @@ def test_moving_a_checker_closer_can_hurt(db: OneSidedDB) -> None:
     assert db.mean_rolls((2, 0, 0, 0, 0, 1)) == pytest.approx(158 / 81, rel=1e-14)
 
 
-def test_two_sided_invariants(ts: TwoSidedDB) -> None:
-    equity = ts.equity_matrix()[1:, 1:]
+def test_two_sided_invariants(two_sided: TwoSidedDB) -> None:
+    equity = two_sided.equity_matrix()[1:, 1:]
     assert np.all(equity >= -1.0) and np.all(equity <= 1.0)
     # Being on roll never hurts: E(a, b) >= -E(b, a).
     assert np.all(equity + equity.T >= -1e-12)
 
 
-def test_threaded_build_is_identical(ts: TwoSidedDB) -> None:
-    serial = TwoSidedDB.build(checkers=6, workers=1)
-    assert np.array_equal(serial.equity_matrix(), ts.equity_matrix())
-    three = TwoSidedDB.build(checkers=6, workers=3)
-    assert np.array_equal(three.equity_matrix(), ts.equity_matrix())
+def test_builds_are_deterministic_and_threaded_builds_identical(
+        game: str, one_sided: OneSidedDB, two_sided: TwoSidedDB) -> None:
+    again = OneSidedDB.build(6, 15, game=game)
+    for name, array in one_sided._a.items():
+        assert np.array_equal(array, again._a[name]), name
+    for workers in (1, 2, 3):
+        built = TwoSidedDB.build(checkers=6, workers=workers, game=game)
+        assert np.array_equal(built.equity_matrix(), two_sided.equity_matrix()), workers
     with pytest.raises(InvalidArgumentError, match="workers=0"):
-        TwoSidedDB.build(checkers=2, workers=0)
+        TwoSidedDB.build(checkers=2, workers=0, game=game)
 
 
-def test_race_estimate_error_is_small(db: OneSidedDB, ts: TwoSidedDB) -> None:
-    error = estimate_error(db, ts)
-    assert error["max_abs_error"] < 0.02
+# The largest error of the race estimate against the exact table, per game.
+ESTIMATE_MAX_ERROR = {"fevga": 0.02, "gioul": 0.05}
+
+
+def test_race_estimate_error_is_small(game: str, one_sided: OneSidedDB, two_sided: TwoSidedDB,
+                                      two3: TwoSidedDB) -> None:
+    error = estimate_error(one_sided, two_sided)
+    assert error["max_abs_error"] < ESTIMATE_MAX_ERROR[game]
     assert error["mean_abs_error"] < 0.002
-    matrix = estimate_matrix(db, 6)
+    matrix = estimate_matrix(one_sided, 6)
     a, b = (0, 1, 2, 0, 0, 1), (3, 0, 0, 1, 0, 0)
-    assert race_estimate(a, b, db).win == pytest.approx(matrix[core.rank(a), core.rank(b)], abs=1e-12)
+    assert race_estimate(a, b, one_sided).win == pytest.approx(matrix[core.rank(a), core.rank(b)], abs=1e-12)
+    other, name = (TwoSidedDB.build(3, game="gioul"), "Gioul") if game == "fevga" else (two3, "Fevga")
+    with pytest.raises(BearoffFileError, match=f"{name} table"):
+        estimate_error(one_sided, other)
 
 
 def test_race_estimate_with_mars(db: OneSidedDB) -> None:

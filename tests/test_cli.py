@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -19,19 +20,57 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "fevga", *args], capture_output=True, text=True, timeout=120)
 
 
-def test_show_moves_perft_play_as_subprocess() -> None:
-    shown = run("show")
-    assert shown.returncode == 0 and "W15" in shown.stdout and "B15" in shown.stdout and "pips 360" in shown.stdout
-    moves = run("moves", "start", "5-5", "--json")
+class StartFacts(NamedTuple):
+    """What a game's command line says of its start."""
+
+    args: tuple[str, ...]  # the arguments that choose the game
+    shown: tuple[str, ...]  # in `show`
+    moves: list[str]  # the moves of 5-5, in order
+    perft: int  # perft(3)
+    results: tuple[str, ...]  # what seeded game 7 may end in
+    decisions: str  # the record's list of decisions ...
+    keys: set[str]  # ... and the keys of each
+
+
+START_FACTS = {
+    "fevga": StartFacts((), ("W15", "B15", "pips 360"), ["24/4", "24/9 24/19"], 21893, ("white",), "plies",
+                        {"turn", "dice", "move", "steps", "position"}),
+    "gioul": StartFacts(("--game", "gioul"), ("Gioul. Next rolls: white 1, black 1", "f_8AAAD__gAAAAAAAABH"),
+                        ["24/4", "24/9 24/19", "24/14(2)", "24/14 24/19(2)", "24/19(4)"], 480752,
+                        ("white", "black", "draw"), "decisions", {"player", "roller", "kind", "dice", "move"}),
+}
+
+
+def test_show_moves_perft_play_as_subprocess(game: str) -> None:
+    facts = START_FACTS[game]
+    shown = run("show", *facts.args)
+    assert shown.returncode == 0 and all(text in shown.stdout for text in facts.shown), shown.stdout
+    moves = run("moves", "start", "5-5", *facts.args, "--json")
+    assert moves.returncode == 0, moves.stderr
     data = json.loads(moves.stdout)
-    assert sorted(m["move"] for m in data["moves"]) == ["24/4", "24/9 24/19"]
-    assert run("perft", "3").stdout.startswith("perft(3) = 21893")
-    played = run("play", "--seed", "7", "--json")
-    assert json.loads(played.stdout)["result"] == "white"
+    assert data.get("game", "fevga") == game  # a Fevga listing names no game
+    assert [m["move"] for m in data["moves"]] == facts.moves
+    assert run("perft", "3", *facts.args).stdout.startswith(f"perft(3) = {facts.perft}")
+    record = json.loads(run("play", *facts.args, "--seed", "7", "--json").stdout)
+    assert record.get("game", "fevga") == game and record["result"] in facts.results
+    assert facts.keys <= set(record[facts.decisions][0])
 
 
-def test_errors_are_one_line_without_traceback() -> None:
-    for args in (("moves", "start", "7-1"), ("moves", "NOTANID", "6-5"), ("perft", "-1"), ("show", "{bad json")):
+# Commands refused with one line and no traceback, in each game.
+BAD_COMMANDS = {
+    "fevga": [("moves", "start", "7-1"), ("moves", "NOTANID", "6-5"), ("perft", "-1"), ("show", "{bad json")],
+    "gioul": [
+        ("moves", "start", "--game", "gioul"),  # a new roll needs dice
+        ("moves", "__4AAAj__AABAAAA5VhH", "6-5"),  # dice pending: no new roll
+        ("moves", "start", "5-5", "--game", "gioul", "--rules", "strict"),
+        ("play", "--game", "gioul", "--policy", "bearoff"),
+        ("moves", "f_8AAAD__gAAAAAA", "6-5", "--game", "gioul"),  # a Fevga ID
+    ],
+}
+
+
+def test_errors_are_one_line_without_traceback(game: str) -> None:
+    for args in BAD_COMMANDS[game]:
         result = run(*args)
         assert result.returncode == 2, args
         assert result.stderr.count("\n") == 1 and result.stderr.startswith("fevga: error:"), result.stderr

@@ -24,11 +24,15 @@ import itertools
 import random
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
+import gioul_reference as gioul_ref
 import reference as ref
+from boards import initial
 from fevga import BLACK, WHITE, Position, Rules
+from fevga import perft as fevga_perft
 from reference import Counts, side
 
 RuleDict = Mapping[str, object]
@@ -421,14 +425,29 @@ def test_crafted_positions(name: str) -> None:
 # --------------------------------------------------------------------------- other answers
 
 
-@pytest.mark.parametrize(("depth", "expected"), [(1, 22), (2, 479), (3, 21_893)])
-def test_engine_perft_through_legal_moves(depth: int, expected: int) -> None:
-    def perft(position: Position, depth: int) -> int:
-        if depth == 0 or position.winner() is not None:
-            return 1
-        return sum(perft(m.position, depth - 1) for d in ref.ROLLS for m in position.legal_moves(d))
+# Perft from each game's start at depths 1-3 (Gioul: a decision of a chain is a level, docs/perft.md).
+PERFT = {"fevga": (22, 479, 21_893), "gioul": (53, 2_768, 480_752)}
+REFERENCE_PERFT: dict[str, Callable[[int], int]] = {
+    "fevga": lambda depth: ref.perft(ref.initial()[0], ref.initial()[1], WHITE, depth),
+    "gioul": lambda depth: gioul_ref.perft(gioul_ref.initial(), depth),
+}
 
-    assert perft(Position.initial(), depth) == expected
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_engine_perft_through_legal_moves(game: str, depth: int) -> None:
+    """A perft written here over legal_moves (no dice for a Gioul decision pending) is the
+    engine's perft and the known count, and at depths the reference reaches quickly, the reference's."""
+    def perft(position: Any, depth: int) -> int:
+        if depth == 0 or position.is_game_over():
+            return 1
+        rolls = [None] if getattr(position, "pending", ()) else ref.ROLLS
+        return sum(perft(m.position, depth - 1) for d in rolls for m in position.legal_moves(d))
+
+    start = initial(game)
+    expected = PERFT[game][depth - 1]
+    assert perft(start, depth) == expected == fevga_perft(start, depth)
+    if depth <= 2:
+        assert REFERENCE_PERFT[game](depth) == expected
 
 
 def test_can_move_matches_the_reference() -> None:

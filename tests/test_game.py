@@ -3,33 +3,46 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pytest
 
-from boards import make
+from boards import initial, make
 from fevga import BLACK, WHITE, InvalidArgumentError, Move, Position, Rules
 from fevga.game import play_game, play_match
+from fevga.records import GameRecord
 from fevga_core import game as core_game
 
 
-def test_same_seed_same_game_and_different_seeds_differ() -> None:
-    a, b = play_game(seed=11), play_game(seed=11)
-    assert a == b and a.to_json() == b.to_json()
-    assert play_game(seed=12).plies != a.plies
-    assert play_game(seed=np.random.SeedSequence(11)).plies == a.plies
+def moves_of(record: Any) -> list[Any]:
+    """A record's moves: a Fevga game's plies, a Gioul game's decisions."""
+    return list(record.plies if isinstance(record, GameRecord) else record.decisions)
 
 
-def test_record_is_complete_and_legal() -> None:
-    record = play_game(seed=5, policy="heuristic")
-    positions = record.positions()  # replays every ply through the rules
+def test_same_seed_same_game_and_different_seeds_differ(game: str) -> None:
+    a, b = play_game(seed=11, game=game), play_game(seed=11, game=game)
+    assert a == b and a.to_json() == b.to_json() and a.to_dict() == b.to_dict()
+    assert moves_of(play_game(seed=12, game=game)) != moves_of(a)
+    assert moves_of(play_game(seed=np.random.SeedSequence(11), game=game)) == moves_of(a)
+
+
+def test_record_is_complete_and_legal(game: str) -> None:
+    record = play_game(seed=5, policy="heuristic", game=game)
+    positions = record.positions()  # replays every move through the rules
     assert positions[-1] == record.final and record.final.is_game_over()
     assert record.winner == record.final.winner() and record.points == record.final.points()
+    assert json.loads(record.to_json())["final"] == record.final.id
+    assert record.log().splitlines()[-1].endswith("point(s)") or record.result == "draw"
+
+
+def test_fevga_plies_alternate_and_say_their_moves() -> None:
+    record = play_game(seed=5, policy="heuristic")
     assert record.result in ("white", "black")
     turns = [p.turn for p in record.plies]
     assert all(t != u for t, u in zip(turns, turns[1:])), "sides alternate"
     data = json.loads(record.to_json())
-    assert data["plies"][0]["move"] == record.plies[0].notation and data["final"] == record.final.id
+    assert data["plies"][0]["move"] == record.plies[0].notation
     assert record.log().splitlines()[-1].endswith("point(s)")
 
 
@@ -89,27 +102,59 @@ def test_strict_rules_game() -> None:
     assert record.rules == Rules.strict() and record.positions()[-1] == record.final
 
 
-def test_match_winner_starts_next_game_and_draws_redraw() -> None:
-    match = play_match(7, seed=21)
-    assert max(match.score) >= 7 and match.winner == (WHITE if match.score[0] >= 7 else BLACK)
-    assert match.games[0].opening_dice is not None
-    for previous, game in zip(match.games, match.games[1:]):
-        if previous.winner is None:
-            assert game.opening_dice is not None
-        else:
-            assert game.opening_dice is None and game.plies[0].turn == previous.winner
-    assert sum(g.points for g in match.games if g.winner == WHITE) == match.score[0]
-    assert json.loads(json.dumps(match.to_dict()))["length"] == 7
-    assert play_match(7, seed=21) == match
+def began_with_the_draw(record: Any) -> bool:
+    """Whether a game of a match began with the one-die draw (Fevga records its opening dice; a
+    Gioul game so begun has no start state)."""
+    return record.opening_dice is not None if isinstance(record, GameRecord) else record.start is None
 
 
-def test_every_match_game_replays_from_its_own_record() -> None:
-    match = play_match(5, seed=3, policy="heuristic")
+def first_mover(record: Any) -> int:
+    return int(record.plies[0].turn if isinstance(record, GameRecord) else record.decisions[0].mover)
+
+
+# Per game: (length, seed, policy) of the matches played by test_match_winner_starts_next_game_and_draws_redraw.
+MATCHES = {"fevga": [(7, 21, "random")], "gioul": [(5, seed, ("heuristic", "random")) for seed in range(6)]}
+
+
+def test_match_winner_starts_next_game_and_draws_redraw(game: str) -> None:
+    for length, seed, policy in MATCHES[game]:
+        match = play_match(length, seed=seed, policy=policy, game=game)
+        assert max(match.score) >= length and match.winner == (WHITE if match.score[0] >= length else BLACK)
+        assert began_with_the_draw(match.games[0])
+        score = [0, 0]
+        for number, record in enumerate(match.games):
+            assert max(score) < length  # no game after the match is won
+            assert record.final.is_game_over() and record.policies == ((policy,) * 2 if isinstance(policy, str) else policy)
+            if record.winner is not None:
+                loser_off = record.final.counts(1 - record.winner)[0]
+                assert record.points == (2 if loser_off == 0 else 1)  # a mars is 2 points, no cube
+                score[record.winner] += record.points
+            previous = match.games[number - 1] if number else None
+            if previous is None or previous.winner is None:
+                assert began_with_the_draw(record)
+            else:  # the winner starts with two fresh dice from the initial position
+                assert not began_with_the_draw(record) and first_mover(record) == previous.winner
+                assert record.start.turn == previous.winner
+                assert record.start.counts(WHITE) == initial(game).counts(WHITE)
+                if game == "gioul":
+                    assert record.start.next_roll(WHITE) == record.start.next_roll(BLACK) == 1
+                    assert record.decisions[0].kind == "roll"
+        assert match.score == (score[0], score[1])
+        assert json.loads(json.dumps(match.to_dict()))["length"] == length
+        assert play_match(length, seed=seed, policy=policy, game=game) == match
+
+
+def test_every_match_game_replays_from_its_own_record(game: str) -> None:
+    match = play_match(5, seed=3, policy="heuristic", game=game)
     assert len(match.games) > 1 and match.seed == 3
     assert len({g.seed for g in match.games}) == len(match.games)  # not the match seed on each
-    for game in match.games:
-        replay = play_game(seed=game.seed, policy="heuristic", start=None if game.opening_dice else game.start)
-        assert replay == game
+    for record in match.games:
+        start = None if began_with_the_draw(record) else record.start
+        replay = play_game(seed=record.seed, policy=record.policies, rules=record.rules, start=start, game=game)
+        assert replay == record and record.positions()[-1] == record.final
+    fresh = play_match(2, seed=None, game=game)
+    assert isinstance(fresh.seed, int) and play_match(2, seed=fresh.seed, game=game) == fresh
+    assert play_match(3, seed=12, game=game) != play_match(3, seed=13, game=game)
 
 
 _MASK = 2**64 - 1
@@ -176,8 +221,8 @@ def test_fresh_entropy_is_recorded_so_the_game_can_be_replayed() -> None:
     assert play_match(3, seed=match.seed) == match
 
 
-def test_unfinished_match_has_no_winner() -> None:
-    match = play_match(100, seed=1, max_games=1)
+def test_unfinished_match_has_no_winner(game: str) -> None:
+    match = play_match(100, seed=1, max_games=1, game=game)
     assert len(match.games) == 1 and match.winner is None and match.to_dict()["winner"] is None
     with pytest.raises(InvalidArgumentError, match="max_games=0 must be an integer in 1..100000"):
-        play_match(100, seed=1, max_games=0)
+        play_match(100, seed=1, max_games=0, game=game)

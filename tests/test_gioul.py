@@ -267,22 +267,16 @@ def test_perft_arguments() -> None:
 # --------------------------------------------------------------------------- games
 
 
-def test_recorded_game_replays_and_is_seeded() -> None:
+def test_decisions_follow_the_rolls_and_the_pending_dice() -> None:
+    """(Seeded games and complete records, of both games: test_game.py.)"""
     a = play_game(game="gioul", seed=7)
-    b = play_game(game="gioul", seed=7)
-    assert a == b and a.to_dict() == b.to_dict()
-    assert play_game(game="gioul", seed=8).decisions != a.decisions
-    positions = a.positions()
-    assert positions[-1] == a.final and a.final.is_game_over()
-    assert a.winner == a.final.winner() and a.points == a.final.points()
-    for d, before in zip(a.decisions, positions):
+    for d, before in zip(a.decisions, a.positions()):
         assert d.mover == before.turn
         if d.kind == "roll":
             assert before.pending == () and d.roll is not None
         else:
             assert before.pending[: len(d.dice)] == d.dice and d.roll is None
     assert json.loads(a.to_json())["decisions"][0]["kind"] == "roll"
-    assert a.log().splitlines()[-1].endswith("point(s)") or a.result == "draw"
 
 
 def test_games_show_chains_and_hand_overs() -> None:
@@ -312,21 +306,8 @@ def test_decision_is_a_value() -> None:
 
 
 # --------------------------------------------------------------------------- rollouts
-# (the Gioul rollout itself: tests/test_gioul_rollout.py)
-
-
-def test_rollout_is_seeded_and_independent_of_workers() -> None:
-    from fevga import rollout
-
-    start = GioulPosition.initial()
-    one = rollout(start, games=2_592, seed=4, policy="random", workers=1, progress=False)
-    two = rollout(start, games=2_592, seed=4, policy="random", workers=2, progress=False)
-    assert one == two
-    assert one.games == 2_592 and one.position == start.id and dict(one.rules)["game"] == "gioul"
-    assert abs(one.win + one.lose + one.draw - 1.0) < 1e-12
-    assert one.ci95[0] < one.equity < one.ci95[1] and 0 < one.equity_se < 0.05
-    assert rollout(start, games=2_592, seed=5, policy="random", progress=False) != one
-    assert json.loads(one.to_json())["rules"]["game"] == "gioul"
+# (the Gioul rollout itself: tests/test_gioul_rollout.py; what it shares with Fevga's, workers
+# and arguments among it: tests/test_rollout.py)
 
 
 def test_rollout_of_a_pending_state_and_a_sure_win() -> None:
@@ -342,19 +323,6 @@ def test_rollout_of_a_pending_state_and_a_sure_win() -> None:
     assert (won.equity, won.win, won.win_mars, won.equity_se, won.mean_length) == (2.0, 1.0, 1.0, 0.0, 1.0)
     lost = rollout(GioulPosition.from_counts(counts({1: 1}), counts({24: 15}), BLACK), games=216, seed=2, progress=False)
     assert lost.win == 0.0 and lost.lose_mars > 0
-
-
-def test_rollout_arguments() -> None:
-    from fevga import rollout
-
-    with pytest.raises(InvalidArgumentError):
-        rollout(GioulPosition.initial(), games=0)
-    with pytest.raises(InvalidArgumentError):
-        rollout(GioulPosition.initial(), workers=0)
-    with pytest.raises(InvalidArgumentError, match="GioulPosition"):
-        rollout("start", games=10)  # type: ignore[arg-type]
-    with pytest.raises(InvalidPositionError, match="finished"):
-        rollout(GioulPosition.from_counts([15] + [0] * 24, START, BLACK), games=10)
 
 
 def test_races_never_pass_dice_on() -> None:

@@ -1,5 +1,7 @@
-"""Batch Gioul move generation on NumPy state rows (fevga.batch.legal_moves and
-count_legal_moves given Gioul rows, fevga.gioul.validate_states): agreement with the one-state API, and hostile rows."""
+"""Gioul state rows in the batch API (fevga.batch.legal_moves and count_legal_moves given Gioul
+rows, fevga.gioul.validate_states): what only Gioul's rows hold, pending dice handed over, and
+hostile roll counts and pending dice. What the rows of both games share (layout, agreement with
+the one-state API, threads, shapes and dice, batch.evaluate) runs for both in test_batch.py."""
 
 from __future__ import annotations
 
@@ -7,10 +9,10 @@ import numpy as np
 import pytest
 
 from fevga import BLACK, WHITE, GioulPosition, Rules
-from fevga.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError, InvalidRulesError
+from fevga.errors import InvalidArgumentError, InvalidPositionError, InvalidRulesError
 from fevga.batch import count_legal_moves
 from fevga.batch import legal_moves as batch_legal_moves
-from fevga.gioul import GIOUL_WIDTH, from_array, to_array, validate_states
+from fevga.gioul import from_array, to_array, validate_states
 from fevga.game import play_game
 
 START = [0] * 24 + [15]
@@ -23,26 +25,6 @@ def corpus() -> list[GioulPosition]:
     assert any(s.pending and s.roller != s.turn for s in states)  # dice handed over
     assert any(len(s.pending) > 4 for s in states)  # inside a chain
     return states
-
-
-def test_batch_agrees_with_the_one_state_api(corpus: list[GioulPosition]) -> None:
-    rng = np.random.default_rng(4)
-    dice = rng.integers(1, 7, size=(len(corpus), 2))
-    rows = to_array(corpus)
-    assert from_array(rows) == corpus
-    moves = batch_legal_moves(rows, dice)
-    counts = count_legal_moves(rows, dice)
-    assert moves.counts().tolist() == counts.tolist()
-    assert count_legal_moves(corpus, dice, workers=3).tolist() == counts.tolist()
-    for i, state in enumerate(corpus):
-        expected = [] if state.is_game_over() else state.legal_moves(None if state.pending else tuple(dice[i]))
-        assert state.count_legal_moves(None if state.pending else tuple(dice[i])) == counts[i]
-        assert moves.positions(i) == [m.position for m in expected], state.id
-        for k, move in enumerate(expected):
-            row = moves.offsets[i] + k
-            assert moves.nsteps[row] == len(move.steps)
-            assert [tuple(int(v) for v in s) for s in moves.steps[row][: moves.nsteps[row]]] == list(move.steps)
-    assert counts.sum() > 2000
 
 
 def test_every_roll_of_a_state() -> None:
@@ -148,45 +130,27 @@ def test_validator_matches_the_constructor(corpus: list[GioulPosition]) -> None:
     assert accepted > 200 and refused > 200
 
 
-def test_shapes_dtypes_and_dice() -> None:
+def test_fevga_rules_are_refused_for_gioul_rows() -> None:
+    """(The shapes, types and dice every game's rows are checked for: test_batch.py's
+    test_shapes_dtypes_and_dice.)"""
     rows = to_array([GioulPosition.initial()] * 2)
-    for bad in (rows[:, :50], rows.astype(np.float64), rows[0], rows.astype(np.int64) - 1, rows.astype(np.int64) + 300):
-        with pytest.raises(InvalidPositionError):
-            validate_states(bad)
-    for dice in ([[6, 5]], [[0, 5], [6, 5]], [[6, 7], [6, 5]], [[6.0, 5.0], [6, 5]]):
-        with pytest.raises(InvalidDiceError):
-            batch_legal_moves(rows, dice)
-        with pytest.raises(InvalidDiceError):
-            count_legal_moves(rows, dice)
-    with pytest.raises(InvalidArgumentError):
-        count_legal_moves(rows, [[6, 5], [6, 5]], workers=0)
-    with pytest.raises(InvalidPositionError, match=r"shape \(n, 51\)"):
-        count_legal_moves(42, [[6, 5]])
     with pytest.raises(InvalidRulesError):
         count_legal_moves(rows, [[6, 5], [6, 5]], Rules.strict())  # Fevga's rules for Gioul rows
-    empty = batch_legal_moves(np.zeros((0, GIOUL_WIDTH), dtype=np.uint8), np.zeros((0, 2), dtype=np.uint8))
-    assert empty.counts().tolist() == [] and empty.results.shape == (0, GIOUL_WIDTH)
 
 
-def test_batch_evaluate_of_gioul_rows_is_fevga_evaluate_of_each(corpus: list[GioulPosition]) -> None:
-    """fevga.batch.evaluate of Gioul rows: the Gioul net's 0-ply value of each state for its
-    side to decide, bit for bit fevga.evaluate's (a decision in hand searched), threads or not;
-    bad rows are named; batch.hint says it takes Fevga rows only."""
-    from fevga import batch, evaluate
+def test_batch_evaluate_and_hint_name_bad_gioul_rows(corpus: list[GioulPosition]) -> None:
+    """fevga.batch.evaluate names a bad Gioul row; batch.hint says it takes Fevga rows only; the
+    core's Gioul values kernel checks its out array (its agreement with fevga.evaluate is
+    test_batch.py's test_batch_evaluation_equals_single_calls[gioul])."""
+    from fevga import Net, batch
+    from fevga_core import gioul as core_gioul
 
     rows = to_array(corpus)
-    values = batch.evaluate(rows)
-    assert np.array_equal(batch.evaluate(rows, workers=2), values)
-    expected = [[e.win, e.win_mars, e.lose_mars] for e in map(evaluate, corpus)]
-    assert values.tolist() == expected
     bad = rows.copy()
     bad[3, 51] = 9  # a roll count above 3
     with pytest.raises(InvalidPositionError, match="Gioul state row 3"):
         batch.evaluate(bad)
     with pytest.raises(InvalidArgumentError, match="Fevga rows only"):
         batch.hint(rows, np.full((len(rows), 2), 3))
-    from fevga import Net
-    from fevga_core import gioul as core_gioul
-
     with pytest.raises(InvalidArgumentError, match=r"out of shape \(2, 3\) must be \(3, 3\)"):
         core_gioul.evaluate_states(Net.default("gioul")._core, rows[:3], np.zeros((2, 3)))

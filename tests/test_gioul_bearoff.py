@@ -22,7 +22,6 @@ from fevga.bearoff import (
     best_move,
     covers,
     default_one_sided,
-    estimate_error,
     evaluate,
     open_db,
     race_estimate,
@@ -83,24 +82,6 @@ def test_two_sided_chain_value(g6: TwoSidedDB) -> None:
     assert win == Fraction(67, 81)
     assert g6.win_probability(SIX, SIX) == pytest.approx(float(win), abs=1e-15)
     assert g6.equity(SIX, SIX) == pytest.approx(float(2 * win - 1), abs=1e-15)
-
-
-def test_tables_are_deterministic_and_c_readable(g15: OneSidedDB, g6: TwoSidedDB) -> None:
-    again = OneSidedDB.build(6, 15, game="gioul")
-    for name, array in g15._a.items():
-        assert np.array_equal(array, again._a[name]), name
-    threaded = TwoSidedDB.build(6, game="gioul", workers=2)
-    assert np.array_equal(threaded.equity_matrix(), g6.equity_matrix())
-    # The same layout as Fevga's: the core's C structs (and race.Tables) read Gioul tables.
-    sides = [SIX, (1, 2, 0, 3), (0, 0, 0, 0, 0, 15)]
-    for (mean, one_roll), side in zip(core.check_tables(g15._a, 6, 15, [list(s) + [0] * (6 - len(s)) for s in sides]), sides):
-        assert mean == g15.mean_rolls(side)
-        assert one_roll == g15.distribution(side)[1]
-    assert core.check_two_sided(g6._a, 6, 6, 15, list(SIX), [0, 2, 0, 0, 0, 1])[0] == g6.equity(SIX, (0, 2, 0, 0, 0, 1))
-    from fevga_core.race import Tables
-
-    tables = Tables((6, 15, g15._a), (6, 6, 15, g6._equity, None))
-    assert tables.one_sided == (6, 15) and tables.two_sided == (6, 6)
 
 
 # --- the tables against play through the engine's Gioul moves -------------------------------
@@ -204,13 +185,6 @@ def roll_finals_from(state: GioulPosition) -> set[GioulPosition]:
     if not state.pending or state.winner() is not None:
         return {state}
     return roll_finals(state, None)
-
-
-def test_estimate_error_against_exact(g15: OneSidedDB, g6: TwoSidedDB, two3: TwoSidedDB) -> None:
-    error = estimate_error(g15, g6)
-    assert error["max_abs_error"] < 0.05
-    with pytest.raises(BearoffFileError, match="Fevga table"):
-        estimate_error(g15, two3)
 
 
 # --- the game is part of every table ----------------------------------------------------------

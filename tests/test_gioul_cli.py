@@ -1,4 +1,6 @@
-"""`fevga ... --game gioul` as a user runs it (subprocess) and in-process."""
+"""`fevga ... --game gioul` as a user runs it (subprocess) and in-process: what only Gioul has
+(IDs with dice pending, hand-overs, its refusals, its records). The commands both games share
+(show, moves, perft, play, one-line errors, rollout) run for both in test_cli.py and test_rollout.py."""
 
 from __future__ import annotations
 
@@ -16,21 +18,6 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "fevga", *args], capture_output=True, text=True, timeout=120)
 
 
-def test_moves_perft_play_show() -> None:
-    moves = run("moves", "start", "5-5", "--game", "gioul", "--json")
-    assert moves.returncode == 0, moves.stderr
-    data = json.loads(moves.stdout)
-    assert data["game"] == "gioul"
-    assert [m["move"] for m in data["moves"]] == ["24/4", "24/9 24/19", "24/14(2)", "24/14 24/19(2)", "24/19(4)"]
-    assert run("perft", "3", "--game", "gioul").stdout.startswith("perft(3) = 480752")
-    played = run("play", "--game", "gioul", "--seed", "7", "--json")
-    record = json.loads(played.stdout)
-    assert record["game"] == "gioul" and record["result"] in ("white", "black", "draw")
-    assert {"player", "roller", "kind", "dice", "move"} <= set(record["decisions"][0])
-    shown = run("show", "--game", "gioul")
-    assert "Gioul. Next rolls: white 1, black 1" in shown.stdout and "f_8AAAD__gAAAAAAAABH" in shown.stdout
-
-
 def test_a_gioul_id_selects_the_game(capsys: pytest.CaptureFixture[str]) -> None:
     # vector 11.6.6: White's roll 4 is 5-5, two 5s only, the rest goes to Black
     assert main(["moves", "f_4AIAD__AABAAAA4ABH", "5-5"]) == 0
@@ -40,24 +27,9 @@ def test_a_gioul_id_selects_the_game(capsys: pytest.CaptureFixture[str]) -> None
     assert "with 5 5:" in capsys.readouterr().out
 
 
-def test_gioul_errors_are_one_line() -> None:
-    for args in (
-        ("moves", "start", "--game", "gioul"),  # a new roll needs dice
-        ("moves", "__4AAAj__AABAAAA5VhH", "6-5"),  # dice pending: no new roll
-        ("moves", "start", "5-5", "--game", "gioul", "--rules", "strict"),
-        ("play", "--game", "gioul", "--policy", "bearoff"),
-        ("moves", "f_8AAAD__gAAAAAA", "6-5", "--game", "gioul"),  # a Fevga ID
-    ):
-        result = run(*args)
-        assert result.returncode == 2, args
-        assert result.stderr.count("\n") == 1 and result.stderr.startswith("fevga: error:"), result.stderr
-
-
 def test_rollout_of_a_gioul_position(tmp_path: Path) -> None:
-    result = run("rollout", "start", "--game", "gioul", "--games", "2016", "--seed", "3", "--workers", "2", "--json")
-    assert result.returncode == 0, result.stderr
-    data = json.loads(result.stdout)
-    assert data["rules"]["game"] == "gioul" and data["games"] == 2016 and data["stratified"]
+    """A state with dice handed over, with luck; a Gioul job resumed from its checkpoint (what
+    rollouts of either game share: test_rollout.py's test_cli_rollout_json_and_ranking)."""
     text = run("rollout", "__4AAAj__AABAAAA5VhH", "--games", "504", "--seed", "1", "--luck", "--policy", "heuristic")
     assert text.returncode == 0, text.stderr
     assert "position __4AAAj__AABAAAA5VhH: 504 games, policy heuristic, seed 1" in text.stdout
@@ -70,8 +42,6 @@ def test_rollout_of_a_gioul_position(tmp_path: Path) -> None:
     assert first.returncode == again.returncode == 0, (first.stderr, again.stderr)
     assert "36 games resumed from the checkpoint" in again.stdout
     assert first.stdout.splitlines()[1] == again.stdout.splitlines()[1]  # the same equity line
-    csv = run(*common, "--csv", "--truncate", "--no-stratify")
-    assert csv.returncode == 0 and csv.stdout.startswith("position,games,"), csv.stderr
 
 
 def test_rank_the_moves_of_a_gioul_roll_and_of_a_pending_decision() -> None:

@@ -252,10 +252,8 @@ def test_hand_made_states_agree_on_every_roll_and_every_decision(name: str) -> N
     assert problems == []
 
 
-def test_perft_agrees_with_the_reference() -> None:
-    start = GioulPosition.initial()
-    for depth in (1, 2):
-        assert perft(start, depth) == ref.perft(ref.initial(), depth)
+def test_perft_of_hand_made_states_agrees_with_the_reference() -> None:
+    """(From the start: test_crosscheck.py's test_engine_perft_through_legal_moves[gioul-*].)"""
     for name in ("vector 6", "passed back", "chain mid-block", "lost chain"):
         s = HAND_MADE[name]
         assert perft(to_engine(s), 2) == ref.perft(s, 2), name

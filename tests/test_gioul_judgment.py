@@ -18,7 +18,7 @@ import fevga
 from fevga import GioulPosition, Net
 from fevga.analyser import ApiEvaluator, HeuristicEvaluator, analyse
 from fevga.analysis import gioul_roll_values
-from fevga.errors import InvalidArgumentError, NetGameError
+from fevga.errors import InvalidArgumentError
 from fevga.game import play_game, play_match
 from fevga.net import net_of, shipped
 from fevga_core.board import ROLL_WEIGHTS, ROLLS
@@ -57,15 +57,6 @@ def test_the_shipped_gioul_net_is_the_first_full_run() -> None:
     run_file = Path(__file__).parents[1] / "benchmarks" / "nets" / "gioul-net-1.npz"
     assert hashlib.sha256(run_file.read_bytes()).hexdigest() == SHIPPED["gioul"][2]
     assert Net.default() == Net.default("fevga") != Net.default("gioul")
-
-
-def test_a_net_of_one_game_for_the_other_is_one_clear_error() -> None:
-    with pytest.raises(NetGameError, match="Fevga net .* Gioul net"):
-        net_of(Net.default(), "gioul")
-    with pytest.raises(NetGameError, match="Gioul net .* Fevga net"):
-        fevga.evaluate(fevga.Position.initial(), net=Net.default("gioul"))
-    with pytest.raises(NetGameError):
-        fevga.hint(GioulPosition.initial(), "6-5", net=Net.default())
 
 
 # ---------------------------------------------------------------------------------------

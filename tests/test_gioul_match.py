@@ -1,5 +1,6 @@
-"""Gioul matches (fevga.game.play_match(game="gioul"), `fevga play-match --game gioul`): the match
-flow, seeds that replay every game, records that replay and refuse tampering."""
+"""Gioul matches (fevga.game.play_match(game="gioul"), `fevga play-match --game gioul`): the
+opening-dice rule, records that replay and refuse tampering, the choice of game. The match flow,
+seeds that replay every game and unfinished matches run for both games in test_game.py."""
 
 from __future__ import annotations
 
@@ -10,55 +11,16 @@ from typing import Any
 
 import pytest
 
-from fevga import BLACK, WHITE, GioulPosition, Position, Rules
+from fevga import GioulPosition, Position, Rules
 from fevga.errors import InvalidArgumentError, InvalidRulesError, RecordError
 from fevga.records import GameRecord, GioulGameRecord, GioulMatchRecord, MatchRecord
 from fevga.game import play_game, play_match
 
 
-def test_match_flow_and_scores() -> None:
-    for seed in range(6):
-        match = play_match(game="gioul", length=5, seed=seed, policy=("heuristic", "random"))
-        score = [0, 0]
-        for number, game in enumerate(match.games):
-            assert max(score) < 5  # no game after the match is won
-            assert game.final.is_game_over()
-            if game.winner is not None:
-                loser_off = game.final.counts(1 - game.winner)[0]
-                assert game.points == (2 if loser_off == 0 else 1)  # a mars is 2 points, no cube
-                score[game.winner] += game.points
-            previous = match.games[number - 1] if number else None
-            if previous is None or previous.winner is None:
-                assert game.start is None  # the one-die draw
-            else:  # the winner starts with two fresh dice from the initial position
-                assert game.start is not None and game.start.turn == previous.winner
-                assert game.start.counts(WHITE) == GioulPosition.initial().counts(WHITE)
-                assert game.start.next_roll(WHITE) == game.start.next_roll(BLACK) == 1
-                assert game.decisions[0].mover == previous.winner and game.decisions[0].kind == "roll"
-            assert game.policies == ("heuristic", "random")
-        assert match.score == (score[0], score[1]) and max(score) >= 5
-        assert match.winner == (WHITE if score[0] >= 5 else BLACK)
-
-
-def test_games_replay_from_their_seeds() -> None:
-    match = play_match(game="gioul", length=4, seed=11)
-    assert play_match(game="gioul", length=4, seed=11) == match
-    assert len(match.games) > 1
-    for game in match.games:
-        again = play_game(game="gioul", seed=game.seed, policy=game.policies, rules=game.rules, start=game.start)
-        assert again == game
-        assert game.positions()[-1] == game.final
-    fresh = play_match(game="gioul", length=2, seed=None)
-    assert play_match(game="gioul", length=2, seed=fresh.seed) == fresh
-    assert play_match(game="gioul", length=3, seed=12) != play_match(game="gioul", length=3, seed=13)
-
-
-def test_opening_dice_rule_and_max_games() -> None:
+def test_opening_dice_rule() -> None:
     match = play_match(game="gioul", length=3, seed=2, rules=Rules.gioul(first_roll="opening_dice"))
     first = match.games[0].decisions[0]
     assert first.roll is not None and first.roll[0] != first.roll[1]  # the two dice of the draw
-    one = play_match(game="gioul", length=100, seed=1, max_games=1)
-    assert len(one.games) == 1 and one.winner is None
 
 
 def test_match_records_round_trip_and_replay(tmp_path: Path) -> None:
@@ -103,7 +65,6 @@ def test_tampered_records_are_refused(change: Any, message: str) -> None:
 def test_bad_arguments() -> None:
     for call in (
         lambda: play_match(game="gioul", length=0),
-        lambda: play_match(game="gioul", length=3, max_games=0),
         lambda: play_match(game="gioul", length=3, policy="lookahead"),
         lambda: play_match(game="gioul", length=3, policy=("random",)),  # type: ignore[arg-type]
         lambda: play_game(game="gioul", seed=1, start=GioulPosition.from_counts([15] + [0] * 24, [0] * 24 + [15])),

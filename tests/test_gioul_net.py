@@ -1,12 +1,13 @@
-"""The Gioul net: its encoding ("gioul-1"), outputs and the core's "net" policy for Gioul."""
+"""The Gioul net: its encoding ("gioul-1"), the core's "net" policy for Gioul, net files that say
+their game, judgment of pending decisions and Gioul training runs. What the nets of both games
+share runs for both in test_net.py (colour-swapped twins, valid outputs, rollouts with the net)
+and test_train.py (workers, extending a run, the CLI)."""
 
 from __future__ import annotations
 
 import io
 import json
 import pickle
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -34,28 +35,10 @@ def encode(state: GioulPosition) -> np.ndarray:
     return core_gioul.encode_state(to_array([state])[0])
 
 
-def swapped(state: GioulPosition) -> GioulPosition:
-    """The colour-swapped twin: the same board, roll counts and dice seen by the other colour."""
-    roller = state.roller
-    return GioulPosition.from_counts(
-        state.counts(BLACK), state.counts(WHITE), 1 - state.turn,
-        next_roll=(state.next_roll(BLACK), state.next_roll(WHITE)),
-        dice=state.pending or None, roller=None if roller is None else 1 - roller)
-
-
 def random_core_net(hidden: int = 12, seed: int = 0) -> core_gioul.CoreGioulNet:
     rng = np.random.default_rng(seed)
     params = rng.normal(0.0, 0.5, core_net.param_count(hidden, core_net.GIOUL_INPUTS)).astype(np.float32)
     return core_gioul.CoreGioulNet(params, hidden)
-
-
-@pytest.fixture(scope="module")
-def corpus() -> list[GioulPosition]:
-    """States of a few recorded games: new rolls due, chains, dice handed over, finished games."""
-    states: list[GioulPosition] = []
-    for seed in range(4):
-        states.extend(play_game(game="gioul", seed=seed, policy="heuristic").positions())
-    return states
 
 
 def test_the_start_encodes_both_armies_on_their_24_and_no_dice() -> None:
@@ -93,23 +76,6 @@ def test_dice_handed_over_are_the_side_to_decides_and_say_who_rolled_them() -> N
     x = encode(state)
     assert x[DICE + 2] == 0.25 and x[DICE + 7] == 1.0 and x[DICE + 8] == 0.0
     assert encode(GioulPosition.from_counts(START, START, WHITE, next_roll=(2, 1), dice=(3,), roller=WHITE))[DICE + 7] == 0.0
-
-
-def test_a_state_and_its_colour_swapped_twin_encode_and_evaluate_alike(corpus: list[GioulPosition]) -> None:
-    assert any(s.pending and s.roller != s.turn for s in corpus)  # hand-overs are in the corpus
-    net = random_core_net()
-    twins = [swapped(s) for s in corpus]
-    for state, twin in zip(corpus, twins):
-        assert np.array_equal(encode(state), encode(twin)), state.id
-    assert np.array_equal(net.evaluate_rows(to_array(corpus)), net.evaluate_rows(to_array(twins)))
-
-
-def test_outputs_are_valid_probabilities(corpus: list[GioulPosition]) -> None:
-    for seed in range(3):
-        out = random_core_net(seed=seed).evaluate_rows(to_array(corpus))
-        win, win_mars, lose_mars = out.T
-        assert np.all((0 <= win) & (win <= 1) & (0 <= win_mars) & (win_mars <= win))
-        assert np.all((0 <= lose_mars) & (lose_mars <= 1 - win))
 
 
 def test_the_core_checks_what_reaches_the_gioul_net() -> None:
@@ -186,8 +152,9 @@ def test_a_file_whose_inputs_do_not_match_its_encoding_is_refused(tmp_path: Path
 
 def test_a_net_of_one_game_is_refused_for_the_other_with_one_error_naming_both() -> None:
     gioul_net, fevga_net = Net.initial(8, 3, "gioul"), Net.default()
-    with pytest.raises(NetGameError, match="Gioul net .*gioul-1.* where a Fevga net .*fevga-1"):
-        fevga.evaluate(fevga.Position.initial(), net=gioul_net)
+    for net in (gioul_net, Net.default("gioul")):
+        with pytest.raises(NetGameError, match="Gioul net .*gioul-1.* where a Fevga net .*fevga-1"):
+            fevga.evaluate(fevga.Position.initial(), net=net)
     with pytest.raises(NetGameError, match="Fevga net .*fevga-1.* where a Gioul net .*gioul-1"):
         net_of(fevga_net, "gioul")
     with pytest.raises(NetGameError):
@@ -256,7 +223,7 @@ def test_gioul_judgment_defaults_to_the_shipped_gioul_net_and_says_what_it_offer
 
 
 # ---------------------------------------------------------------------------------------
-# Training a Gioul net: the Fevga pipeline with game="gioul"
+# Training a Gioul net: the Fevga pipeline with game="gioul" (what both share: test_train.py)
 
 GIOUL_TINY = TrainConfig(games=1000, hidden=16, batch=50, rate=0.02, rate_final=0.02, seed=2, check_every=1000,
                          check_games=400, check_against="random", game="gioul")
@@ -274,18 +241,6 @@ def test_a_tiny_gioul_run_beats_random_play_by_a_clear_margin(tmp_path: Path) ->
         and "--game gioul" in net.provenance["command"]
 
 
-def test_gioul_runs_are_seeded_the_same_for_any_workers_and_resume_exactly(tmp_path: Path) -> None:
-    config = TrainConfig(games=120, hidden=8, batch=40, rate=0.02, rate_final=0.02, seed=3, check_every=60,
-                         check_games=20, check_against="random", game="gioul")
-    one = train(tmp_path / "one", config, workers=1, progress=False)
-    two = train(tmp_path / "two", config, workers=2, progress=False)
-    np.testing.assert_array_equal(one.params, two.params)
-    train(tmp_path / "resumed", replace(config, games=60), workers=1, progress=False)
-    resumed = train(tmp_path / "resumed", config, workers=2, progress=False)
-    np.testing.assert_array_equal(one.params, resumed.params)
-    assert resumed.samples == one.samples
-
-
 def test_a_gioul_run_checks_its_opponent_and_game(tmp_path: Path) -> None:
     fevga_file = Net.initial(8, 1).save(tmp_path / "fevga.npz")
     with pytest.raises(NetGameError):
@@ -295,15 +250,6 @@ def test_a_gioul_run_checks_its_opponent_and_game(tmp_path: Path) -> None:
     with pytest.raises(NetGameError):
         gioul_duel("net", "random", games=20, net_a=Net.default())
     assert gioul_duel("heuristic", "random", games=200, seed=1, workers=1).ppg > 0.5
-
-
-def test_cli_trains_a_gioul_net(tmp_path: Path) -> None:
-    out = tmp_path / "run"
-    result = subprocess.run([sys.executable, "-m", "fevga", "train", str(out), "--game", "gioul", "--games", "40",
-                             "--hidden", "8", "--batch", "20", "--check-every", "40", "--check-games", "20",
-                             "--check-against", "random", "--no-progress"], capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    assert "40 games" in result.stdout and Net.load(out / "net.npz").game == "gioul"
 
 
 def test_play_gioul_game_plays_the_net_policy_with_a_gioul_net(gioul_net: Net) -> None:

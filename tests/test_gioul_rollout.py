@@ -1,6 +1,8 @@
 """Gioul rollouts (docs/rollout.md, "Gioul"): the core block runner (fevga_core.rollout, FLAG_GIOUL),
 its seeding, stratification, luck and truncation, and its hostile inputs; then fevga.rollout and
-rollout_moves on Gioul states (workers, Dask, checkpoints, rankings). The CLI: test_gioul_cli.py."""
+rollout_moves on Gioul states (tables, rankings, refusals). What Gioul rollouts share with
+Fevga's (workers, Dask, checkpoints, statistics, the default net) runs for both games in
+test_rollout.py, and luck with the net in test_net.py. The CLI: test_gioul_cli.py."""
 
 from __future__ import annotations
 
@@ -19,9 +21,7 @@ from fevga import (
     InvalidArgumentError,
     InvalidDiceError,
     InvalidPositionError,
-    Position,
     Rules,
-    hint,
     rollout,
     rollout_moves,
 )
@@ -41,7 +41,6 @@ F = {name: i for i, name in enumerate(SUM_FIELDS)}
 SCALE = 100.0
 RANDOM, HEURISTIC = 0, 1
 HANDED_OVER = "__4AAAj__AABAAAA5VhH"  # Black plays the rest of White's chain
-Z95 = 1.959963984540054
 
 
 def rows(*states: GioulPosition) -> bytes:
@@ -377,66 +376,6 @@ def test_match_weights_value_gioul_games_like_fevga_ones() -> None:
 # --------------------------------------------------------------------------- the public API
 
 
-def test_workers_and_dask_give_the_same_result() -> None:
-    distributed = pytest.importorskip("distributed")
-    start = GioulPosition.from_id(HANDED_OVER)
-    games = STRATA + 72
-    one = rollout(start, games=games, seed=11, workers=1, policy="random", progress=False)
-    two = rollout(start, games=games, seed=11, workers=2, policy="random", progress=False)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        with distributed.Client(cluster) as client:
-            dask = rollout(start, games=games, seed=11, policy="random", backend="dask", scheduler=client,
-                           progress=False)
-            ranked_dask = rollout_moves(start, None, games=72, seed=2, policy="heuristic", backend="dask",
-                                        scheduler=client, progress=False)
-    assert one == two == dask and dask.backend == "dask"
-    ranked = rollout_moves(start, None, games=72, seed=2, workers=2, policy="heuristic", progress=False)
-    assert [(m.move, m.result, m.diff, m.diff_se) for m in ranked_dask] == [
-        (m.move, m.result, m.diff, m.diff_se) for m in ranked]
-
-
-def test_checkpoint_resume_equals_the_uninterrupted_run(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    start = GioulPosition.initial()
-    path = tmp_path / "gioul.ckpt"
-    whole = rollout(start, games=3 * STRATA, seed=8, workers=2, policy="random", progress=False)
-
-    def stop_after_first(done: int, total: int) -> None:
-        raise KeyboardInterrupt
-
-    partial = rollout(start, games=3 * STRATA, seed=8, workers=1, policy="random", checkpoint=path, progress=False,
-                      on_block=stop_after_first)
-    assert partial.interrupted and partial.games == STRATA
-    resumed = rollout(start, games=3 * STRATA, seed=8, workers=2, policy="random", checkpoint=path, progress=False)
-    assert resumed == whole and resumed.resumed_games == STRATA
-    # The same numbers on a Fevga position are another job: its checkpoint is refused.
-    with pytest.raises(InvalidArgumentError, match="another job"):
-        rollout(Position.initial(), games=3 * STRATA, seed=8, policy="random", checkpoint=path, progress=False)
-
-
-def test_result_statistics_of_a_gioul_rollout() -> None:
-    start = GioulPosition.initial()
-    r = rollout(start, games=STRATA, seed=4, workers=2, policy="random", progress=False)
-    assert r.stratified and r.games == STRATA and dict(r.rules) == {"game": "gioul", "first_roll": "fresh"}
-    assert {roll: n for roll, n, _ in r.first_rolls} == {
-        f"{b}-{a}": 36 if a == b else 72 for a in range(1, 7) for b in range(a, 7)}
-    assert sum(r.length_counts) == r.games and r.mean_length == pytest.approx(
-        sum(i * c for i, c in enumerate(r.length_counts)) / r.games)
-    assert r.equity == pytest.approx(r.win + r.win_mars - r.lose - r.lose_mars)
-    assert "rolls" in r.summary() and r.to_csv().startswith("position,games,")
-    free = rollout(start, games=1000, seed=4, workers=2, policy="random", stratify=False, progress=False)
-    assert free.games == 1000 and not free.stratified
-
-
-def test_luck_adjusted_rollout_is_unbiased_and_tighter() -> None:
-    start = GioulPosition.from_id(HANDED_OVER)
-    plain = rollout(start, games=216, seed=6, workers=2, progress=False)
-    lucky = rollout(start, games=216, seed=6, workers=2, luck=True, progress=False)
-    assert (lucky.raw_equity, lucky.win, lucky.mean_length) == (plain.equity, plain.win, plain.mean_length)
-    assert lucky.raw_equity_se == plain.equity_se
-    assert abs(lucky.equity - plain.equity) < Z95 * plain.equity_se
-    assert lucky.equity_se < plain.equity_se
-
-
 def test_truncated_rollout_with_the_gioul_tables() -> None:
     race = GioulPosition.from_counts(counts({6: 2, 5: 1, 1: 2}), counts({6: 1, 4: 2, 2: 1, 1: 1}), BLACK,
                                      next_roll=(4, 4))
@@ -455,22 +394,15 @@ def test_truncated_rollout_with_the_gioul_tables() -> None:
     assert custom.equity == pytest.approx(exact, abs=1e-12)
 
 
-def test_rank_the_moves_of_a_roll_and_of_a_pending_decision() -> None:
+def test_rank_chosen_moves_and_a_pending_decision() -> None:
+    """(Every move of a roll ranked, each a rollout of its position, and stopping early:
+    test_rollout.py's test_ranked_moves_are_rollouts_of_their_positions[gioul].)"""
     start = GioulPosition.initial()
-    ranked = rollout_moves(start, "5-5", games=144, seed=3, workers=2, policy="random", progress=False)
-    assert sorted(m.move.notation for m in ranked) == sorted(m.notation for m in start.legal_moves("5-5"))
-    assert ranked[0].diff == 0.0 and all(m.diff <= 0 for m in ranked)
-    assert all(m.result.position == start.id and m.result.games == 144 for m in ranked)
-    for m in ranked:  # each move's result is a rollout of its position for the mover (same seed, same games)
-        alone = rollout(m.move.position, games=144, seed=3, workers=1, policy="random", progress=False)
-        assert m.result.equity == pytest.approx(-alone.equity if m.move.position.turn != start.turn else alone.equity)
     chosen = rollout_moves(start, "5-5", games=72, seed=3, policy="random", moves=["24/4", "24/19(4)"], progress=False)
     assert sorted(m.move.notation for m in chosen) == ["24/19(4)", "24/4"]
     handed = GioulPosition.from_id(HANDED_OVER)
     pending = rollout_moves(handed, games=72, seed=3, policy="heuristic", progress=False)
     assert {m.move.notation for m in pending} == {m.notation for m in handed.legal_moves()}
-    stopped = rollout_moves(start, "5-5", games=4 * STRATA, seed=3, policy="random", stop_early=True, progress=False)
-    assert any(m.stopped for m in stopped) and not stopped[0].stopped
 
 
 def test_a_move_that_wins_at_once_ranks_first() -> None:
@@ -504,15 +436,3 @@ def test_api_refusals() -> None:
         rollout_moves(start, None, games=36, progress=False)
     with pytest.raises(InvalidArgumentError, match="GioulPosition"):
         rollout(start.id, games=36)  # type: ignore[arg-type]
-
-
-def test_gioul_rollouts_play_the_shipped_gioul_net_by_default() -> None:
-    """No policy and no net: the "net" policy over the shipped Gioul net, as for Fevga; the
-    candidates of a roll are the Gioul net's best moves."""
-    start = GioulPosition.initial()
-    default = rollout(start, games=36, seed=3, workers=1, progress=False)
-    explicit = rollout(start, games=36, seed=3, workers=1, policy="net", net=Net.default(game="gioul"), progress=False)
-    assert default.policy == "net" and default.equity == explicit.equity
-    assert default.equity != rollout(start, games=36, seed=3, workers=1, policy="heuristic", progress=False).equity
-    ranked = rollout_moves(start, "6-5", games=36, seed=3, candidates=2, progress=False)
-    assert [r.move for r in ranked] != [] and {r.move for r in ranked} <= {h.move for h in hint(start, "6-5")[:2]}

@@ -6,18 +6,22 @@ import io
 import json
 import pickle
 import zipfile
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
 
 import fevga
 import fevga.batch
-from fevga import BLACK, WHITE, Net, NetFileError, Position, evaluate, hint
+from boards import handed_pair
+from fevga import BLACK, WHITE, GioulPosition, Net, NetFileError, Position, evaluate, hint
 from fevga.errors import InvalidArgumentError
 from fevga.game import play_game
 from fevga.net import FORMAT_VERSION
 from fevga.bearoff.core_tables import tables_of
 from fevga.rollout import rollout
+from fevga_core import gioul as core_gioul
 from fevga_core import net as core_net
 from fevga_core import rollout as core_rollout
 
@@ -43,6 +47,34 @@ def corpus() -> list[Position]:
 
 def encoding(position: Position) -> np.ndarray:
     return core_net.encode_row(np.frombuffer(position._row(), dtype=np.uint8))
+
+
+@pytest.fixture(scope="module")
+def gioul_corpus() -> list[GioulPosition]:
+    """States of a few recorded Gioul games: new rolls due, chains, dice handed over, finished games."""
+    return [s for seed in range(4) for s in play_game(game="gioul", seed=seed, policy="heuristic").positions()]
+
+
+def gioul_encoding(state: GioulPosition) -> np.ndarray:
+    return core_gioul.encode_state(fevga.batch.to_array([state])[0])
+
+
+def gioul_swapped(state: GioulPosition) -> GioulPosition:
+    """The colour-swapped twin: the same board, roll counts and dice seen by the other colour."""
+    roller = state.roller
+    return GioulPosition.from_counts(
+        state.counts(BLACK), state.counts(WHITE), 1 - state.turn,
+        next_roll=(state.next_roll(BLACK), state.next_roll(WHITE)),
+        dice=state.pending or None, roller=None if roller is None else 1 - roller)
+
+
+def random_core_net(game: str, hidden: int = 12, seed: int = 0) -> core_net.CoreNet | core_gioul.CoreGioulNet:
+    """The core net of `game` with random weights."""
+    rng = np.random.default_rng(seed)
+    if game == "gioul":
+        params = rng.normal(0.0, 0.5, core_net.param_count(hidden, core_net.GIOUL_INPUTS)).astype(np.float32)
+        return core_gioul.CoreGioulNet(params, hidden)
+    return core_net.CoreNet(rng.normal(0.0, 0.5, core_net.param_count(hidden)).astype(np.float32), hidden)
 
 
 # ---------------------------------------------------------------------------------------
@@ -84,12 +116,26 @@ def test_encoding_of_a_race_and_a_trap_by_hand() -> None:
     assert x[106] == 1.0
 
 
-def test_a_position_and_its_colour_swapped_twin_encode_and_evaluate_alike(corpus: list[Position]) -> None:
-    net = Net.default()
-    for position in corpus[::7]:
-        twin = swapped(position)
-        np.testing.assert_array_equal(encoding(position), encoding(twin))
-        assert evaluate(position, net=net) == evaluate(twin, net=net)
+def test_a_position_and_its_colour_swapped_twin_encode_and_evaluate_alike(
+        game: str, corpus: list[Position], gioul_corpus: list[GioulPosition]) -> None:
+    """The same inputs, the same value by the shipped net (fevga.evaluate) and the same raw
+    outputs of a random core net, for every Gioul state of a few games (hand-overs among them)
+    and every 7th Fevga position."""
+    if game == "gioul":
+        positions: list[Any] = gioul_corpus
+        encode: Callable[[Any], np.ndarray] = gioul_encoding
+        twin_of: Callable[[Any], Any] = gioul_swapped
+        assert any(s.pending and s.roller != s.turn for s in positions)  # hand-overs are in the corpus
+    else:
+        positions, encode, twin_of = corpus[::7], encoding, swapped
+    twins = [twin_of(p) for p in positions]
+    for position, twin in zip(positions, twins):
+        np.testing.assert_array_equal(encode(position), encode(twin), err_msg=position.id)
+    net = Net.default(game)
+    assert [evaluate(p, net=net) for p in positions] == [evaluate(t, net=net) for t in twins]
+    core = random_core_net(game)
+    rows, twin_rows = fevga.batch.to_array(positions), fevga.batch.to_array(twins)
+    assert np.array_equal(core.evaluate_rows(rows), core.evaluate_rows(twin_rows))
 
 
 def test_mirrored_outputs_from_either_side(corpus: list[Position]) -> None:
@@ -104,22 +150,16 @@ def test_mirrored_outputs_from_either_side(corpus: list[Position]) -> None:
 # Outputs
 
 
-def test_outputs_are_valid_probabilities(corpus: list[Position]) -> None:
-    """The raw net (no table override) on every position of six games."""
-    rows = np.frombuffer(b"".join(p._row() for p in corpus), dtype=np.uint8).reshape(-1, 51)
-    out = Net.default()._core.evaluate_rows(rows)
-    win, win_mars, lose_mars = out.T
-    assert np.all((0 < win) & (win < 1))
-    assert np.all((0 <= win_mars) & (win_mars <= win))
-    assert np.all((0 <= lose_mars) & (lose_mars <= 1 - win))
-
-
-def test_batch_evaluation_equals_single_calls(corpus: list[Position]) -> None:
-    sample = corpus[::5]
-    batch = fevga.batch.evaluate(fevga.batch.to_array(sample), workers=2)
-    for position, values in zip(sample, batch):
-        e = evaluate(position)
-        assert (e.win, e.win_mars, e.lose_mars) == tuple(values)
+def test_outputs_are_valid_probabilities(game: str, corpus: list[Position], gioul_corpus: list[GioulPosition]) -> None:
+    """The raw nets (no table override) on every position of six Fevga games or every state of
+    four Gioul games: the shipped net's and three random nets'."""
+    rows = fevga.batch.to_array(corpus if game == "fevga" else gioul_corpus)
+    shipped = Net.default(game)._core.evaluate_rows(rows)
+    assert np.all((0 < shipped[:, 0]) & (shipped[:, 0] < 1))
+    for out in [shipped, *(random_core_net(game, seed=seed).evaluate_rows(rows) for seed in range(3))]:
+        win, win_mars, lose_mars = out.T
+        assert np.all((0 <= win) & (win <= 1) & (0 <= win_mars) & (win_mars <= win))
+        assert np.all((0 <= lose_mars) & (lose_mars <= 1 - win))
 
 
 def test_bear_off_tables_override_the_net() -> None:
@@ -198,20 +238,33 @@ def test_net2_policy_plays_the_two_ply_hint() -> None:
         assert played == hint(position, ply.dice, plies=2)[0].move.position
 
 
-def test_net_policies_in_rollouts_and_luck_with_the_net() -> None:
-    start = Position.initial()
-    plain = rollout(start, games=72, seed=3, policy="net", workers=1, progress=False)
-    lucky = rollout(start, games=72, seed=3, policy="net", workers=1, progress=False, luck=True)
-    assert plain.policy == "net" and plain.games == 72
-    assert lucky.raw_equity == plain.equity  # same games, the luck only adjusts
+# Per game: a start for rollouts with the net and luck (for Gioul, a chain's rest handed over) and its games.
+LUCK_JOBS = {"fevga": (Position.initial(), 72), "gioul": (GioulPosition.from_id("__4AAAj__AABAAAA5VhH"), 216)}
+
+
+def test_net_policies_in_rollouts_and_luck_with_the_net(game: str) -> None:
+    start, games = LUCK_JOBS[game]
+    plain = rollout(start, games=games, seed=3, policy="net", workers=2, progress=False)
+    lucky = rollout(start, games=games, seed=3, policy="net", workers=2, progress=False, luck=True)
+    assert plain.policy == "net" and plain.games == games
+    # the same games, the luck only adjusts
+    assert (lucky.raw_equity, lucky.win, lucky.mean_length) == (plain.equity, plain.win, plain.mean_length)
+    assert lucky.raw_equity_se == plain.equity_se
+    assert abs(lucky.equity - plain.equity) < 1.959964 * plain.equity_se
     assert lucky.equity_se < plain.equity_se
 
 
-def test_rollouts_with_the_net_do_not_depend_on_workers() -> None:
-    start = Position.initial()
-    one = rollout(start, games=1296 + 72, seed=9, policy="net", workers=1, progress=False)
-    two = rollout(start, games=1296 + 72, seed=9, policy="net", workers=2, progress=False)
-    assert one == two
+@pytest.mark.parametrize(("policy", "games"), [("net", 1296 + 72), ("net2", 4)])
+def test_rollouts_with_the_net_do_not_depend_on_workers(game: str, policy: str, games: int) -> None:
+    """The same games on one thread or two (stratified for "net"), from Fevga's start or a Gioul
+    state whose pair was handed over; not the heuristic's games."""
+    start = Position.initial() if game == "fevga" else handed_pair()
+    common = dict(games=games, seed=9, progress=False, stratify=policy == "net")
+    one = rollout(start, policy=policy, workers=1, **common)  # type: ignore[arg-type]
+    two = rollout(start, policy=policy, workers=2, **common)  # type: ignore[arg-type]
+    assert one == two and one.games == games
+    heuristic = rollout(start, policy="heuristic", workers=1, **common)  # type: ignore[arg-type]
+    assert one.equity != heuristic.equity or one.win != heuristic.win
 
 
 @pytest.mark.parametrize("plies", [-1, 4, 1.5, True, "2"])

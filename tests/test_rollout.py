@@ -9,10 +9,12 @@ import math
 import numpy as np
 import pytest
 
-from boards import race
+from boards import initial, race
+from fevga import GioulPosition, hint
 from fevga.bearoff import OneSidedDB, TwoSidedDB
 from fevga.cli import main
 from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidPositionError, InvalidRulesError
+from fevga.net import Net
 from fevga.position import BLACK, WHITE, Move, Position
 from fevga.rollout import STRATA, moves_to_csv, moves_to_frame, rollout, rollout_moves
 from fevga.rules import Rules
@@ -23,6 +25,10 @@ START = Position.initial()
 # at 4 blocks, seed 2, and short games (1.4 s for the rollout with the stopping rule)
 STOPS_EARLY = Position.from_id("AABVW74AABbdwAAA")
 MIDGAME = Position.from_id("fytUAAj8tbAACAAA")  # ply 16 of a heuristic self-play game: 27 moves for 5-4
+HANDED_OVER = GioulPosition.from_id("__4AAAj__AABAAAA5VhH")  # Black plays the rest of White's chain
+# Per game: a position to roll out (for Gioul, one with dice handed over) and a decision to rank
+# (a roll of a Fevga middle game; the pending decision of that Gioul state).
+JOBS = {"fevga": (START, MIDGAME, "5-4"), "gioul": (HANDED_OVER, HANDED_OVER, None)}
 TIMING = ("elapsed", "workers", "backend")
 
 
@@ -37,15 +43,19 @@ def one3() -> OneSidedDB:
     return OneSidedDB.build(6, 3)
 
 
-def test_workers_give_bit_identical_results() -> None:
+def test_workers_give_bit_identical_results(game: str) -> None:
+    start = JOBS[game][0]
     games = 2 * STRATA + 108  # a partial last block too
-    one = rollout(START, games=games, seed=5, workers=1, policy="random", progress=False)
-    two = rollout(START, games=games, seed=5, workers=2, policy="random", progress=False)
+    one = rollout(start, games=games, seed=5, workers=1, policy="random", progress=False)
+    two = rollout(start, games=games, seed=5, workers=2, policy="random", progress=False)
     assert one == two
     _same(one, two)
-    assert one.games == games and not one.interrupted
-    other = rollout(START, games=games, seed=6, workers=2, policy="random", progress=False)
-    assert other.equity != one.equity
+    assert one.games == games and not one.interrupted and one.position == start.id
+    assert dict(one.rules).get("game", "fevga") == json.loads(one.to_json())["rules"].get("game", "fevga") == game
+    assert abs(one.win + one.lose + one.draw - 1.0) < 1e-12
+    assert one.ci95[0] < one.equity < one.ci95[1] and 0 < one.equity_se < 0.05
+    other = rollout(start, games=games, seed=6, workers=2, policy="random", progress=False)
+    assert other.equity != one.equity and other != one
 
 
 def test_seed_sequence_and_fresh_entropy_are_recorded() -> None:
@@ -58,27 +68,27 @@ def test_seed_sequence_and_fresh_entropy_are_recorded() -> None:
     assert fresh == again
 
 
-def test_dask_local_cluster_matches_local_threads() -> None:
+def test_dask_local_cluster_matches_local_threads(game: str) -> None:
     distributed = pytest.importorskip("distributed")
+    start, after, dice = JOBS[game]
     games = STRATA + 200
-    local = rollout(START, games=games, seed=11, workers=2, policy="random", truncate=True, progress=False)
+    common = dict(games=games, seed=11, policy="random", truncate=game == "fevga", progress=False)
+    ranking = dict(games=108, seed=2, policy="random" if game == "fevga" else "heuristic", progress=False)
+    local = rollout(start, workers=2, **common)  # type: ignore[arg-type]
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with distributed.Client(cluster) as client:
-            by_client = rollout(START, games=games, seed=11, policy="random", truncate=True, backend="dask",
-                                scheduler=client, progress=False)
-            after = MIDGAME
-            ranked_dask = rollout_moves(after, "5-4", games=108, seed=2, policy="random", backend="dask",
-                                        scheduler=client, progress=False)
-        by_address = rollout(START, games=games, seed=11, policy="random", truncate=True,
-                             scheduler=cluster.scheduler_address, progress=False)
+            by_client = rollout(start, backend="dask", scheduler=client, **common)  # type: ignore[arg-type]
+            ranked_dask = rollout_moves(after, dice, backend="dask", scheduler=client, **ranking)  # type: ignore[arg-type]
+        by_address = rollout(start, scheduler=cluster.scheduler_address, **common)  # type: ignore[arg-type]
     assert by_client == local == by_address
     assert by_client.backend == "dask" and local.backend == "local"
-    ranked_local = rollout_moves(after, "5-4", games=108, seed=2, workers=2, policy="random", progress=False)
+    ranked_local = rollout_moves(after, dice, workers=2, **ranking)  # type: ignore[arg-type]
     assert [(m.move, m.result, m.diff, m.diff_se) for m in ranked_dask] == [
         (m.move, m.result, m.diff, m.diff_se) for m in ranked_local]
 
 
-def test_checkpoint_resume_equals_uninterrupted_run(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_checkpoint_resume_equals_uninterrupted_run(tmp_path, game: str) -> None:  # type: ignore[no-untyped-def]
+    start = initial(game)
     games = 3 * STRATA
     path = tmp_path / "job.ckpt"
     calls = []
@@ -88,28 +98,32 @@ def test_checkpoint_resume_equals_uninterrupted_run(tmp_path) -> None:  # type: 
         if done >= STRATA:
             raise KeyboardInterrupt
 
-    partial = rollout(START, games=games, seed=9, workers=1, policy="random", checkpoint=path, checkpoint_every=0.0,
+    partial = rollout(start, games=games, seed=9, workers=1, policy="random", checkpoint=path, checkpoint_every=0.0,
                       progress=False, on_block=stop_after_first)
     assert partial.interrupted and partial.games == STRATA and calls == [STRATA]
     assert path.exists() and [p.name for p in tmp_path.iterdir()] == ["job.ckpt"]  # no temp file left
     played: list[int] = []  # on_block runs once per block actually played in this call
-    resumed = rollout(START, games=games, seed=9, workers=2, policy="random", checkpoint=path, progress=False,
+    resumed = rollout(start, games=games, seed=9, workers=2, policy="random", checkpoint=path, progress=False,
                       on_block=lambda done, total: played.append(done))
-    whole = rollout(START, games=games, seed=9, workers=1, policy="random", progress=False)
-    assert not resumed.interrupted and resumed.games == games
+    whole = rollout(start, games=games, seed=9, workers=1, policy="random", progress=False)
+    assert not resumed.interrupted and resumed.games == games and resumed.resumed_games == STRATA
     assert resumed == whole
     # Only the two missing blocks were played, counted on from the checkpoint's block.
     assert sorted(played) == [2 * STRATA, 3 * STRATA]
     # A finished checkpoint plays nothing at all and still gives the whole result.
     played.clear()
-    again = rollout(START, games=games, seed=9, workers=2, policy="random", checkpoint=path, progress=False,
+    again = rollout(start, games=games, seed=9, workers=2, policy="random", checkpoint=path, progress=False,
                     on_block=lambda done, total: played.append(done))
     assert played == [] and again == whole
     # A checkpoint of another job is refused rather than mixed in.
     with pytest.raises(InvalidArgumentError, match="another job"):
-        rollout(START, games=games, seed=10, workers=1, policy="random", checkpoint=path, progress=False)
+        rollout(start, games=games, seed=10, workers=1, policy="random", checkpoint=path, progress=False)
+    # The same numbers on the other game's start are another job too.
+    with pytest.raises(InvalidArgumentError, match="another job"):
+        rollout(initial("gioul" if game == "fevga" else "fevga"), games=games, seed=9, workers=1, policy="random",
+                checkpoint=path, progress=False)
     # seed=None resumes the checkpoint's own stream.
-    assert rollout(START, games=games, workers=1, policy="random", checkpoint=path, progress=False).equity == whole.equity
+    assert rollout(start, games=games, workers=1, policy="random", checkpoint=path, progress=False).equity == whole.equity
 
 
 def _policy_a(position: Position, dice: tuple[int, int], moves: list[Move]) -> Move:
@@ -294,9 +308,14 @@ def test_ctrl_c_returns_partial_result_with_threads() -> None:
     assert math.isfinite(partial.equity)
 
 
-def test_statistics_are_consistent() -> None:
-    r = rollout(START, games=STRATA, seed=4, workers=2, policy="heuristic", progress=False)
-    assert r.games == STRATA
+# What a rollout of each game's start says of its rules and its length.
+RULES_AND_LENGTH = {"fevga": (Rules().to_dict(), "plies"), "gioul": ({"game": "gioul", "first_roll": "fresh"}, "rolls")}
+
+
+def test_statistics_are_consistent(game: str) -> None:
+    r = rollout(initial(game), games=STRATA, seed=4, workers=2, policy="heuristic", progress=False)
+    rules, length = RULES_AND_LENGTH[game]
+    assert r.games == STRATA and r.stratified and dict(r.rules) == rules
     # Games played to the end: every probability is a whole number of games out of r.games.
     for fraction in (r.win, r.win_mars, r.lose_mars, r.draw):
         assert 0.0 <= fraction <= 1.0 and fraction * r.games == pytest.approx(round(fraction * r.games), abs=1e-9)
@@ -308,7 +327,7 @@ def test_statistics_are_consistent() -> None:
     assert r.mean_length == pytest.approx(sum(i * c for i, c in enumerate(r.length_counts)) / r.games)
     # Stratified: every ordered pair of opening rolls exactly once per 1,296 games.
     table = {roll: games for roll, games, _ in r.first_rolls}
-    assert len(table) == 21 and table["6-6"] == 36 and table["6-5"] == 72
+    assert table == {f"{b}-{a}": 36 if a == b else 72 for a in range(1, 7) for b in range(a, 7)}
     data = json.loads(r.to_json())
     assert data["games"] == STRATA and data["ci95"] == list(r.ci95)
     frame = r.to_frame()
@@ -316,28 +335,30 @@ def test_statistics_are_consistent() -> None:
     assert r.first_roll_frame()["games"].sum() == STRATA
     header, row = r.to_csv().splitlines()
     assert header.split(",")[:2] == ["position", "games"] and row.split(",")[1] == str(STRATA)
-    assert "95% CI" in r.summary()
+    assert "95% CI" in r.summary() and f"mean length {r.mean_length:.1f} {length}" in r.summary()
 
 
-def test_unstratified_first_rolls_are_random() -> None:
-    r = rollout(START, games=STRATA, seed=4, workers=1, policy="random", stratify=False, progress=False)
-    counts = [games for _, games, _ in r.first_rolls]
-    assert sum(counts) == STRATA and len(set(counts)) > 2
+def test_unstratified_first_rolls_are_random(game: str) -> None:
+    games = STRATA + 100  # a partial block too
+    r = rollout(initial(game), games=games, seed=4, workers=2, policy="random", stratify=False, progress=False)
+    counts = [n for _, n, _ in r.first_rolls]
+    assert r.games == sum(counts) == games and not r.stratified and len(set(counts)) > 2
 
 
-def test_validation_at_the_boundary() -> None:
+def test_validation_at_the_boundary(game: str) -> None:
+    start = initial(game)
     with pytest.raises(InvalidArgumentError):
-        rollout(START, games=0)
+        rollout(start, games=0)
     with pytest.raises(InvalidArgumentError):
-        rollout(START, games=10, policy="clever")
+        rollout(start, games=10, policy="clever")
     with pytest.raises(InvalidArgumentError):
-        rollout(START, games=10, workers=0)
+        rollout(start, games=10, workers=0)
     with pytest.raises(InvalidArgumentError):
-        rollout(START, games=10, backend="mpi")
-    with pytest.raises(InvalidArgumentError):
+        rollout(start, games=10, backend="mpi")
+    with pytest.raises(InvalidArgumentError, match="GioulPosition"):
         rollout("start", games=10)  # type: ignore[arg-type]
-    done = race([], [1])
-    with pytest.raises(InvalidPositionError):
+    done = race([], [1]) if game == "fevga" else GioulPosition.from_counts([15] + [0] * 24, [0] * 24 + [15], BLACK)
+    with pytest.raises(InvalidPositionError, match="finished"):
         rollout(done, games=10)
 
 
@@ -468,6 +489,23 @@ def test_rollout_moves_ranks_with_common_random_numbers(two3: TwoSidedDB) -> Non
         (m.move, m.result, m.diff, m.diff_se) for m in ranked]
 
 
+# Per game: a position and a roll whose moves test_ranked_moves_are_rollouts_of_their_positions ranks.
+RANKED = {"fevga": (MIDGAME, "5-4"), "gioul": (GioulPosition.initial(), "5-5")}
+
+
+def test_ranked_moves_are_rollouts_of_their_positions(game: str) -> None:
+    position, dice = RANKED[game]
+    ranked = rollout_moves(position, dice, games=144, seed=3, workers=2, policy="random", progress=False)
+    assert sorted(m.move.notation for m in ranked) == sorted(m.notation for m in position.legal_moves(dice))
+    assert ranked[0].diff == 0.0 and all(m.diff <= 0 for m in ranked)
+    assert all(m.result.position == position.id and m.result.games == 144 for m in ranked)
+    for m in ranked:  # each move's result is a rollout of its position for the mover (same seed, same games)
+        alone = rollout(m.move.position, games=144, seed=3, workers=1, policy="random", progress=False)
+        assert m.result.equity == pytest.approx(-alone.equity if m.move.position.turn != position.turn else alone.equity)
+    stopped = rollout_moves(position, dice, games=4 * STRATA, seed=3, policy="random", stop_early=True, progress=False)
+    assert any(m.stopped for m in stopped) and not stopped[0].stopped
+
+
 def test_evaluate_is_antisymmetric_and_uses_tables(two3: TwoSidedDB) -> None:
     pos = START.play("24/13", "6-5")
     flipped = Position.from_counts(pos.counts(WHITE), pos.counts(BLACK), WHITE)
@@ -477,21 +515,24 @@ def test_evaluate_is_antisymmetric_and_uses_tables(two3: TwoSidedDB) -> None:
     assert static_value(home, "bearoff", bearoff=two3) == pytest.approx(two3.equity(home))
 
 
-def test_cli_rollout_json_and_ranking(capsys) -> None:  # type: ignore[no-untyped-def]
-    assert main(["rollout", "start", "--games", "72", "--seed", "1", "--workers", "1", "--policy", "random",
+def test_cli_rollout_json_and_ranking(game: str, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["--game", "gioul"] if game == "gioul" else []
+    assert main(["rollout", "start", *args, "--games", "72", "--seed", "1", "--workers", "1", "--policy", "random",
                  "--json", "--no-progress"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["games"] == 72 and data["seed"] == 1
-    direct = rollout(START, games=72, seed=1, workers=1, policy="random", progress=False)
+    assert data["games"] == 72 and data["seed"] == 1 and data["stratified"]
+    assert data["rules"].get("game", "fevga") == game  # Fevga's rules name no game
+    direct = rollout(initial(game), games=72, seed=1, workers=1, policy="random", progress=False)
     assert data["equity"] == direct.equity
-    assert main(["rollout", "start", "--dice", "5-5", "--games", "36", "--seed", "1", "--workers", "1",
+    assert main(["rollout", "start", *args, "--dice", "5-5", "--games", "36", "--seed", "1", "--workers", "1",
                  "--no-progress"]) == 0
     text = capsys.readouterr().out
-    assert "24/4" in text and "24/9 24/19" in text
-    assert main(["rollout", "start", "--games", "36", "--seed", "2", "--csv", "--truncate", "--no-progress"]) == 0
-    assert io.StringIO(capsys.readouterr().out).readline().startswith("position,games")
-    assert main(["rollout", "start", "--games", "0"]) == 2
-    _ = BLACK
+    assert all(m.notation in text for m in initial(game).legal_moves("5-5"))  # Fevga: 24/4, 24/9 24/19
+    for stratify in ([], ["--no-stratify"]):
+        assert main(["rollout", "start", *args, "--games", "36", "--seed", "2", "--csv", "--truncate", *stratify,
+                     "--no-progress"]) == 0
+        assert io.StringIO(capsys.readouterr().out).readline().startswith("position,games,")
+    assert main(["rollout", "start", *args, "--games", "0"]) == 2
 
 
 def test_lookahead_over_any_evaluator_plays_the_table_strategy(two3: TwoSidedDB) -> None:
@@ -618,26 +659,33 @@ def test_cli_rolls_out_chosen_moves(capsys) -> None:  # type: ignore[no-untyped-
 # One default policy, and results that say what they did (issue 14, items 6, 7, 9)
 
 
-def test_the_default_policy_is_the_net_in_the_api_and_the_cli(capsys: pytest.CaptureFixture[str]) -> None:
-    from fevga.gioul import GioulPosition
-    from fevga.net import Net
+# A position and a roll of each game for test_the_default_policy_is_the_net_in_the_api_and_the_cli.
+DEFAULT_NET_JOBS = {"fevga": (MIDGAME, "5-4"), "gioul": (GioulPosition.initial(), "6-5")}
 
-    api = rollout(MIDGAME, games=36, seed=3, workers=1, progress=False)
-    assert api.policy == "net" and api.net == Net.default().checksum
+
+def test_the_default_policy_is_the_net_in_the_api_and_the_cli(game: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """No policy and no net: the "net" policy over the game's shipped net; the candidates of a
+    roll are that net's best moves."""
+    position, dice = DEFAULT_NET_JOBS[game]
+    shipped = Net.default(game)
+    api = rollout(position, games=36, seed=3, workers=1, progress=False)
+    assert api.policy == "net" and api.net == shipped.checksum
     data = api.to_dict()
-    assert data["policy"] == "net" and data["net"] == Net.default().checksum
+    assert data["policy"] == "net" and data["net"] == shipped.checksum
     assert "policy net (net " in api.summary()
-    assert main(["rollout", MIDGAME.id, "--games", "36", "--seed", "3", "--workers", "1", "--no-progress",
+    explicit = rollout(position, games=36, seed=3, workers=1, policy="net", net=shipped, progress=False)
+    assert explicit.equity == api.equity
+    assert api.equity != rollout(position, games=36, seed=3, workers=1, policy="heuristic", progress=False).equity
+    assert main(["rollout", position.id, "--games", "36", "--seed", "3", "--workers", "1", "--no-progress",
                  "--json"]) == 0
     cli = json.loads(capsys.readouterr().out)
     assert cli["policy"] == "net" and cli["equity"] == api.equity  # the same default: the same figure
-    assert main(["rollout", MIDGAME.id, "--games", "36", "--seed", "3", "--workers", "1", "--no-progress"]) == 0
+    assert main(["rollout", position.id, "--games", "36", "--seed", "3", "--workers", "1", "--no-progress"]) == 0
     assert "policy net" in capsys.readouterr().out
-    moves = rollout_moves(MIDGAME, "5-4", games=36, seed=3, workers=1, progress=False, candidates=2)
-    assert all(m.result.policy == "net" for m in moves)
-    gioul = rollout(GioulPosition.initial(), games=36, seed=3, workers=1, progress=False)
-    assert gioul.policy == "net" and gioul.net == Net.default("gioul").checksum  # the shipped Gioul net
-    assert rollout(MIDGAME, games=36, seed=3, workers=1, progress=False, policy="random").net is None
+    moves = rollout_moves(position, dice, games=36, seed=3, workers=1, progress=False, candidates=2)
+    assert moves and all(m.result.policy == "net" for m in moves)
+    assert {m.move for m in moves} <= {h.move for h in hint(position, dice)[:2]}
+    assert rollout(position, games=36, seed=3, workers=1, progress=False, policy="random").net is None
 
 
 def test_stop_early_says_how_many_games_each_move_played(capsys: pytest.CaptureFixture[str]) -> None:

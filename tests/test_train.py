@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -34,14 +35,25 @@ def test_a_tiny_run_measurably_beats_its_untrained_self_and_random_play(tmp_path
     assert [h["games"] for h in run.history] == [0, 768, 1536]
 
 
-def test_runs_are_identical_for_any_number_of_workers(tmp_path) -> None:
-    config = TrainConfig(games=300, hidden=8, batch=100, seed=2, check_every=300, check_games=36)
+def test_runs_are_identical_for_any_number_of_workers(tmp_path, game: str) -> None:  # type: ignore[no-untyped-def]
+    config = TrainConfig(games=300, hidden=8, batch=100, seed=2, check_every=300, check_games=36, game=game)
     one = train(tmp_path / "one", config, workers=1, progress=False)
     two = train(tmp_path / "two", config, workers=2, progress=False)
     three = train(tmp_path / "three", config, workers=3, progress=False)
     np.testing.assert_array_equal(one.params, two.params)
     np.testing.assert_array_equal(one.params, three.params)
     assert Net.load(tmp_path / "one" / "net.npz").checksum == Net.load(tmp_path / "three" / "net.npz").checksum
+    assert Net.load(tmp_path / "one" / "net.npz").game == game
+
+
+def test_a_finished_run_extended_is_the_longer_run(tmp_path, game: str) -> None:  # type: ignore[no-untyped-def]
+    config = TrainConfig(games=120, hidden=8, batch=40, rate=0.02, rate_final=0.02, seed=3, check_every=60,
+                         check_games=36, check_against="random", game=game)
+    whole = train(tmp_path / "whole", config, workers=1, progress=False)
+    train(tmp_path / "extended", replace(config, games=60), workers=1, progress=False)
+    extended = train(tmp_path / "extended", config, workers=2, progress=False)
+    np.testing.assert_array_equal(whole.params, extended.params)
+    assert extended.samples == whole.samples
 
 
 def test_an_interrupted_run_resumes_to_the_uninterrupted_result(tmp_path, monkeypatch) -> None:
@@ -124,16 +136,17 @@ def test_lambda_return_targets_on_a_recorded_game() -> None:
     assert np.all(targets0[:, 1] <= targets0[:, 0] + 1e-12) and np.all(targets0[:, 2] <= 1 - targets0[:, 0] + 1e-12)
 
 
-def test_cli_train_writes_a_loadable_net(tmp_path) -> None:
+def test_cli_train_writes_a_loadable_net(tmp_path, game: str) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "run"
-    result = subprocess.run([sys.executable, "-m", "fevga", "train", str(out), "--games", "64", "--hidden", "8",
+    args = ["--game", "gioul", "--check-against", "random"] if game == "gioul" else []  # Fevga: the defaults
+    result = subprocess.run([sys.executable, "-m", "fevga", "train", str(out), *args, "--games", "64", "--hidden", "8",
                              "--batch", "32", "--check-every", "64", "--check-games", "36", "--no-progress"],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "64 games" in result.stdout
     net = Net.load(out / "net.npz")
-    assert net.provenance["command"].startswith("fevga train ")
-    bad = subprocess.run([sys.executable, "-m", "fevga", "train", str(out), "--games", "0"],
+    assert net.game == game and net.provenance["command"].startswith("fevga train ")
+    bad = subprocess.run([sys.executable, "-m", "fevga", "train", str(out), *args, "--games", "0"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "games" in bad.stderr
 
