@@ -25,7 +25,8 @@ from fevga.gioul import GioulPosition, self_play, to_array, validate_states
 from fevga.game import play_game
 from fevga.rollout import STRATA, RolloutResult
 from fevga_core import constants
-from fevga_core import gioul as core_gioul
+from fevga_core import state as core_state
+from fevga_core.constants import FLAG_GIOUL
 from fevga_core import rollout as core_rollout
 
 CORPUS_SIZE = 1000
@@ -74,11 +75,11 @@ def _rate(benchmark: Any, items: int, name: str) -> None:
 def test_gioul_movegen_pairs_per_second(benchmark: Any) -> None:
     grows, _, dice = pairs()
     out = np.zeros(len(grows), dtype=np.int32)
-    core_gioul.count_moves(grows, dice, out)
+    core_state.count_moves(grows, dice, FLAG_GIOUL, out)
     assert int(out.sum()) == TOTAL_GIOUL_MOVES
     corpus = gioul_corpus()
     assert int(batch.count_legal_moves(corpus[:1] * 21, dice[:21]).sum()) == int(out[:21].sum())
-    benchmark(core_gioul.count_moves, grows, dice, out)
+    benchmark(core_state.count_moves, grows, dice, FLAG_GIOUL, out)
     _rate(benchmark, PAIRS, "pairs_per_second")
 
 
@@ -86,9 +87,8 @@ def test_fevga_movegen_on_the_same_boards(benchmark: Any) -> None:
     _, frows, dice = pairs()
     assert int(batch.count_legal_moves(frows, dice).sum()) == TOTAL_FEVGA_MOVES
     out = np.zeros(len(frows), dtype=np.int32)
-    from fevga_core import movegen
 
-    benchmark(movegen.count_moves, frows, dice, 0, out)
+    benchmark(core_state.count_moves, frows, dice, 0, out)
     _rate(benchmark, PAIRS, "pairs_per_second")
 
 

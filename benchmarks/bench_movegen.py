@@ -13,7 +13,7 @@ import numpy as np
 
 from corpus import CORPUS_SIZE, midgame_positions, position_roll_pairs
 from fevga import Position, Rules, batch, perft
-from fevga_core import movegen
+from fevga_core import state as core_state
 
 # Known answers: total distinct legal moves over every corpus position x 21 rolls.
 TOTAL_MOVES = {"default": 439_038, "strict": 437_629}
@@ -37,9 +37,9 @@ def test_core_count_pairs_per_second(benchmark: Any) -> None:
     """The kernel alone, without the boundary validation."""
     rows, dice = position_roll_pairs()
     out = np.zeros(len(rows), dtype=np.int32)
-    movegen.count_moves(rows, dice, 0, out)
+    core_state.count_moves(rows, dice, 0, out)
     assert int(out.sum()) == TOTAL_MOVES["default"]
-    benchmark(movegen.count_moves, rows, dice, 0, out)
+    benchmark(core_state.count_moves, rows, dice, 0, out)
     _rate(benchmark, PAIRS, "pairs_per_second")
 
 

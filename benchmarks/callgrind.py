@@ -58,23 +58,24 @@ class Workload:
 
 
 def _movegen(data: dict[str, np.ndarray]) -> tuple[Callable[[], object], int]:
-    from fevga_core import movegen
+    from fevga_core import state as core_state
 
     rows, dice = data["rows"], data["dice"]
     out = np.zeros(len(rows), dtype=np.int32)
-    movegen.count_moves(rows, dice, 0, out)
+    core_state.count_moves(rows, dice, 0, out)
     assert int(out.sum()) == CORPUS_MOVES, f"{int(out.sum())} moves, expected {CORPUS_MOVES}"
-    return (lambda: movegen.count_moves(rows, dice, 0, out)), len(rows)
+    return (lambda: core_state.count_moves(rows, dice, 0, out)), len(rows)
 
 
 def _movegen_gioul(data: dict[str, np.ndarray]) -> tuple[Callable[[], object], int]:
-    from fevga_core import gioul
+    from fevga_core import state as core_state
+    from fevga_core.constants import FLAG_GIOUL
 
     rows, dice = data["gioul_rows"], data["dice"]
     out = np.zeros(len(rows), dtype=np.int32)
-    gioul.count_moves(rows, dice, out)
+    core_state.count_moves(rows, dice, FLAG_GIOUL, out)
     assert int(out.sum()) == GIOUL_CORPUS_MOVES, f"{int(out.sum())} moves, expected {GIOUL_CORPUS_MOVES}"
-    return (lambda: gioul.count_moves(rows, dice, out)), len(rows)
+    return (lambda: core_state.count_moves(rows, dice, FLAG_GIOUL, out)), len(rows)
 
 
 def _net_rows(data: dict[str, np.ndarray]) -> tuple[Callable[[], object], int]:
@@ -114,14 +115,15 @@ def _quantised_rows(data: dict[str, np.ndarray]) -> tuple[Callable[[], object], 
 
 def _quantised_results(data: dict[str, np.ndarray]) -> tuple[Callable[[], object], int]:
     from fevga import Net
-    from fevga_core import qnet
+    from fevga.bearoff.core_tables import tables_of
+    from fevga_core import qnet, search
 
-    quantised = qnet.QuantisedNet(Net.default()._core)
+    quantised, tables = qnet.QuantisedNet(Net.default()._core), tables_of("default")
     rows, dice = data["rows"], data["dice"]
     out = np.zeros(len(rows), dtype=np.int32)
-    total = quantised.count_children(rows, dice, 0, out)
+    total = search.choose_rows(quantised, tables, rows, dice, 1, 0, out)
     assert total == CORPUS_MOVES, f"{total} results, expected {CORPUS_MOVES}"
-    return (lambda: quantised.count_children(rows, dice, 0, out)), CORPUS_MOVES
+    return (lambda: search.choose_rows(quantised, tables, rows, dice, 1, 0, out)), CORPUS_MOVES
 
 
 ROLLOUT_SEED = 20261203
@@ -173,8 +175,8 @@ WORKLOADS: dict[str, Workload] = {
     "quantised": Workload("raw quantised evaluation", _quantised_rows),
     "net-results": Workload("legal move, its result valued by the float net at 1 ply (generation included)",
                             _net_results),
-    "quantised-results": Workload("legal move, its result evaluated incrementally (generation included)",
-                                  _quantised_results),
+    "quantised-results": Workload("legal move, its result valued by the quantised net at 1 ply, incrementally "
+                                  "(generation included)", _quantised_results),
     **{name: Workload(f"game of a {ROLLOUTS[name][0]} {ROLLOUTS[name][1]} rollout"
                       f"{' (quantised net)' if ROLLOUTS[name][3].get('quantised') else ''}"
                       f"{' with luck' if ROLLOUTS[name][3].get('luck') else ''}", _rollout(name))

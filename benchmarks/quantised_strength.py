@@ -78,9 +78,9 @@ def agreement(plies: int) -> dict[str, float]:
         search.choose_rows(net._core, tables, rows, dice, plies, 0, out)
         chosen.append(out)
     counts = np.zeros(len(rows), dtype=np.int32)
-    from fevga_core import movegen
+    from fevga_core import state as core_state
 
-    movegen.count_moves(rows, dice, 0, counts)
+    core_state.count_moves(rows, dice, 0, counts)
     choice = counts > 1
     same = chosen[0][choice] == chosen[1][choice]
     return {"plies": plies, "pairs_with_a_choice": int(choice.sum()), "same_move": float(same.mean())}

@@ -48,12 +48,9 @@ cdef int position_load_checked(PositionC* pos, object row) except -1
 cdef str row_problem_text(const uint8_t* row, int code)
 cdef int rows_checked(const uint8_t[:, ::1] rows) except -1
 cdef int fevga_flags_checked(int flags) except -1
-# InvalidDiceError unless `dice` has shape (n, 2); InvalidArgumentError unless `out_counts`
-# holds n values: the shape checks of the batch kernels over (row, dice) pairs.
+# InvalidDiceError unless `dice` has shape (n, 2): the dice check of the batch kernels over
+# (row, dice) pairs.
 cdef int dice_shape_checked(const uint8_t[:, ::1] dice, Py_ssize_t n) except -1
-cdef int out_counts_checked(const int32_t[::1] out_counts, Py_ssize_t n) except -1
-# InvalidArgumentError unless `out` has shape (n, 3): the values kernels' (win, win_mars, lose_mars) rows.
-cdef int values_out_checked(const double[:, ::1] out, Py_ssize_t n) except -1
 cdef int position_load(PositionC* pos, const uint8_t* row) noexcept nogil
 # THE start position (docs/rules.md §1): 15 checkers on each side's point 24, `turn` on roll.
 # CorePosition() (fevga.Position.initial()) and the Gioul start (gioul_initial) are built by it.

@@ -210,18 +210,6 @@ cdef int dice_shape_checked(const uint8_t[:, ::1] dice, Py_ssize_t n) except -1:
     return 0
 
 
-cdef int out_counts_checked(const int32_t[::1] out_counts, Py_ssize_t n) except -1:
-    if out_counts.shape[0] != n:
-        raise InvalidArgumentError(f"out_counts must hold {n} values, not {out_counts.shape[0]}")
-    return 0
-
-
-cdef int values_out_checked(const double[:, ::1] out, Py_ssize_t n) except -1:
-    if out.shape[0] != n or out.shape[1] != 3:
-        raise InvalidArgumentError(f"out of shape {tuple(out.shape)[:2]} must be ({n}, 3)")
-    return 0
-
-
 cdef int fevga_flags_checked(int flags) except -1:
     """InvalidRulesError unless `flags` combines Fevga's rule bits (types.pxd FLAG_*): the one
     flags check of every core entry point."""

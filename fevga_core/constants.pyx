@@ -6,6 +6,7 @@ from fevga_core cimport types, game
 NUM_POINTS = types.NUM_POINTS            # points of the board, each side's own 1..24
 NUM_CHECKERS = types.NUM_CHECKERS        # checkers of a side
 POSITION_WIDTH = types.POSITION_WIDTH    # bytes of a position row (board.pyx draws the layout)
+GIOUL_WIDTH = types.GIOUL_WIDTH          # bytes of a Gioul state row (state.pyx draws the layout)
 NUM_ROLLS = types.NUM_ROLLS              # distinct rolls (fevga_core.board.ROLLS)
 
 # Bits of the rule flags word every core entry point takes (fevga.rules.Rules.flags packs it).

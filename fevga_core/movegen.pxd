@@ -59,15 +59,13 @@ cdef class MoveList:
     cdef int n
     cdef list made          # the Move values made so far, None where not yet asked for
     cdef type move_cls      # the public move type: a (steps, result) named tuple
+    cdef type state_cls     # the type of the position each move leads to (the asking position's)
     cdef int _fill(self, const MoveC* src, int n) except -1
+    # Itself, for `state`'s decision: move_cls values leading to positions of state's type,
+    # the n moves of `src` copied in (none yet for src NULL: _fill them later).
+    cdef MoveList _filled(self, object state, type move_cls, const MoveC* src, int n)
     cdef object _make(self, int k)
     cdef object _item(self, int k)
     cdef list _all(self)
-# What generate_batch calls after pair i's `count` moves are generated (into `moves`, in
-# generator order) and stored at flat rows first .. first + count - 1, GIL released: a
-# subclass overrides moves_made (search.pyx's rank_batch values the moves there).
-cdef class BatchHook:
-    cdef int moves_made(self, Py_ssize_t pair, const PositionC* pos, const MoveC* moves, int count,
-                        Py_ssize_t first) except -1 nogil
 # The steps of a move as the public API gives them: a tuple of (from, to) pairs.
 cdef tuple move_steps(const MoveC* move)

@@ -25,28 +25,24 @@
 cimport cython
 from libc.stdint cimport SIZE_MAX
 from libc.stdlib cimport malloc, free
-from libc.string cimport memset, memcpy, memcmp
+from libc.string cimport memset, memcpy
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 
 from collections.abc import Sequence
 from operator import index as operator_index
 
-import numpy as np
-cimport numpy as cnp
+from fevga_core.errors import InvalidArgumentError
 
 from fevga_core.types cimport (
-    SideC, PositionC, MoveC, uint8_t, uint32_t, uint64_t, int32_t, int64_t,
-    NUM_SLOTS, NUM_CHECKERS, NUM_ROLLS, MAX_STEPS, MAX_MOVES, POSITION_WIDTH,
+    SideC, PositionC, MoveC, uint8_t, uint32_t, uint64_t,
+    NUM_SLOTS, NUM_CHECKERS, NUM_ROLLS, MAX_STEPS, MAX_MOVES,
     FLAG_RELEASE_REACH, FLAG_QUARTER_END_OF_TURN, FLAG_BAN_PRIME, FLAG_MUST_OPEN_NO_PLAYABLE,
     FLAG_GIOUL, BOARD_MASK, HOME_MASK, START_QUARTER_MASK, BEFORE_OPP_MOTHER_MASK, MOTHER_BIT,
 )
 from fevga_core.board cimport (
-    ROLL_D1, ROLL_D2, zobrist_table, zobrist_turn, rotate12, highest_point, position_load, position_store,
-    row_problem, row_problem_text, fevga_flags_checked, check_interrupt, position_winner,
+    ROLL_D1, ROLL_D2, zobrist_table, zobrist_turn, rotate12, highest_point,
     __builtin_ctz, __builtin_popcount,
 )
-
-cnp.import_array()
 
 # Salts that separate visited entries by the dice still to play: index = dice state
 # (non-double: bit 0 = first die used, bit 1 = second die used; double: dice used).
@@ -746,6 +742,12 @@ cdef class MoveList:
         self.n = n
         return 0
 
+    cdef MoveList _filled(self, object state, type move_cls, const MoveC* src, int n):
+        self.move_cls = move_cls
+        self.state_cls = type(state)
+        self._fill(src, n)
+        return self
+
     cdef object _make(self, int k):
         raise NotImplementedError("a game's move list makes its moves")
 
@@ -909,147 +911,3 @@ cdef inline int _write_int(char* out, int value) noexcept:
         return 2
     out[0] = 48 + value
     return 1
-
-
-# ---------------------------------------------------------------------------------------
-# Batch entry points over NumPy arrays (layout: board.pyx, "Flat row layout").
-# Shapes are checked once per call; each row is validated (board.row_problem) when it is
-# loaded and each dice pair as it is read, so bad input raises instead of reaching the kernel.
-
-from fevga_core.errors import InvalidArgumentError, InvalidDiceError, InvalidPositionError, InvalidRulesError
-
-cdef enum:
-    BATCH_SIGNAL_ROWS = 1 << 14    # rows of a batch kernel between two Ctrl-C checks (~10 ms)
-
-
-cdef int _check_batch_shapes(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int flags) except -1:
-    if positions.shape[1] != POSITION_WIDTH:
-        raise InvalidPositionError(f"positions must have shape (n, {POSITION_WIDTH}), not "
-                                   f"({positions.shape[0]}, {positions.shape[1]})")
-    if dice.shape[0] != positions.shape[0] or dice.shape[1] != 2:
-        raise InvalidDiceError(f"dice must have shape ({positions.shape[0]}, 2), not ({dice.shape[0]}, {dice.shape[1]})")
-    fevga_flags_checked(flags)
-    return 0
-
-
-cdef int _batch_error(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, Py_ssize_t i) except -1:
-    """Raise the error of pair i (a bad row or bad dice)."""
-    cdef int code = row_problem(&positions[i, 0])
-    if code:
-        raise InvalidPositionError(f"position row {i} {list(positions[i])}: {row_problem_text(&positions[i, 0], code)}")
-    raise InvalidDiceError(f"dice row {i} is {list(dice[i])}: values must be 1-6")
-
-
-cdef inline bint _bad_dice(const uint8_t[:, ::1] dice, Py_ssize_t i) noexcept nogil:
-    return dice[i, 0] < 1 or dice[i, 0] > 6 or dice[i, 1] < 1 or dice[i, 1] > 6
-
-
-def count_moves(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int flags,
-                int32_t[::1] out_counts):
-    """Number of distinct legal moves of each (position row, dice row) pair, GIL released.
-
-    Every row and dice pair is validated (InvalidPositionError / InvalidDiceError name the
-    first bad one); `out_counts` must hold n values. A finished game has 0.
-    """
-    cdef Py_ssize_t i, n = positions.shape[0], bad = -1
-    cdef PositionC pos
-    cdef ScratchC scratch
-    _check_batch_shapes(positions, dice, flags)
-    if out_counts.shape[0] != n:
-        raise InvalidArgumentError(f"out_counts must hold {n} values, not {out_counts.shape[0]}")
-    scratch_new(&scratch, 1)
-    try:
-        with nogil:
-            for i in range(n):
-                if i % BATCH_SIGNAL_ROWS == BATCH_SIGNAL_ROWS - 1:
-                    check_interrupt()
-                # Pairs often share a position (all 21 rolls of it): load (and check) it once.
-                if i == 0 or memcmp(&positions[i, 0], &positions[i - 1, 0], POSITION_WIDTH) != 0:
-                    if row_problem(&positions[i, 0]):
-                        bad = i
-                        break
-                    position_load(&pos, &positions[i, 0])
-                if _bad_dice(dice, i):
-                    bad = i
-                    break
-                # a finished game has no moves (as the Gioul kernels and rank_row say)
-                out_counts[i] = 0 if position_winner(&pos) >= 0 else \
-                    generate_moves(&pos, dice[i, 0], dice[i, 1], flags, scratch.moves, scratch.ws)
-    finally:
-        scratch_free(&scratch)
-    if bad >= 0:
-        _batch_error(positions, dice, bad)
-
-
-cdef class BatchHook:
-    """What generate_batch calls after each pair's moves (movegen.pxd); this one does nothing."""
-
-    cdef int moves_made(self, Py_ssize_t pair, const PositionC* pos, const MoveC* moves, int count,
-                        Py_ssize_t first) except -1 nogil:
-        return 0
-
-
-def generate_batch(const uint8_t[:, ::1] positions, const uint8_t[:, ::1] dice, int flags, BatchHook hook=None):
-    """All legal moves of each pair: (offsets int64[n+1], results uint8[m, 51],
-    steps uint8[m, 4, 2], nsteps uint8[m]); pair i owns rows offsets[i]:offsets[i+1].
-    Rows and dice are validated like count_moves; a finished game has no moves.
-    `hook.moves_made` sees each pair's moves."""
-    cdef Py_ssize_t i, n = positions.shape[0], total = 0, cap
-    cdef int k, j, count
-    cdef bint bad
-    cdef PositionC pos, child
-    cdef ScratchC scratch
-    cdef MoveC* buf
-    _check_batch_shapes(positions, dice, flags)
-    cap = max(16, 8 * n)
-    scratch_new(&scratch, 1)
-    buf = scratch.moves
-    offsets_arr = np.zeros(n + 1, dtype=np.int64)
-    results_arr = np.zeros((cap, POSITION_WIDTH), dtype=np.uint8)
-    steps_arr = np.zeros((cap, MAX_STEPS, 2), dtype=np.uint8)
-    nsteps_arr = np.zeros(cap, dtype=np.uint8)
-    cdef int64_t[::1] offsets = offsets_arr
-    cdef uint8_t[:, ::1] results = results_arr
-    cdef uint8_t[:, :, ::1] steps = steps_arr
-    cdef uint8_t[::1] nsteps = nsteps_arr
-    try:
-        for i in range(n):
-            if i % BATCH_SIGNAL_ROWS == BATCH_SIGNAL_ROWS - 1:
-                check_interrupt()
-            with nogil:
-                bad = _bad_dice(dice, i)
-                if i == 0 or memcmp(&positions[i, 0], &positions[i - 1, 0], POSITION_WIDTH) != 0:
-                    bad = bad or row_problem(&positions[i, 0]) != 0
-                    if not bad:
-                        position_load(&pos, &positions[i, 0])
-                if not bad:
-                    count = 0 if position_winner(&pos) >= 0 else \
-                        generate_moves(&pos, dice[i, 0], dice[i, 1], flags, buf, scratch.ws)
-            if bad:
-                _batch_error(positions, dice, i)
-            if count < 0:
-                raise OverflowError("more legal moves than the generator buffer holds")
-            if total + count > cap:
-                cap = max(2 * cap, total + count)
-                results_arr = np.resize(results_arr, (cap, POSITION_WIDTH))
-                steps_arr = np.resize(steps_arr, (cap, MAX_STEPS, 2))
-                nsteps_arr = np.resize(nsteps_arr, cap)
-                results = results_arr
-                steps = steps_arr
-                nsteps = nsteps_arr
-            with nogil:
-                for k in range(count):
-                    child = pos
-                    apply_move(&child, &buf[k])
-                    position_store(&child, &results[total + k, 0])
-                    nsteps[total + k] = buf[k].nsteps
-                    for j in range(MAX_STEPS):
-                        steps[total + k, j, 0] = buf[k].steps[j][0] if j < buf[k].nsteps else 0
-                        steps[total + k, j, 1] = buf[k].steps[j][1] if j < buf[k].nsteps else 0
-                if hook is not None:
-                    hook.moves_made(i, &pos, buf, count, total)
-                total += count
-                offsets[i + 1] = total
-    finally:
-        scratch_free(&scratch)
-    return offsets_arr, results_arr[:total].copy(), steps_arr[:total].copy(), nsteps_arr[:total].copy()

@@ -23,10 +23,9 @@ from fevga_core.movegen cimport (
 from numpy import integer as np_integer
 
 from fevga_core.errors import InvalidArgumentError, InvalidDiceError, InvalidRulesError
+from fevga_core.state cimport perft
 
 MAX_PERFT_DEPTH = 12        # far beyond any feasible run (depth 5 from the start: 1.5e8 leaves)
-cdef enum:
-    SIGNAL_INTERVAL = 1 << 14   # generator calls between two Ctrl-C checks (~ms apart)
 
 # Scratch buffers for calls made with the GIL held (one call at a time). Only the generator
 # writes them, and each call copies what it needs out before any Python code can run (a
@@ -37,36 +36,6 @@ scratch_new(&_SCRATCH, 1)
 # What CorePosition() holds (Position() is the start): board.position_start's, built once.
 cdef PositionC _START
 position_start(&_START, 0)
-
-
-ctypedef struct PerftC:
-    int flags
-    WorkspaceC* ws
-    unsigned long long calls
-
-
-cdef long long _perft(PositionC* pos, int depth, PerftC* run, MoveC* moves) except -1 nogil:
-    """Leaves below `pos`; -1 with an exception set (Ctrl-C, or a generator overflow)."""
-    cdef long long total = 0, below
-    cdef int i, k, n
-    cdef PositionC child
-    if depth == 0 or position_winner(pos) >= 0:
-        return 1
-    for i in range(NUM_ROLLS):
-        run.calls += 1
-        if run.calls % SIGNAL_INTERVAL == 0:
-            with gil:
-                PyErr_CheckSignals()
-        n = moves_checked(generate_moves(pos, ROLL_D1[i], ROLL_D2[i], run.flags, moves, run.ws))
-        if depth == 1:
-            total += n
-            continue
-        for k in range(n):
-            child = pos[0]
-            apply_move(&child, &moves[k])
-            below = _perft(&child, depth - 1, run, moves + MAX_MOVES)
-            total += below
-    return total
 
 
 cdef int _color(object color) except -1:
@@ -82,8 +51,79 @@ cdef int check_dice(int d1, int d2) except -1:
     return 0
 
 
-cdef class CorePosition:
+cdef class CoreBoard:
+    """A position of either game in the core: the accessors both games share (position.pxd)."""
+
+    cdef const PositionC* board(self) except NULL:
+        raise NotImplementedError("a game's position holds the board")
+
+    cdef uint64_t key(self) except? 0:
+        raise NotImplementedError("a game's position keys itself")
+
+    @property
+    def turn(self):
+        """The side to move: 0 = White, 1 = Black (Gioul: who plays the pending dice, or rolls next)."""
+        return self.board().turn
+
+    @property
+    def zobrist(self):
+        """The 64-bit key of the whole position (board.pyx documents the table; Gioul mixes in its dice)."""
+        return self.key()
+
+    def counts(self, color):
+        """25 counts in `color`'s own numbering; index 0 = borne off."""
+        cdef const uint8_t* c = self.board().side[_color(color)].counts
+        return tuple([c[i] for i in range(NUM_SLOTS)])
+
+    def pips(self, color):
+        """Pip count of `color`: sum of own point numbers of its checkers on the board."""
+        return side_pips(&self.board().side[_color(color)])
+
+    def _winner(self):
+        """0 or 1 for a side that has borne off all 15 checkers, else -1."""
+        return position_winner(self.board())
+
+    def _perft(self, int depth, int flags):
+        """Leaves of the decision tree to `depth` under rule `flags` (a Gioul state: FLAG_GIOUL),
+        GIL released; Ctrl-C stops it."""
+        cdef ScratchC scratch
+        cdef PerftC run
+        cdef long long total
+        if not 0 <= depth <= MAX_PERFT_DEPTH:
+            raise InvalidArgumentError(f"perft depth {depth} must be from 0 to {MAX_PERFT_DEPTH}")
+        self.flags_checked(flags)
+        scratch_new(&scratch, max(depth, 1))     # one move list per level
+        run.flags, run.ws, run.calls = flags, scratch.ws, 0
+        try:
+            with nogil:
+                total = self.perft_below(depth, &run, scratch.moves)
+        finally:
+            scratch_free(&scratch)
+        return total
+
+    cdef int flags_checked(self, int flags) except -1:
+        raise NotImplementedError("a game's position checks its rule flags")
+
+    cdef long long perft_below(self, int depth, PerftC* run, MoveC* moves) except -1 nogil:
+        with gil:
+            raise NotImplementedError("a game's position runs its perft")
+
+
+cdef class CorePosition(CoreBoard):
     """Both armies in own numbering, the side on roll and the Zobrist key (see board.pyx)."""
+
+    cdef const PositionC* board(self) except NULL:
+        return &self.c
+
+    cdef uint64_t key(self) except? 0:
+        return self.c.key
+
+    cdef int flags_checked(self, int flags) except -1:
+        return fevga_flags_checked(flags)
+
+    cdef long long perft_below(self, int depth, PerftC* run, MoveC* moves) except -1 nogil:
+        cdef PositionC root = self.c
+        return perft(&root, depth, run, moves)
 
     def __cinit__(self):
         self.c = _START
@@ -114,30 +154,7 @@ cdef class CorePosition:
     def __reduce__(self):
         return (type(self)._from_row, (self._row(),))
 
-    @property
-    def turn(self):
-        """The side on roll: 0 = White, 1 = Black."""
-        return self.c.turn
-
-    @property
-    def zobrist(self):
-        """The 64-bit Zobrist key (board.pyx documents the table)."""
-        return self.c.key
-
-    def counts(self, color):
-        """25 counts in `color`'s own numbering; index 0 = borne off."""
-        cdef const uint8_t* c = self.c.side[_color(color)].counts
-        return tuple([c[i] for i in range(NUM_SLOTS)])
-
-    def _winner(self):
-        """0 or 1 for a side that has borne off all 15 checkers, else -1."""
-        return position_winner(&self.c)
-
-    def pips(self, color):
-        """Pip count of `color`: sum of own point numbers of its checkers on the board."""
-        return side_pips(&self.c.side[_color(color)])
-
-    def __hash__(self):
+    def __hash__(self):  # with __eq__: each game compares its own state
         return <Py_ssize_t> (self.c.key >> 1)
 
     def __eq__(self, other):
@@ -153,7 +170,7 @@ cdef class CorePosition:
         where steps is a tuple of (from, to) pairs, each made when first asked for; empty for
         a finished game."""
         cdef int n
-        cdef MoveList moves = _empty_moves(self, move_cls)  # made before the generator runs
+        cdef MoveList moves = position_move_list(self, NULL, 0, move_cls)  # made before the generator runs
         check_dice(d1, d2)
         fevga_flags_checked(flags)
         if self._winner() >= 0:
@@ -178,49 +195,19 @@ cdef class CorePosition:
         fevga_flags_checked(flags)
         return position_is_dead(&self.c, flags)
 
-    def _perft(self, int depth, int flags):
-        """Leaves of the roll/move tree to `depth` (GIL released; Ctrl-C stops it)."""
-        cdef ScratchC scratch
-        cdef PerftC run
-        cdef long long total
-        cdef PositionC root = self.c
-        if not 0 <= depth <= MAX_PERFT_DEPTH:
-            raise InvalidArgumentError(f"perft depth {depth} must be from 0 to {MAX_PERFT_DEPTH}")
-        fevga_flags_checked(flags)
-        scratch_new(&scratch, max(depth, 1))     # one move list per level
-        run.flags = flags
-        run.ws = scratch.ws
-        run.calls = 0
-        try:
-            with nogil:
-                total = _perft(&root, depth, &run, scratch.moves)
-        finally:
-            scratch_free(&scratch)
-        return total
-
 
 cdef class FevgaMoves(MoveList):
     """A Fevga position's legal moves for one roll (fevga_core.movegen.MoveList)."""
     cdef PositionC before
-    cdef type position_cls
 
     cdef object _make(self, int k):
-        cdef CorePosition child = self.position_cls.__new__(self.position_cls)
+        cdef CorePosition child = self.state_cls.__new__(self.state_cls)
         child.c = self.before
         apply_move(&child.c, &self.moves[k])
         return tuple.__new__(self.move_cls, (move_steps(&self.moves[k]), child))
 
 
-cdef MoveList _empty_moves(CorePosition position, type move_cls):
-    """An empty FevgaMoves of `position` whose moves are `move_cls` values."""
-    cdef FevgaMoves moves = FevgaMoves.__new__(FevgaMoves)
-    moves.move_cls = move_cls
-    moves.position_cls = type(position)
-    moves.before = position.c
-    return moves
-
-
-cdef MoveList position_moves(CorePosition position, const MoveC* moves, int n, type move_cls):
-    cdef MoveList out = _empty_moves(position, move_cls)
-    out._fill(moves, n)
-    return out
+cdef MoveList position_move_list(CorePosition position, const MoveC* moves, int n, type move_cls):
+    cdef FevgaMoves out = FevgaMoves.__new__(FevgaMoves)
+    out.before = position.c
+    return out._filled(position, move_cls, moves, n)

@@ -43,7 +43,3 @@ class QuantisedNet(CoreNet):
         self, rows: NDArray[np.uint8], dice: NDArray[np.uint8], flags: int = 0
     ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
         """Every legal move's result of each (row, dice) pair, evaluated incrementally: (offsets, outputs)."""
-    def count_children(
-        self, rows: NDArray[np.uint8], dice: NDArray[np.uint8], flags: int, out_counts: NDArray[np.int32]
-    ) -> int:
-        """evaluate_moves without keeping the outputs; returns the number of results evaluated."""

@@ -69,7 +69,7 @@ from fevga_core.types cimport (
     PositionC, SideC, MoveC, uint8_t, int32_t, int64_t, NUM_CHECKERS, NUM_SLOTS, POSITION_WIDTH,
 )
 from fevga_core.board cimport (
-    position_load, rows_checked, fevga_flags_checked, longest_run, check_interrupt_every, moves_checked, dice_shape_checked, out_counts_checked, rotate12, __builtin_ctz,
+    position_load, rows_checked, fevga_flags_checked, longest_run, check_interrupt_every, moves_checked, dice_shape_checked, rotate12, __builtin_ctz,
 )
 from fevga_core.movegen cimport ScratchC, scratch_new, scratch_free, generate_moves, apply_move
 from fevga_core.net cimport (
@@ -701,36 +701,6 @@ cdef class QuantisedNet(CoreNet):
             scratch_free(&scratch)
         return offsets, values[:total].copy()
 
-    def count_children(self, const uint8_t[:, ::1] rows not None, const uint8_t[:, ::1] dice not None,
-                       int flags, int32_t[::1] out_counts not None):
-        """evaluate_moves without keeping the outputs (the benchmark's kernel): out_counts[i] =
-        pair i's legal moves, each of whose results was evaluated; returns their total."""
-        cdef Py_ssize_t i, n = rows.shape[0]
-        cdef int k, count
-        cdef int64_t total = 0
-        cdef PositionC pos, child
-        cdef QParentC shared
-        cdef ScratchC scratch
-        cdef double value[NET_OUTPUTS]
-        _check_pairs(rows, dice, flags)
-        out_counts_checked(out_counts, n)
-        scratch_new(&scratch, 1)
-        try:
-            with nogil:
-                for i in range(n):
-                    check_interrupt_every(i, 4096)
-                    position_load(&pos, &rows[i, 0])
-                    count = moves_checked(generate_moves(&pos, dice[i, 0], dice[i, 1], flags, scratch.moves, scratch.ws))
-                    qnet_parent(&self.q, &pos, &shared)
-                    for k in range(count):
-                        child = pos
-                        apply_move(&child, &scratch.moves[k])
-                        qnet_result(&self.q, &shared, &scratch.moves[k], &child, value)
-                    out_counts[i] = count
-                    total += count
-        finally:
-            scratch_free(&scratch)
-        return total
 
 
 def relation_counts_rows(const uint8_t[:, ::1] rows not None):

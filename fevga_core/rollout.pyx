@@ -38,7 +38,7 @@ from cpython.ref cimport PyObject
 
 from fevga_core.types cimport (
     PositionC, GioulC, MoveC, SideC, uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t, COLOR_WHITE,
-    NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FLAG_OPENING_DICE, FLAG_GIOUL,
+    NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, GIOUL_WIDTH, FLAG_OPENING_DICE, FLAG_GIOUL,
 )
 from fevga_core.board cimport (
     position_load, position_load_checked, position_store, position_winner, position_points, zobrist_turn, fevga_flags_checked,
@@ -58,15 +58,15 @@ from fevga_core.search cimport EvaluatorC, best_move, roll_expectation, luck_val
 from fevga_core.qnet cimport QNetC, qnet_evaluate, net_quantised
 from fevga_core.bearoff cimport one_sided_mean, two_sided_equity
 from fevga_core.race cimport TablesC, Tables, no_contact, race_value, side_covered, side_rank
-from fevga_core.gioul cimport CoreGioul, CoreGioulNet, _load
+from fevga_core.gioul cimport CoreGioul, CoreGioulNet
 from fevga_core.state cimport (
-    gioul_initial, gioul_begin_roll, gioul_pending_moves, gioul_apply, gioul_over, gioul_tables_apply,
+    gioul_initial, gioul_begin_roll, gioul_pending_moves, gioul_apply, gioul_over, gioul_tables_apply, gioul_load,
 )
 
 import numpy as np
 
 from fevga_core.errors import InvalidArgumentError, InvalidPositionError, NetGameError
-from fevga_core.gioul import GIOUL_WIDTH, first_invalid_row
+from fevga_core.gioul import first_invalid_row
 
 # Fields of the per-target sums row (fevga.rollout mirrors these).
 # "match" is the game's value for the job's match score (weights over its outcome
@@ -124,7 +124,7 @@ cdef int _starts_checked(GioulC* starts, bytes rows, int width) except -1:
     if bad >= 0:
         raise InvalidPositionError(f"Gioul row {bad}: {problem}")
     for k in range(targets):
-        _load(&starts[k], raw + k * width)
+        gioul_load(&starts[k], raw + k * width)
     return 0
 
 

@@ -30,23 +30,25 @@ from fevga_core.types cimport (
     PositionC, GioulC, StateC, MoveC, SideC, uint8_t, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FLAG_GIOUL,
 )
 from fevga_core.board cimport (
-    position_load, position_load_checked, position_store, rows_checked, position_winner, position_points, fevga_flags_checked, check_interrupt, check_interrupt_every, moves_checked, values_out_checked,
+    position_load, position_load_checked, position_store, rows_checked, position_winner, position_points, fevga_flags_checked, check_interrupt, check_interrupt_every, moves_checked,
     ROLL_D1, ROLL_D2, ROLL_WEIGHT,
 )
 from fevga_core.movegen cimport (
-    WorkspaceC, scratch_new, scratch_free, generate_moves, apply_move, position_is_dead, BatchHook,
+    WorkspaceC, scratch_new, scratch_free, generate_moves, apply_move, position_is_dead,
 )
-from fevga_core.movegen import generate_batch
-from fevga_core.position cimport CorePosition, position_moves
+from fevga_core.state import generate_batch
+from fevga_core.position cimport CorePosition, position_move_list
 from fevga_core.state cimport (
-    state_board, state_apply, gioul_begin_roll, gioul_pending_moves, gioul_apply, gioul_tables_apply,
+    state_board, state_apply, gioul_begin_roll, gioul_pending_moves, gioul_apply, gioul_tables_apply, gioul_over,
+    gioul_load, BatchHook,
 )
 from fevga_core.net cimport NetC, NET_MAX_HIDDEN, net_base, net_finish, net_evaluate, outputs_equity
-from fevga_core.net cimport CoreNet
+from fevga_core.net cimport NetModel, CoreNet
+from fevga_core.gioul cimport CoreGioul, CoreGioulNet, gioul_rows_checked, gioul_move_list
 from fevga_core.qnet cimport QParentC, qnet_evaluate, qnet_parent, qnet_result, net_quantised
 from fevga_core.race cimport TablesC, Tables, race_value
 
-from fevga_core.errors import InvalidArgumentError, InvalidDiceError
+from fevga_core.errors import InvalidArgumentError, InvalidDiceError, InvalidRulesError
 
 PLIES_LIMIT = MAX_PLIES
 FILTER_MARGIN = 0.16        # equity: gnubg's default move filter width
@@ -345,13 +347,39 @@ cdef int ply_value(const EvaluatorC* ev, const StateC* s, int plies, ScratchC* s
 # ---------------------------------------------------------------------------------------
 # Python entry points: each checks its arguments (rows, dice, plies, flags) in O(1) per row.
 
-cdef int _evaluator(EvaluatorC* ev, CoreNet net, Tables tables, int flags) except -1:
-    fevga_flags_checked(flags)
+GIOUL_MAX_PLIES = 2     # a Gioul state's deepest evaluate_position; rank_position searches one ply more
+
+
+cdef int _evaluator(EvaluatorC* ev, NetModel net, Tables tables, int flags) except -1:
+    """The evaluator of a call. FLAG_GIOUL: a Gioul net (CoreGioulNet) over Gioul states;
+    Fevga's rule flags (checked): a Fevga net (CoreNet; a quantised one evaluated in its tables)."""
+    if flags == FLAG_GIOUL:
+        if not isinstance(net, CoreGioulNet):
+            raise TypeError(f"a Gioul state is judged by a Gioul net (CoreGioulNet), not {type(net).__name__}")
+        ev.qnet = NULL      # Gioul nets are evaluated in float (qnet holds Fevga's encoding)
+    else:
+        fevga_flags_checked(flags)
+        if not isinstance(net, CoreNet):
+            raise TypeError(f"a Fevga position is judged by a Fevga net (CoreNet), not {type(net).__name__}")
+        ev.qnet = net_quantised(net)
     ev.net = &net.c
-    ev.qnet = net_quantised(net)
     ev.tables = &tables.c
     ev.flags = flags
     return 0
+
+
+cdef bint _is_gioul(object position, int flags) except -1:
+    """Which game `position` is of: True for a Gioul state (a CoreGioul, flags FLAG_GIOUL),
+    False for a Fevga position (a CorePosition, Fevga's flags)."""
+    if isinstance(position, CoreGioul):
+        if flags != FLAG_GIOUL:
+            raise InvalidRulesError(f"flags {flags}: a Gioul state is judged under FLAG_GIOUL ({FLAG_GIOUL}) alone")
+        return True
+    if not isinstance(position, CorePosition):
+        raise TypeError(f"position must be a CorePosition or a CoreGioul, not {type(position).__name__}")
+    if flags & FLAG_GIOUL:
+        raise InvalidRulesError(f"flags {flags}: FLAG_GIOUL is for Gioul states, not a Fevga position")
+    return False
 
 
 cdef int _check_plies(int plies, int low, int high) except -1:
@@ -366,39 +394,121 @@ cdef int _check_dice(int d1, int d2) except -1:
     return 0
 
 
-def evaluate_row(CoreNet net not None, Tables tables not None, row, int plies, int flags):
-    """(win, win_mars, lose_mars) of a row for its side on roll at `plies` plies."""
+def evaluate_position(NetModel net not None, Tables tables not None, position not None, int plies, int flags):
+    """(win, win_mars, lose_mars) of `position` for its side to decide at `plies` plies: a
+    Fevga position (CorePosition, a CoreNet) at 0..PLIES_LIMIT, or a Gioul state (CoreGioul,
+    a CoreGioulNet, flags FLAG_GIOUL) at 0..GIOUL_MAX_PLIES, a decision in hand always
+    searched (ply_value(plies + 1): the best of rank_position at plies + 1). GIL released;
+    Ctrl-C stops it."""
     cdef EvaluatorC ev
     cdef PositionC pos
+    cdef GioulC s
     cdef ScratchC scratch
     cdef double out[3]
-    _check_plies(plies, 0, MAX_PLIES)
+    cdef int depth = plies
+    cdef bint gioul = _is_gioul(position, flags)
+    _check_plies(plies, 0, GIOUL_MAX_PLIES if gioul else MAX_PLIES)
     _evaluator(&ev, net, tables, flags)
-    position_load_checked(&pos, row)
-    scratch_new(&scratch, plies + 1)       # one move list per level of the search
+    if gioul:
+        s = (<CoreGioul> position).c
+        depth = plies + 1 if s.count else plies
+    else:
+        pos = (<CorePosition> position).c
+    scratch_new(&scratch, depth + 1)       # one move list per level of the search
     try:
         with nogil:
-            ply_value(&ev, &pos, plies, &scratch, 0, out)
+            if gioul:
+                ply_value(&ev, &s, depth, &scratch, 0, out)
+            else:
+                ply_value(&ev, &pos, depth, &scratch, 0, out)
     finally:
         scratch_free(&scratch)
     return (out[0], out[1], out[2])
 
 
-def evaluate_rows(CoreNet net not None, Tables tables not None, const uint8_t[:, ::1] rows not None,
-                  double[:, ::1] out not None):
-    """static_value of every (valid, trusted) row into out (n, 3), GIL released."""
+def evaluate_rows(NetModel net not None, Tables tables not None, const uint8_t[:, ::1] rows not None,
+                  double[:, ::1] out not None, int flags=0):
+    """The 0-ply value of every row for its side to decide into out (n, 3), every row checked
+    first, GIL released: Fevga position rows (n, 51) by static_value, or with FLAG_GIOUL (and
+    a Gioul net) Gioul state rows (n, 58) as evaluate_position values them at 0 plies (a
+    decision in hand searched at 1 ply). Ctrl-C stops it."""
     cdef EvaluatorC ev
     cdef PositionC pos
+    cdef GioulC s
+    cdef ScratchC scratch
     cdef Py_ssize_t i, n = rows.shape[0]
-    rows_checked(rows)
-    values_out_checked(out, n)
-    _evaluator(&ev, net, tables, 0)
-    with nogil:
-        for i in range(n):
-            if i % 65536 == 65535:
-                check_interrupt()
-            position_load(&pos, &rows[i, 0])
-            static_value(&ev, &pos, &out[i, 0])
+    cdef bint gioul = flags == FLAG_GIOUL
+    if gioul:
+        gioul_rows_checked(rows)
+    else:
+        rows_checked(rows)
+    if out.shape[0] != n or out.shape[1] != 3:
+        raise InvalidArgumentError(f"out of shape {tuple(out.shape)[:2]} must be ({n}, 3)")
+    _evaluator(&ev, net, tables, flags)
+    scratch_new(&scratch, 2)
+    try:
+        with nogil:
+            for i in range(n):
+                if gioul:
+                    check_interrupt_every(i, 256)
+                    gioul_load(&s, &rows[i, 0])
+                    ply_value(&ev, &s, 1 if s.count else 0, &scratch, 0, &out[i, 0])
+                else:
+                    check_interrupt_every(i, 65536)
+                    position_load(&pos, &rows[i, 0])
+                    static_value(&ev, &pos, &out[i, 0])
+    finally:
+        scratch_free(&scratch)
+
+
+# The luck of a Gioul roll (roll_values): the state whose roll is due.
+ctypedef struct RollLuckC:
+    const EvaluatorC* ev
+    const GioulC* state
+
+
+cdef int _played_roll_value(const void* ctx, const PositionC* pos, int roll, const MoveC* moves, int n,
+                            ScratchC* scratch, int level, double* value) except -1 nogil:
+    """The roller's equity once roll `roll` is played out, its every decision (the first from
+    `moves`, then its blocks and hand-overs) by the 1-ply choice of whoever decides: the
+    static value (exact, tables or net) of the state the roll ends in (ctx: a RollLuckC)."""
+    cdef const RollLuckC* c = <const RollLuckC*> ctx
+    cdef GioulC t = c.state[0]
+    cdef double out[3]
+    cdef int k
+    gioul_begin_roll(&t, ROLL_D1[roll], ROLL_D2[roll])
+    k = best_move(c.ev, &t, moves, n, 1, scratch, level, out) if n > 1 else 0
+    gioul_apply(&t, &moves[k])
+    finish_roll(c.ev, &t, scratch, level)
+    static_value(c.ev, &t, out)
+    value[0] = outputs_equity(out) if t.pos.turn == c.state.pos.turn else -outputs_equity(out)
+    return 0
+
+
+def roll_values(CoreGioulNet net not None, Tables tables not None, CoreGioul position not None):
+    """(values of the 21 rolls, their mean over the 36) for the side to roll in a Gioul state
+    (a roll due, the game not over): each roll's equity for it once the roll is played out,
+    every decision by the 1-ply choice of whoever decides (`tables` override the net in
+    covered races). What the analysis measures a Gioul roll's luck by. GIL released; Ctrl-C
+    stops it."""
+    cdef EvaluatorC ev
+    cdef GioulC s = position.c
+    cdef RollLuckC c
+    cdef ScratchC scratch
+    cdef double values[NUM_ROLLS]
+    cdef double mean
+    if s.count or gioul_over(&s):
+        raise InvalidArgumentError("roll_values: the state must have its roll due (no dice pending, game not over)")
+    _evaluator(&ev, net, tables, FLAG_GIOUL)
+    c.ev = &ev
+    c.state = &s
+    scratch_new(&scratch, 1)
+    try:
+        with nogil:
+            luck_values(&s.pos, FLAG_GIOUL, &scratch, 0, _played_roll_value, &c, values, &mean)
+    finally:
+        scratch_free(&scratch)
+    return [values[r] for r in range(NUM_ROLLS)], mean
 
 
 def choose_rows(CoreNet net not None, Tables tables not None, const uint8_t[:, ::1] rows not None,
@@ -433,32 +543,56 @@ def choose_rows(CoreNet net not None, Tables tables not None, const uint8_t[:, :
     return moves
 
 
-def rank_row(CoreNet net not None, Tables tables not None, CorePosition position not None, int d1, int d2,
-             int plies, int flags, type move_cls not None):
-    """Every legal move of a position and roll, generated once: (its legal-move sequence of
-    `move_cls` values (CorePosition._legal_moves'), values (n, 3) float64 for the mover, plies
-    used per move (n,) int8), in the generator's order, ranked by rank_moves."""
+def rank_position(NetModel net not None, Tables tables not None, position not None, int d1, int d2, int plies,
+                  int flags, type move_cls not None):
+    """Every legal move of the next decision of `position` (a CorePosition with roll d1-d2, or
+    a CoreGioul: its pending decision, or the first of roll d1-d2), generated once: (its
+    legal-move sequence of `move_cls` values, as the position's _legal_moves gives it, values
+    (n, 3) float64 for the mover, plies used per move (n,) int8), in the generator's order,
+    ranked by rank_moves (nets and flags as evaluate_position takes them). GIL released;
+    Ctrl-C stops it."""
     cdef EvaluatorC ev
     cdef ScratchC scratch
+    cdef GioulC s
     cdef int n
     cdef double unused[3]
     cdef double[:, ::1] values
     cdef int8_t[::1] used
-    _check_plies(plies, 1, MAX_PLIES + 1)
-    _check_dice(d1, d2)
+    cdef bint gioul = _is_gioul(position, flags)
+    _check_plies(plies, 1, GIOUL_MAX_PLIES if gioul else MAX_PLIES + 1)
     _evaluator(&ev, net, tables, flags)
-    if position_winner(&position.c) >= 0:
-        raise InvalidArgumentError("a finished position has no moves to rank")
-    scratch_new(&scratch, plies + 1)       # the roll's moves, then one list per deeper level
+    if gioul:
+        s = (<CoreGioul> position).c
+        if gioul_over(&s):
+            raise InvalidArgumentError("a finished game has no moves to rank")
+        if not s.count:
+            _check_dice(d1, d2)
+            gioul_begin_roll(&s, d1, d2)
+    else:
+        _check_dice(d1, d2)
+        if position_winner(&(<CorePosition> position).c) >= 0:
+            raise InvalidArgumentError("a finished game has no moves to rank")
+    scratch_new(&scratch, plies + 1)       # the decision's moves, then one list per deeper level
     try:
-        n = moves_checked(generate_moves(&position.c, d1, d2, flags, scratch.moves, scratch.ws))
+        if gioul:
+            n = moves_checked(gioul_pending_moves(&s, scratch.moves, scratch.ws))
+        else:
+            n = moves_checked(generate_moves(&(<CorePosition> position).c, d1, d2, flags, scratch.moves, scratch.ws))
         values_array = np.empty((n, 3), dtype=np.float64)
         used_array = np.empty(n, dtype=np.int8)
         values = values_array
         used = used_array
         with nogil:
-            rank_moves(&ev, &position.c, scratch.moves, n, plies, &scratch, 0, unused, &values[0, 0], &used[0])
-        return position_moves(position, scratch.moves, n, move_cls), values_array, used_array
+            if gioul:
+                rank_moves(&ev, &s, scratch.moves, n, plies, &scratch, 0, unused, &values[0, 0], &used[0])
+            else:
+                rank_moves(&ev, &(<CorePosition> position).c, scratch.moves, n, plies, &scratch, 0, unused,
+                           &values[0, 0], &used[0])
+        if gioul:
+            moves = gioul_move_list(<CoreGioul> position, &s, scratch.moves, n, move_cls)
+        else:
+            moves = position_move_list(<CorePosition> position, scratch.moves, n, move_cls)
+        return moves, values_array, used_array
     finally:
         scratch_free(&scratch)
 
@@ -485,8 +619,8 @@ cdef class _Ranker(BatchHook):
         free(self.values)
         free(self.used)
 
-    cdef int moves_made(self, Py_ssize_t pair, const PositionC* pos, const MoveC* moves, int count,
-                        Py_ssize_t first) except -1 nogil:
+    cdef int moves_made(self, Py_ssize_t pair, const PositionC* pos, const GioulC* state, const MoveC* moves,
+                        int count, Py_ssize_t first) except -1 nogil:
         cdef Py_ssize_t cap
         cdef void* grown
         cdef double unused[3]
@@ -505,22 +639,28 @@ cdef class _Ranker(BatchHook):
                     raise MemoryError("no memory for the ranked moves' plies")
             self.used = <int8_t*> grown
             self.cap = cap
-        rank_moves(&self.ev, pos, moves, count, self.plies, &self.scratch, 0, unused, self.values + 3 * first,
-                   self.used + first)
+        if state != NULL:
+            rank_moves(&self.ev, state, moves, count, self.plies, &self.scratch, 0, unused, self.values + 3 * first,
+                       self.used + first)
+        else:
+            rank_moves(&self.ev, pos, moves, count, self.plies, &self.scratch, 0, unused, self.values + 3 * first,
+                       self.used + first)
         return 0
 
 
-def rank_batch(CoreNet net not None, Tables tables not None, const uint8_t[:, ::1] rows not None,
+def rank_batch(NetModel net not None, Tables tables not None, const uint8_t[:, ::1] rows not None,
                const uint8_t[:, ::1] dice not None, int plies, int flags):
-    """Every legal move of each (row, dice) pair ranked by rank_moves, the moves generated once:
-    (offsets, results, steps, nsteps) as movegen.generate_batch gives them, values (m, 3)
-    float64 for the mover and plies used (m,) int8, in the generator's order. Rows and dice
+    """Every legal move of the next decision of each (row, dice) pair ranked by rank_moves, the
+    moves generated once: (offsets, results, steps, nsteps) as state.generate_batch gives
+    them, values (m, 3) float64 for the mover and plies used (m,) int8, in the generator's
+    order. Fevga position rows under rule `flags` with a Fevga net, or with FLAG_GIOUL Gioul
+    state rows with a Gioul net (plies 1..GIOUL_MAX_PLIES, as rank_position). Rows and dice
     are validated as generate_batch validates them; a finished row has no moves."""
     cdef _Ranker ranker = _Ranker()
     cdef Py_ssize_t m
     cdef double[:, ::1] values
     cdef int8_t[::1] used
-    _check_plies(plies, 1, MAX_PLIES + 1)
+    _check_plies(plies, 1, GIOUL_MAX_PLIES if flags == FLAG_GIOUL else MAX_PLIES + 1)
     _evaluator(&ranker.ev, net, tables, flags)
     ranker.plies = plies
     scratch_new(&ranker.scratch, plies + 1)     # list 0 unused: generate_batch generates into its own

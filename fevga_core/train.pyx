@@ -26,17 +26,14 @@ from fevga_core.rollout cimport JobC, GameOutC, RecordC, MAX_RECORDED, play_game
 from fevga_core.net cimport CoreNet
 from fevga_core.race cimport Tables, no_tables
 from fevga_core.search cimport EvaluatorC, static_value, flip
-from fevga_core.types cimport GioulC
-from fevga_core.gioul cimport CoreGioulNet, gioul_store
-from fevga_core.state cimport gioul_initial
+from fevga_core.types cimport GioulC, GIOUL_WIDTH
+from fevga_core.gioul cimport CoreGioulNet
+from fevga_core.state cimport gioul_initial, gioul_store
 from fevga_core.net cimport NetC, net_evaluate
-
-cdef enum:
-    GIOUL_WIDTH_C = POSITION_WIDTH + 7      # a Gioul state row (gioul.pyx GIOUL_WIDTH)
 
 
 # Growable sample arrays (malloc'd; the caller frees both): rows of `width` bytes
-# (POSITION_WIDTH, or GIOUL_WIDTH_C for Gioul states).
+# (POSITION_WIDTH, or GIOUL_WIDTH for Gioul states).
 ctypedef struct SamplesC:
     uint8_t* rows
     double* targets
@@ -254,7 +251,7 @@ cdef int _gioul_game(void* ctx, uint64_t seed, double lam, SamplesC* samples, do
     cdef int t, plies, points
     cdef const NetC* net = c.job.net[0]
     plies = _record_game(c, seed, &unused, &points)
-    if _reserve(samples, plies, GIOUL_WIDTH_C) < 0:
+    if _reserve(samples, plies, GIOUL_WIDTH) < 0:
         with gil:
             raise MemoryError("no memory for the training samples")
     _final_value(points if trail[plies].pos.turn == 0 else -points, ret)
@@ -267,7 +264,7 @@ cdef int _gioul_game(void* ctx, uint64_t seed, double lam, SamplesC* samples, do
             net_evaluate(net, &trail[t + 1], next_value)
         _lambda_step(lam, next_value, ret, samples.targets + (samples.size + t) * 3,
                      trail[t].pos.turn != trail[t + 1].pos.turn)
-        gioul_store(&trail[t], samples.rows + (samples.size + t) * GIOUL_WIDTH_C)
+        gioul_store(&trail[t], samples.rows + (samples.size + t) * GIOUL_WIDTH)
     samples.size += plies
     return 0
 
@@ -290,4 +287,4 @@ def gioul_selfplay_samples(CoreGioulNet net not None, uint64_t master, int64_t f
     job.net[1] = &net.c
     job.value_net = NULL
     job.qnet[0] = job.qnet[1] = job.value_qnet = NULL
-    return _run_selfplay(&c, _gioul_game, master, first_index, games, lam, GIOUL_WIDTH_C)
+    return _run_selfplay(&c, _gioul_game, master, first_index, games, lam, GIOUL_WIDTH)

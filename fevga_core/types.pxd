@@ -14,6 +14,7 @@ cdef enum:
     MAX_STEPS = 4           # single-die steps in one turn
     MAX_MOVES = 4096        # distinct legal moves of one turn (true maximum is far lower)
     POSITION_WIDTH = 51     # columns of the batch position array (see movegen.pyx)
+    GIOUL_WIDTH = 58        # columns of a Gioul state row: a position row and 7 state bytes (state.pyx)
     NUM_ROLLS = 21          # distinct rolls of two dice (board.pxd: ROLL_D1, ROLL_D2, ...)
 
 cdef enum:

@@ -128,16 +128,21 @@ def _hint_rows(hints: batch.BatchHints, k: int) -> list[tuple[object, ...]]:
     rows = []
     for j in range(int(hints.offsets[k]), int(hints.offsets[k + 1])):
         steps = tuple(map(tuple, hints.steps[j, :hints.nsteps[j]].tolist()))
-        rows.append((Position._from_row(bytes(hints.results[j])), steps, hints.values[j].tolist(),
-                     float(hints.equities[j]), int(hints.plies[j])))
+        result = bytes(hints.results[j])
+        rows.append((Position._from_row(result) if len(result) == 51 else batch.from_array(hints.results[j:j + 1])[0],
+                     steps, hints.values[j].tolist(), float(hints.equities[j]), int(hints.plies[j])))
     return rows
 
 
 @pytest.mark.parametrize("plies", [1, 2])
-def test_batch_hint_is_fevga_hint_of_each_pair(plies: int) -> None:
+def test_batch_hint_is_fevga_hint_of_each_pair(game: str, plies: int) -> None:
     """The same moves, values (bit for bit), plies and order as fevga.hint, threads or not,
-    finished games with no moves, other rules honoured."""
-    positions = corpus(8 if plies == 1 else 2) + [make({}, {24: 15})]
+    finished games with no moves, other rules honoured (Fevga), either game's rows."""
+    if game == "gioul":
+        positions = corpus(3 if plies == 1 else 1, "gioul")[::2 if plies == 1 else 6]
+        positions.append(play_game(game="gioul", seed=1).final)
+    else:
+        positions = corpus(8 if plies == 1 else 2) + [make({}, {24: 15})]
     rng = np.random.default_rng(plies)
     dice = rng.integers(1, 7, size=(len(positions), 2)).astype(np.uint8)
     rows = batch.to_array(positions)
@@ -149,10 +154,11 @@ def test_batch_hint_is_fevga_hint_of_each_pair(plies: int) -> None:
             assert hints.counts()[k] == 0
             continue
         expected = [(h.move.position, tuple(h.move.steps), [h.evaluation.win, h.evaluation.win_mars,
-                     h.evaluation.lose_mars], h.evaluation.equity, h.plies) for h in hint(p, tuple(d), plies)]
+                     h.evaluation.lose_mars], h.evaluation.equity, h.plies) for h in hint(p, _roll(p, d), plies)]
         assert _hint_rows(hints, k) == expected
-    strict = batch.hint(rows, dice, 1, Rules.strict())
-    assert strict.counts().tolist() == batch.count_legal_moves(rows, dice, Rules.strict()).tolist()
+    if game == "fevga":
+        strict = batch.hint(rows, dice, 1, Rules.strict())
+        assert strict.counts().tolist() == batch.count_legal_moves(rows, dice, Rules.strict()).tolist()
 
 
 def test_batch_hint_over_many_chunks_is_the_same() -> None:
@@ -182,18 +188,19 @@ def test_batch_hint_refuses_bad_input() -> None:
 
 
 def test_the_core_batch_kernels_give_a_finished_game_no_moves() -> None:
-    """movegen.count_moves / generate_batch and search.rank_batch: a finished row has no moves
+    """state.count_moves / generate_batch and search.rank_batch: a finished row has no moves
     whoever is on roll (as the Gioul kernels and rank_row say), without the API's help."""
     from fevga.bearoff.core_tables import tables_of
     from fevga.net import net_of
-    from fevga_core import movegen, search
+    from fevga_core import search
+    from fevga_core import state as core_state
 
     rows = batch.to_array([make({}, {24: 15}, turn=1), make({}, {24: 15}, turn=0), Position.initial()])
     dice = np.array([[6, 5]] * 3, dtype=np.uint8)
     counts = np.zeros(3, dtype=np.int32)
-    movegen.count_moves(rows, dice, 0, counts)
+    core_state.count_moves(rows, dice, 0, counts)
     assert counts.tolist() == [0, 0, 1]
-    assert movegen.generate_batch(rows, dice, 0)[0].tolist() == [0, 0, 0, 1]
+    assert core_state.generate_batch(rows, dice, 0)[0].tolist() == [0, 0, 0, 1]
     offsets, *_, values, used = search.rank_batch(net_of(None)._core, tables_of("default"), rows, dice, 2, 0)
     assert offsets.tolist() == [0, 0, 0, 1] and values.shape == (1, 3) and used.tolist() == [2]
 

@@ -26,6 +26,8 @@ from fevga.gioul import GioulPosition
 from fevga_core import bearoff, board, game, movegen
 from fevga_core import race as core_race
 from fevga_core import rollout as core_rollout
+from fevga_core import search as core_search
+from fevga_core import state as core_state
 from fevga_core.constants import FLAG_GIOUL
 from fevga_core.position import CorePosition
 
@@ -102,24 +104,24 @@ def test_perft_depth_is_checked_in_the_core() -> None:
 def test_batch_kernels_refuse_bad_dice(dice_value: int) -> None:
     dice = np.full((3, 2), dice_value, dtype=np.uint8)
     with pytest.raises(InvalidDiceError, match="dice row 0"):
-        movegen.count_moves(ROWS, dice, 0, np.zeros(3, dtype=np.int32))
+        core_state.count_moves(ROWS, dice, 0, np.zeros(3, dtype=np.int32))
     with pytest.raises(InvalidDiceError, match="dice row 0"):
-        movegen.generate_batch(ROWS, dice, 0)
+        core_state.generate_batch(ROWS, dice, 0)
 
 
 def test_batch_kernels_refuse_bad_shapes_and_rows() -> None:
     with pytest.raises(InvalidPositionError, match=r"\(n, 51\)"):
-        movegen.count_moves(np.zeros((3, 10), dtype=np.uint8), DICE, 0, np.zeros(3, dtype=np.int32))
+        core_state.count_moves(np.zeros((3, 10), dtype=np.uint8), DICE, 0, np.zeros(3, dtype=np.int32))
     with pytest.raises(InvalidArgumentError, match="out_counts must hold 3"):
-        movegen.count_moves(ROWS, DICE, 0, np.zeros(1, dtype=np.int32))
+        core_state.count_moves(ROWS, DICE, 0, np.zeros(1, dtype=np.int32))
     with pytest.raises(InvalidDiceError, match=r"shape \(3, 2\)"):
-        movegen.count_moves(ROWS, DICE[:1], 0, np.zeros(3, dtype=np.int32))
+        core_state.count_moves(ROWS, DICE[:1], 0, np.zeros(3, dtype=np.int32))
     bad = ROWS.copy()
     bad[2, 3] = 255
     with pytest.raises(InvalidPositionError, match="position row 2"):
-        movegen.count_moves(bad, DICE, 0, np.zeros(3, dtype=np.int32))
+        core_state.count_moves(bad, DICE, 0, np.zeros(3, dtype=np.int32))
     with pytest.raises(InvalidPositionError, match="position row 2"):
-        movegen.generate_batch(bad, DICE, 0)
+        core_state.generate_batch(bad, DICE, 0)
     with pytest.raises(InvalidPositionError, match="51 columns"):
         board.first_invalid_row(np.zeros((2, 10), dtype=np.uint8))
 
@@ -265,18 +267,27 @@ def test_fuzz_position_entry_points(row: bytes, d1: int, d2: int, flags: int) ->
 
 
 @FUZZ
-@given(st.integers(0, 4), st.integers(0, 60), st.integers(0, 255), st.integers(0, 255), st.integers(-1, 40))
-def test_fuzz_batch_kernels(n: int, width: int, value: int, die: int, flags: int) -> None:
-    rows = np.tile(np.frombuffer(START_ROW, dtype=np.uint8), (n, 1))
+@given(st.booleans(), st.integers(0, 4), st.integers(0, 70), st.integers(0, 57), st.integers(0, 255),
+       st.integers(0, 255), st.integers(-1, 40))
+def test_fuzz_batch_kernels(gioul: bool, n: int, width: int, column: int, value: int, die: int, flags: int) -> None:
+    """Either game's rows with one hostile cell, any dice, widths and flags (a Gioul row mostly
+    under FLAG_GIOUL): each kernel answers or refuses with an ordinary error."""
+    from fevga_core import gioul as core_gioul
+
+    rows = _gioul_rows(n) if gioul else np.tile(np.frombuffer(START_ROW, dtype=np.uint8), (n, 1))
     if n:
-        rows[n - 1, value % 51] = value
+        rows[n - 1, column % rows.shape[1]] = value
+    if gioul and flags >= 0:
+        flags = FLAG_GIOUL
     dice = np.full((n, 2), die, dtype=np.uint8)
     narrow = np.zeros((n, width), dtype=np.uint8)
-    _refused_or_ok(lambda: movegen.count_moves(rows, dice, flags, np.zeros(n, dtype=np.int32)))
-    _refused_or_ok(lambda: movegen.count_moves(narrow, dice, flags, np.zeros(width, dtype=np.int32)))
-    _refused_or_ok(lambda: movegen.generate_batch(rows, dice[: width % 5], flags))
-    _refused_or_ok(lambda: movegen.generate_batch(narrow, dice, flags))
-    _refused_or_ok(lambda: board.first_invalid_row(narrow))
+    _refused_or_ok(lambda: core_state.count_moves(rows, dice, flags, np.zeros(n, dtype=np.int32)))
+    _refused_or_ok(lambda: core_state.count_moves(narrow, dice, flags, np.zeros(width, dtype=np.int32)))
+    _refused_or_ok(lambda: core_state.generate_batch(rows, dice[: width % 5], flags))
+    _refused_or_ok(lambda: core_state.generate_batch(narrow, dice, flags))
+    first_invalid_row = core_gioul.first_invalid_row if gioul else board.first_invalid_row
+    _refused_or_ok(lambda: first_invalid_row(narrow))
+    _refused_or_ok(lambda: first_invalid_row(rows))
     _refused_or_ok(lambda: board.zobrist_entry(value % 4 - 1, width - 5, die - 100))
 
 
@@ -381,45 +392,27 @@ def test_gioul_batch_kernels_refuse_bad_input() -> None:
     rows = _gioul_rows(3)
     out = np.zeros(3, dtype=np.int32)
     with pytest.raises(InvalidPositionError, match=r"\(n, 58\)"):
-        core_gioul.count_moves(rows[:, :51].copy(), DICE, out)
+        core_state.count_moves(rows[:, :51].copy(), DICE, FLAG_GIOUL, out)
     with pytest.raises(InvalidPositionError, match="58 columns"):
         core_gioul.first_invalid_row(np.zeros((2, 10), dtype=np.uint8))
     with pytest.raises(InvalidArgumentError, match="out_counts must hold 3"):
-        core_gioul.count_moves(rows, DICE, np.zeros(1, dtype=np.int32))
+        core_state.count_moves(rows, DICE, FLAG_GIOUL, np.zeros(1, dtype=np.int32))
     with pytest.raises(InvalidDiceError, match=r"shape \(3, 2\)"):
-        core_gioul.generate_batch(rows, DICE[:1])
+        core_state.generate_batch(rows, DICE[:1], FLAG_GIOUL)
     for column, value in ((3, 255), (50, 7), (51, 9), (53, 1), (55, 3), (57, 200)):
         bad = rows.copy()
         bad[2, column] = value
         with pytest.raises(InvalidPositionError, match="row 2"):
-            core_gioul.count_moves(bad, DICE, out)
+            core_state.count_moves(bad, DICE, FLAG_GIOUL, out)
         with pytest.raises(InvalidPositionError, match="row 2"):
-            core_gioul.generate_batch(bad, DICE)
+            core_state.generate_batch(bad, DICE, FLAG_GIOUL)
         assert core_gioul.first_invalid_row(bad)[0] == 2
     dice = DICE.copy()
     dice[1, 0] = 0
     with pytest.raises(InvalidDiceError, match="dice row 1"):
-        core_gioul.count_moves(rows, dice, out)
+        core_state.count_moves(rows, dice, FLAG_GIOUL, out)
     with pytest.raises(InvalidDiceError, match="dice row 1"):
-        core_gioul.generate_batch(rows, dice)
-
-
-@FUZZ
-@given(st.integers(0, 4), st.integers(0, 70), st.integers(0, 57), st.integers(0, 255), st.integers(0, 255))
-def test_fuzz_gioul_batch_kernels(n: int, width: int, column: int, value: int, die: int) -> None:
-    from fevga_core import gioul as core_gioul
-
-    rows = _gioul_rows(n)
-    if n:
-        rows[n - 1, column] = value
-    dice = np.full((n, 2), die, dtype=np.uint8)
-    narrow = np.zeros((n, width), dtype=np.uint8)
-    _refused_or_ok(lambda: core_gioul.count_moves(rows, dice, np.zeros(n, dtype=np.int32)))
-    _refused_or_ok(lambda: core_gioul.count_moves(narrow, dice, np.zeros(n, dtype=np.int32)))
-    _refused_or_ok(lambda: core_gioul.generate_batch(rows, dice[: width % 5]))
-    _refused_or_ok(lambda: core_gioul.generate_batch(narrow, dice))
-    _refused_or_ok(lambda: core_gioul.first_invalid_row(narrow))
-    _refused_or_ok(lambda: core_gioul.first_invalid_row(rows))
+        core_state.generate_batch(rows, dice, FLAG_GIOUL)
 
 
 @FUZZ
@@ -434,7 +427,8 @@ def test_fuzz_gioul_rows(raw: bytes) -> None:
     row[0, 50] = raw[50] & 1
     _refused_or_ok(lambda: fevga.batch.legal_moves(validate_states(row), [[3, 1]]))
     _refused_or_ok(lambda: fevga.batch.evaluate(validate_states(row)))
-    _refused_or_ok(lambda: core_gioul.evaluate_states(fevga.Net.default("gioul")._core, row, np.zeros((1, 3))))
+    _refused_or_ok(lambda: core_search.evaluate_rows(fevga.Net.default("gioul")._core, core_race.Tables(), row, np.zeros((1, 3)),
+                                                     FLAG_GIOUL))
 
 
 def test_crafted_gioul_pickles_are_refused() -> None:
@@ -465,7 +459,7 @@ def test_crafted_gioul_pickles_are_refused() -> None:
             GioulPosition._from_fields(*args)
 
 
-# --- Gioul judgment (fevga_core.gioul: evaluate_state, rank_moves, the net policies) -----
+# --- Gioul judgment (fevga_core.search over Gioul states, the net policies) -------------
 
 def _tiny_nets() -> tuple[Any, Any]:
     from fevga_core import gioul as core_gioul
@@ -492,9 +486,9 @@ def test_fuzz_gioul_judgment(decision: int, plies: int, d1: int, d2: int, policy
     state = states[decision % len(states)]
     gioul, other = _tiny_nets()
     net = other if fevga_net else gioul
-    table = tables_of("gioul-default") if tables else None
-    _refused_or_ok(lambda: core_gioul.evaluate_state(net, state, min(plies, 2), table))
-    _refused_or_ok(lambda: core_gioul.rank_moves(net, state, d1, d2, plies, table))
+    table = tables_of("gioul-default") if tables else core_race.Tables()
+    _refused_or_ok(lambda: core_search.evaluate_position(net, table, state, min(plies, 2), FLAG_GIOUL))
+    _refused_or_ok(lambda: core_search.rank_position(net, table, state, d1, d2, plies, FLAG_GIOUL, fevga.GioulMove))
     _refused_or_ok(lambda: core_rollout.gioul_games(1, decision, 1, False, policy, 6, net, gioul, table))
     _refused_or_ok(lambda: core_rollout.record_gioul_game(1, decision, True, 5, policy, state, gioul, net, table))
     row = fevga.gioul.to_array([state]).tobytes()

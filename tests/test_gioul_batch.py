@@ -139,18 +139,22 @@ def test_fevga_rules_are_refused_for_gioul_rows() -> None:
 
 
 def test_batch_evaluate_and_hint_name_bad_gioul_rows(corpus: list[GioulPosition]) -> None:
-    """fevga.batch.evaluate names a bad Gioul row; batch.hint says it takes Fevga rows only; the
+    """fevga.batch.evaluate and batch.hint name a bad Gioul row (hint: Gioul plies 1..2); the
     core's Gioul values kernel checks its out array (its agreement with fevga.evaluate is
     test_batch.py's test_batch_evaluation_equals_single_calls[gioul])."""
     from fevga import Net, batch
-    from fevga_core import gioul as core_gioul
+    from fevga_core import search
+    from fevga_core.constants import FLAG_GIOUL
+    from fevga_core.race import Tables
 
     rows = to_array(corpus)
     bad = rows.copy()
     bad[3, 51] = 9  # a roll count above 3
     with pytest.raises(InvalidPositionError, match="Gioul state row 3"):
         batch.evaluate(bad)
-    with pytest.raises(InvalidArgumentError, match="Fevga rows only"):
-        batch.hint(rows, np.full((len(rows), 2), 3))
+    with pytest.raises(InvalidPositionError, match="Gioul state row 3"):
+        batch.hint(bad, np.full((len(rows), 2), 3))
+    with pytest.raises(InvalidArgumentError, match=r"plies=3 must be an integer from 1 to 2 \(gioul\)"):
+        batch.hint(rows, np.full((len(rows), 2), 3), 3)
     with pytest.raises(InvalidArgumentError, match=r"out of shape \(2, 3\) must be \(3, 3\)"):
-        core_gioul.evaluate_states(Net.default("gioul")._core, rows[:3], np.zeros((2, 3)))
+        search.evaluate_rows(Net.default("gioul")._core, Tables(), rows[:3], np.zeros((2, 3)), FLAG_GIOUL)

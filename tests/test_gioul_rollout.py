@@ -33,7 +33,7 @@ from fevga.rollout import STRATA
 from fevga_core import game as core_game
 from fevga_core import rollout as core
 from fevga_core.constants import FLAG_GIOUL
-from fevga_core.gioul import GIOUL_WIDTH
+from fevga_core.constants import GIOUL_WIDTH
 from fevga_core.race import Tables
 from fevga_core.rollout import SUM_FIELDS
 

@@ -22,12 +22,11 @@ from fevga.game import play_game
 from fevga.gioul import to_array
 from fevga.strength import gioul_duel
 from fevga_core import constants
-from fevga_core import gioul as core_gioul
 from fevga_core import net as core_net
 from fevga_core import rollout as core_rollout
 from fevga_core.board import ROLL_WEIGHTS, ROLLS
 from fevga_core.race import Tables
-from fevga_core.search import FILTER_KEEP, FILTER_MARGIN
+from fevga_core.search import FILTER_KEEP, FILTER_MARGIN, evaluate_position, rank_position
 
 NET, NET2 = constants.POLICY_IDS["net"], constants.POLICY_IDS["net2"]
 SHIPPED = Path(__file__).resolve().parents[1] / "benchmarks" / "nets" / "gioul-net-1.npz"
@@ -42,6 +41,18 @@ def net() -> Net:
 
 # ---------------------------------------------------------------------------------------
 # The definition, brute force (no tables: the net or the final result)
+
+def evaluate_state(net: object, state: GioulPosition, plies: int, tables: Tables | None = None) -> Value:
+    """The core's value of a Gioul state (search.evaluate_position), no tables unless given."""
+    return evaluate_position(net, Tables() if tables is None else tables, state, plies, constants.FLAG_GIOUL)
+
+
+def rank_moves(net: object, state: GioulPosition, d1: int, d2: int, plies: int,
+               tables: Tables | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The core's ranking of a Gioul state's next decision (search.rank_position): (values, plies used)."""
+    _, values, used = rank_position(net, Tables() if tables is None else tables, state, d1, d2, plies, constants.FLAG_GIOUL, fevga.GioulMove)
+    return values, used
+
 
 def static(net: Net, state: GioulPosition) -> Value:
     """The value for the side to decide: the final result, else the net."""
@@ -121,10 +132,10 @@ def test_net2_values_a_chain_and_a_hand_over_as_the_brute_force_definition(net: 
         nexts = {(m.position.turn == state.turn, bool(m.position.pending)) for m in state.legal_moves()}
         assert {(True, True), (False, True)} <= nexts
     brute = ply_value(net, state, 2)  # the decision searched at 2 plies: what evaluate(plies=1) gives
-    assert core_gioul.evaluate_state(net._core, state, 1) == pytest.approx(brute, abs=1e-12)
+    assert evaluate_state(net._core, state, 1) == pytest.approx(brute, abs=1e-12)
     assert fevga.expectimax(state, 1, "net", net=net) == pytest.approx(equity(brute), abs=1e-12)  # no table covers it
     moves = list(state.legal_moves())
-    values, used = core_gioul.rank_moves(net._core, state, 0, 0, 2)
+    values, used = rank_moves(net._core, state, 0, 0, 2)
     best, value = choose(net, state, moves, 2)
     assert values[best] == pytest.approx(value, abs=1e-12) and used[best] == 2
     assert max(values[used == 2].tolist(), key=lambda v: equity(tuple(v))) == pytest.approx(value, abs=1e-12)
@@ -133,14 +144,14 @@ def test_net2_values_a_chain_and_a_hand_over_as_the_brute_force_definition(net: 
 def test_net2_value_of_a_roll_due_averages_the_21_rolls(net: Net) -> None:
     state = finish_roll(net, late_race_chain())
     assert not state.pending
-    assert core_gioul.evaluate_state(net._core, state, 1) == pytest.approx(ply_value(net, state, 1), abs=1e-12)
-    assert core_gioul.evaluate_state(net._core, state, 0) == static(net, state)
+    assert evaluate_state(net._core, state, 1) == pytest.approx(ply_value(net, state, 1), abs=1e-12)
+    assert evaluate_state(net._core, state, 0) == static(net, state)
 
 
 def test_the_net_policies_play_the_move_rank_moves_ranks_best(net: Net) -> None:
     state = mid_chain()
     for plies, policy in ((1, "net"), (2, "net2")):
-        values, used = core_gioul.rank_moves(net._core, state, 0, 0, plies)
+        values, used = rank_moves(net._core, state, 0, 0, plies)
         deepest = [k for k in range(len(values)) if used[k] == used.max()]
         best = max(deepest, key=lambda k: (equity(tuple(values[k])), -k))
         id = constants.POLICY_IDS[policy]
@@ -164,13 +175,13 @@ def test_the_gioul_tables_override_the_net_in_a_covered_race(net: Net) -> None:
     state = covered_race(4)  # both sides' doubles are chains: what the Gioul tables assume
     exact = core_rollout.race(state.board()._row(), tables)
     assert exact is not None
-    win, win_mars, lose_mars = core_gioul.evaluate_state(net._core, state, 0, tables)
+    win, win_mars, lose_mars = evaluate_state(net._core, state, 0, tables)
     assert (win, win_mars, lose_mars) == pytest.approx(exact[1:], abs=1e-15)
-    assert core_gioul.evaluate_state(net._core, state, 0) != (win, win_mars, lose_mars)  # no tables: the net
+    assert evaluate_state(net._core, state, 0) != (win, win_mars, lose_mars)  # no tables: the net
     early = covered_race(3)  # the next doubles are not chains: the tables do not apply
-    assert core_gioul.evaluate_state(net._core, early, 0, tables) == core_gioul.evaluate_state(net._core, early, 0)
+    assert evaluate_state(net._core, early, 0, tables) == evaluate_state(net._core, early, 0)
     # a move into a covered race is valued exactly, for the mover
-    values, _ = core_gioul.rank_moves(net._core, state, 6, 5, 1, tables)
+    values, _ = rank_moves(net._core, state, 6, 5, 1, tables)
     for move, value in zip(state.legal_moves("6-5"), values):
         after = move.position
         if after.winner() is None and not after.pending:
@@ -195,17 +206,17 @@ def test_net2_games_are_seeded_and_duels_run(net: Net) -> None:
 def test_bad_inputs_are_refused(net: Net) -> None:
     state = mid_chain()
     with pytest.raises(InvalidArgumentError, match="plies"):
-        core_gioul.evaluate_state(net._core, state, 3)
+        evaluate_state(net._core, state, 3)
     with pytest.raises(InvalidArgumentError, match="plies"):
-        core_gioul.rank_moves(net._core, state, 0, 0, 0)
+        rank_moves(net._core, state, 0, 0, 0)
     with pytest.raises(InvalidDiceError):
-        core_gioul.rank_moves(net._core, GioulPosition.initial(), 7, 1, 1)
+        rank_moves(net._core, GioulPosition.initial(), 7, 1, 1)
     finished = GioulPosition.from_counts(counts({}), counts({24: 15}), BLACK)
     with pytest.raises(InvalidArgumentError, match="finished"):
-        core_gioul.rank_moves(net._core, finished, 6, 5, 1)
+        rank_moves(net._core, finished, 6, 5, 1)
     fevga_net = core_net.CoreNet(np.zeros(core_net.param_count(8), dtype=np.float32), 8)
     with pytest.raises(TypeError):  # a Fevga net is no Gioul net, by type
-        core_gioul.evaluate_state(fevga_net, state, 0)  # type: ignore[arg-type]
+        evaluate_state(fevga_net, state, 0)  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match="need a net"):
         core_rollout.gioul_games(1, 0, 1, False, NET2, NET)
     rows = to_array([state]).tobytes()

@@ -613,13 +613,11 @@ def test_bulk_answers_as_raw_bytes(port: int) -> None:
     assert np.array_equal(np.frombuffer(data, dtype="<f8").reshape(-1, 3), batch.evaluate(rows))
 
 
-def _hint_arrays(data: bytes, n: int, m: int) -> list[Any]:
-    """The seven arrays of a raw bulk hint answer (docs/http.md "Bulk")."""
+def _hint_arrays(data: bytes, n: int, m: int, width: int = 51) -> list[Any]:
+    """The seven arrays of a raw bulk hint answer (docs/http.md "Bulk"); results `width` bytes a row."""
     import numpy as np
 
-    from fevga import batch
-
-    shapes = [("<i8", (n + 1,)), ("u1", (m, batch.POSITION_WIDTH)), ("u1", (m, 4, 2)), ("u1", (m,)),
+    shapes = [("<i8", (n + 1,)), ("u1", (m, width)), ("u1", (m, 4, 2)), ("u1", (m,)),
               ("<f8", (m, 3)), ("<f8", (m,)), ("i1", (m,))]
     arrays, at = [], 0
     for dtype, shape in shapes:
@@ -631,20 +629,25 @@ def _hint_arrays(data: bytes, n: int, m: int) -> list[Any]:
 
 
 @pytest.mark.parametrize("plies", [1, 2])
-def test_bulk_hint_is_the_batch_hint(port: int, plies: int) -> None:
+def test_bulk_hint_is_the_batch_hint(port: int, plies: int, game: str) -> None:
     """POST hint with rows and dice_rows answers fevga.batch.hint's arrays, in base64 JSON and
-    as raw bytes, best move first, as fevga.hint ranks each pair."""
+    as raw bytes, best move first, as fevga.hint ranks each pair; Gioul state rows with
+    game=gioul."""
     import base64
 
     import numpy as np
 
     from fevga import batch
+    from fevga.game import play_game
 
-    positions = random_positions(11, 40 if plies == 1 else 6)
+    if game == "gioul":
+        positions = [s for s in play_game(game="gioul", seed=11).positions() if s.winner() is None][::4 if plies == 1 else 12]
+    else:
+        positions = random_positions(11, 40 if plies == 1 else 6)
     rows = batch.to_array(positions)
     dice = np.random.default_rng(plies).integers(1, 7, size=(len(rows), 2)).astype(np.uint8)
     body = {"rows": base64.b64encode(rows.tobytes()).decode(), "dice_rows": base64.b64encode(dice.tobytes()).decode(),
-            "plies": plies}
+            "plies": plies, "game": game}
     expected = batch.hint(rows, dice, plies)
     arrays = [expected.offsets, expected.results, expected.steps, expected.nsteps, expected.values,
               expected.equities, expected.plies]
@@ -656,12 +659,13 @@ def test_bulk_hint_is_the_batch_hint(port: int, plies: int) -> None:
         assert np.array_equal(got, array), name
     status, raw, headers = request(port, "POST", f"{API}/hint", body, {"Accept": "application/octet-stream"})
     assert status == 200 and headers["content-type"] == "application/octet-stream"
-    got = _hint_arrays(raw, int(headers["x-fevga-count"]), int(headers["x-fevga-moves"]))
+    got = _hint_arrays(raw, int(headers["x-fevga-count"]), int(headers["x-fevga-moves"]), rows.shape[1])
     assert all(np.array_equal(a, b) for a, b in zip(got, arrays))
     for k, p in enumerate(positions[:5]):  # the best of each pair is the hint's best
         if p.winner() is None:
-            best = hint(p, tuple(dice[k]), plies)[0].move.position
-            assert Position._from_row(bytes(got[1][got[0][k]])) == best
+            roll = None if getattr(p, "pending", ()) else tuple(dice[k])
+            best = hint(p, roll, plies)[0].move.position
+            assert batch.from_array(got[1][got[0][k]][None])[0] == best
 
 
 def test_hostile_bulk_hint(port: int) -> None:
@@ -681,7 +685,8 @@ def test_hostile_bulk_hint(port: int) -> None:
                        ({**good, "dice_rows": "BgU="}, "invalid_dice"),
                        ({**good, "rows": "AAAA" * 17 * 3}, "invalid_position"),
                        ({**good, "rows": "@@@@"}, "invalid_rows"),
-                       ({**good, "game": "gioul"}, "unsupported")):
+                       ({**good, "game": "gioul"}, "invalid_rows"),  # 51-byte rows are no Gioul states
+                       ({**good, "game": "gioul", "rules": "strict"}, "unsupported")):
         status, data, _ = request(port, "POST", f"{API}/hint", body)
         assert_refused(status, data, code)
     status, data, _ = request(port, "POST", f"{API}/hint", {**good, "dice_rows": base64.b64encode(
@@ -705,7 +710,7 @@ def test_bulk_hint_stops_when_its_time_is_up(monkeypatch: pytest.MonkeyPatch) ->
     stop = threading.Event()
     stop.set()
     with pytest.raises(ApiError, match="ran out of time") as caught:
-        _hint_rows(rows, dice, 1, LIMITS, False, None, stop)
+        _hint_rows(rows, dice, 1, "fevga", LIMITS, False, None, stop)
     assert caught.value.status == 408
     # time runs out during the first slice: the second is never ranked
     calls = []
@@ -722,7 +727,7 @@ def test_bulk_hint_stops_when_its_time_is_up(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(batch, "hint", counted)
     with pytest.raises(ApiError, match="ran out of time"):
         _hint_rows(base64.b64encode(many_rows.tobytes()).decode(), base64.b64encode(many_dice.tobytes()).decode(), 1,
-                   Limits(batch_positions=1000), False, None, stop)
+                   "fevga", Limits(batch_positions=1000), False, None, stop)
     assert calls == [256]  # one slice of HINT_SLICE_ROWS, then the stop was seen
     monkeypatch.undo()
     many = batch.to_array((random_positions(3, 40) * 50)[:1000])  # about a second at 2 plies

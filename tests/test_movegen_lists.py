@@ -35,8 +35,9 @@ from fevga import Position, Rules, batch
 from fevga.game import play_game
 from fevga.gioul import GioulPosition, to_array
 from fevga.game import play_game
-from fevga_core import board, gioul, movegen
-from fevga_core.constants import FLAG_BAN_PRIME, FLAG_MUST_OPEN_NO_PLAYABLE, FLAG_QUARTER_END_OF_TURN, FLAG_RELEASE_REACH, POSITION_WIDTH
+from fevga_core import board
+from fevga_core import state as core_state
+from fevga_core.constants import FLAG_GIOUL, FLAG_BAN_PRIME, FLAG_MUST_OPEN_NO_PLAYABLE, FLAG_QUARTER_END_OF_TURN, FLAG_RELEASE_REACH, POSITION_WIDTH
 
 DATA = Path(__file__).with_name("data") / "movegen_lists.json"
 PENDING_COUNT = POSITION_WIDTH + 4  # Gioul row column: dice of the pending block (0: waiting for a roll)
@@ -101,7 +102,7 @@ def _blocks(generate: object, rows: np.ndarray, dice_of: object) -> tuple[list[s
 
 def fevga_lists(flags: int, every: int = 1) -> tuple[list[str], int]:
     rows = fevga_corpus()[::every]
-    return _blocks(lambda r, d: movegen.generate_batch(r, d, flags), rows, _with_rolls)
+    return _blocks(lambda r, d: core_state.generate_batch(r, d, flags), rows, _with_rolls)
 
 
 def _gioul_dice(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -113,7 +114,7 @@ def _gioul_dice(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def gioul_lists() -> tuple[list[str], int]:
-    return _blocks(gioul.generate_batch, gioul_corpus(), _gioul_dice)
+    return _blocks(lambda r, d: core_state.generate_batch(r, d, FLAG_GIOUL), gioul_corpus(), _gioul_dice)
 
 
 def measure() -> dict[str, object]:
@@ -170,7 +171,7 @@ def test_gioul_lists_are_the_recorded_ones() -> None:
 
 def test_a_changed_list_order_is_caught() -> None:
     """The digest sees order: the same results in another order hash differently."""
-    offsets, results, steps, nsteps = movegen.generate_batch(fevga_corpus()[100:101], ROLLS[7:8].copy(), 0)
+    offsets, results, steps, nsteps = core_state.generate_batch(fevga_corpus()[100:101], ROLLS[7:8].copy(), 0)
     assert len(results) > 2
     assert _digest(np.diff(offsets), results, steps, nsteps) != _digest(np.diff(offsets), results[::-1], steps[::-1],
                                                                            nsteps[::-1])

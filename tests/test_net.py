@@ -515,16 +515,18 @@ def test_core_net_rejects_bad_rows_targets_and_rates() -> None:
     with pytest.raises(fevga.InvalidPositionError):
         core_net.encode_row(b"\x00" * 10)
     with pytest.raises(InvalidArgumentError, match="plies"):
-        search.evaluate_row(core, tables, Position.initial()._row(), 99, 0)
+        search.evaluate_position(core, tables, Position.initial(), 99, 0)
     with pytest.raises(fevga.InvalidRulesError, match="flags"):
-        search.evaluate_row(core, tables, Position.initial()._row(), 0, -1)
+        search.evaluate_position(core, tables, Position.initial(), 0, -1)
     with pytest.raises(fevga.InvalidRulesError, match="flags"):
-        search.evaluate_row(core, tables, Position.initial()._row(), 0, 32)  # Gioul's bit
-    with pytest.raises(fevga.InvalidPositionError):
-        search.evaluate_row(core, tables, b"\xff" * 51, 0, 0)
+        search.evaluate_position(core, tables, Position.initial(), 0, 32)  # Gioul's bit
+    with pytest.raises(TypeError, match="CorePosition or a CoreGioul"):
+        search.evaluate_position(core, tables, Position.initial()._row(), 0, 0)
+    with pytest.raises(TypeError, match="Gioul net"):  # a Gioul state wants a Gioul net
+        search.evaluate_position(core, tables, fevga.GioulPosition.initial(), 0, 32)
     for dice in ((0, 1), (7, 2), (3, 255)):
         with pytest.raises(fevga.InvalidDiceError):
-            search.rank_row(core, tables, Position.initial(), dice[0], dice[1], 1, 0, fevga.Move)
+            search.rank_position(core, tables, Position.initial(), dice[0], dice[1], 1, 0, fevga.Move)
         with pytest.raises(fevga.InvalidDiceError):
             search.rank_batch(core, tables, good[:1], np.array([dice], dtype=np.uint8), 1, 0)
     out = np.empty(2, dtype=np.int32)

@@ -28,7 +28,8 @@ from fevga.gioul import GioulPosition
 from fevga.rollout import rollout
 from fevga.rules import Rules
 from fevga.strength import duel
-from fevga_core import board, movegen, qnet, search
+from fevga_core import board, qnet, search
+from fevga_core import state as core_state
 from fevga_core import rollout as core_rollout
 from fevga_core import net as core_net
 from fevga_core.net import CoreNet
@@ -91,14 +92,14 @@ def test_raw_outputs_agree_with_the_float_net_within_the_bound() -> None:
 def test_each_result_evaluated_incrementally_is_its_fresh_evaluation_bit_for_bit(flags: int) -> None:
     rows, dice = _pairs(120)
     offsets, values = _quantised().evaluate_moves(rows, dice, flags)
-    expected_offsets, results, _, _ = movegen.generate_batch(rows, dice, flags)
+    expected_offsets, results, _, _ = core_state.generate_batch(rows, dice, flags)
     assert np.array_equal(offsets, expected_offsets) and len(values) > 20_000
     assert np.array_equal(values, _quantised().evaluate_rows(results))
     error = np.abs(values - Net.default()._core.evaluate_rows(results))
     assert error.max() < BOUND and error.mean() < MEAN_BOUND
     counts = np.zeros(len(rows), dtype=np.int32)
-    assert _quantised().count_children(rows, dice, flags, counts) == len(values)
-    assert np.array_equal(np.diff(offsets), counts)
+    core_state.count_moves(rows, dice, flags, counts)
+    assert np.array_equal(np.diff(offsets), counts) and counts.sum() == len(values)
 
 
 def _mover_equity(theirs: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -113,7 +114,7 @@ def test_the_net_picks_the_same_move_on_nearly_every_roll() -> None:
     move, equity lost by the float net's measure 0.000004 per choice on average, 0.0019 at most)."""
     rows, dice = _pairs(200)
     offsets, quantised = _quantised().evaluate_moves(rows, dice, 0)
-    _, results, _, _ = movegen.generate_batch(rows, dice, 0)
+    _, results, _, _ = core_state.generate_batch(rows, dice, 0)
     exact = _mover_equity(Net.default()._core.evaluate_rows(results))
     fast = _mover_equity(quantised)
     same, losses = 0, []
@@ -159,7 +160,7 @@ def test_other_sizes_pad_their_lanes_and_still_agree() -> None:
         net = Net.initial(hidden, seed=hidden)
         q = net.quantised()._core
         offsets, values = q.evaluate_moves(rows, dice, 0)
-        _, results, _, _ = movegen.generate_batch(rows, dice, 0)
+        _, results, _, _ = core_state.generate_batch(rows, dice, 0)
         assert np.array_equal(values, q.evaluate_rows(results))
         assert np.abs(values - net._core.evaluate_rows(results)).max() < BOUND
         assert q.tables()[1].shape == (qnet.ROWS, 128 if hidden == 40 else 256)
@@ -201,10 +202,6 @@ def test_bad_arguments_are_refused_at_the_boundary() -> None:
             q.evaluate_moves(rows, wrong)
     with pytest.raises(InvalidRulesError, match="flags -1"):
         q.evaluate_moves(rows, dice, -1)
-    with pytest.raises(InvalidArgumentError, match="out_counts must hold"):
-        q.count_children(rows, dice, 0, np.zeros(3, dtype=np.int32))
-    with pytest.raises(ValueError):
-        q.count_children(rows, dice, 0, np.zeros(len(rows), dtype=np.int64))
     empty = np.zeros((0, rows.shape[1]), dtype=np.uint8)
     assert q.evaluate_rows(empty).shape == (0, 3)
     offsets, values = q.evaluate_moves(empty, np.zeros((0, 2), dtype=np.uint8))
@@ -231,8 +228,6 @@ def test_fuzz_entry_points(n: int, width: int, value: int, die: int, flags: int)
         lambda: q.evaluate_moves(rows, dice, flags),
         lambda: q.evaluate_moves(rows, dice[: width % 4], flags),
         lambda: q.evaluate_moves(narrow, dice, flags),
-        lambda: q.count_children(rows, dice, flags, np.zeros(n, dtype=np.int32)),
-        lambda: q.count_children(rows, dice, flags, np.zeros(width % 5, dtype=np.int32)),
         lambda: qnet.relation_counts_rows(rows),
         lambda: qnet.relation_counts_rows(narrow),
     ]
@@ -355,8 +350,8 @@ def test_fuzz_the_entry_points_that_play_a_quantised_net(value: int, where: int,
     dice = np.array([[d1, d2]], dtype=np.uint8)
     sums = [np.zeros((1, 15)), np.zeros((1, 36, 3)), np.zeros((1, 1)), np.zeros((1, 512), dtype=np.int64)]
     calls = [
-        lambda: search.evaluate_row(q, tables, bytes(row), plies % 2, flags),
-        lambda: search.rank_row(q, tables, MIDGAME, d1, d2, plies % 3, flags, Move),
+        lambda: search.evaluate_position(q, tables, MIDGAME, plies % 2, flags),
+        lambda: search.rank_position(q, tables, MIDGAME, d1, d2, plies % 3, flags, Move),
         lambda: search.rank_batch(q, tables, rows, dice, plies % 3, flags),
         lambda: search.choose_rows(q, tables, rows, dice, plies % 3, flags, np.zeros(1, dtype=np.int32)),
         lambda: search.evaluate_rows(q, tables, rows, np.zeros((1, 3))),
@@ -379,7 +374,7 @@ def test_the_relation_counts_the_tables_read_are_the_float_encodings() -> None:
     elsewhere) against the float net's encoding, for both sides of every result of 60
     positions' rolls and of positions from every stage."""
     rows, dice = _pairs(60)
-    _, results, _, _ = movegen.generate_batch(rows, dice, 0)
+    _, results, _, _ = core_state.generate_batch(rows, dice, 0)
     rows = np.concatenate([results, _positions()])
     counts = qnet.relation_counts_rows(rows)
     inputs = np.array([core_net.encode_row(row) for row in rows])

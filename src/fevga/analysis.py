@@ -34,20 +34,20 @@ from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
 
-from fevga.bearoff.core_tables import tables_of
+from fevga.bearoff.core_tables import DEFAULT_SPECS, tables_of
 from fevga.checks import check_position
 from fevga.errors import InvalidArgumentError
 from fevga.gioul import GioulMove, GioulPosition
-from fevga.match import match_score
+from fevga.match import MatchScore, match_score
 from fevga.net import Net, net_of
 from fevga.notation import parse_dice
 from fevga.position import Move, Position
 from fevga.rules import Rules, rules_of
 from fevga_core import search as core
 from fevga_core.board import ROLLS
-from fevga_core.gioul import GIOUL_MAX_PLIES as GIOUL_MAX_PLIES, evaluate_state, rank_moves, roll_values  # deepest Gioul plies
 
 MAX_PLIES: int = core.PLIES_LIMIT  # deepest evaluate(); hint() goes one deeper
+GIOUL_MAX_PLIES: int = core.GIOUL_MAX_PLIES  # a Gioul state's deepest evaluate() and hint()
 
 
 @dataclass(frozen=True)
@@ -124,25 +124,40 @@ def _plies(plies: object, low: int, high: int) -> int:
     return plies
 
 
+def _judged(position: object, plies: object, low: int, rules: Rules | None, score: tuple[int, int] | None,
+            length: int | None) -> tuple[Position | GioulPosition, int, Rules, MatchScore | None]:
+    """(position, plies, its game's rules, the match) checked for evaluate (low 0) and hint
+    (low 1): either game's position, plies up to its game's deepest (MAX_PLIES; a Gioul
+    state GIOUL_MAX_PLIES), a match score for Fevga only."""
+    if isinstance(position, GioulPosition):
+        rules = rules_of(rules, "gioul")
+        if not isinstance(plies, int) or isinstance(plies, bool) or not low <= plies <= GIOUL_MAX_PLIES:
+            raise InvalidArgumentError(f"plies={plies!r}: a Gioul state is judged at {low}..{GIOUL_MAX_PLIES} plies")
+        if score is not None or length is not None:
+            raise InvalidArgumentError("a Gioul state is judged for money only (no match score) for now")
+        return position, plies, rules, None
+    position = check_position(position, finished=True)
+    return position, _plies(plies, low, MAX_PLIES + low), rules_of(rules), match_score(score, length)
+
+
+def _judge(rules: Rules, net: Net | str | os.PathLike[str] | None) -> tuple[Any, Any]:
+    """The core net and tables that judge a position of the game of `rules`."""
+    return net_of(net, rules.game)._core, tables_of(DEFAULT_SPECS[rules.game])
+
+
 def evaluate(position: Position | GioulPosition, plies: int = 0, rules: Rules | None = None, *,
              net: Net | str | os.PathLike[str] | None = None, score: tuple[int, int] | None = None,
              length: int | None = None) -> Evaluation:
     """The evaluation of `position` for its side on roll at `plies` plies (0..MAX_PLIES).
 
-    `net` is a fevga.Net or a net file (default: the shipped net). A finished game scores its
-    result; a dead position is a draw (win 0.5, equity 0) from 1 ply on. With a match
-    `score` (White's, Black's points) and `length`, the evaluation also carries the side on
-    roll's chance of winning the match (fevga.match, docs/match.md).
+    `net` is a fevga.Net or a net file (default: the shipped net of the position's game). A
+    finished game scores its result; a dead position is a draw (win 0.5, equity 0) from 1 ply
+    on. With a match `score` (White's, Black's points) and `length`, the evaluation also
+    carries the side on roll's chance of winning the match (fevga.match, docs/match.md). A
+    Gioul state is evaluated for its side to decide (0..GIOUL_MAX_PLIES plies).
     """
-    if isinstance(position, GioulPosition):
-        _gioul_only(plies, 0, rules, score, length)
-        return _gioul_evaluate(position, net_of(net, "gioul"), plies)
-    position = check_position(position, finished=True)
-    depth = _plies(plies, 0, MAX_PLIES)
-    rules = rules_of(rules)
-    match = match_score(score, length)
-    win, win_mars, lose_mars = core.evaluate_row(net_of(net)._core, tables_of("default"), position._row(), depth,
-                                                 rules.flags)
+    position, depth, rules, match = _judged(position, plies, 0, rules, score, length)
+    win, win_mars, lose_mars = core.evaluate_position(*_judge(rules, net), position, depth, rules.flags)
     chance = None if match is None else match.chance(position.turn, win, win_mars, lose_mars)
     return Evaluation(win, win_mars, lose_mars, chance)
 
@@ -166,23 +181,19 @@ def hint(position: Position | GioulPosition, dice: object, plies: int = 1, rules
 
     With a match `score` and `length` the moves are ranked by the mover's chance of winning
     the match (and `loss` is in match chance), not by money equity: at double match point a
-    mars is worth nothing, at other scores it decides the match.
+    mars is worth nothing, at other scores it decides the match. A Gioul state's moves are
+    those of its next decision (its pending one, or the first of `dice`), at 1..GIOUL_MAX_PLIES
+    plies. The moves are generated once, by the core's ranking.
 
     >>> [h.move.notation for h in hint(Position.initial(), "1-1")]
     ['24/20']
     """
-    if isinstance(position, GioulPosition):
-        _gioul_only(plies, 1, rules, score, length)
-        return _gioul_hint(position, dice, net_of(net, "gioul"), plies)
-    position = check_position(position, finished=True)
-    depth = _plies(plies, 1, MAX_PLIES + 1)
+    position, depth, rules, match = _judged(position, plies, 1, rules, score, length)
     if position.winner() is not None:
         raise InvalidArgumentError(f"position {position.id} is already finished")
-    rules = rules_of(rules)
-    match = match_score(score, length)
-    d1, d2 = parse_dice(dice)
-    moves, values, used = core.rank_row(net_of(net)._core, tables_of("default"), position, d1, d2, depth,
-                                        rules.flags, Move)
+    d1, d2 = position._dice_args(dice) if isinstance(position, GioulPosition) else parse_dice(dice)
+    move_cls = GioulMove if isinstance(position, GioulPosition) else Move
+    moves, values, used = core.rank_position(*_judge(rules, net), position, d1, d2, depth, rules.flags, move_cls)
     evaluations = []
     for win, win_mars, lose_mars in values.tolist():
         chance = None if match is None else match.chance(position.turn, win, win_mars, lose_mars)
@@ -193,39 +204,6 @@ def hint(position: Position | GioulPosition, dice: object, plies: int = 1, rules
     order = sorted(range(len(evaluations)), key=lambda k: (-plies_used[k], -ranked[k], k))
     best = ranked[order[0]]
     return [Hint(moves[k], evaluations[k], best - ranked[k], plies_used[k]) for k in order]
-
-
-# ---------------------------------------------------------------------------------------
-# Gioul: the core's Gioul search over a Gioul net, 0-2 plies (docs/net.md "Gioul net").
-
-def _gioul_only(plies: object, depth: int, rules: Rules | None, score: object, length: object) -> None:
-    """InvalidArgumentError for what Gioul judgment does not offer yet (plies past
-    GIOUL_MAX_PLIES, match scores); `depth` is the shallowest plies (0 evaluate, 1 hint)."""
-    rules_of(rules, "gioul")
-    if not isinstance(plies, int) or isinstance(plies, bool) or not depth <= plies <= GIOUL_MAX_PLIES:
-        raise InvalidArgumentError(f"plies={plies!r}: a Gioul state is judged at {depth}..{GIOUL_MAX_PLIES} plies")
-    if score is not None or length is not None:
-        raise InvalidArgumentError("a Gioul state is judged for money only (no match score) for now")
-
-
-def _gioul_evaluate(state: GioulPosition, net: Net, plies: int) -> Evaluation:
-    if not isinstance(state, GioulPosition):
-        raise InvalidArgumentError(f"state {state!r} must be a fevga.GioulPosition")
-    return Evaluation(*evaluate_state(net._core, state, plies, tables_of("gioul-default")))
-
-
-def _gioul_hint(state: GioulPosition, dice: object, net: Net, plies: int) -> list[Hint[GioulMove]]:
-    if state.winner() is not None:
-        raise InvalidArgumentError(f"Gioul state {state.id} is already finished")
-    moves = state.legal_moves(dice)
-    d1, d2 = state._dice_args(dice)
-    values, used = rank_moves(net._core, state, d1, d2, plies, tables_of("gioul-default"))
-    evaluations = [Evaluation(win, win_mars, lose_mars) for win, win_mars, lose_mars in values.tolist()]
-    plies_used = used.tolist()
-    # deeper evaluations first (the search's verdict), then by value, then generator order, as for Fevga
-    order = sorted(range(len(evaluations)), key=lambda k: (-plies_used[k], -evaluations[k].equity, k))
-    best = evaluations[order[0]].equity
-    return [Hint(moves[k], evaluations[k], best - evaluations[k].equity, plies_used[k]) for k in order]
 
 
 def gioul_roll_values(state: GioulPosition, *, net: Net | str | os.PathLike[str] | None = None
@@ -243,5 +221,5 @@ def gioul_roll_values(state: GioulPosition, *, net: Net | str | os.PathLike[str]
     """
     if not isinstance(state, GioulPosition) or state.pending or state.winner() is not None:
         raise InvalidArgumentError(f"roll values need a Gioul state whose roll is due, not {state!r}")
-    values, mean = roll_values(net_of(net, "gioul")._core, state, tables_of("gioul-default"))
+    values, mean = core.roll_values(net_of(net, "gioul")._core, tables_of("gioul-default"), state)
     return dict(zip(ROLLS, values)), mean

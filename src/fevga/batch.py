@@ -45,10 +45,9 @@ from fevga import gioul
 from fevga.gioul import GioulPosition
 from fevga.position import Position
 from fevga.rules import Rules, rules_of
-from fevga_core import constants, movegen, search
-from fevga_core import gioul as core_gioul
+from fevga_core import constants, search, state
 from fevga_core.board import first_invalid_row
-from fevga.bearoff.core_tables import tables_of
+from fevga.bearoff.core_tables import DEFAULT_SPECS, tables_of
 
 POSITION_WIDTH = constants.POSITION_WIDTH
 _ROW_PROBLEMS = {
@@ -109,12 +108,6 @@ def _game_rows(positions: object, rules: Rules | None) -> tuple[Rules, NDArray[n
     return rules_of(rules), validate_positions(positions)
 
 
-def _fevga_only(rules: Rules, what: str) -> None:
-    if rules.game == "gioul":
-        raise InvalidArgumentError(f"batch.{what} takes Fevga rows only for now: rank a Gioul state's moves with "
-                                   f"fevga.{what}")
-
-
 def count_legal_moves(positions: object, dice: object, rules: Rules | None = None, workers: int = 1) -> NDArray[np.int32]:
     """Number of distinct legal moves of each (position, dice) row; 0 for finished games.
 
@@ -125,10 +118,7 @@ def count_legal_moves(positions: object, dice: object, rules: Rules | None = Non
     rolls = validate_dice(dice, rows.shape[0])
     flags = rules.flags
     out = np.zeros(rows.shape[0], dtype=np.int32)
-    if rules.game == "gioul":
-        run_chunks(rows.shape[0], workers, lambda a, b: core_gioul.count_moves(rows[a:b], rolls[a:b], out[a:b]))
-    else:
-        run_chunks(rows.shape[0], workers, lambda a, b: movegen.count_moves(rows[a:b], rolls[a:b], flags, out[a:b]))
+    run_chunks(rows.shape[0], workers, lambda a, b: state.count_moves(rows[a:b], rolls[a:b], flags, out[a:b]))
     return out
 
 
@@ -178,14 +168,11 @@ def evaluate(positions: object, net: Net | str | None = None, workers: int = 1) 
     count = check_workers(workers)
     rules, rows = _game_rows(positions, None)
     out = np.empty((len(rows), 3), dtype=np.float64)
-    if rules.game == "gioul":
-        gioul_net, gioul_tables = net_of(net, "gioul")._core, tables_of("gioul-default")
-        run_chunks(len(rows), count, lambda a, b: core_gioul.evaluate_states(gioul_net, rows[a:b], out[a:b],
-                                                                              gioul_tables), _HINT_CHUNK_ROWS[1])
-        return out
-    core = net_of(net)._core
-    tables = tables_of("default")
-    run_chunks(len(rows), count, lambda a, b: search.evaluate_rows(core, tables, rows[a:b], out[a:b]))
+    core, tables = net_of(net, rules.game)._core, tables_of(DEFAULT_SPECS[rules.game])
+    # a Gioul decision in hand is searched at 1 ply: chunks as small as a 1-ply hint's
+    chunk = _HINT_CHUNK_ROWS[1] if rules.game == "gioul" else CHUNK_ROWS
+    run_chunks(len(rows), count, lambda a, b: search.evaluate_rows(core, tables, rows[a:b], out[a:b], rules.flags),
+               chunk)
     return out
 
 
@@ -198,8 +185,8 @@ def legal_moves(positions: object, dice: object, rules: Rules | None = None, wor
     rules, rows = _game_rows(positions, rules)
     rolls = validate_dice(dice, rows.shape[0])
     flags = rules.flags
-    kernel = core_gioul.generate_batch if rules.game == "gioul" else lambda r, d: movegen.generate_batch(r, d, flags)
-    offsets, results, steps, nsteps = _flat_moves(rows, rolls, check_workers(workers), kernel)
+    offsets, results, steps, nsteps = _flat_moves(rows, rolls, check_workers(workers),
+                                                  lambda r, d: state.generate_batch(r, d, flags))
     return BatchMoves(offsets, results, steps, nsteps)
 
 
@@ -226,18 +213,20 @@ def hint(positions: object, dice: object, plies: int = 1, rules: Rules | None = 
          net: Net | str | None = None, workers: int = 1) -> BatchHints:
     """`fevga.hint` of each (position, dice) row (money play), as flat arrays: the same moves,
     values and order, the moves generated once and ranked in the core with the GIL released.
+    Rows of either game: Fevga positions (plies 1..PLIES_LIMIT + 1), or Gioul states (their
+    next decision's moves, plies 1..GIOUL_MAX_PLIES, the Gioul net).
 
     >>> hints = hint(to_array([Position.initial()]), np.array([[1, 1]], dtype=np.uint8))
     >>> hints.counts().tolist(), hints.nsteps[hints.best()].tolist()
     ([1], [4])
     """
-    if not isinstance(plies, int) or isinstance(plies, bool) or not 1 <= plies <= search.PLIES_LIMIT + 1:
-        raise InvalidArgumentError(f"plies={plies!r} must be an integer from 1 to {search.PLIES_LIMIT + 1}")
     rules, rows = _game_rows(positions, rules)
-    _fevga_only(rules, "hint")
+    deepest = search.GIOUL_MAX_PLIES if rules.game == "gioul" else search.PLIES_LIMIT + 1
+    if not isinstance(plies, int) or isinstance(plies, bool) or not 1 <= plies <= deepest:
+        raise InvalidArgumentError(f"plies={plies!r} must be an integer from 1 to {deepest} ({rules.game})")
     rolls = validate_dice(dice, rows.shape[0])
     flags = rules.flags
-    core, tables = net_of(net)._core, tables_of("default")
+    core, tables = net_of(net, rules.game)._core, tables_of(DEFAULT_SPECS[rules.game])
     offsets, results, steps, nsteps, values, used = _flat_moves(
         rows, rolls, check_workers(workers), lambda r, d: search.rank_batch(core, tables, r, d, plies, flags),
         _HINT_CHUNK_ROWS.get(plies, 1))

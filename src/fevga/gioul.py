@@ -40,7 +40,8 @@ from fevga.notation import Step, decode_gioul_id, encode_gioul_id, format_steps,
 from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, BaseMove, BasePosition, Color, Position, _validate_counts
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_sequence
-from fevga_core.gioul import GIOUL_WIDTH as GIOUL_WIDTH, CoreGioul, first_invalid_row
+from fevga_core.constants import GIOUL_WIDTH as GIOUL_WIDTH
+from fevga_core.gioul import CoreGioul, first_invalid_row
 from fevga_core.rollout import gioul_games
 from fevga.limits import MAX_BATCH_ROWS, bounded, check_int
 from fevga.checks import row_array
@@ -195,10 +196,6 @@ class GioulPosition(CoreGioul, BasePosition):
         fields = self._fields()
         self.counts(color)  # validates the colour
         return int(fields[1 + color]) + 1
-
-    def pips(self, color: int) -> int:
-        """Pip count of `color`."""
-        return sum(k * c for k, c in enumerate(self.counts(color)))
 
     def board(self) -> Position:
         """The board as a Fevga `Position` (same armies; the side on turn keeps the turn)."""

@@ -331,7 +331,4 @@ def perft(position: BasePosition, depth: int, rules: Rules | None = None) -> int
         raise InvalidArgumentError(f"position {repr(position)[:80]} must be a fevga.Position or a fevga.GioulPosition")
     if not isinstance(depth, int) or isinstance(depth, bool) or not 0 <= depth <= MAX_PERFT_DEPTH:
         raise InvalidArgumentError(f"perft depth {depth!r} must be an integer from 0 to {MAX_PERFT_DEPTH}")
-    if isinstance(position, CoreGioul):
-        rules_of(rules, "gioul")
-        return int(position._perft(depth))
-    return int(position._perft(depth, rules_of(rules).flags))
+    return int(position._perft(depth, rules_of(rules, "gioul" if isinstance(position, CoreGioul) else "fevga").flags))

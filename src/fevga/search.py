@@ -26,7 +26,7 @@ from fevga.position import Move, Position
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike
 from fevga_core import rollout as core
-from fevga_core.gioul import GIOUL_MAX_PLIES, evaluate_state
+from fevga_core.search import GIOUL_MAX_PLIES, evaluate_position
 from fevga_core.board import ROLL_WEIGHTS, ROLLS
 from fevga_core.race import Tables
 from fevga.rollout import rollout
@@ -116,7 +116,7 @@ def leaf_value(evaluator: Callable[[Position], float], position: Position) -> fl
 def _gioul_expectimax(state: GioulPosition, plies: int, evaluator: Evaluator, rules: Rules | None,
                       bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None,
                       net: Net | str | os.PathLike[str] | None) -> float:
-    """expectimax of a Gioul state: the equity of the core's Gioul search (evaluate_state)."""
+    """expectimax of a Gioul state: the equity of the core's search of it (evaluate_position)."""
     rules_of(rules, "gioul")
     if not isinstance(evaluator, str) or evaluator != "net":
         raise InvalidArgumentError(f"evaluator {repr(evaluator)[:80]}: a Gioul state is searched with 'net' only")
@@ -124,7 +124,7 @@ def _gioul_expectimax(state: GioulPosition, plies: int, evaluator: Evaluator, ru
         raise InvalidPositionError(f"Gioul state {state.id} is already finished")
     depth = check_int("expectimax plies", plies, 0, int(GIOUL_MAX_PLIES))
     tables = tables_of(tables_spec(bearoff, one_sided, "gioul"))
-    win, win_mars, lose_mars = evaluate_state(net_of(net, "gioul")._core, state, depth, tables)
+    win, win_mars, lose_mars = evaluate_position(net_of(net, "gioul")._core, tables, state, depth, rules_of(rules, "gioul").flags)
     return 2.0 * win - 1.0 + win_mars - lose_mars
 
 

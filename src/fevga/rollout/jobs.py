@@ -22,7 +22,7 @@ from fevga.rules import Rules
 from fevga.seeding import SeedLike, master_key, seed_repr, seed_sequence
 from fevga_core import rollout as core
 from fevga_core.constants import POSITION_WIDTH
-from fevga_core.gioul import GIOUL_WIDTH
+from fevga_core.constants import GIOUL_WIDTH
 
 if TYPE_CHECKING:
     from fevga.bearoff import OneSidedDB, TwoSidedDB

@@ -50,7 +50,7 @@ from fevga.analyser import HeuristicEvaluator, analyse
 from fevga.analysis import GIOUL_MAX_PLIES, MAX_PLIES, evaluate, hint
 from fevga.checks import validate_dice
 from fevga.errors import FevgaError, InvalidArgumentError, InvalidNotationError, RecordError
-from fevga.gioul import GioulPosition
+from fevga.gioul import GIOUL_WIDTH, GioulPosition, validate_states
 from fevga.notation import parse_dice
 from fevga.policy import GIOUL_POLICIES
 from fevga.position import COLOR_NAMES, Position
@@ -332,11 +332,12 @@ class BatchItem(_Strict):
 
 
 class BatchRequest(_Strict):
-    """Many positions at once (at most `Limits.batch_positions`): `items`, or for evaluate
-    `rows`, the base64 text of an (n, 51) uint8 array in fevga.batch's row layout."""
+    """Many positions at once (at most `Limits.batch_positions`): `items`, or `rows`, the
+    base64 text of an (n, 51) uint8 array in fevga.batch's row layout (Gioul: (n, 58))."""
 
     items: list[BatchItem] = Field(default_factory=list)
-    rows: str | None = Field(default=None, description="moves, evaluate, hint: base64 of n x 51 bytes (fevga.batch rows)")
+    rows: str | None = Field(default=None, description="moves, evaluate, hint: base64 of n x 51 bytes (fevga.batch "
+                             "rows), or with game=gioul n x 58 (fevga.gioul.to_array's Gioul state rows)")
     dice_rows: str | None = Field(default=None, description="moves, hint: base64 of n x 2 bytes, the dice of each row")
     game: Game | None = None
     rules: RulesName = "default"
@@ -577,9 +578,8 @@ def create_app(limits: Limits | None = None) -> FastAPI:
         if request.rows is not None or request.dice_rows is not None:
             if request.items or request.rows is None or request.dice_rows is None:
                 raise ApiError(422, "invalid_request", "the bulk form takes rows and dice_rows, without items")
-            _fevga_rows(request)
-            return await core(_moves_rows, request.rows, request.dice_rows, limits, _binary(http),
-                              None if request.rules == "default" else Rules.named(request.rules))
+            return await core(_moves_rows, request.rows, request.dice_rows, request.game, limits, _binary(http),
+                              _bulk_rules(request))
         return await batch(request, lambda p, item: _moves_of(p, _dice(p, item.dice), request.rules))
 
     @app.post(f"{API}/evaluate", summary="evaluations of many positions", openapi_extra=batch_body_schema)
@@ -589,8 +589,7 @@ def create_app(limits: Limits | None = None) -> FastAPI:
         if request.rows is not None:
             if request.items or plies:
                 raise ApiError(422, "invalid_request", "rows are evaluated at 0 plies, without items")
-            _fevga_rows(request)
-            return await core(_evaluate_rows, request.rows, limits, _binary(http))
+            return await core(_evaluate_rows, request.rows, request.game, limits, _binary(http))
         if plies == 0 and request.game != "gioul" and len(request.items) <= limits.batch_positions:
             return await core(_evaluate_items, request.items, limits)  # one call of the batch API
         return await batch(request, lambda p, item: _evaluation_of(p, plies, request.rules))
@@ -603,11 +602,13 @@ def create_app(limits: Limits | None = None) -> FastAPI:
             if request.items or request.after or request.rows is None or request.dice_rows is None or plies < 1:
                 raise ApiError(422, "invalid_request", "the bulk form takes rows and dice_rows (plies 1..), "
                                "without items or after")
-            _fevga_rows(request)
+            if request.game == "gioul" and plies > GIOUL_MAX_PLIES:
+                raise ApiError(422, "plies_limit", f"plies={plies}: Gioul states are ranked at plies 1.."
+                               f"{GIOUL_MAX_PLIES} (docs/net.md, Gioul net)")
             stop = threading.Event()  # set when the request is answered (408 included): the work stops too
             try:
-                return await core(_hint_rows, request.rows, request.dice_rows, plies, limits, _binary(http),
-                                  None if request.rules == "default" else Rules.named(request.rules), stop)
+                return await core(_hint_rows, request.rows, request.dice_rows, plies, request.game, limits,
+                                  _binary(http), _bulk_rules(request), stop)
             finally:
                 stop.set()
         return await batch(request, lambda p, item: _hint_of(p, _dice(p, item.dice), plies, request.after,
@@ -769,12 +770,13 @@ def _raw(arrays: list[Any], **counts: int) -> Response:
     return ArraysResponse(arrays, {f"X-Fevga-{name.capitalize()}": str(value) for name, value in counts.items()})
 
 
-def _moves_rows(rows_text: str, dice_text: str, limits: Limits, binary: bool = False,
+def _moves_rows(rows_text: str, dice_text: str, game: str, limits: Limits, binary: bool = False,
                 rules: Rules | None = None) -> dict[str, Any] | Response:
     """fevga.batch.legal_moves of base64 rows and dice, answered as its arrays in base64:
-    offsets (n + 1, <i8), results (m x 51, u1), steps (m x 4 x 2, u1), nsteps (m, u1); or
-    with `binary` those arrays' bytes in that order (headers X-Fevga-Count n, X-Fevga-Moves m)."""
-    rows = _bulk(rows_text, batch.POSITION_WIDTH, "rows", limits)
+    offsets (n + 1, <i8), results (m x 51, u1; Gioul m x 58), steps (m x 4 x 2, u1), nsteps
+    (m, u1); or with `binary` those arrays' bytes in that order (headers X-Fevga-Count n,
+    X-Fevga-Moves m). fevga.batch validates the rows, their width naming the game."""
+    rows = _bulk(rows_text, GIOUL_WIDTH if game == "gioul" else batch.POSITION_WIDTH, "rows", limits)
     dice = _bulk(dice_text, 2, "dice_rows", limits)
     moves = batch.legal_moves(rows, dice, rules)
     if binary:
@@ -784,20 +786,28 @@ def _moves_rows(rows_text: str, dice_text: str, limits: Limits, binary: bool = F
             "results": _b64(moves.results), "steps": _b64(moves.steps), "nsteps": _b64(moves.nsteps)}
 
 
-def _fevga_rows(request: BatchRequest) -> None:
-    """422 unsupported for a bulk form asked for Gioul: its rows are Fevga's 51 bytes."""
-    if request.game == "gioul":
-        raise ApiError(422, "unsupported", "the bulk forms take Fevga rows (51 bytes a position); ask for Gioul "
-                       "states as items")
+def _bulk_rows(text: str, game: str, limits: Limits) -> Any:
+    """The validated rows of a bulk form: Fevga positions (51 bytes a row), or with game=gioul
+    Gioul states (58 bytes a row, fevga.gioul.to_array's layout)."""
+    if game == "gioul":
+        return validate_states(_bulk(text, GIOUL_WIDTH, "rows", limits))
+    return batch.validate_positions(_bulk(text, batch.POSITION_WIDTH, "rows", limits))
 
 
-def _hint_rows(rows_text: str, dice_text: str, plies: int, limits: Limits, binary: bool, rules: Rules | None,
-               stop: threading.Event) -> dict[str, Any] | Response:
+def _bulk_rules(request: BatchRequest) -> Rules | None:
+    """The rules preset of a bulk form (None: the game's defaults); Gioul has no options."""
+    if request.rules != "default" and request.game == "gioul":
+        raise ApiError(422, "unsupported", f"rules={request.rules}: Gioul has no Fevga rule options (docs/rules.md)")
+    return None if request.rules == "default" else Rules.named(request.rules)
+
+
+def _hint_rows(rows_text: str, dice_text: str, plies: int, game: str, limits: Limits, binary: bool,
+               rules: Rules | None, stop: threading.Event) -> dict[str, Any] | Response:
     """fevga.batch.hint of base64 rows and dice, answered as its arrays: those of `_moves_rows`
     with each pair's moves best first, then values (m x 3, <f8), equities (m, <f8) and plies
     (m, i1); in base64 JSON, or with `binary` their bytes in that order. Ranked a slice of rows
     at a time, so that a request past its time limit (`stop` set) stops within one slice."""
-    rows = batch.validate_positions(_bulk(rows_text, batch.POSITION_WIDTH, "rows", limits))
+    rows = _bulk_rows(rows_text, game, limits)
     dice = validate_dice(_bulk(dice_text, 2, "dice_rows", limits), len(rows))  # errors name the whole batch's rows
     size = max(1, HINT_SLICE_ROWS >> (4 * (plies - 1)))
     parts = []
@@ -817,13 +827,14 @@ def _hint_rows(rows_text: str, dice_text: str, plies: int, limits: Limits, binar
 HINT_SLICE_ROWS = 256  # rows a bulk hint ranks between two looks at its time limit (1 ply; 16x fewer a ply deeper)
 
 
-def _evaluate_rows(text: str, limits: Limits, binary: bool = False) -> dict[str, Any] | Response:
+def _evaluate_rows(text: str, game: str, limits: Limits, binary: bool = False) -> dict[str, Any] | Response:
     """0-ply evaluations of base64 rows, answered in bulk too: ``values`` is the base64 text
     of an (n, 3) little-endian float64 array (win, win_mars, lose_mars for the side on roll
     of each row; writing 3n floats as JSON text would cost more than the net), or with
-    `binary` that array's bytes (header X-Fevga-Count n)."""
-    rows = _bulk(text, batch.POSITION_WIDTH, "rows", limits)
-    values = batch.evaluate(batch.validate_positions(rows)).astype("<f8")
+    `binary` that array's bytes (header X-Fevga-Count n). Gioul state rows (game=gioul) are
+    valued for their side to decide, as fevga.evaluate values them."""
+    rows = _bulk_rows(text, game, limits)
+    values = batch.evaluate(rows).astype("<f8")
     if binary:
         return _raw([values], count=len(rows))
     return {"count": len(rows), "plies": 0, "columns": ["win", "win_mars", "lose_mars"], "dtype": "<f8",
