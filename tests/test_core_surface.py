@@ -94,10 +94,23 @@ def test_bearoff_batch_kernels_check_shapes() -> None:
 
 
 def test_perft_depth_is_checked_in_the_core() -> None:
-    with pytest.raises(InvalidArgumentError, match="perft depth -1"):
-        CorePosition()._perft(-1, 0)
-    with pytest.raises(InvalidArgumentError, match="0 to 12"):
-        CorePosition()._perft(13, 0)
+    from fevga.errors import InvalidRulesError
+    from fevga_core.position import CoreBoard
+
+    for position, flags in ((CorePosition(), 0), (GioulPosition.initial(), FLAG_GIOUL)):
+        with pytest.raises(InvalidArgumentError, match="perft depth -1"):
+            position._perft(-1, flags)
+        with pytest.raises(InvalidArgumentError, match="0 to 12"):
+            position._perft(13, flags)
+    with pytest.raises(InvalidRulesError, match="Gioul's rules alone"):
+        GioulPosition.initial()._perft(1, 0)
+    with pytest.raises(InvalidRulesError, match="flags"):
+        CorePosition()._perft(1, FLAG_GIOUL)
+    # the shared base holds no board: refused, never read
+    with pytest.raises(NotImplementedError):
+        CoreBoard().counts(0)
+    with pytest.raises(NotImplementedError):
+        CoreBoard()._perft(1, 0)
 
 
 @pytest.mark.parametrize("dice_value", [0, 7, 255])
@@ -489,6 +502,9 @@ def test_fuzz_gioul_judgment(decision: int, plies: int, d1: int, d2: int, policy
     table = tables_of("gioul-default") if tables else core_race.Tables()
     _refused_or_ok(lambda: core_search.evaluate_position(net, table, state, min(plies, 2), FLAG_GIOUL))
     _refused_or_ok(lambda: core_search.rank_position(net, table, state, d1, d2, plies, FLAG_GIOUL, fevga.GioulMove))
+    _refused_or_ok(lambda: core_search.rank_position(net, table, state, d1, d2, plies, policy, fevga.GioulMove))
+    _refused_or_ok(lambda: core_search.roll_values(net, table, state))
+    _refused_or_ok(lambda: state._perft(min(plies, 2), FLAG_GIOUL if tables else policy))
     _refused_or_ok(lambda: core_rollout.gioul_games(1, decision, 1, False, policy, 6, net, gioul, table))
     _refused_or_ok(lambda: core_rollout.record_gioul_game(1, decision, True, 5, policy, state, gioul, net, table))
     row = fevga.gioul.to_array([state]).tobytes()
