@@ -5,6 +5,7 @@
     python benchmarks/callgrind.py net-results quantised-results   # per legal move's result
     python benchmarks/callgrind.py rollout net-game rollout-gioul   # per game of a rollout (see ROLLOUTS)
     python benchmarks/callgrind.py net-game qnet-game   # a net self-play game, float and quantised net
+    python benchmarks/callgrind.py perft perft-gioul   # per leaf of perft 3 from the start of each game
     python benchmarks/callgrind.py all --passes 1 4
     python benchmarks/callgrind.py movegen rollout net-game --repeat 2   # show the figures are stable
 
@@ -49,6 +50,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 CORPUS_MOVES = 439_038  # bench_movegen's known answer: legal moves over the corpus x 21 rolls
 GIOUL_CORPUS_MOVES = 396_805  # bench_gioul's known answer: its Gioul corpus x 21 rolls, first decisions
+PERFT_GIOUL_3 = 480_752  # perft(GioulPosition.initial(), 3), docs/rules.md "Perft for Gioul"
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,28 @@ def _rollout(name: str) -> Callable[[dict[str, np.ndarray]], tuple[Callable[[], 
     return prepare
 
 
+# workload -> (game, depth, known leaves): perft from the start of the game (docs/rules.md)
+PERFTS: dict[str, tuple[str, int, int]] = {
+    "perft": ("fevga", 3, 21_893),
+    "perft-gioul": ("gioul", 3, PERFT_GIOUL_3),
+}
+
+
+def _perft(name: str) -> Callable[[dict[str, np.ndarray]], tuple[Callable[[], object], int]]:
+    """perft from the start of its game, each pass the whole tree; the unit is a leaf."""
+    game, depth, leaves = PERFTS[name]
+
+    def prepare(data: dict[str, np.ndarray]) -> tuple[Callable[[], object], int]:
+        from fevga.gioul import GioulPosition
+        from fevga.position import Position, perft
+
+        start = GioulPosition.initial() if game == "gioul" else Position.initial()
+        assert perft(start, depth) == leaves, perft(start, depth)
+        return (lambda: perft(start, depth)), leaves
+
+    return prepare
+
+
 WORKLOADS: dict[str, Workload] = {
     "movegen": Workload("(position, roll) pair", _movegen),
     "movegen-gioul": Workload("(Gioul state, roll) pair", _movegen_gioul),
@@ -177,6 +201,7 @@ WORKLOADS: dict[str, Workload] = {
                             _net_results),
     "quantised-results": Workload("legal move, its result valued by the quantised net at 1 ply, incrementally "
                                   "(generation included)", _quantised_results),
+    **{name: Workload(f"perft leaf ({PERFTS[name][0]}, depth {PERFTS[name][1]})", _perft(name)) for name in PERFTS},
     **{name: Workload(f"game of a {ROLLOUTS[name][0]} {ROLLOUTS[name][1]} rollout"
                       f"{' (quantised net)' if ROLLOUTS[name][3].get('quantised') else ''}"
                       f"{' with luck' if ROLLOUTS[name][3].get('luck') else ''}", _rollout(name))
