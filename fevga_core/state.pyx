@@ -143,7 +143,8 @@ cdef void gioul_apply(GioulC* s, const MoveC* move) noexcept nogil:
 cdef long long perft(const StateC* s, int depth, PerftC* run, MoveC* moves) except -1 nogil:
     cdef long long total = 0
     cdef int r, k, n, rolls = NUM_ROLLS
-    cdef StateC before, child
+    cdef StateC rolled, child
+    cdef const StateC* parent = s     # the state the roll's moves are played from
     if depth == 0 or _over(s):
         return 1
     if StateC is GioulC:
@@ -153,14 +154,18 @@ cdef long long perft(const StateC* s, int depth, PerftC* run, MoveC* moves) exce
         run.calls += 1
         if run.calls % PERFT_SIGNAL_INTERVAL == 0:
             check_interrupt()
-        before = s[0]
-        _decision(&before, ROLL_D1[r], ROLL_D2[r])
-        n = moves_checked(_moves(&before, ROLL_D1[r], ROLL_D2[r], run.flags, moves, run.ws))
+        if StateC is PositionC:
+            n = moves_checked(generate_moves(s, ROLL_D1[r], ROLL_D2[r], run.flags, moves, run.ws))
+        else:
+            rolled = s[0]
+            _decision(&rolled, ROLL_D1[r], ROLL_D2[r])
+            parent = &rolled
+            n = moves_checked(gioul_pending_moves(&rolled, moves, run.ws))
         if depth == 1:
             total += n
             continue
         for k in range(n):
-            child = before
+            child = parent[0]
             state_apply(&child, &moves[k])
             total += perft(&child, depth - 1, run, moves + MAX_MOVES)
     return total
