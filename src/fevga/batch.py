@@ -11,9 +11,9 @@ column meaning
 ====== =====================================================================
 
 Gioul states are rows of 58 columns (`fevga.gioul.to_array`: the same 51, then the roll
-counts made and the pending dice); the width tells the game, and `count_legal_moves`,
-`legal_moves`, `evaluate`, `to_array` and `from_array` take either (a Gioul pair's moves are those of its
-next decision; the dice of a state with dice pending are ignored).
+counts made and the pending dice); the width tells the game, and every function here takes
+either (a Gioul pair's moves are those of its next decision; the dice of a state with dice
+pending are ignored; `hint` ranks them by the Gioul net at 1..2 plies).
 
 Dice are a ``uint8`` array of shape ``(n, 2)``, values 1-6. Positions come from
 `to_array`; results of `legal_moves` use the same layout. One call takes at most
