@@ -3,7 +3,7 @@
 # the Python state type CoreGioul, its net's encoding (CoreGioulNet) and the judgment entry
 # points, which run search.pyx's one search over GioulC states.
 
-from libc.string cimport memcmp, memset
+from libc.string cimport memcmp
 
 import numpy as np
 cimport numpy as cnp
@@ -65,7 +65,7 @@ cdef class CoreGioul(CoreBoard):
         return perft(&root, depth, run, moves)
 
     def __cinit__(self):
-        memset(&self.c, 0, sizeof(GioulC))
+        gioul_initial(&self.c, 0)     # CoreGioul() is the start, as CorePosition() is
 
     @classmethod
     def _from_fields(cls, row, rolls_white, rolls_black, roller, die, count, last, pair):

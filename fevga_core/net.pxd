@@ -45,6 +45,8 @@ cdef class CoreNet(NetModel):
 # Bind `model` to `params` (InvalidArgumentError unless they fit `hidden` units over `inputs`).
 cdef int model_bind(NetModel model, float[::1] params, int hidden, int inputs, RowValueF value,
                     RowStepF step) except -1
+# InvalidArgumentError unless `net` holds its parameters (made by its constructor, not __new__).
+cdef int net_checked(NetModel net) except -1
 
 # A sparse input vector: the non-zero inputs as (index, value) pairs.
 ctypedef struct EncodingC:

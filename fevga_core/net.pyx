@@ -469,6 +469,8 @@ cdef int model_bind(NetModel model, float[::1] params, int hidden, int inputs, R
     if not 1 <= hidden <= NET_MAX_HIDDEN or params.shape[0] != net_size(inputs, hidden):
         raise InvalidArgumentError(f"parameter vector of length {params.shape[0]} does not fit {hidden} hidden units "
                                    f"(1..{NET_MAX_HIDDEN})")
+    if not np.all(np.isfinite(np.asarray(params))):
+        raise InvalidArgumentError("the parameter vector holds non-finite values (NaN or infinity)")
     model.c.hidden = hidden
     model.c.params = &params[0]
     model._params = params
@@ -495,6 +497,12 @@ cdef int check_targets(const double[:, ::1] targets, Py_ssize_t n, float rate) e
 # ---------------------------------------------------------------------------------------
 # Python entry points: each checks its arguments (rows, shapes, values) before the nogil loop.
 
+cdef int net_checked(NetModel net) except -1:
+    if net.c.params == NULL:
+        raise InvalidArgumentError(f"{type(net).__name__} has no parameters: make it with its constructor")
+    return 0
+
+
 cdef class NetModel:
     """The network over one game's encoding and a float32 parameter vector it keeps alive."""
 
@@ -511,12 +519,14 @@ cdef class NetModel:
 
     def evaluate_rows(self, const uint8_t[:, ::1] rows not None):
         """(n, 3) float64: win, win_mars, lose_mars for the side on roll (to decide) of each valid row."""
+        net_checked(self)
         self._check_rows(rows)
         return net_evaluate_loop(&self.c, rows, self.value)
 
     def train_rows(self, const uint8_t[:, ::1] rows not None, const double[:, ::1] targets not None,
                    float rate):
         """One SGD pass over the rows in order toward targets (n, 3); returns the mean loss."""
+        net_checked(self)
         self._check_rows(rows)
         return net_train_loop(&self.c, rows, targets, rate, self.step)
 

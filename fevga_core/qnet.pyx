@@ -74,7 +74,7 @@ from fevga_core.board cimport (
 from fevga_core.movegen cimport ScratchC, scratch_new, scratch_free, generate_moves, apply_move
 from fevga_core.net cimport (
     CoreNet, NET_INPUTS, NET_SIDE_INPUTS, NET_OUTPUTS, RelationC, relation_counts, position_contact,
-    logit_probabilities, net_evaluate_loop,
+    logit_probabilities, net_evaluate_loop, net_checked,
 )
 
 from fevga_core.errors import InvalidArgumentError, InvalidDiceError
@@ -588,6 +588,7 @@ cdef class QuantisedNet(CoreNet):
     """
 
     def __init__(self, CoreNet net not None):
+        net_checked(net)
         cdef int hidden = net.c.hidden
         cdef int lanes = (hidden + QNET_LANES - 1) // QNET_LANES * QNET_LANES
         params = np.asarray(net._params)

@@ -53,7 +53,7 @@ from fevga_core.game cimport (
     POLICY_RANDOM, POLICY_HEURISTIC, POLICY_CALLBACK, POLICY_BEAROFF, POLICY_LOOKAHEAD,
     POLICY_NET, POLICY_NET2,
 )
-from fevga_core.net cimport NetModel, CoreNet, NetC, net_evaluate, outputs_equity
+from fevga_core.net cimport NetModel, CoreNet, NetC, net_evaluate, outputs_equity, net_checked
 from fevga_core.search cimport EvaluatorC, best_move, roll_expectation, luck_values
 from fevga_core.qnet cimport QNetC, qnet_evaluate, net_quantised
 from fevga_core.bearoff cimport one_sided_mean, two_sided_equity
@@ -560,6 +560,8 @@ cdef int _job_init(JobC* job, int flags, int white_policy, int black_policy, obj
     if gioul and callback is not None:
         raise InvalidArgumentError("a Gioul job takes no callback")
     for net in (white_net, black_net):
+        if net is not None:
+            net_checked(net)
         if net is not None and isinstance(net, CoreGioulNet) != gioul:
             raise NetGameError(f"a {'Fevga' if gioul else 'Gioul'} net ({type(net).__name__}) was given for a "
                                f"{'Gioul' if gioul else 'Fevga'} job, which needs a "

@@ -38,7 +38,7 @@ def rank_position(net: NetModel, tables: Tables, position: CorePosition | CoreGi
     """Every legal move of the next decision of either game's position, generated once: its
     legal-move sequence, values (n, 3) for the mover and plies used (n,), in the generator's order."""
 
-def rank_batch(net: CoreNet, tables: Tables, rows: NDArray[np.uint8], dice: NDArray[np.uint8], plies: int,
+def rank_batch(net: NetModel, tables: Tables, rows: NDArray[np.uint8], dice: NDArray[np.uint8], plies: int,
                flags: int) -> tuple[NDArray[np.int64], NDArray[np.uint8], NDArray[np.uint8], NDArray[np.uint8],
                                     NDArray[np.float64], NDArray[np.int8]]:
     """Every legal move of each pair ranked, generated once: (offsets, results, steps, nsteps,

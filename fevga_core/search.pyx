@@ -43,7 +43,7 @@ from fevga_core.state cimport (
     gioul_load, BatchHook,
 )
 from fevga_core.net cimport NetC, NET_MAX_HIDDEN, net_base, net_finish, net_evaluate, outputs_equity
-from fevga_core.net cimport NetModel, CoreNet
+from fevga_core.net cimport NetModel, CoreNet, net_checked
 from fevga_core.gioul cimport CoreGioul, CoreGioulNet, gioul_rows_checked, gioul_move_list
 from fevga_core.qnet cimport QParentC, qnet_evaluate, qnet_parent, qnet_result, net_quantised
 from fevga_core.race cimport TablesC, Tables, race_value
@@ -362,6 +362,7 @@ cdef int _evaluator(EvaluatorC* ev, NetModel net, Tables tables, int flags) exce
         if not isinstance(net, CoreNet):
             raise TypeError(f"a Fevga position is judged by a Fevga net (CoreNet), not {type(net).__name__}")
         ev.qnet = net_quantised(net)
+    net_checked(net)
     ev.net = &net.c
     ev.tables = &tables.c
     ev.flags = flags
@@ -426,6 +427,14 @@ def evaluate_position(NetModel net not None, Tables tables not None, position no
     return (out[0], out[1], out[2])
 
 
+cdef int _apart_checked(rows, out) except -1:
+    """InvalidArgumentError if an output array shares memory with the rows: the rows are checked
+    before the loop and trusted in it, so writing the outputs must not change them."""
+    if np.may_share_memory(np.asarray(rows), np.asarray(out)):
+        raise InvalidArgumentError("out must not share memory with rows")
+    return 0
+
+
 def evaluate_rows(NetModel net not None, Tables tables not None, const uint8_t[:, ::1] rows not None,
                   double[:, ::1] out not None, int flags=0):
     """The 0-ply value of every row for its side to decide into out (n, 3), every row checked
@@ -444,6 +453,7 @@ def evaluate_rows(NetModel net not None, Tables tables not None, const uint8_t[:
         rows_checked(rows)
     if out.shape[0] != n or out.shape[1] != 3:
         raise InvalidArgumentError(f"out of shape {tuple(out.shape)[:2]} must be ({n}, 3)")
+    _apart_checked(rows, out)
     _evaluator(&ev, net, tables, flags)
     scratch_new(&scratch, 2)
     try:
@@ -525,6 +535,8 @@ def choose_rows(CoreNet net not None, Tables tables not None, const uint8_t[:, :
     rows_checked(rows)
     if dice.shape[0] != n or dice.shape[1] != 2 or out.shape[0] != n:
         raise InvalidArgumentError(f"dice (n, 2) and out (n,) must match {n} rows")
+    _apart_checked(rows, out)
+    _apart_checked(dice, out)
     if n and not np.all((np.asarray(dice) >= 1) & (np.asarray(dice) <= 6)):
         raise InvalidDiceError("dice values must be 1-6")
     _check_plies(plies, 1, MAX_PLIES + 1)
@@ -608,6 +620,7 @@ cdef class _Ranker(BatchHook):
     cdef Py_ssize_t cap
 
     def __cinit__(self):
+        self.ev.net = NULL
         self.values = NULL
         self.used = NULL
         self.cap = 0
@@ -624,6 +637,9 @@ cdef class _Ranker(BatchHook):
         cdef Py_ssize_t cap
         cdef void* grown
         cdef double unused[3]
+        if self.ev.net == NULL:
+            with gil:
+                raise InvalidArgumentError("a _Ranker ranks only inside search.rank_batch (it holds no evaluator)")
         if pair % 64 == 63:
             check_interrupt()
         if first + count > self.cap:

@@ -29,7 +29,7 @@ from fevga_core.search cimport EvaluatorC, static_value, flip
 from fevga_core.types cimport GioulC, GIOUL_WIDTH
 from fevga_core.gioul cimport CoreGioulNet
 from fevga_core.state cimport gioul_initial, gioul_store
-from fevga_core.net cimport NetC, net_evaluate
+from fevga_core.net cimport NetC, net_evaluate, net_checked
 
 
 # Growable sample arrays (malloc'd; the caller frees both): rows of `width` bytes
@@ -206,6 +206,7 @@ def selfplay_samples(CoreNet net not None, Tables tables not None, int flags, ui
     cdef JobC* job = &c.job
     cdef EvaluatorC* ev = &c.ev
     _check_call(first_index, games, lam)
+    net_checked(net)
     fevga_flags_checked(flags)
     job.flags = flags
     job.policy[0] = POLICY_NET
@@ -276,6 +277,7 @@ def gioul_selfplay_samples(CoreGioulNet net not None, uint64_t master, int64_t f
     cdef SelfplayC c
     cdef JobC* job = &c.job
     _check_call(first_index, games, lam)
+    net_checked(net)
     job.flags = FLAG_GIOUL
     job.policy[0] = POLICY_NET
     job.policy[1] = POLICY_NET

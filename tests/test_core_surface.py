@@ -513,3 +513,69 @@ def test_fuzz_gioul_judgment(decision: int, plies: int, d1: int, d2: int, policy
     _refused_or_ok(lambda: core_rollout.run_block(row, 0, FLAG_GIOUL, policy, 5, None, table or core_race.Tables(),
                                                   net, gioul, bool(d1 & 1), bool(d2 & 1), 100.0, True, 3, 0, 2,
                                                   *arrays))
+
+
+# --- From the review of the one engine (2026-12-05): what reached the core unchecked ---------
+
+
+def test_outputs_that_share_memory_with_the_rows_are_refused() -> None:
+    """The values kernels check the rows first and trust them in the loop: an out array over the
+    rows' own memory would rewrite rows already checked (UBSan saw the Zobrist table overrun)."""
+    from fevga.bearoff.core_tables import tables_of
+
+    net = fevga.Net.default()._core
+    buf = np.zeros(51 * 16 + 64, dtype=np.uint8)
+    rows = buf[:51 * 16].reshape(16, 51)
+    rows[:] = np.frombuffer(START_ROW, dtype=np.uint8)
+    out = buf[408:408 + 16 * 24].view(np.float64).reshape(16, 3)
+    with pytest.raises(InvalidArgumentError, match="share memory"):
+        core_search.evaluate_rows(net, tables_of("default"), rows, out)
+    gbuf = np.zeros(58 * 8 + 64, dtype=np.uint8)
+    grows = gbuf[:58 * 8].reshape(8, 58)
+    grows[:] = fevga.gioul.to_array([GioulPosition.initial()] * 8)
+    gout = gbuf[232:232 + 192].view(np.float64).reshape(8, 3)
+    with pytest.raises(InvalidArgumentError, match="share memory"):
+        core_search.evaluate_rows(fevga.Net.default("gioul")._core, tables_of("gioul-default"), grows, gout, FLAG_GIOUL)
+    counts = rows[:, :4].copy().view(np.int32).reshape(16)  # apart: fine
+    dice = np.full((16, 2), 3, dtype=np.uint8)
+    assert core_search.choose_rows(net, tables_of("default"), rows.copy(), dice, 1, 0, counts) > 0
+    shared = np.zeros(64, dtype=np.uint8)
+    with pytest.raises(InvalidArgumentError, match="share memory"):
+        core_search.choose_rows(net, tables_of("default"), rows.copy(), shared[:32].reshape(16, 2),
+                                1, 0, shared[:64].view(np.int32))
+
+
+def test_nets_without_parameters_or_with_non_finite_ones_are_refused() -> None:
+    from fevga.bearoff.core_tables import tables_of
+    from fevga_core import gioul as core_gioul
+    from fevga_core import net as core_net
+    from fevga_core import qnet
+
+    for cls, game in ((core_net.CoreNet, "fevga"), (core_gioul.CoreGioulNet, "gioul")):
+        bare = cls.__new__(cls)
+        position = Position.initial() if game == "fevga" else GioulPosition.initial()
+        flags = FLAG_GIOUL if game == "gioul" else 0
+        with pytest.raises(InvalidArgumentError, match="no parameters"):
+            core_search.evaluate_position(bare, tables_of("default"), position, 0, flags)
+        with pytest.raises(InvalidArgumentError, match="no parameters"):
+            bare.evaluate_rows(fevga.batch.to_array([position]))
+        shipped = fevga.Net.default(game)
+        nan = np.full(np.asarray(shipped.params).shape, np.nan, dtype=np.float32)
+        with pytest.raises(InvalidArgumentError, match="non-finite"):
+            cls(nan, shipped._core.hidden)
+    with pytest.raises(InvalidArgumentError, match="no parameters"):
+        qnet.QuantisedNet(core_net.CoreNet.__new__(core_net.CoreNet))
+
+
+def test_the_ranking_hook_works_only_inside_rank_batch() -> None:
+    from fevga_core import search
+
+    with pytest.raises(InvalidArgumentError, match="only inside search.rank_batch"):
+        core_state.generate_batch(np.frombuffer(START_ROW, dtype=np.uint8)[None].copy(),
+                                  np.array([[3, 1]], dtype=np.uint8), 0, search._Ranker())
+
+
+def test_an_argument_free_core_gioul_is_the_start() -> None:
+    from fevga_core.gioul import CoreGioul
+
+    assert GioulPosition() == GioulPosition.initial() and CoreGioul().counts(0) == GioulPosition.initial().counts(0)
