@@ -26,27 +26,24 @@ from libc.stdint cimport int8_t, int32_t, int64_t
 from libc.stdlib cimport realloc, free
 from libc.string cimport memcpy
 
-from fevga_core.types cimport (
-    PositionC, GioulC, StateC, MoveC, SideC, uint8_t, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, FLAG_GIOUL,
-)
+from fevga_core.types cimport PositionC, GioulC, StateC, MoveC, uint8_t, NUM_ROLLS, MAX_MOVES, FLAG_GIOUL
 from fevga_core.board cimport (
-    position_load, position_load_checked, position_store, rows_checked, position_winner, position_points, fevga_flags_checked, check_interrupt, check_interrupt_every, moves_checked,
-    ROLL_D1, ROLL_D2, ROLL_WEIGHT,
+    position_load, rows_checked, position_winner, position_points, fevga_flags_checked, check_interrupt,
+    check_interrupt_every, moves_checked, ROLL_D1, ROLL_D2, ROLL_WEIGHT,
 )
-from fevga_core.movegen cimport (
-    WorkspaceC, scratch_new, scratch_free, generate_moves, apply_move, position_is_dead,
-)
+from fevga_core.movegen cimport scratch_new, scratch_free, generate_moves, position_is_dead
 from fevga_core.state import generate_batch
 from fevga_core.position cimport CorePosition, position_move_list
 from fevga_core.state cimport (
     state_board, state_apply, gioul_begin_roll, gioul_pending_moves, gioul_apply, gioul_tables_apply, gioul_over,
     gioul_load, BatchHook,
 )
-from fevga_core.net cimport NetC, NET_MAX_HIDDEN, net_base, net_finish, net_evaluate, outputs_equity
-from fevga_core.net cimport NetModel, CoreNet, net_checked
+from fevga_core.net cimport (
+    NetModel, CoreNet, NET_MAX_HIDDEN, net_base, net_finish, net_evaluate, outputs_equity, net_checked,
+)
 from fevga_core.gioul cimport CoreGioul, CoreGioulNet, gioul_rows_checked, gioul_move_list
 from fevga_core.qnet cimport QParentC, qnet_evaluate, qnet_parent, qnet_result, net_quantised
-from fevga_core.race cimport TablesC, Tables, race_value
+from fevga_core.race cimport Tables, race_value
 
 from fevga_core.errors import InvalidArgumentError, InvalidDiceError, InvalidRulesError
 
@@ -347,7 +344,7 @@ cdef int ply_value(const EvaluatorC* ev, const StateC* s, int plies, ScratchC* s
 # ---------------------------------------------------------------------------------------
 # Python entry points: each checks its arguments (rows, dice, plies, flags) in O(1) per row.
 
-GIOUL_MAX_PLIES = 2     # a Gioul state's deepest evaluate_position; rank_position searches one ply more
+GIOUL_MAX_PLIES = 2     # a Gioul state's deepest evaluate_position and rank_position (net2's search)
 
 
 cdef int _evaluator(EvaluatorC* ev, NetModel net, Tables tables, int flags) except -1:

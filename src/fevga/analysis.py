@@ -140,9 +140,10 @@ def _judged(position: object, plies: object, low: int, rules: Rules | None, scor
     return position, _plies(plies, low, MAX_PLIES + low), rules_of(rules), match_score(score, length)
 
 
-def _judge(rules: Rules, net: Net | str | os.PathLike[str] | None) -> tuple[Any, Any]:
-    """The core net and tables that judge a position of the game of `rules`."""
-    return net_of(net, rules.game)._core, tables_of(DEFAULT_SPECS[rules.game])
+def core_judge(game: str, net: Net | str | os.PathLike[str] | None = None) -> tuple[Any, Any]:
+    """(the core net, the core bear-off tables) that judge a position of `game`: `net` (default
+    the game's shipped net) and the game's exact tables (evaluate, hint and fevga.batch)."""
+    return net_of(net, game)._core, tables_of(DEFAULT_SPECS[game])
 
 
 def evaluate(position: Position | GioulPosition, plies: int = 0, rules: Rules | None = None, *,
@@ -157,7 +158,7 @@ def evaluate(position: Position | GioulPosition, plies: int = 0, rules: Rules | 
     Gioul state is evaluated for its side to decide (0..GIOUL_MAX_PLIES plies).
     """
     position, depth, rules, match = _judged(position, plies, 0, rules, score, length)
-    win, win_mars, lose_mars = core.evaluate_position(*_judge(rules, net), position, depth, rules.flags)
+    win, win_mars, lose_mars = core.evaluate_position(*core_judge(rules.game, net), position, depth, rules.flags)
     chance = None if match is None else match.chance(position.turn, win, win_mars, lose_mars)
     return Evaluation(win, win_mars, lose_mars, chance)
 
@@ -193,7 +194,7 @@ def hint(position: Position | GioulPosition, dice: object, plies: int = 1, rules
         raise InvalidArgumentError(f"position {position.id} is already finished")
     d1, d2 = position._dice_args(dice) if isinstance(position, GioulPosition) else parse_dice(dice)
     move_cls = GioulMove if isinstance(position, GioulPosition) else Move
-    moves, values, used = core.rank_position(*_judge(rules, net), position, d1, d2, depth, rules.flags, move_cls)
+    moves, values, used = core.rank_position(*core_judge(rules.game, net), position, d1, d2, depth, rules.flags, move_cls)
     evaluations = []
     for win, win_mars, lose_mars in values.tolist():
         chance = None if match is None else match.chance(position.turn, win, win_mars, lose_mars)
@@ -221,5 +222,5 @@ def gioul_roll_values(state: GioulPosition, *, net: Net | str | os.PathLike[str]
     """
     if not isinstance(state, GioulPosition) or state.pending or state.winner() is not None:
         raise InvalidArgumentError(f"roll values need a Gioul state whose roll is due, not {state!r}")
-    values, mean = core.roll_values(net_of(net, "gioul")._core, tables_of("gioul-default"), state)
+    values, mean = core.roll_values(*core_judge("gioul", net), state)
     return dict(zip(ROLLS, values)), mean

@@ -39,7 +39,8 @@ from numpy.typing import NDArray
 from fevga.checks import check_workers, row_array, validate_dice
 from fevga.errors import InvalidArgumentError, InvalidPositionError
 from fevga.limits import MAX_BATCH_ROWS, bounded
-from fevga.net import Net, net_of
+from fevga.analysis import core_judge
+from fevga.net import Net
 from fevga.parallel import CHUNK_ROWS, run_chunks
 from fevga import gioul
 from fevga.gioul import GioulPosition
@@ -47,7 +48,6 @@ from fevga.position import Position
 from fevga.rules import Rules, rules_of
 from fevga_core import constants, search, state
 from fevga_core.board import first_invalid_row
-from fevga.bearoff.core_tables import DEFAULT_SPECS, tables_of
 
 POSITION_WIDTH = constants.POSITION_WIDTH
 _ROW_PROBLEMS = {
@@ -168,7 +168,7 @@ def evaluate(positions: object, net: Net | str | None = None, workers: int = 1) 
     count = check_workers(workers)
     rules, rows = _game_rows(positions, None)
     out = np.empty((len(rows), 3), dtype=np.float64)
-    core, tables = net_of(net, rules.game)._core, tables_of(DEFAULT_SPECS[rules.game])
+    core, tables = core_judge(rules.game, net)
     # a Gioul decision in hand is searched at 1 ply: chunks as small as a 1-ply hint's
     chunk = _HINT_CHUNK_ROWS[1] if rules.game == "gioul" else CHUNK_ROWS
     run_chunks(len(rows), count, lambda a, b: search.evaluate_rows(core, tables, rows[a:b], out[a:b], rules.flags),
@@ -226,7 +226,7 @@ def hint(positions: object, dice: object, plies: int = 1, rules: Rules | None = 
         raise InvalidArgumentError(f"plies={plies!r} must be an integer from 1 to {deepest} ({rules.game})")
     rolls = validate_dice(dice, rows.shape[0])
     flags = rules.flags
-    core, tables = net_of(net, rules.game)._core, tables_of(DEFAULT_SPECS[rules.game])
+    core, tables = core_judge(rules.game, net)
     offsets, results, steps, nsteps, values, used = _flat_moves(
         rows, rolls, check_workers(workers), lambda r, d: search.rank_batch(core, tables, r, d, plies, flags),
         _HINT_CHUNK_ROWS.get(plies, 1))

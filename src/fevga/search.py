@@ -117,14 +117,14 @@ def _gioul_expectimax(state: GioulPosition, plies: int, evaluator: Evaluator, ru
                       bearoff: TwoSidedDB | None, one_sided: OneSidedDB | None,
                       net: Net | str | os.PathLike[str] | None) -> float:
     """expectimax of a Gioul state: the equity of the core's search of it (evaluate_position)."""
-    rules_of(rules, "gioul")
+    rules = rules_of(rules, "gioul")
     if not isinstance(evaluator, str) or evaluator != "net":
         raise InvalidArgumentError(f"evaluator {repr(evaluator)[:80]}: a Gioul state is searched with 'net' only")
     if state.winner() is not None:
         raise InvalidPositionError(f"Gioul state {state.id} is already finished")
     depth = check_int("expectimax plies", plies, 0, int(GIOUL_MAX_PLIES))
     tables = tables_of(tables_spec(bearoff, one_sided, "gioul"))
-    win, win_mars, lose_mars = evaluate_position(net_of(net, "gioul")._core, tables, state, depth, rules_of(rules, "gioul").flags)
+    win, win_mars, lose_mars = evaluate_position(net_of(net, "gioul")._core, tables, state, depth, rules.flags)
     return 2.0 * win - 1.0 + win_mars - lose_mars
 
 
