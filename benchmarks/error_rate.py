@@ -1,8 +1,9 @@
 """Error rate against rollouts (issue 18 item 4): mean equity lost per decision by the heuristic
-and by the net at 1, 2 and 3 plies, judged by net rollouts of the candidates (fevga.error_rate,
-docs/error_rate.md).
+and by the net at 1, 2 and 3 plies (Gioul: 1 and 2), judged by net rollouts of the candidates
+(fevga.error_rate, docs/error_rate.md). The corpus's game is Fevga's or `--game gioul`'s; the
+truth and the report follow the corpus.
 
-    python benchmarks/error_rate.py corpus corpus.json --count 500 --seed 2026
+    python benchmarks/error_rate.py corpus corpus.json --count 500 --seed 2026 [--game gioul]
     nice -n 10 python benchmarks/error_rate.py truth corpus.json truth.json --games 1296 --seed 7
     python benchmarks/error_rate.py report truth.json
 
@@ -22,10 +23,10 @@ from fevga.error_rate import Corpus, DecisionTruth, build_corpus, error_rates, l
 
 def _corpus(args: argparse.Namespace) -> None:
     began = time.perf_counter()
-    corpus = build_corpus(args.count, args.seed)
+    corpus = build_corpus(args.count, args.seed, game=args.game)
     corpus.save(args.corpus)
     games = len({d.game for d in corpus.decisions})
-    print(f"{len(corpus.decisions)} decisions from {games} net self-play games (seed {args.seed}, "
+    print(f"{len(corpus.decisions)} decisions from {games} {args.game} net self-play games (seed {args.seed}, "
           f"net {corpus.net[:12]}) in {time.perf_counter() - began:.1f} s -> {args.corpus}")
 
 
@@ -66,6 +67,7 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("corpus")
     c.add_argument("--count", type=int, default=500)
     c.add_argument("--seed", type=int, default=2026)
+    c.add_argument("--game", choices=("fevga", "gioul"), default="fevga")
     t = sub.add_parser("truth", help="roll out the candidates of every decision (resumable)")
     t.add_argument("corpus")
     t.add_argument("truth")

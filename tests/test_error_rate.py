@@ -1,29 +1,39 @@
-"""fevga.error_rate: the seeded corpus, the loss arithmetic on a hand-made truth, and resuming
-the truth computation after an interruption."""
+"""fevga.error_rate: the seeded corpus of either game, the loss arithmetic on a hand-made truth,
+and resuming the truth computation after an interruption."""
 
 from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from fevga.errors import CheckpointError, FevgaError
 from fevga.error_rate import (PLAYERS, Corpus, DecisionTruth, MoveTruth, Truth, build_corpus, error_rates,
-                              heuristic_pick, load_truth, markdown_table, run_truth, selection_bias)
+                              heuristic_pick, load_truth, markdown_table, picks, players_of, run_truth,
+                              selection_bias)
+from fevga.game import play_game
+from fevga.gioul import GioulPosition
+from fevga.position import Position
+
+DOCUMENTED = Path(__file__).parent.parent / "benchmarks" / "error_rate"
 
 
-@pytest.fixture(scope="module")
-def corpus() -> Corpus:
-    return build_corpus(4, seed=11)
+@pytest.fixture(scope="module", params=["fevga", "gioul"])
+def corpus(request: pytest.FixtureRequest) -> Corpus:
+    return build_corpus(4, seed=11, game=request.param)
 
 
 def test_the_corpus_is_a_function_of_its_seed(corpus: Corpus) -> None:
-    again = build_corpus(4, seed=11)
+    again = build_corpus(4, seed=11, game=corpus.game)
     assert again == corpus
-    assert build_corpus(4, seed=12).decisions != corpus.decisions
+    assert build_corpus(4, seed=12, game=corpus.game).decisions != corpus.decisions
     assert len(corpus.decisions) == 4
+    kind = GioulPosition if corpus.game == "gioul" else Position
     for d in corpus.decisions:
+        assert type(d.position) is kind
         assert len(d.position.legal_moves(d.dice)) >= 2  # a decision, not a forced move
         assert not d.position.is_game_over()
     assert Corpus.from_json(corpus.to_json()) == corpus  # the saved file gives the same corpus
@@ -32,7 +42,28 @@ def test_the_corpus_is_a_function_of_its_seed(corpus: Corpus) -> None:
 def test_the_corpus_file_round_trips(corpus: Corpus, tmp_path) -> None:
     path = corpus.save(tmp_path / "corpus.json")
     assert Corpus.load(path) == corpus
-    assert json.loads(path.read_text())["seed"] == 11
+    data = json.loads(path.read_text())
+    assert data["seed"] == 11 and data["game"] == corpus.game
+
+
+def test_a_gioul_corpus_holds_every_kind_of_decision() -> None:
+    # a Gioul decision is the first of a roll (dice given) or a pending one: a chain's next
+    # block or a hand-over (dice None, the state holds them)
+    corpus = build_corpus(60, seed=2026, game="gioul")
+    assert {d.dice is None for d in corpus.decisions} == {True, False}
+    for d in corpus.decisions:
+        assert (d.dice is None) == bool(d.position.pending)
+        record = play_game(seed=np.random.SeedSequence(2026, spawn_key=(0, d.game)), policy="net", game="gioul")
+        assert record.positions()[d.ply] == d.position  # the decision is where the corpus says
+    assert len(players_of("gioul")) == 3 and set(picks(corpus.decisions[0])) == set(players_of("gioul"))
+
+
+def test_the_documented_files_read_as_fevga() -> None:
+    # written before Gioul corpora: no "game" field, so Fevga's
+    corpus = Corpus.load(DOCUMENTED / "corpus-2026.json")
+    truth = load_truth(DOCUMENTED / "truth-2026-7.json")
+    assert corpus.game == "fevga" and truth.settings["game"] == "fevga" and len(truth.decisions) == 500
+    assert [r.player for r in error_rates(truth.decisions[:20])] == list(PLAYERS)
 
 
 @pytest.mark.parametrize("text", ["[]", "{}", '{"format": "fevga-error-rate-corpus/1"}',
@@ -49,10 +80,28 @@ def test_heuristic_pick_is_the_first_best_by_heuristic_eval(corpus: Corpus) -> N
 
     d = corpus.decisions[0]
     moves = d.position.legal_moves(d.dice)
-    values = [game.evaluate(m.position._row(), d.position.turn) for m in moves]
+    boards = [m.position.board() if corpus.game == "gioul" else m.position for m in moves]
+    values = [game.evaluate(b._row(), d.position.turn) for b in boards]
     pick = heuristic_pick(d.position, d.dice)
     assert values[list(moves).index(pick)] == max(values)
     assert all(v < max(values) for v in values[:list(moves).index(pick)])
+
+
+def test_heuristic_pick_is_the_heuristic_policys_move(game: str) -> None:
+    # the judged "heuristic" is the policy the rollouts play: every decision of its games
+    for seed in range(2):
+        if game == "gioul":
+            gioul = play_game(seed=seed, policy="heuristic", game="gioul")
+            states = gioul.positions()
+            chosen = [(states[k], d.roll, d.steps) for k, d in enumerate(gioul.decisions) if d.choices >= 2]
+        else:
+            record = play_game(seed=seed, policy="heuristic")
+            positions = record.positions()
+            chosen = [(positions[k], p.dice, p.steps) for k, p in enumerate(record.plies)
+                      if positions[k].count_legal_moves(p.dice) >= 2]
+        assert len(chosen) > 20
+        for position, dice, steps in chosen:
+            assert heuristic_pick(position, dice).steps == steps
 
 
 def _hand_made() -> list[DecisionTruth]:
@@ -104,13 +153,16 @@ def _without_times(truth: Truth) -> list[dict[str, object]]:
 
 
 def test_an_interrupted_truth_resumes_to_the_uninterrupted_one(corpus: Corpus, tmp_path) -> None:
-    small = Corpus(corpus.seed, corpus.net, corpus.decisions[:3])
+    small = Corpus(corpus.seed, corpus.net, corpus.decisions[:3], corpus.game)
     whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5)
     assert len(whole.decisions) == 3
+    assert whole.settings["game"] == corpus.game and whole.settings["players"] == list(players_of(corpus.game))
     for d in whole.decisions:
         assert d.moves[0].diff == 0.0 and all(m.diff <= 0.0 and m.diff_se >= 0.0 for m in d.moves)
         assert {m.move for m in d.moves} >= set(d.picks.values())  # every pick was rolled out
-        assert all(d.loss(p) >= 0.0 and math.isfinite(d.loss_se(p)) for p in PLAYERS)
+        assert set(d.picks) == set(players_of(corpus.game))
+        assert all(d.loss(p) >= 0.0 and math.isfinite(d.loss_se(p)) for p in d.picks)
+    assert [r.player for r in error_rates(whole.decisions)] == list(players_of(corpus.game))
 
     path = tmp_path / "interrupted.json"
 

@@ -2,8 +2,9 @@
 
 Three steps, each a file that the next one reads (docs/error_rate.md):
 
-1. `build_corpus(count, seed)`: decisions (a position and a roll with two or more legal moves)
-   sampled from seeded net self-play games. Game ``g`` plays with the seed
+1. `build_corpus(count, seed, game=...)`: decisions (a position and a roll with two or more
+   legal moves; in Gioul a state and its next decision: the first of a roll, a chain's next
+   block or a hand-over) sampled from seeded net self-play games of Fevga or Gioul. Game ``g`` plays with the seed
    ``SeedSequence(seed, spawn_key=(0, g))`` and ``PER_GAME`` of its decisions are drawn with
    ``SeedSequence(seed, spawn_key=(1, g))``, so a corpus is a function of (count, seed, net).
 2. `run_truth(corpus, path, ...)`: for each decision, the candidates (the moves whose 2-ply
@@ -18,8 +19,9 @@ Three steps, each a file that the next one reads (docs/error_rate.md):
    standard error the rollout reports); the mean over decisions with a 95% interval over
    decisions. `markdown_table` prints them.
 
-The players (`PLAYERS`) are the built-in "heuristic" policy (greedy on the core's
-heuristic_eval, first on ties, as the rollouts play it) and `fevga.hint` at 1, 2 and 3 plies.
+The players (`players_of(game)`) are the built-in "heuristic" policy (greedy on the core's
+heuristic_eval, first on ties, as the rollouts play it) and `fevga.hint` at 1, 2 and 3 plies
+(Gioul: 1 and 2, its search's depth).
 """
 
 from __future__ import annotations
@@ -43,11 +45,14 @@ from fevga.files import atomic_write
 from fevga.game import play_game
 from fevga.net import Net, net_of
 from fevga.notation import parse_dice
+from fevga.gioul import GioulMove, GioulPosition
+from fevga.net import check_game
 from fevga.position import Move, Position
 from fevga.rollout import rollout_moves
+from fevga.rules import Game
 from fevga_core import game as core_game
 
-__all__ = ["PLAYERS", "WINDOW", "Decision", "Corpus", "MoveTruth", "DecisionTruth", "Truth", "ErrorRate",
+__all__ = ["PLAYERS", "WINDOW", "players_of", "Decision", "Corpus", "MoveTruth", "DecisionTruth", "Truth", "ErrorRate",
            "build_corpus", "picks", "decision_truth", "run_truth", "load_truth", "error_rates", "selection_bias",
            "markdown_table"]
 
@@ -56,45 +61,63 @@ TRUTH_FORMAT = "fevga-error-rate-truth/1"
 PER_GAME = 3  # decisions drawn from each self-play game: spreads the corpus over many games
 WINDOW = 0.2  # candidates: moves within this much 2-ply equity of the best ...
 MAX_CANDIDATES = 8  # ... at most this many of them, best first (a decision has 21 on average, up to 153)
-PLAYERS = ("heuristic", "net 1-ply", "net 2-ply", "net 3-ply")
+PLAYERS = ("heuristic", "net 1-ply", "net 2-ply", "net 3-ply")  # Fevga's; players_of(game)
 Z95 = 1.959963984540054
+
+
+def players_of(game: Game) -> tuple[str, ...]:
+    """The judged players of `game`: the heuristic and the net at each depth its search reaches.
+
+    >>> players_of("gioul")
+    ('heuristic', 'net 1-ply', 'net 2-ply')
+    """
+    return PLAYERS if check_game(game) == "fevga" else PLAYERS[:3]
 
 
 @dataclass(frozen=True)
 class Decision:
-    """A position and a roll with two or more legal moves, from ply `ply` of self-play game `game`."""
+    """A position and its roll with two or more legal moves, from ply `ply` of self-play game
+    number `game`. A Gioul decision is a state with `dice` its new roll, or None when the state
+    has dice pending (a chain's next block, a hand-over)."""
 
-    position: Position
-    dice: tuple[int, int]
+    position: Position | GioulPosition
+    dice: tuple[int, int] | None
     game: int
     ply: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"position": self.position.id, "dice": f"{self.dice[0]}-{self.dice[1]}", "game": self.game,
-                "ply": self.ply}
+        dice = None if self.dice is None else f"{self.dice[0]}-{self.dice[1]}"
+        return {"position": self.position.id, "dice": dice, "game": self.game, "ply": self.ply}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Decision:
-        return cls(Position.from_id(data["position"]), parse_dice(data["dice"]), int(data["game"]), int(data["ply"]))
+    def from_dict(cls, data: dict[str, Any], game: Game = "fevga") -> Decision:
+        if game == "fevga":
+            return cls(Position.from_id(data["position"]), parse_dice(data["dice"]), int(data["game"]),
+                       int(data["ply"]))
+        dice = None if data["dice"] is None else parse_dice(data["dice"])
+        return cls(GioulPosition.from_id(data["position"]), dice, int(data["game"]), int(data["ply"]))
 
 
 @dataclass(frozen=True)
 class Corpus:
-    """A seeded corpus of decisions and what made it (the net's sha256)."""
+    """A seeded corpus of decisions of `game` and what made it (the net's sha256)."""
 
     seed: int
     net: str
     decisions: tuple[Decision, ...]
+    game: Game = "fevga"
 
     def to_json(self) -> str:
-        return json.dumps({"format": CORPUS_FORMAT, "seed": self.seed, "per_game": PER_GAME, "net": self.net,
-                           "decisions": [d.to_dict() for d in self.decisions]}, indent=1) + "\n"
+        return json.dumps({"format": CORPUS_FORMAT, "game": self.game, "seed": self.seed, "per_game": PER_GAME,
+                           "net": self.net, "decisions": [d.to_dict() for d in self.decisions]}, indent=1) + "\n"
 
     @classmethod
     def from_json(cls, text: str) -> Corpus:
         data = _json_of(text, CORPUS_FORMAT, "corpus")
         with _fields("corpus"):
-            return cls(int(data["seed"]), str(data["net"]), tuple(Decision.from_dict(d) for d in data["decisions"]))
+            game: Game = "gioul" if check_game(data.get("game", "fevga")) == "gioul" else "fevga"
+            return cls(int(data["seed"]), str(data["net"]),
+                       tuple(Decision.from_dict(d, game) for d in data["decisions"]), game)
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         return atomic_write(path, lambda handle: handle.write(self.to_json().encode()), "corpus")
@@ -104,36 +127,53 @@ class Corpus:
         return cls.from_json(_read(path, "corpus"))
 
 
-def build_corpus(count: int, seed: int, *, net: Net | str | None = None) -> Corpus:
-    """`count` decisions from seeded "net" self-play games, `PER_GAME` drawn from each game."""
+def build_corpus(count: int, seed: int, *, net: Net | str | None = None, game: Game = "fevga") -> Corpus:
+    """`count` decisions from seeded "net" self-play games of `game`, `PER_GAME` drawn from each game."""
     count = check_int("count", count, 1)
     seed = check_int("seed", seed, 0)
-    evaluator = net_of(net)
+    game = "gioul" if check_game(game) == "gioul" else "fevga"
+    evaluator = net_of(net, game)
     found: list[Decision] = []
-    game = 0
+    number = 0
     while len(found) < count:
-        record = play_game(seed=np.random.SeedSequence(seed, spawn_key=(0, game)), policy="net", net=evaluator)
+        found += _decisions_of(game, np.random.SeedSequence(seed, spawn_key=(0, number)), evaluator, number,
+                               np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, number))))
+        number += 1
+    return Corpus(seed, evaluator.checksum, tuple(found[:count]), game)
+
+
+def _decisions_of(game: Game, seed: np.random.SeedSequence, net: Net, number: int,
+                  rng: np.random.Generator) -> list[Decision]:
+    """`PER_GAME` of the decisions (two or more legal moves) of one seeded net self-play game."""
+    found: list[Decision] = []
+    if game == "fevga":
+        record = play_game(seed=seed, policy="net", net=net)
         positions = record.positions()
-        plies = [k for k, ply in enumerate(record.plies) if positions[k].count_legal_moves(ply.dice) >= 2]
-        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, game)))
-        chosen = sorted(rng.choice(len(plies), size=min(PER_GAME, len(plies)), replace=False)) if plies else []
-        found += [Decision(positions[plies[k]], record.plies[plies[k]].dice, game, plies[k]) for k in chosen]
-        game += 1
-    return Corpus(seed, evaluator.checksum, tuple(found[:count]))
+        found = [Decision(positions[k], ply.dice, number, k) for k, ply in enumerate(record.plies)
+                 if positions[k].count_legal_moves(ply.dice) >= 2]
+    else:
+        gioul = play_game(seed=seed, policy="net", net=net, game="gioul")
+        states = gioul.positions()
+        found = [Decision(states[k], d.roll, number, k) for k, d in enumerate(gioul.decisions) if d.choices >= 2]
+    chosen = sorted(rng.choice(len(found), size=min(PER_GAME, len(found)), replace=False)) if found else []
+    return [found[k] for k in chosen]
 
 
-def heuristic_pick(position: Position, dice: tuple[int, int]) -> Move:
+def heuristic_pick(position: Position | GioulPosition, dice: tuple[int, int] | None) -> Move | GioulMove:
     """The move the built-in "heuristic" policy plays: the first of the legal moves (in the
-    generator's order) whose result has the best heuristic_eval for the mover."""
+    generator's order) whose result has the best heuristic_eval for the mover (of a Gioul
+    move: of its result's board)."""
     moves = position.legal_moves(dice)
-    values = [core_game.evaluate(m.position._row(), position.turn) for m in moves]
+    boards = [m.position.board() if isinstance(m, GioulMove) else m.position for m in moves]
+    values = [core_game.evaluate(board._row(), position.turn) for board in boards]
     return moves[values.index(max(values))]
 
 
-def picks(decision: Decision, net: Net | str | None = None) -> dict[str, Move]:
+def picks(decision: Decision, net: Net | str | None = None) -> dict[str, Move | GioulMove]:
     """Each player's move for `decision`."""
+    game: Game = "gioul" if isinstance(decision.position, GioulPosition) else "fevga"
     out = {"heuristic": heuristic_pick(decision.position, decision.dice)}
-    for plies in (1, 2, 3):
+    for plies in range(1, len(players_of(game))):
         out[f"net {plies}-ply"] = hint(decision.position, decision.dice, plies, net=net)[0].move
     return out
 
@@ -185,7 +225,7 @@ def decision_truth(decision: Decision, index: int, games: int, seed: int, *, wor
                    truncate: bool = True, net: Net | str | None = None) -> DecisionTruth:
     """Roll out the candidates of `decision` (the 2-ply best MAX_CANDIDATES within WINDOW of the
     best, plus every player's pick) `games` times each, same dice for all (decision `index`'s seed)."""
-    evaluator = net_of(net)
+    evaluator = net_of(net, "gioul" if isinstance(decision.position, GioulPosition) else "fevga")
     ranked = hint(decision.position, decision.dice, 2, net=evaluator)
     chosen = {name: move for name, move in picks(decision, evaluator).items()}
     near = [h.move for h in ranked if h.loss <= WINDOW][:MAX_CANDIDATES]
@@ -214,7 +254,8 @@ class Truth:
     def from_json(cls, text: str) -> Truth:
         data = _json_of(text, TRUTH_FORMAT, "truth")
         with _fields("truth"):
-            return cls(dict(data["settings"]), tuple(DecisionTruth.from_dict(d) for d in data["decisions"]))
+            settings = {"game": "fevga", **data["settings"]}  # files written before Gioul were Fevga's
+            return cls(settings, tuple(DecisionTruth.from_dict(d) for d in data["decisions"]))
 
 
 def load_truth(path: str | os.PathLike[str]) -> Truth:
@@ -232,13 +273,12 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
     after each new one.
     """
     games, seed = check_int("games", games, 1), check_int("seed", seed, 0)
-    evaluator = net_of(net)
+    evaluator = net_of(net, corpus.game)
     if evaluator.checksum != corpus.net:
         raise InvalidArgumentError(f"the corpus was made by net {corpus.net[:12]}, not {evaluator.checksum[:12]}")
-    settings = {"corpus_seed": corpus.seed, "corpus_size": len(corpus.decisions), "net": corpus.net,
-                "games": games, "seed": seed, "truncate": bool(truncate), "policy": "net", "window": WINDOW,
-                "max_candidates": MAX_CANDIDATES,
-                "players": list(PLAYERS)}
+    settings = {"game": corpus.game, "corpus_seed": corpus.seed, "corpus_size": len(corpus.decisions),
+                "net": corpus.net, "games": games, "seed": seed, "truncate": bool(truncate), "policy": "net",
+                "window": WINDOW, "max_candidates": MAX_CANDIDATES, "players": list(players_of(corpus.game))}
     done: tuple[DecisionTruth, ...] = ()
     if Path(path).exists():
         old = load_truth(path)
@@ -274,12 +314,14 @@ class ErrorRate:
     bias: float  # the part of `mean` that rollout noise alone would add (selection_bias)
 
 
-def error_rates(decisions: Sequence[DecisionTruth], players: Sequence[str] = PLAYERS,
+def error_rates(decisions: Sequence[DecisionTruth], players: Sequence[str] | None = None,
                 seed: int = 0) -> list[ErrorRate]:
-    """Mean loss per decision of each player (95% interval: 1.96 x sd / sqrt(n) over decisions),
-    with its estimated selection bias (`selection_bias`, drawn with `seed`)."""
+    """Mean loss per decision of each player (default: every player the truth has picks of;
+    95% interval: 1.96 x sd / sqrt(n) over decisions), with its estimated selection bias
+    (`selection_bias`, drawn with `seed`)."""
     if not decisions:
         raise InvalidArgumentError("no decisions to rate: the truth is empty")
+    players = tuple(decisions[0].picks) if players is None else players
     out = []
     for player in players:
         losses = np.array([d.loss(player) for d in decisions], dtype=float)
