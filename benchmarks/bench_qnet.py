@@ -1,4 +1,5 @@
-"""The quantised evaluator against the float net on one core (docs/net.md "Quantised inference").
+"""The quantised evaluator against the float net on one core (docs/net.md "Quantised inference"),
+from raw evaluations to a 3-ply hint and "net2" games.
 
 Run: python -m pytest benchmarks/bench_qnet.py --benchmark-enable
 Compare the float and quantised rows of one run (the host is shared: ratios, not absolutes);
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 from corpus import midgame_positions, position_roll_pairs
 
-from fevga import Net, Position, batch
+from fevga import Net, Position, batch, hint
 from fevga.bearoff.core_tables import tables_of
 from fevga.rollout import rollout
 from fevga_core import search
@@ -77,3 +78,34 @@ def test_selfplay_games_per_second(benchmark: Any, kind: str) -> None:
     assert games() == GAME_EQUITY[kind]
     benchmark.pedantic(games, rounds=3, iterations=1, warmup_rounds=1)
     _per_second(benchmark, "games_per_second", GAMES)
+
+
+@pytest.mark.parametrize("kind", ["float", "quantised"])
+def test_three_ply_hint_latency(benchmark: Any, kind: str) -> None:
+    """`hint` at 3 plies of a corpus position (15 moves of 4-2; Python call included): the
+    deepest search a user waits for at the board."""
+    net = _net() if kind == "float" else _net().quantised()
+    position = midgame_positions()[10]
+    hints = hint(position, (4, 2), plies=3, net=net)
+    assert len(hints) == 15 and hints[0].plies == 3 and hints[0].move.notation == "10/6 9/7"
+    benchmark.pedantic(hint, args=(position, (4, 2)), kwargs={"plies": 3, "net": net}, rounds=5, iterations=1,
+                       warmup_rounds=1)
+
+
+NET2_GAMES = 12  # "net2" self-play games per round (seed 2026)
+NET2_EQUITY = {"float": 0.3888888888888889, "quantised": 0.3333333333333333}  # their known answers
+
+
+@pytest.mark.parametrize("kind", ["float", "quantised"])
+def test_net2_games_per_second(benchmark: Any, kind: str) -> None:
+    """Self-play games of the 2-ply "net2" policy from the start (one worker): what a 2-ply
+    rollout or a game against the strongest built-in player costs."""
+    net = _net() if kind == "float" else _net().quantised()
+
+    def games() -> float:
+        return rollout(Position.initial(), games=NET2_GAMES, seed=2026, workers=1, policy="net2", net=net,
+                       progress=False).equity
+
+    assert games() == NET2_EQUITY[kind]
+    benchmark.pedantic(games, rounds=3, iterations=1, warmup_rounds=0)
+    _per_second(benchmark, "games_per_second", NET2_GAMES)
