@@ -5,6 +5,7 @@
     python benchmarks/callgrind.py net-results quantised-results   # per legal move's result
     python benchmarks/callgrind.py rollout net-game rollout-gioul   # per game of a rollout (see ROLLOUTS)
     python benchmarks/callgrind.py net-game qnet-game   # a net self-play game, float and quantised net
+    python benchmarks/callgrind.py net-game-gioul qnet-game-gioul   # the same of Gioul
     python benchmarks/callgrind.py perft perft-gioul   # per leaf of perft 3 from the start of each game
     python benchmarks/callgrind.py all --passes 1 4
     python benchmarks/callgrind.py movegen rollout net-game --repeat 2   # show the figures are stable
@@ -140,6 +141,8 @@ ROLLOUTS: dict[str, tuple[str, str, int, dict[str, bool], tuple[str, str]]] = {
     "rollout-gioul-random": ("gioul", "random", 576, {}, ("0.16493055555555555", "0.16493055555555555")),
     "rollout-gioul-luck": ("gioul", "heuristic", 4, {"luck": True, "stratify": False},
                            ("0.8705065439074693", "1.25")),
+    "net-game-gioul": ("gioul", "net", 36, {}, ("-0.05555555555555555", "-0.05555555555555555")),
+    "qnet-game-gioul": ("gioul", "net", 36, {"quantised": True}, ("0.2222222222222222", "0.2222222222222222")),
 }
 
 
@@ -157,7 +160,7 @@ def _rollout(name: str) -> Callable[[dict[str, np.ndarray]], tuple[Callable[[], 
 
         start = GioulPosition.initial() if game == "gioul" else Position.initial()
         flags = {key: value for key, value in options.items() if key != "quantised"}
-        net = Net.default().quantised() if options.get("quantised") else None
+        net = Net.default(game).quantised() if options.get("quantised") else None
 
         def run() -> object:
             return rollout(start, games=games, seed=ROLLOUT_SEED, workers=1, policy=policy, progress=False,

@@ -17,6 +17,15 @@
 #   ESCAPED(b, k)       16         k / 15 x input 105
 #   CONTACT             1 (shared) inputs 106 + 213 (both sides' contact input)
 #
+# A Gioul net ("gioul-1", net.pyx) has the same rows at the same places, each the sum of
+# its own inputs' columns (points fold pips 97, home 98 and first half 100; RUN is input 99,
+# BEAR 101, the relations 102-104, CONTACT 105 + 213), RELEASED left zero and never added
+# (no mother rule), and rows of its own after them:
+#   ROLLS(b, r)         4 per side  r rolls made: (r >= 3) x input 106 + r / 3 x input 107
+#   DICE(d, c)          6 x 5       c dice of number d pending: c / 4 x input 216 + d - 1,
+#                                   plus their pips, c d / 84 x input 222
+#   HANDED, CHAIN       1 each      inputs 223 and 224
+#
 # Each row is computed in float64 from the float32 weights and rounded once to int16 at
 # scale S1 = 2^s1, the biases b1 likewise. A position's accumulator is the bias plus the sum
 # of its rows (at most 45: 2 x (15 points + 4) + 2 x 3 relations + contact), added in
@@ -41,7 +50,9 @@
 # its checkers unchanged, so qnet_parent sums the bias, the opponent's own rows (b = 0) and
 # the mover's own rows before the move (b = 1) once; a result adds the rows of what its move
 # changed (points its steps touched, off, run, released, bear-off) minus the old ones, and
-# its relation rows. The result is the same integer accumulator as a fresh evaluation.
+# its relation rows (Gioul: and its roll-count and pending-dice rows). The result is the
+# same integer accumulator as a fresh evaluation. (A Gioul result that leaves the mover to
+# decide, a chain's next block, is evaluated afresh: search.pyx.)
 #
 # SIMD: the accumulator update is written once with GCC/Clang vector extensions (16 x int16
 # lanes); the output layer with SSE2 / AVX2 intrinsics on x86-64 and vector extensions
@@ -66,16 +77,19 @@ import numpy as np
 cimport numpy as cnp
 
 from fevga_core.types cimport (
-    PositionC, SideC, MoveC, uint8_t, int32_t, int64_t, NUM_CHECKERS, NUM_SLOTS, POSITION_WIDTH,
+    PositionC, SideC, MoveC, GioulC, StateC, uint8_t, int32_t, int64_t, NUM_CHECKERS, NUM_SLOTS, POSITION_WIDTH,
 )
 from fevga_core.board cimport (
     position_load, rows_checked, fevga_flags_checked, longest_run, check_interrupt_every, moves_checked, dice_shape_checked, rotate12, __builtin_ctz,
 )
 from fevga_core.movegen cimport ScratchC, scratch_new, scratch_free, generate_moves, apply_move
 from fevga_core.net cimport (
-    CoreNet, NET_INPUTS, NET_SIDE_INPUTS, NET_OUTPUTS, RelationC, relation_counts, position_contact,
-    logit_probabilities, net_evaluate_loop, net_checked,
+    NetModel, CoreNet, NET_INPUTS, NET_SIDE_INPUTS, NET_OUTPUTS, GIOUL_NET_INPUTS, GIOUL_NET_SIDE_INPUTS,
+    GIOUL_NET_DICE, RelationC, relation_counts, position_contact, logit_probabilities, net_evaluate_loop,
+    net_checked,
 )
+from fevga_core.gioul cimport CoreGioulNet, gioul_rows_checked
+from fevga_core.state cimport gioul_load
 
 from fevga_core.errors import InvalidArgumentError, InvalidDiceError
 
@@ -330,9 +344,15 @@ cdef enum:
     ROW_BLOCKED = 886       # + b * 91 + k
     ROW_ESCAPED = 1068      # + b * 16 + k
     ROW_CONTACT = 1100
-    QNET_ROWS = 1101
+    QNET_ROWS = 1101        # Fevga's tables end here; Gioul's go on:
+    ROW_ROLLS = 1101        # + b * 4 + r
+    ROW_DICE = 1109         # + (d - 1) * 5 + c
+    ROW_HANDED = 1139
+    ROW_CHAIN = 1140
+    GIOUL_QNET_ROWS = 1141
 
 ROWS = QNET_ROWS
+GIOUL_ROWS = GIOUL_QNET_ROWS
 LANES = QNET_LANES
 S1_MAX = 11
 S2_MAX = 14
@@ -367,8 +387,9 @@ cdef inline void _sub(const QNetC* q, RowsC* r, int index) noexcept nogil:
     r.nsub += 1
 
 
-cdef void _own_rows(const QNetC* q, const SideC* side, int b, RowsC* r) noexcept nogil:
-    """The rows of a side's own inputs as side b (0 on roll, 1 the other)."""
+cdef void _own_rows(const QNetC* q, const SideC* side, int b, bint gioul, RowsC* r) noexcept nogil:
+    """The rows of a side's own inputs as side b (0 on roll, 1 the other); Gioul has no
+    mother rule, so no RELEASED row."""
     cdef uint32_t occupied = side.mask
     cdef int p
     cdef OwnC f
@@ -381,10 +402,39 @@ cdef void _own_rows(const QNetC* q, const SideC* side, int b, RowsC* r) noexcept
         _add(q, r, ROW_OFF + b * 16 + f.off)
     if f.run:
         _add(q, r, ROW_RUN + b * 25 + f.run)
-    if f.released:
+    if f.released and not gioul:
         _add(q, r, ROW_RELEASED + b)
     if f.bear:
         _add(q, r, ROW_BEAR + b)
+
+
+cdef void _gioul_rows(const QNetC* q, const GioulC* s, RowsC* r) noexcept nogil:
+    """The rows of a Gioul state's own inputs beyond its board: both sides' roll counts (the
+    side to decide b = 0) and the pending dice (net.pyx _encode_gioul_rest)."""
+    cdef int me = s.pos.turn, b, d
+    for b in range(2):
+        if s.rolls[me ^ b]:
+            _add(q, r, ROW_ROLLS + b * 4 + s.rolls[me ^ b])
+    if not s.count:
+        return
+    if s.pair:
+        _add(q, r, ROW_DICE + (s.die - 1) * 5 + 1)
+        _add(q, r, ROW_DICE + (s.pair - 1) * 5 + 1)
+    else:
+        _add(q, r, ROW_DICE + (s.die - 1) * 5 + s.count)
+        for d in range(s.die + 1, s.last + 1):
+            _add(q, r, ROW_DICE + (d - 1) * 5 + 4)
+    if s.roller != me:
+        _add(q, r, ROW_HANDED)
+    if s.last > s.die:
+        _add(q, r, ROW_CHAIN)
+
+
+cdef inline const PositionC* _board(const StateC* s) noexcept nogil:
+    if StateC is PositionC:
+        return s
+    else:
+        return &s.pos
 
 
 cdef inline void _relations(const SideC* side, const SideC* other, RelationC* rel) noexcept nogil:
@@ -427,31 +477,38 @@ cdef void _finish(const QNetC* q, const int16_t* acc, double* out) noexcept nogi
     logit_probabilities(logits, out)
 
 
-cdef void qnet_evaluate(const QNetC* q, const PositionC* pos, double* out) noexcept nogil:
+cdef void qnet_evaluate(const QNetC* q, const StateC* s, double* out) noexcept nogil:
     cdef RowsC r
     cdef int16_t acc[QNET_MAX_LANES]
+    cdef const PositionC* pos = _board(s)
+    cdef bint gioul = StateC is GioulC
     r.nadd = 0
     r.nsub = 0
-    _own_rows(q, &pos.side[pos.turn], 0, &r)
-    _own_rows(q, &pos.side[pos.turn ^ 1], 1, &r)
+    _own_rows(q, &pos.side[pos.turn], 0, gioul, &r)
+    _own_rows(q, &pos.side[pos.turn ^ 1], 1, gioul, &r)
     _relation_rows(q, pos, &r)
+    if StateC is GioulC:
+        _gioul_rows(q, s, &r)
     fevga_q_update(acc, q.bias, r.add, r.nadd, r.sub, r.nsub, q.lanes)
     _finish(q, acc, out)
 
 
-cdef void qnet_parent(const QNetC* q, const PositionC* parent, QParentC* shared) noexcept nogil:
+cdef void qnet_parent(const QNetC* q, const StateC* s, QParentC* shared) noexcept nogil:
     cdef RowsC r
+    cdef const PositionC* parent = _board(s)
+    cdef bint gioul = StateC is GioulC
     r.nadd = 0
     r.nsub = 0
     shared.parent = parent[0]
     own_features(&parent.side[parent.turn], &shared.before)
-    _own_rows(q, &parent.side[parent.turn ^ 1], 0, &r)     # the opponent: on roll in every result
-    _own_rows(q, &parent.side[parent.turn], 1, &r)         # the mover before its move
+    _own_rows(q, &parent.side[parent.turn ^ 1], 0, gioul, &r)     # the opponent: on roll in every result
+    _own_rows(q, &parent.side[parent.turn], 1, gioul, &r)         # the mover before its move
     fevga_q_update(shared.acc, q.bias, r.add, r.nadd, r.sub, r.nsub, q.lanes)
 
 
-cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move, const PositionC* child,
+cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move, const StateC* s,
                       double* out) noexcept nogil:
+    cdef const PositionC* child = _board(s)
     cdef RowsC r
     cdef int16_t acc[QNET_MAX_LANES]
     cdef const SideC* before = &shared.parent.side[shared.parent.turn]
@@ -485,17 +542,20 @@ cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move,
             _sub(q, &r, ROW_RUN + 25 + f0.run)
         if f1.run:
             _add(q, &r, ROW_RUN + 25 + f1.run)
-    if f0.released != f1.released:
-        if f0.released:
-            _sub(q, &r, ROW_RELEASED + 1)
-        else:
-            _add(q, &r, ROW_RELEASED + 1)
+    if StateC is PositionC:
+        if f0.released != f1.released:
+            if f0.released:
+                _sub(q, &r, ROW_RELEASED + 1)
+            else:
+                _add(q, &r, ROW_RELEASED + 1)
     if f0.bear != f1.bear:
         if f0.bear:
             _sub(q, &r, ROW_BEAR + 1)
         else:
             _add(q, &r, ROW_BEAR + 1)
     _relation_rows(q, child, &r)
+    if StateC is GioulC:
+        _gioul_rows(q, s, &r)
     fevga_q_update(acc, shared.acc, r.add, r.nadd, r.sub, r.nsub, q.lanes)
     _finish(q, acc, out)
 
@@ -505,18 +565,26 @@ cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move,
 # point checks its arguments (rows, shapes, dice, flags) before the nogil loop.
 
 cdef const QNetC* net_quantised(NetModel net) noexcept:
-    return &(<QuantisedNet> net).q if isinstance(net, QuantisedNet) else NULL
+    if isinstance(net, QuantisedNet):
+        return &(<QuantisedNet> net).q
+    if isinstance(net, QuantisedGioulNet):
+        return &(<QuantisedGioulNet> net).q
+    return NULL
 
 
-def _float_tables(params, int hidden):
-    """(rows (QNET_ROWS, hidden) float64, b1, w2 (3, hidden), b2) of a flat float parameter vector."""
+def _float_tables(params, int hidden, bint gioul=False):
+    """(rows (ROWS or GIOUL_ROWS, hidden) float64, b1, w2 (3, hidden), b2) of a flat float
+    parameter vector of a Fevga net, or (gioul) a Gioul net."""
     p = np.asarray(params, dtype=np.float64)
-    inputs, side = NET_INPUTS, NET_SIDE_INPUTS
+    inputs, side = (GIOUL_NET_INPUTS, GIOUL_NET_SIDE_INPUTS) if gioul else (NET_INPUTS, NET_SIDE_INPUTS)
+    # each side's input numbers (net.pyx): off, pips, home, run, back, bear, trapped, blocked, escaped, contact
+    off, pips, home, run, back, bear, trapped, blocked, escaped, contact = (
+        (96, 97, 98, 99, 100, 101, 102, 103, 104, 105) if gioul else (96, 97, 98, 100, 101, 102, 103, 104, 105, 106))
     w1 = p[:inputs * hidden].reshape(inputs, hidden)
     b1 = p[inputs * hidden:(inputs + 1) * hidden]
     w2 = p[(inputs + 1) * hidden:(inputs + 4) * hidden].reshape(NET_OUTPUTS, hidden)
     b2 = p[(inputs + 4) * hidden:]
-    rows = np.zeros((QNET_ROWS, hidden))
+    rows = np.zeros((GIOUL_QNET_ROWS if gioul else QNET_ROWS, hidden))
     for b in range(2):
         w = w1[b * side:(b + 1) * side]
         for point in range(1, 25):
@@ -524,18 +592,30 @@ def _float_tables(params, int hidden):
             for n in range(1, 16):
                 rows[ROW_POINT + (b * 24 + point - 1) * 16 + n] = (
                     w[i] + (n >= 2) * w[i + 1] + (n >= 3) * w[i + 2] + max(n - 3, 0) / 4.0 * w[i + 3]
-                    + n * point / 360.0 * w[97] + (point <= 6) * n / 15.0 * w[98] + (point >= 13) * n / 15.0 * w[101])
+                    + n * point / 360.0 * w[pips] + (point <= 6) * n / 15.0 * w[home]
+                    + (point >= 13) * n / 15.0 * w[back])
         for k in range(16):
-            rows[ROW_OFF + b * 16 + k] = k / 15.0 * w[96]
-            rows[ROW_TRAPPED + b * 16 + k] = k / 15.0 * w[103]
-            rows[ROW_ESCAPED + b * 16 + k] = k / 15.0 * w[105]
+            rows[ROW_OFF + b * 16 + k] = k / 15.0 * w[off]
+            rows[ROW_TRAPPED + b * 16 + k] = k / 15.0 * w[trapped]
+            rows[ROW_ESCAPED + b * 16 + k] = k / 15.0 * w[escaped]
         for k in range(25):
-            rows[ROW_RUN + b * 25 + k] = k / 6.0 * w[100]
+            rows[ROW_RUN + b * 25 + k] = k / 6.0 * w[run]
         for k in range(91):
-            rows[ROW_BLOCKED + b * 91 + k] = k / 90.0 * w[104]
-        rows[ROW_RELEASED + b] = w[99]
-        rows[ROW_BEAR + b] = w[102]
-    rows[ROW_CONTACT] = w1[106] + w1[side + 106]
+            rows[ROW_BLOCKED + b * 91 + k] = k / 90.0 * w[blocked]
+        if not gioul:
+            rows[ROW_RELEASED + b] = w[99]
+        rows[ROW_BEAR + b] = w[bear]
+        if gioul:
+            for r in range(1, 4):
+                rows[ROW_ROLLS + b * 4 + r] = (r >= 3) * w[106] + r / 3.0 * w[107]
+    rows[ROW_CONTACT] = w1[contact] + w1[side + contact]
+    if gioul:
+        dice = w1[GIOUL_NET_DICE:]
+        for d in range(1, 7):
+            for c in range(1, 5):
+                rows[ROW_DICE + (d - 1) * 5 + c] = c / 4.0 * dice[d - 1] + c * d / 84.0 * dice[6]
+        rows[ROW_HANDED] = dice[7]
+        rows[ROW_CHAIN] = dice[8]
     return rows, b1, w2, b2
 
 
@@ -557,23 +637,82 @@ def _side_extremes(table, int b, sign):
             new[used:] = np.maximum(new[used:], best[used] + rows[:16 - used])
         best = new
     total = np.max(best + t[ROW_OFF + b * 16:][:16][::-1], axis=0)   # the rest are off
-    for first, levels in ((ROW_RUN + b * 25, 25), (ROW_RELEASED + b, 1), (ROW_BEAR + b, 1),
-                          (ROW_TRAPPED + b * 16, 16), (ROW_BLOCKED + b * 91, 91), (ROW_ESCAPED + b * 16, 16)):
-        total += np.maximum(np.max(t[first:first + levels], axis=0), 0)    # each feature may be absent (0)
+    levels = [(ROW_RUN + b * 25, 25), (ROW_RELEASED + b, 1), (ROW_BEAR + b, 1), (ROW_TRAPPED + b * 16, 16),
+              (ROW_BLOCKED + b * 91, 91), (ROW_ESCAPED + b * 16, 16)]
+    if len(table) == GIOUL_QNET_ROWS:
+        levels.append((ROW_ROLLS + b * 4, 4))
+    for first, count in levels:
+        total += np.maximum(np.max(t[first:first + count], axis=0), 0)    # each feature may be absent (0)
     return total
 
 
 def accumulator_bounds(bias, table):
-    """(lowest, highest) accumulator of each lane over every position, bounded from above
-    and below: the bias, both sides' extremes and the contact row (int64 arrays)."""
-    contact = table[ROW_CONTACT].astype(np.int64)
-    high = bias.astype(np.int64) + _side_extremes(table, 0, 1) + _side_extremes(table, 1, 1) + np.maximum(contact, 0)
-    low = bias.astype(np.int64) - _side_extremes(table, 0, -1) - _side_extremes(table, 1, -1) + np.minimum(contact, 0)
+    """(lowest, highest) accumulator of each lane over every position (of a Gioul table: every
+    state), bounded from above and below: the bias, both sides' extremes, the contact row and
+    (Gioul) the pending dice, each number at its extreme count (int64 arrays)."""
+    t = table.astype(np.int64)
+    shared_high, shared_low = np.maximum(t[ROW_CONTACT], 0), np.minimum(t[ROW_CONTACT], 0)
+    if len(table) == GIOUL_QNET_ROWS:
+        dice = t[ROW_DICE:ROW_DICE + 30].reshape(6, 5, -1)      # count 0 rows are zero: "absent"
+        flags = t[ROW_HANDED:ROW_CHAIN + 1]
+        shared_high = shared_high + dice.max(axis=1).sum(axis=0) + np.maximum(flags, 0).sum(axis=0)
+        shared_low = shared_low + dice.min(axis=1).sum(axis=0) + np.minimum(flags, 0).sum(axis=0)
+    high = bias.astype(np.int64) + _side_extremes(table, 0, 1) + _side_extremes(table, 1, 1) + shared_high
+    low = bias.astype(np.int64) - _side_extremes(table, 0, -1) - _side_extremes(table, 1, -1) + shared_low
     return low, high
 
 
 def _quantise(values, int s):
     return np.rint(values * 2.0 ** s)
+
+
+cdef object _quantised_tables(QNetC* q, NetModel net, bint gioul):
+    """Fill `q` with `net`'s int16 tables at the finest safe scales (the top of this file) and
+    return (bias, rows, w2), the arrays q points into: the caller keeps them alive."""
+    net_checked(net)
+    cdef int hidden = net.c.hidden
+    cdef int lanes = (hidden + QNET_LANES - 1) // QNET_LANES * QNET_LANES
+    params = np.asarray(net._params)
+    if not np.all(np.isfinite(params)):
+        raise InvalidArgumentError("the net has non-finite weights")
+    rows, b1, w2, b2 = _float_tables(params, hidden, gioul)
+    table = np.zeros((len(rows), lanes), dtype=np.int16)
+    bias = np.zeros(lanes, dtype=np.int16)
+    for s1 in range(S1_MAX, -1, -1):     # the finest scale at which no accumulator can leave int16
+        t, c = _quantise(rows, s1), _quantise(b1, s1)
+        if np.max(np.abs(t)) > 32767 or np.max(np.abs(c)) > 32767:
+            continue
+        table[:, :hidden] = t
+        bias[:hidden] = c
+        low, high = accumulator_bounds(bias, table)
+        if low.min() >= -32768 and high.max() <= 32767:
+            break
+    else:
+        raise InvalidArgumentError("the net's first layer does not fit int16 accumulators at any scale")
+    # the output kernel adds 16 products a w2q, 0 <= a <= top, in int32
+    top = max(int(high.max()), 1)
+    for s2 in range(S2_MAX, -1, -1):
+        w = _quantise(w2, s2)
+        peak = np.max(np.abs(w))
+        if peak <= 32767 and 16 * top * peak <= 2 ** 31 - 1:
+            break
+    else:
+        raise InvalidArgumentError("the net's output weights do not fit int16 at any scale")
+    out = np.zeros((NET_OUTPUTS, lanes), dtype=np.int16)
+    out[:, :hidden] = w
+    cdef const int16_t[:, ::1] rows_view = table
+    cdef const int16_t[::1] bias_view = bias
+    cdef const int16_t[:, ::1] w2_view = out
+    q.hidden = hidden
+    q.lanes = lanes
+    q.s1 = s1
+    q.s2 = s2
+    q.rows = &rows_view[0, 0]
+    q.bias = &bias_view[0]
+    q.w2 = &w2_view[0, 0]
+    for k in range(NET_OUTPUTS):
+        q.b2[k] = b2[k]
+    return bias, table, out
 
 
 cdef class QuantisedNet(CoreNet):
@@ -588,57 +727,12 @@ cdef class QuantisedNet(CoreNet):
     """
 
     def __init__(self, CoreNet net not None):
-        net_checked(net)
-        cdef int hidden = net.c.hidden
-        cdef int lanes = (hidden + QNET_LANES - 1) // QNET_LANES * QNET_LANES
-        params = np.asarray(net._params)
-        if not np.all(np.isfinite(params)):
-            raise InvalidArgumentError("the net has non-finite weights")
-        rows, b1, w2, b2 = _float_tables(params, hidden)
-        table = np.zeros((QNET_ROWS, lanes), dtype=np.int16)
-        bias = np.zeros(lanes, dtype=np.int16)
-        for s1 in range(S1_MAX, -1, -1):     # the finest scale at which no accumulator can leave int16
-            t, c = _quantise(rows, s1), _quantise(b1, s1)
-            if np.max(np.abs(t)) > 32767 or np.max(np.abs(c)) > 32767:
-                continue
-            table[:, :hidden] = t
-            bias[:hidden] = c
-            low, high = accumulator_bounds(bias, table)
-            if low.min() >= -32768 and high.max() <= 32767:
-                break
-        else:
-            raise InvalidArgumentError("the net's first layer does not fit int16 accumulators at any scale")
-        # the output kernel adds 16 products a w2q, 0 <= a <= top, in int32
-        top = max(int(high.max()), 1)
-        for s2 in range(S2_MAX, -1, -1):
-            q = _quantise(w2, s2)
-            peak = np.max(np.abs(q))
-            if peak <= 32767 and 16 * top * peak <= 2 ** 31 - 1:
-                break
-        else:
-            raise InvalidArgumentError("the net's output weights do not fit int16 at any scale")
-        out = np.zeros((NET_OUTPUTS, lanes), dtype=np.int16)
-        out[:, :hidden] = q
+        self._tables = _quantised_tables(&self.q, net, False)
         # the float net it was made from, bound as it is (its `hidden`; nothing evaluates it)
         self.c = net.c
         self._params = net._params
         self.value = net.value
         self.step = net.step
-        self._rows = table
-        self._bias = bias
-        self._w2 = out
-        cdef const int16_t[:, ::1] rows_view = table
-        cdef const int16_t[::1] bias_view = bias
-        cdef const int16_t[:, ::1] w2_view = out
-        self.q.hidden = hidden
-        self.q.lanes = lanes
-        self.q.s1 = s1
-        self.q.s2 = s2
-        self.q.rows = &rows_view[0, 0]
-        self.q.bias = &bias_view[0]
-        self.q.w2 = &w2_view[0, 0]
-        for k in range(NET_OUTPUTS):
-            self.q.b2[k] = b2[k]
 
     @property
     def s1(self):
@@ -656,7 +750,7 @@ cdef class QuantisedNet(CoreNet):
 
     def tables(self):
         """(bias (lanes,), rows (ROWS, lanes), w2 (3, lanes)), int16 copies."""
-        return self._bias.copy(), self._rows.copy(), self._w2.copy()
+        return tuple(t.copy() for t in self._tables)
 
     def evaluate_rows(self, const uint8_t[:, ::1] rows not None):
         """(n, 3) float64: win, win_mars, lose_mars for the side on roll of each valid row."""
@@ -702,6 +796,48 @@ cdef class QuantisedNet(CoreNet):
             scratch_free(&scratch)
         return offsets, values[:total].copy()
 
+
+
+cdef class QuantisedGioulNet(CoreGioulNet):
+    """A Gioul net in int16 tables (qnet.pyx: Fevga's layout and the Gioul rows): a
+    CoreGioulNet, so the core's entry points that take a Gioul net take it and evaluate with
+    its tables; it cannot be trained (a snapshot of the float net)."""
+
+    def __init__(self, CoreGioulNet net not None):
+        self._tables = _quantised_tables(&self.q, net, True)
+        self.c = net.c
+        self._params = net._params
+        self.value = net.value
+        self.step = net.step
+
+    @property
+    def s1(self):
+        """log2 of the first layer's scale: weights and accumulators are 2^s1 x the float values."""
+        return self.q.s1
+
+    @property
+    def s2(self):
+        """log2 of the output weights' scale."""
+        return self.q.s2
+
+    def train_rows(self, rows, targets, float rate):
+        """Refused: a quantised net is a snapshot for inference; train the float net it came from."""
+        raise InvalidArgumentError("a quantised net cannot be trained: train the float net and quantise it again")
+
+    def tables(self):
+        """(bias (lanes,), rows (GIOUL_ROWS, lanes), w2 (3, lanes)), int16 copies."""
+        return tuple(t.copy() for t in self._tables)
+
+    def evaluate_rows(self, const uint8_t[:, ::1] rows not None):
+        """(n, 3) float64: win, win_mars, lose_mars for the side to decide of each valid Gioul state row."""
+        gioul_rows_checked(rows)
+        return net_evaluate_loop(&self.q, rows, _state_value)
+
+
+cdef void _state_value(const void* q, const uint8_t* row, double* out) noexcept nogil:
+    cdef GioulC s
+    gioul_load(&s, row)
+    qnet_evaluate(<const QNetC*> q, &s, out)
 
 
 def relation_counts_rows(const uint8_t[:, ::1] rows not None):

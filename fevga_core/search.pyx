@@ -83,11 +83,10 @@ cdef bint static_value(const EvaluatorC* ev, const StateC* s, double* out) noexc
 
 
 cdef inline void _net_value(const EvaluatorC* ev, const StateC* s, double* out) noexcept nogil:
-    if StateC is PositionC:
-        if ev.qnet != NULL:
-            qnet_evaluate(ev.qnet, s, out)
-            return
-    net_evaluate(ev.net, s, out)
+    if ev.qnet != NULL:
+        qnet_evaluate(ev.qnet, s, out)
+    else:
+        net_evaluate(ev.net, s, out)
 
 
 # The results of one decision that leave the next decision to the opponent share that side
@@ -132,7 +131,7 @@ cdef double _result_value(const EvaluatorC* ev, const StateC* s, const MoveC* mo
     same = _same_mover(s, &child)
     if not exact_value(ev, &child, value):
         if same:
-            net_evaluate(ev.net, &child, value)
+            _net_value(ev, &child, value)
         elif not _quantised_result(ev, s, move, &child, shared, value):
             if not shared.have_base:
                 net_base(ev.net, &child, shared.base)
@@ -143,15 +142,14 @@ cdef double _result_value(const EvaluatorC* ev, const StateC* s, const MoveC* mo
 
 cdef inline bint _quantised_result(const EvaluatorC* ev, const StateC* s, const MoveC* move, const StateC* child,
                                    ResultsC* shared, double* value) noexcept nogil:
-    """With a quantised net (Fevga's only): a move's result from the parent's accumulator."""
-    if StateC is PositionC:
-        if ev.qnet != NULL:
-            if not shared.have_base:
-                qnet_parent(ev.qnet, s, &shared.parent)
-                shared.have_base = True
-            qnet_result(ev.qnet, &shared.parent, move, child, value)
-            return True
-    return False
+    """With a quantised net: a move's result from the parent's accumulator."""
+    if ev.qnet == NULL:
+        return False
+    if not shared.have_base:
+        qnet_parent(ev.qnet, s, &shared.parent)
+        shared.have_base = True
+    qnet_result(ev.qnet, &shared.parent, move, child, value)
+    return True
 
 
 cdef int filter_moves(const double* equities, int n, int* keep) noexcept nogil:
@@ -349,16 +347,15 @@ GIOUL_MAX_PLIES = 2     # a Gioul state's deepest evaluate_position and rank_pos
 
 cdef int _evaluator(EvaluatorC* ev, NetModel net, Tables tables, int flags) except -1:
     """The evaluator of a call. FLAG_GIOUL: a Gioul net (CoreGioulNet) over Gioul states;
-    Fevga's rule flags (checked): a Fevga net (CoreNet; a quantised one evaluated in its tables)."""
+    Fevga's rule flags (checked): a Fevga net (CoreNet). A quantised net is evaluated in its tables."""
     if flags == FLAG_GIOUL:
         if not isinstance(net, CoreGioulNet):
             raise TypeError(f"a Gioul state is judged by a Gioul net (CoreGioulNet), not {type(net).__name__}")
-        ev.qnet = NULL      # Gioul nets are evaluated in float (qnet holds Fevga's encoding)
     else:
         fevga_flags_checked(flags)
         if not isinstance(net, CoreNet):
             raise TypeError(f"a Fevga position is judged by a Fevga net (CoreNet), not {type(net).__name__}")
-        ev.qnet = net_quantised(net)
+    ev.qnet = net_quantised(net)
     net_checked(net)
     ev.net = &net.c
     ev.tables = &tables.c

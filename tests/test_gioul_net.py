@@ -158,7 +158,7 @@ def test_a_net_of_one_game_is_refused_for_the_other_with_one_error_naming_both()
     with pytest.raises(NetGameError, match="Fevga net .*fevga-1.* where a Gioul net .*gioul-1"):
         net_of(fevga_net, "gioul")
     with pytest.raises(NetGameError):
-        gioul_net.quantised()
+        net_of(fevga_net.quantised(), "gioul")
     assert issubclass(NetGameError, fevga.FevgaError)
     assert net_of(gioul_net, "gioul") is gioul_net
 

@@ -24,7 +24,8 @@ from fevga import (
 )
 from fevga.bearoff.core_tables import tables_of
 from fevga.game import play_game
-from fevga.gioul import GioulPosition
+from fevga.gioul import GioulMove, GioulPosition
+from fevga.gioul import to_array as gioul_array
 from fevga.rollout import rollout
 from fevga.rules import Rules
 from fevga.strength import duel
@@ -32,7 +33,10 @@ from fevga_core import board, qnet, search
 from fevga_core import state as core_state
 from fevga_core import rollout as core_rollout
 from fevga_core import net as core_net
+from fevga_core.gioul import CoreGioulNet
 from fevga_core.net import CoreNet
+from fevga_core.race import Tables
+from fevga_core.constants import FLAG_GIOUL
 
 NET_SHA = "e5c5882445f6e4ff167a43697800c4de4669241288d66dbc016faf1fa559c47a"  # the shipped net the figures belong to
 BOUND = 0.01  # docs/net.md: |quantised - float| per output, any position (measured max 0.003)
@@ -254,7 +258,7 @@ def _outputs(evaluation: object) -> tuple[float, float, float]:
     return (evaluation.win, evaluation.win_mars, evaluation.lose_mars)  # type: ignore[attr-defined]
 
 
-def test_a_quantised_net_is_a_net_that_pickles_compares_and_refuses_gioul() -> None:
+def test_a_quantised_net_is_a_net_that_pickles_and_compares() -> None:
     q, exact = _net(), Net.default()
     assert q.is_quantised and not exact.is_quantised and q.quantised() is q
     assert q != exact and q == exact.quantised() and hash(q) == hash(exact.quantised())
@@ -262,11 +266,6 @@ def test_a_quantised_net_is_a_net_that_pickles_compares_and_refuses_gioul() -> N
     assert "quantised" in repr(q) and "quantised" not in repr(exact)
     again = pickle.loads(pickle.dumps(q))  # Dask workers: quantised again on arrival, the same tables
     assert again == q and all(np.array_equal(a, b) for a, b in zip(again._core.tables(), _quantised().tables()))
-    gioul = Net.initial(8, 3, "gioul")
-    with pytest.raises(NetGameError, match="cannot be quantised"):
-        gioul.quantised()
-    with pytest.raises(NetGameError, match="cannot be quantised"):
-        Net(gioul.params, 8, game="gioul", quantised=True)
     with pytest.raises(InvalidArgumentError, match="True or False"):
         Net(exact.params, 128, quantised=1)  # type: ignore[arg-type]
     with pytest.raises(NetGameError):  # a quantised Fevga net where a Gioul net is due
@@ -384,3 +383,167 @@ def test_the_relation_counts_the_tables_read_are_the_float_encodings() -> None:
     assert counts[:, :, 0].max() > 0 and counts[:, :, 1].max() > 20 and counts[:, :, 2].max() == 15
     with pytest.raises(InvalidPositionError):
         qnet.relation_counts_rows(np.full((1, rows.shape[1]), 255, dtype=np.uint8))
+
+
+# ---------------------------------------------------------------------------------------
+# The quantised Gioul net: Fevga's tables and the Gioul rows (roll counts, pending dice)
+
+GIOUL_SHA = "13811c8f3611"  # the shipped Gioul net these figures belong to
+
+
+@cache
+def _gioul_net() -> Net:
+    net = Net.default("gioul")
+    assert net.checksum.startswith(GIOUL_SHA), "the shipped Gioul net changed: re-measure docs/net.md's figures"
+    return net.quantised()
+
+
+@cache
+def _gioul_games() -> tuple[tuple[GioulPosition, ...], ...]:
+    """Seeded Gioul net self-play games: every state before each decision (rolls due, chain
+    blocks, hand-overs), finished states left out."""
+    out = []
+    for seed in range(12):
+        states = play_game(seed=seed, policy="net", game="gioul").positions()
+        out.append(tuple(s for s in states if s.winner() is None))
+    return tuple(out)
+
+
+def _gioul_rows() -> NDArray[np.uint8]:
+    return gioul_array([s for game in _gioul_games() for s in game])
+
+
+def test_the_gioul_net_gets_its_scales_and_fits_int16() -> None:
+    q = _gioul_net()._core
+    assert isinstance(q, qnet.QuantisedGioulNet) and isinstance(q, CoreGioulNet) and (q.s1, q.s2) == (10, 11)
+    bias, rows, w2 = q.tables()
+    assert rows.shape == (qnet.GIOUL_ROWS, 128) and qnet.GIOUL_ROWS > qnet.ROWS
+    low, high = qnet.accumulator_bounds(bias, rows)
+    assert low.min() >= -32768 and high.max() <= 32767
+    assert high.max() > 16384 or low.min() < -16384  # the finest scale that fits
+
+
+def test_gioul_raw_outputs_agree_with_the_float_net_within_the_bound() -> None:
+    rows = _gioul_rows()
+    assert len(rows) > 700
+    error = np.abs(_gioul_net()._core.evaluate_rows(rows) - Net.default("gioul")._core.evaluate_rows(rows))
+    assert error.max() < BOUND and error.mean() < MEAN_BOUND
+
+
+def _ranked(state: GioulPosition, roll: tuple[int, int] | None, net: object) -> tuple[list[GioulMove], NDArray[np.float64]]:
+    d1, d2 = roll or (0, 0)
+    moves, values, _ = search.rank_position(net, Tables(), state, d1, d2, 1, FLAG_GIOUL, GioulMove)
+    return list(moves), values
+
+
+def test_gioul_results_from_the_parent_are_their_fresh_evaluations_bit_for_bit() -> None:
+    """Every 1-ply value of a Gioul decision (no tables: the net values every unfinished result)
+    is the fresh evaluation of its result: from the parent's accumulator where the opponent
+    decides next, afresh where a chain's next block leaves the mover to decide."""
+    q = _gioul_net()._core
+    kinds = {"same": 0, "other": 0}
+    for seed in range(4):
+        record = play_game(seed=seed, policy="net", game="gioul")
+        for state, decision in zip(record.positions(), record.decisions):
+            moves, mine = _ranked(state, decision.roll, q)
+            for move, value in zip(moves, mine):
+                child = move.position
+                if child.winner() is not None:
+                    continue
+                fresh = q.evaluate_rows(gioul_array([child]))[0]
+                if child.turn == state.turn:
+                    kinds["same"] += 1
+                    assert np.array_equal(value, fresh)
+                else:
+                    kinds["other"] += 1
+                    assert np.array_equal(value, np.array([1 - fresh[0], fresh[2], fresh[1]]))
+    assert kinds["same"] > 100 and kinds["other"] > 1000
+
+
+def test_gioul_kernels_threads_and_instances_give_the_same_bits() -> None:
+    rows = _gioul_rows()
+    q = _gioul_net()._core
+    state = _gioul_games()[0][20]
+    try:
+        baseline = qnet._use_kernels(False)
+        slow = q.evaluate_rows(rows), _ranked(state, None if state.pending else (6, 5), q)[1]
+    finally:
+        qnet._use_kernels(True)
+    assert baseline in ("sse2", qnet.SIMD)
+    fast = q.evaluate_rows(rows), _ranked(state, None if state.pending else (6, 5), q)[1]
+    assert np.array_equal(slow[0], fast[0]) and np.array_equal(slow[1], fast[1])
+    with ThreadPoolExecutor(3) as pool:
+        parts = list(pool.map(q.evaluate_rows, np.array_split(rows, 5)))
+    assert np.array_equal(np.concatenate(parts), fast[0])
+    again = Net.default("gioul").quantised()._core
+    assert all(np.array_equal(a, b) for a, b in zip(again.tables(), q.tables()))
+
+
+def test_a_quantised_gioul_net_is_a_net_of_its_game() -> None:
+    q, exact = _gioul_net(), Net.default("gioul")
+    assert q.is_quantised and q.game == "gioul" and q != exact and q == exact.quantised()
+    assert q.checksum == exact.checksum and "quantised" in repr(q)
+    again = pickle.loads(pickle.dumps(q))
+    assert again == q and all(np.array_equal(a, b) for a, b in zip(again._core.tables(), q._core.tables()))
+    assert Net(exact.params, 128, game="gioul", quantised=True) == q
+    with pytest.raises(NetGameError):  # a quantised Gioul net where a Fevga net is due, and the reverse
+        evaluate(Position.initial(), net=q)
+    with pytest.raises(NetGameError):
+        evaluate(GioulPosition.initial(), net=_net())
+    with pytest.raises(InvalidArgumentError, match="cannot be trained"):
+        q._core.train_rows(_gioul_rows()[:2], np.full((2, 3), 0.25), 0.1)
+    params = exact.params.copy()
+    params[5] = np.inf
+    with pytest.raises(InvalidArgumentError, match="non-finite"):
+        qnet.QuantisedGioulNet(CoreGioulNet(params, 128))
+    with pytest.raises(TypeError):  # a Fevga net is not a Gioul net
+        qnet.QuantisedGioulNet(Net.default()._core)  # type: ignore[arg-type]
+    with pytest.raises(InvalidPositionError):
+        q._core.evaluate_rows(np.zeros((2, 58), dtype=np.uint8))
+
+
+def test_the_gioul_net_policies_play_the_quantised_hint_and_judge_with_it() -> None:
+    q = _gioul_net()
+    for policy, plies, seed in (("net", 1, 3), ("net2", 2, 4)):
+        record = play_game(seed=seed, policy=policy, net=q, game="gioul")
+        for state, decision in list(zip(record.positions(), record.decisions))[:40 if plies == 1 else 12]:
+            best = hint(state, decision.roll, plies=plies, net=q)[0].move
+            assert best.steps == decision.steps
+    state = _gioul_games()[1][15]
+    for plies in (0, 1, 2):
+        judged = evaluate(state, plies=plies, net=q)
+        assert judged != evaluate(state, plies=plies)  # the tables judged, not the float net
+        assert abs(judged.equity - evaluate(state, plies=plies).equity) < 4 * BOUND
+
+
+def test_quantised_gioul_rollouts_do_not_depend_on_workers_or_kernels() -> None:
+    start = _gioul_games()[2][10]
+    one = rollout(start, games=1296 + 72, seed=5, policy="net", net=_gioul_net(), workers=1, progress=False)
+    assert one == rollout(start, games=1296 + 72, seed=5, policy="net", net=_gioul_net(), workers=2, progress=False)
+    try:
+        qnet._use_kernels(False)
+        slow = rollout(start, games=1296 + 72, seed=5, policy="net", net=_gioul_net(), workers=2, progress=False)
+    finally:
+        qnet._use_kernels(True)
+    assert slow == one
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 255), st.integers(0, 57), st.integers(-1, 7), st.integers(-1, 7), st.integers(-1, 4))
+def test_fuzz_the_entry_points_that_take_a_quantised_gioul_net(value: int, where: int, d1: int, d2: int,
+                                                               plies: int) -> None:
+    """Hostile rows, dice and plies at the entry points given a quantised Gioul net: each works
+    or raises an ordinary exception (.ci/sanitize runs this under AddressSanitizer and UBSan)."""
+    q = _gioul_net()._core
+    rows = gioul_array([_gioul_games()[0][7], _gioul_games()[1][3]])
+    rows[1, where] = value
+    try:
+        q.evaluate_rows(rows)
+    except FevgaError:
+        pass
+    state = _gioul_games()[0][7]
+    try:
+        search.rank_position(q, Tables(), state, d1, d2, plies, FLAG_GIOUL, GioulMove)
+        search.evaluate_position(q, Tables(), state, plies, FLAG_GIOUL)
+    except (FevgaError, TypeError):
+        pass

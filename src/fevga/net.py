@@ -74,7 +74,7 @@ class Net:
 
     `quantised=True` (or `Net.quantised()`) evaluates it in int16 tables instead of float32:
     the same net within docs/net.md's bound, several times faster, accepted wherever a Net is
-    (the net policies, hint, evaluate, games, duels, rollouts and their luck). Fevga nets only.
+    (the net policies, hint, evaluate, games, duels, rollouts and their luck), for either game.
     """
 
     __slots__ = ("_params", "_core", "hidden", "provenance", "checksum", "game", "is_quantised")
@@ -84,9 +84,6 @@ class Net:
         self.game = check_game(game)
         if not isinstance(quantised, bool):
             raise InvalidArgumentError(f"quantised {quantised!r} must be True or False")
-        if quantised and game != "fevga":
-            raise NetGameError(f"a {game.capitalize()} net (encoding {GAMES[game][0]}) cannot be quantised: "
-                               f"the quantised evaluator holds the Fevga encoding ({ENCODING}) only")
         _, inputs, core_class = GAMES[game]
         hidden = check_int("hidden units", hidden, 1, core.MAX_HIDDEN)
         expected = core.param_count(hidden, inputs)
@@ -103,7 +100,7 @@ class Net:
         self._params = array
         self._core = core_class(array, hidden)
         if quantised:
-            self._core = qnet.QuantisedNet(self._core)
+            self._core = qnet.QuantisedNet(self._core) if game == "fevga" else qnet.QuantisedGioulNet(self._core)
         self.is_quantised = quantised
         self.hidden = hidden
         self.checksum = hashlib.sha256(array.tobytes()).hexdigest()
@@ -199,7 +196,7 @@ class Net:
         """This net evaluated in int16 tables (docs/net.md "Quantised inference"): a Net usable
         wherever this one is, several times faster. Its outputs stay within the bound docs/net.md
         measures of the float net's and are the same bits on every CPU path; `checksum`, `save`
-        and `to_bytes` are the float net's it was made from. Fevga nets only (NetGameError).
+        and `to_bytes` are the float net's it was made from. Nets of both games.
 
         >>> from fevga import Position, batch
         >>> rows = batch.to_array([Position.initial()])

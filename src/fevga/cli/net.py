@@ -24,12 +24,12 @@ def add_net_option(parser: argparse.ArgumentParser,
     parser.add_argument("--net", default=None, metavar="FILE", help=text)
     parser.add_argument("--quantised", action="store_true",
                         help="evaluate the net in int16 tables: within 0.01 of the float net, several times "
-                             "faster (Fevga nets; docs/net.md \"Quantised inference\")")
+                             "faster (docs/net.md \"Quantised inference\")")
 
 
 def net_argument(args: argparse.Namespace, game: str) -> Net | None:
     """The net of --net and --quantised for `game`: None when neither is given (the API's
-    default, the shipped net), NetGameError for the other game's net or a quantised Gioul net."""
+    default, the shipped net), NetGameError for the other game's net."""
     if args.net is None and not args.quantised:
         return None
     net = net_of(args.net, game)
