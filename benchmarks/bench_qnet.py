@@ -23,8 +23,9 @@ from fevga_core import search
 NET_SHA = "e5c5882445f6e4ff167a43697800c4de4669241288d66dbc016faf1fa559c47a"
 CORPUS_MOVES = 439_038  # legal moves over the corpus x 21 rolls (bench_movegen's known answer)
 BOUND = 0.01  # docs/net.md: |quantised - float| per output
-GAMES = 72  # net self-play games per round, stratified from the start (seed 2026)
-GAME_EQUITY = {"float": 0.09722222222222222, "quantised": 0.06944444444444445}  # their known answers
+# policy -> (self-play games per round, stratified from the start, seed 2026; their known answers)
+SELFPLAY = {"net": (72, {"float": 0.09722222222222222, "quantised": 0.06944444444444445}),
+            "net2": (12, {"float": 0.3888888888888889, "quantised": 0.3333333333333333})}
 
 
 def _net() -> Net:
@@ -67,17 +68,21 @@ def test_move_results_per_second(benchmark: Any, kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", ["float", "quantised"])
-def test_selfplay_games_per_second(benchmark: Any, kind: str) -> None:
-    """Net self-play games from the start ("net" policy, one worker), float or quantised net."""
+@pytest.mark.parametrize("policy", ["net", "net2"])
+def test_selfplay_games_per_second(benchmark: Any, kind: str, policy: str) -> None:
+    """Self-play games from the start (one worker), float or quantised net: of the "net" policy,
+    and of the 2-ply "net2" (what a 2-ply rollout or a game against the strongest built-in
+    player costs)."""
     net = _net() if kind == "float" else _net().quantised()
+    count, equity = SELFPLAY[policy]
 
     def games() -> float:
-        return rollout(Position.initial(), games=GAMES, seed=2026, workers=1, policy="net", net=net,
+        return rollout(Position.initial(), games=count, seed=2026, workers=1, policy=policy, net=net,
                        progress=False).equity
 
-    assert games() == GAME_EQUITY[kind]
-    benchmark.pedantic(games, rounds=3, iterations=1, warmup_rounds=1)
-    _per_second(benchmark, "games_per_second", GAMES)
+    assert games() == equity[kind]
+    benchmark.pedantic(games, rounds=3, iterations=1, warmup_rounds=1 if policy == "net" else 0)
+    _per_second(benchmark, "games_per_second", count)
 
 
 @pytest.mark.parametrize("kind", ["float", "quantised"])
@@ -90,22 +95,3 @@ def test_three_ply_hint_latency(benchmark: Any, kind: str) -> None:
     assert len(hints) == 15 and hints[0].plies == 3 and hints[0].move.notation == "10/6 9/7"
     benchmark.pedantic(hint, args=(position, (4, 2)), kwargs={"plies": 3, "net": net}, rounds=5, iterations=1,
                        warmup_rounds=1)
-
-
-NET2_GAMES = 12  # "net2" self-play games per round (seed 2026)
-NET2_EQUITY = {"float": 0.3888888888888889, "quantised": 0.3333333333333333}  # their known answers
-
-
-@pytest.mark.parametrize("kind", ["float", "quantised"])
-def test_net2_games_per_second(benchmark: Any, kind: str) -> None:
-    """Self-play games of the 2-ply "net2" policy from the start (one worker): what a 2-ply
-    rollout or a game against the strongest built-in player costs."""
-    net = _net() if kind == "float" else _net().quantised()
-
-    def games() -> float:
-        return rollout(Position.initial(), games=NET2_GAMES, seed=2026, workers=1, policy="net2", net=net,
-                       progress=False).equity
-
-    assert games() == NET2_EQUITY[kind]
-    benchmark.pedantic(games, rounds=3, iterations=1, warmup_rounds=0)
-    _per_second(benchmark, "games_per_second", NET2_GAMES)
