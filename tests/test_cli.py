@@ -108,6 +108,18 @@ def test_quantised_option_plays_and_judges_with_the_quantised_net(capsys: pytest
     assert main(["play", "--game", "gioul", "--seed", "3", "--policy", "net", "--quantised", "--json"]) == 0
     played = json.loads(capsys.readouterr().out)
     assert played == json.loads(play_game(seed=3, policy="net", net=gioul_quantised, game="gioul").to_json())
+    assert main(["rollout", "--game", "gioul", "start", "--quantised", "--games", "36", "--seed", "2", "--workers", "1",
+                 "--no-progress", "--json"]) == 0
+    rolled = json.loads(capsys.readouterr().out)
+    expected = fevga.rollout(fevga.GioulPosition.initial(), games=36, seed=2, workers=1, net=gioul_quantised,
+                             progress=False)
+    assert rolled["equity"] == expected.equity and rolled["net"] == gioul_quantised.checksum
+    assert main(["rollout", "--game", "gioul", "start", "--dice", "6-5", "--candidates", "2", "--quantised",
+                 "--games", "36", "--seed", "2", "--workers", "1", "--no-progress", "--json"]) == 0
+    ranked = json.loads(capsys.readouterr().out)
+    moves = fevga.rollout_moves(fevga.GioulPosition.initial(), "6-5", games=36, seed=2, workers=1, candidates=2,
+                                net=gioul_quantised, progress=False)
+    assert [m["move"] for m in ranked["moves"]] == [m.move.notation for m in moves]
 
 
 def test_output_into_a_closed_pipe_is_not_a_traceback() -> None:

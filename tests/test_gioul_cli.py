@@ -56,8 +56,8 @@ def test_rank_the_moves_of_a_gioul_roll_and_of_a_pending_decision() -> None:
 
 def test_gioul_rollout_refusals_are_one_line() -> None:
     for args, message in (
-        (("start", "--game", "gioul", "--net", "x.npz"), "--net not supported for Gioul"),
-        (("start", "--game", "gioul", "--dice", "6-5", "--candidates", "2"), "--candidates not supported for Gioul"),
+        (("start", "--game", "gioul", "--net", "x.npz"), "cannot read net file 'x.npz'"),
+        (("start", "--game", "gioul", "--rules", "strict"), "--rules not supported for Gioul"),
         (("start", "--game", "gioul", "--score", "1-0", "--length", "3"), "--score, --length not supported"),
         (("start", "--game", "gioul", "--pending"), "no dice pending"),
         (("__4AAAj__AABAAAA5VhH", "--dice", "6-5"), "rank them with --pending"),

@@ -192,6 +192,44 @@ def test_gioul_evaluate_and_hint_are_the_shipped_gioul_nets(port: int) -> None:
     assert_refused(*get(port, f"{API}/hint?position=start&game=gioul&dice=6-5&plies=3"), "plies_limit")
 
 
+@pytest.mark.parametrize("game", ["fevga", "gioul"])
+def test_quantised_requests_judge_with_the_quantised_net(port: int, game: str) -> None:
+    """quantised=true (a query flag of evaluate and hint, a field of their POST bodies): the
+    answers are the package's with the game's quantised net, item by item and in bulk."""
+    import base64
+
+    import numpy as np
+
+    from fevga import Net, batch
+    from fevga.game import play_game
+
+    net = Net.default(game).quantised()
+    # with contact: neither a race table nor a finished game overrides the net
+    if game == "gioul":
+        positions = [s for s in play_game(game="gioul", seed=5).positions() if s.winner() is None and not s.pending][4:10]
+    else:
+        positions = play_game(seed=4, policy="heuristic").positions()[6:42:6]
+    p = positions[2]
+    status, data = get(port, f"{API}/evaluate?position={p.id}&plies=1&quantised=true&game={game}")
+    assert status == 200 and data["win"] == evaluate(p, 1, net=net).win != evaluate(p, 1).win
+    status, data = get(port, f"{API}/hint?position={p.id}&dice=6-5&quantised=true&game={game}")
+    assert status == 200 and [m["equity"] for m in data["moves"]] == [h.equity for h in hint(p, "6-5", net=net)]
+    items = [{"position": q.id, "dice": "6-5"} for q in positions]
+    status, data = request(port, "POST", f"{API}/evaluate", {"items": items, "quantised": True, "game": game})[:2]
+    assert status == 200 and [r["win"] for r in data["results"]] == [evaluate(q, net=net).win for q in positions]
+    rows = batch.to_array(positions)
+    dice = np.array([[6, 5]] * len(positions), dtype=np.uint8)
+    body = {"rows": base64.b64encode(rows.tobytes()).decode(), "game": game, "quantised": True}
+    status, data = request(port, "POST", f"{API}/evaluate", body)[:2]
+    values = np.frombuffer(base64.b64decode(data["values"]), dtype="<f8").reshape(-1, 3)
+    assert status == 200 and np.array_equal(values, batch.evaluate(rows, net))
+    body["dice_rows"] = base64.b64encode(dice.tobytes()).decode()
+    status, data = request(port, "POST", f"{API}/hint", body)[:2]
+    equities = np.frombuffer(base64.b64decode(data["equities"]), dtype="<f8")
+    assert status == 200 and np.array_equal(equities, batch.hint(rows, dice, 1, net=net).equities)
+    assert not np.array_equal(equities, batch.hint(rows, dice, 1).equities)
+
+
 def test_batches(port: int) -> None:
     positions = random_positions(3, 10)
     items = [{"position": p.id, "dice": "4-2"} for p in positions]
@@ -360,7 +398,7 @@ def test_hot_routes_validate_their_queries_as_fastapi_does(port: int) -> None:
 def test_openapi_describes_the_hot_routes(port: int) -> None:
     operation = get(port, "/openapi.json")[1]["paths"][f"{API}/hint"]["get"]
     parameters = {p["name"]: p for p in operation["parameters"]}
-    assert list(parameters) == ["position", "dice", "plies", "game", "rules", "after"]
+    assert list(parameters) == ["position", "dice", "plies", "game", "rules", "after", "quantised"]
     assert parameters["position"]["required"] and parameters["position"]["schema"]["maxLength"] == LIMITS.text_chars
     assert parameters["plies"]["schema"] == {"default": 1, "minimum": 1, "maximum": LIMITS.plies_hint,
                                              "title": "Plies", "type": "integer"}

@@ -29,7 +29,7 @@ import pytest
 import gioul_reference as gref
 import reference as ref
 import fevga
-from fevga import GioulPosition, Position, hint
+from fevga import GioulPosition, Net, Position, hint
 from fevga.game import play_game
 from fevga.service.engine import Engine
 from fevga.service.gnubgid import gnubg_id, position_from_gnubg_id
@@ -300,6 +300,23 @@ def test_gioul_go_answers_from_the_net_over_the_protocol(engine: Controller) -> 
     engine.send("go")
     lines = engine.until(("bestmove", "error"))
     assert lines[-1].startswith("error bad_value") and "Fevga net" in lines[-1], lines
+
+
+@pytest.mark.parametrize("variant", ["fevga", "gioul"])
+def test_engine_quantised_answers_with_the_quantised_net(engine: Controller, variant: str) -> None:
+    """`set engine.quantised true`: the ranking is fevga.hint's with the game's quantised net."""
+    engine.send(f"set game.variant {variant}")
+    position = GioulPosition.initial() if variant == "gioul" else Position.from_id("f_8AAAD__gAAAAAA")
+    net = Net.default(variant).quantised()
+    engine.send(f"position fevgaid {position.id}")
+    engine.send("dice 6 5")
+    assert engine.answer_to("set engine.quantised true") == []
+    engine.send("go")
+    payload, info = go(engine)
+    best = hint(position, "6-5", net=net)[0]
+    assert payload == best.move.notation and f"info multipv 1 score {best.equity:+.4f}" in " ".join(info), info
+    assert engine.answer_to("get engine.quantised") == ["value engine.quantised true"]
+    assert engine.answer_to("set engine.quantised yes")[0].startswith("error bad_value engine.quantised")
 
 
 MALFORMED: list[tuple[str | bytes, str]] = [

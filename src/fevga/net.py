@@ -77,7 +77,7 @@ class Net:
     (the net policies, hint, evaluate, games, duels, rollouts and their luck), for either game.
     """
 
-    __slots__ = ("_params", "_core", "hidden", "provenance", "checksum", "game", "is_quantised")
+    __slots__ = ("_params", "_core", "hidden", "provenance", "checksum", "game", "is_quantised", "_quantised")
 
     def __init__(self, params: npt.ArrayLike, hidden: int, provenance: dict[str, Any] | None = None,
                  game: str = "fevga", quantised: bool = False) -> None:
@@ -102,6 +102,7 @@ class Net:
         if quantised:
             self._core = qnet.QuantisedNet(self._core) if game == "fevga" else qnet.QuantisedGioulNet(self._core)
         self.is_quantised = quantised
+        self._quantised: Net | None = None  # quantised(), made once
         self.hidden = hidden
         self.checksum = hashlib.sha256(array.tobytes()).hexdigest()
 
@@ -208,7 +209,9 @@ class Net:
         """
         if self.is_quantised:
             return self
-        return Net(self._params, self.hidden, self.provenance, self.game, quantised=True)
+        if self._quantised is None:
+            self._quantised = Net(self._params, self.hidden, self.provenance, self.game, quantised=True)
+        return self._quantised
 
     @property
     def params(self) -> npt.NDArray[np.float32]:

@@ -71,12 +71,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _gioul_refusals(args: argparse.Namespace) -> None:
     """The options a Gioul rollout cannot take: one line naming them."""
     refused = [name for name, on in (
-        ("--rules", args.rules != "default"), ("--net", args.net), ("--quantised", args.quantised), ("--candidates", args.candidates is not None),
-        ("--score", args.score), ("--length", args.length is not None),
+        ("--rules", args.rules != "default"), ("--score", args.score), ("--length", args.length is not None),
     ) if on]
     if refused:
         raise InvalidArgumentError(f"{', '.join(refused)} not supported for Gioul rollouts (Gioul has no rule "
-                                   "presets, no net and no match equity table)")
+                                   "presets and no match equity table)")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -113,7 +112,7 @@ def _run(args: argparse.Namespace) -> int:
         "luck": args.luck,
         "checkpoint": args.checkpoint,
         "progress": None if not args.no_progress else False,
-        "net": None if gioul else net_argument(args, "fevga"),
+        "net": net_argument(args, "gioul" if gioul else "fevga"),
         "score": score_of(args),
         "length": args.length,
     }

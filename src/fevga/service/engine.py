@@ -100,6 +100,8 @@ KEYS: tuple[Key, ...] = (
         "root-inclusive checker-play depth: 1 rates each move by its result (fevga.hint plies)"),
     Key("engine.net", "string", "*", "default", False,
         "the net: default (the game's shipped net) or a net file path (of the game of game.variant)"),
+    Key("engine.quantised", "bool", "", False, False,
+        "evaluate the net in int16 tables: within 0.01 of it, several times faster (docs/net.md)"),
     Key("engine.rollouts", "int", f"0..{MAX_ROLLOUT_GAMES}", 0, False,
         "games per candidate move rolled out by go (0: no rollout)"),
     Key("engine.seed", "int", "0..4294967295", 0, True, "seed of go's rollouts"),
@@ -189,9 +191,10 @@ class Engine:
 
     @property
     def net(self) -> Net:
-        """The net of engine.net (loaded when set) for game.variant, else that game's shipped net;
-        NetGameError when engine.net is a net of the other game."""
-        return net_of(self._net, self.variant)
+        """The net of engine.net (loaded when set) for game.variant, else that game's shipped net,
+        quantised with engine.quantised; NetGameError when engine.net is a net of the other game."""
+        net = net_of(self._net, self.variant)
+        return net.quantised() if self.values["engine.quantised"] else net
 
     def warm_up(self) -> None:
         """Load both games' nets and the bear-off tables now rather than at the first move."""

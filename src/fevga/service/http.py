@@ -51,6 +51,7 @@ from fevga.analysis import GIOUL_MAX_PLIES, MAX_PLIES, evaluate, hint
 from fevga.checks import validate_dice
 from fevga.errors import FevgaError, InvalidArgumentError, InvalidNotationError, RecordError
 from fevga.gioul import GIOUL_WIDTH, GioulPosition, validate_states
+from fevga.net import Net
 from fevga.notation import parse_dice
 from fevga.policy import GIOUL_POLICIES
 from fevga.position import COLOR_NAMES, Position
@@ -296,14 +297,24 @@ def _gioul_plies(position: Position | GioulPosition, plies: int, shallowest: int
                        f"{GIOUL_MAX_PLIES} (docs/net.md, Gioul net)")
 
 
-def _evaluation_of(position: Position | GioulPosition, plies: int, rules: str = "default") -> dict[str, Any]:
+def _net(game: str, quantised: bool) -> Net | None:
+    """The net a request asks for: its game's shipped net, quantised or (None) the float default."""
+    return Net.default(game).quantised() if quantised else None
+
+
+def _game(position: Position | GioulPosition) -> str:
+    return "gioul" if isinstance(position, GioulPosition) else "fevga"
+
+
+def _evaluation_of(position: Position | GioulPosition, plies: int, rules: str = "default",
+                   quantised: bool = False) -> dict[str, Any]:
     _gioul_plies(position, plies, 0)
-    e = evaluate(position, plies, _rules(rules, position))
+    e = evaluate(position, plies, _rules(rules, position), net=_net(_game(position), quantised))
     return {"position": _position_dict(position), "plies": plies, **e.to_dict()}
 
 
 def _hint_of(position: Position | GioulPosition, dice: tuple[int, int] | None, plies: int,
-             after: bool = False, rules: str = "default") -> dict[str, Any]:
+             after: bool = False, rules: str = "default", quantised: bool = False) -> dict[str, Any]:
     """The ranked moves; with `after`, each move's resulting position ID too (encoding the
     IDs costs more than ranking the moves at 1 ply, so it is asked for)."""
     if position.winner() is not None:
@@ -312,7 +323,7 @@ def _hint_of(position: Position | GioulPosition, dice: tuple[int, int] | None, p
     if plies < 1:
         raise ApiError(422, "plies_limit", "hint plies must be at least 1 (a move is rated by its result)")
     _gioul_plies(position, plies, 1)
-    hints: list[Any] = hint(position, dice, plies, _rules(rules, position))
+    hints: list[Any] = hint(position, dice, plies, _rules(rules, position), net=_net(_game(position), quantised))
     return {**head, "method": f"net {plies}-ply", "moves": [
         {**h.to_dict(), **({"after": h.move.position.id} if after else {})} for h in hints]}
 
@@ -344,6 +355,7 @@ class BatchRequest(_Strict):
     after: bool = Field(default=False, description="hint: also each move's resulting position ID")
     plies: int | None = Field(default=None, ge=0, le=MAX_PLIES + 1,
                               description="evaluate: 0 (default) ..; hint: 1 (default) ..")
+    quantised: bool = Field(default=False, description="evaluate, hint: judge with the quantised net (docs/net.md)")
 
 
 class RolloutRequest(_Strict):
@@ -374,6 +386,7 @@ def _query_fields(limits: Limits) -> dict[str, Any]:
         "game": (Game | None, Field(None, description="fevga or gioul, where the position text cannot tell")),
         "rules": (RulesName, Field("default", description="the rules preset: default or strict (docs/rules.md 9)")),
         "after": (bool, Field(False, description="also each move's resulting position ID")),
+        "quantised": (bool, Field(False, description="judge with the game's quantised net (docs/net.md)")),
     }
 
 
@@ -381,7 +394,8 @@ def _query_model(route: str, limits: Limits, own: tuple[str, ...]) -> type[BaseM
     """The pydantic model of a GET route's query: position, the route's `own` fields (a
     ``plies_*`` field is its ``plies``), game, rules (and hint's ``after``)."""
     fields = _query_fields(limits)
-    names = ("position", *own, "game", "rules", *(("after",) if route == "hint" else ()))
+    names = ("position", *own, "game", "rules", *(("after",) if route == "hint" else ()),
+             *(("quantised",) if route != "moves" else ()))
     model: type[BaseModel] = create_model(
         f"{route.capitalize()}Query", **{name.split("_")[0]: fields[name] for name in names})
     return model
@@ -501,11 +515,12 @@ def create_app(limits: Limits | None = None) -> FastAPI:
         return _moves_of(p, _dice(p, query.dice), query.rules)
 
     def get_evaluate(query: Any) -> dict[str, Any]:
-        return _evaluation_of(parse_position(query.position, query.game, limits), query.plies, query.rules)
+        return _evaluation_of(parse_position(query.position, query.game, limits), query.plies, query.rules,
+                              query.quantised)
 
     def get_hint(query: Any) -> dict[str, Any]:
         p = parse_position(query.position, query.game, limits)
-        return _hint_of(p, _dice(p, query.dice), query.plies, query.after, query.rules)
+        return _hint_of(p, _dice(p, query.dice), query.plies, query.after, query.rules, query.quantised)
 
     # Legal moves, a 0-ply evaluation and a 1-ply ranking hold the GIL for most of their
     # tenth of a millisecond or so, so a worker thread would only add its hand-overs: they run
@@ -589,10 +604,10 @@ def create_app(limits: Limits | None = None) -> FastAPI:
         if request.rows is not None:
             if request.items or plies:
                 raise ApiError(422, "invalid_request", "rows are evaluated at 0 plies, without items")
-            return await core(_evaluate_rows, request.rows, request.game, limits, _binary(http))
+            return await core(_evaluate_rows, request.rows, request.game, limits, _binary(http), request.quantised)
         if plies == 0 and request.game != "gioul" and len(request.items) <= limits.batch_positions:
-            return await core(_evaluate_items, request.items, limits)  # one call of the batch API
-        return await batch(request, lambda p, item: _evaluation_of(p, plies, request.rules))
+            return await core(_evaluate_items, request.items, limits, request.quantised)  # one call of the batch API
+        return await batch(request, lambda p, item: _evaluation_of(p, plies, request.rules, request.quantised))
 
     @app.post(f"{API}/hint", summary="move rankings of many (position, dice) pairs", openapi_extra=batch_body_schema)
     async def post_hint(http: Request) -> Any:
@@ -608,11 +623,11 @@ def create_app(limits: Limits | None = None) -> FastAPI:
             stop = threading.Event()  # set when the request is answered (408 included): the work stops too
             try:
                 return await core(_hint_rows, request.rows, request.dice_rows, plies, request.game, limits,
-                                  _binary(http), _bulk_rules(request), stop)
+                                  _binary(http), _bulk_rules(request), stop, request.quantised)
             finally:
                 stop.set()
         return await batch(request, lambda p, item: _hint_of(p, _dice(p, item.dice), plies, request.after,
-                                                             request.rules))
+                                                             request.rules, request.quantised))
 
     @app.post(f"{API}/rollouts", status_code=202, summary="start a rollout job")
     async def post_rollout(request: RolloutRequest = Body(...)) -> Any:
@@ -680,7 +695,7 @@ def create_app(limits: Limits | None = None) -> FastAPI:
     return app
 
 
-def _evaluate_items(items: list[BatchItem], limits: Limits) -> dict[str, Any]:
+def _evaluate_items(items: list[BatchItem], limits: Limits, quantised: bool = False) -> dict[str, Any]:
     """0-ply evaluations of many items: the Fevga ones by one fevga.batch.evaluate call, a
     Gioul state (an ID that says so) by the Gioul net, each in its place."""
     positions: list[Position | GioulPosition] = []
@@ -693,11 +708,12 @@ def _evaluate_items(items: list[BatchItem], limits: Limits) -> dict[str, Any]:
             raise ApiError(400, _code_of(exc), f"items[{index}]: {exc}") from None
     fevga_positions = [p for p in positions if isinstance(p, Position)]
     # as Python floats at once: unpacking each numpy row costs more than its evaluation
-    values: Any = iter(batch.evaluate(batch.to_array(fevga_positions)).tolist() if fevga_positions else [])
+    net = _net("fevga", quantised)
+    values: Any = iter(batch.evaluate(batch.to_array(fevga_positions), net).tolist() if fevga_positions else [])
     results = []
     for item, position in zip(items, positions):
         if isinstance(position, GioulPosition):
-            results.append(_evaluation_of(position, 0))
+            results.append(_evaluation_of(position, 0, quantised=quantised))
             continue
         win, win_mars, lose_mars = next(values)
         text = item.position.strip()  # a 16-character ID that parsed is canonical: answered as given
@@ -802,7 +818,7 @@ def _bulk_rules(request: BatchRequest) -> Rules | None:
 
 
 def _hint_rows(rows_text: str, dice_text: str, plies: int, game: str, limits: Limits, binary: bool,
-               rules: Rules | None, stop: threading.Event) -> dict[str, Any] | Response:
+               rules: Rules | None, stop: threading.Event, quantised: bool = False) -> dict[str, Any] | Response:
     """fevga.batch.hint of base64 rows and dice, answered as its arrays: those of `_moves_rows`
     with each pair's moves best first, then values (m x 3, <f8), equities (m, <f8) and plies
     (m, i1); in base64 JSON, or with `binary` their bytes in that order. Ranked a slice of rows
@@ -814,7 +830,8 @@ def _hint_rows(rows_text: str, dice_text: str, plies: int, game: str, limits: Li
     for start in range(0, max(len(rows), 1), size):
         if stop.is_set():
             raise ApiError(408, "time_limit", "the bulk hint ran out of time")
-        parts.append(batch.hint(rows[start:start + size], dice[start:start + size], plies, rules))
+        parts.append(batch.hint(rows[start:start + size], dice[start:start + size], plies, rules,
+                                net=_net(game or "fevga", quantised)))
     hints = batch.BatchHints.join(parts)
     arrays = [hints.offsets.astype("<i8"), hints.results, hints.steps, hints.nsteps, hints.values.astype("<f8"),
               hints.equities.astype("<f8"), hints.plies]
@@ -827,14 +844,15 @@ def _hint_rows(rows_text: str, dice_text: str, plies: int, game: str, limits: Li
 HINT_SLICE_ROWS = 256  # rows a bulk hint ranks between two looks at its time limit (1 ply; 16x fewer a ply deeper)
 
 
-def _evaluate_rows(text: str, game: str, limits: Limits, binary: bool = False) -> dict[str, Any] | Response:
+def _evaluate_rows(text: str, game: str, limits: Limits, binary: bool = False,
+                   quantised: bool = False) -> dict[str, Any] | Response:
     """0-ply evaluations of base64 rows, answered in bulk too: ``values`` is the base64 text
     of an (n, 3) little-endian float64 array (win, win_mars, lose_mars for the side on roll
     of each row; writing 3n floats as JSON text would cost more than the net), or with
     `binary` that array's bytes (header X-Fevga-Count n). Gioul state rows (game=gioul) are
     valued for their side to decide, as fevga.evaluate values them."""
     rows = _bulk_rows(text, game, limits)
-    values = batch.evaluate(rows).astype("<f8")
+    values = batch.evaluate(rows, _net(game or "fevga", quantised)).astype("<f8")
     if binary:
         return _raw([values], count=len(rows))
     return {"count": len(rows), "plies": 0, "columns": ["win", "win_mars", "lose_mars"], "dtype": "<f8",
