@@ -89,7 +89,7 @@ from fevga_core.net cimport (
     net_checked,
 )
 from fevga_core.gioul cimport CoreGioulNet, gioul_rows_checked
-from fevga_core.state cimport gioul_load
+from fevga_core.state cimport gioul_load, state_board
 
 from fevga_core.errors import InvalidArgumentError, InvalidDiceError
 
@@ -430,13 +430,6 @@ cdef void _gioul_rows(const QNetC* q, const GioulC* s, RowsC* r) noexcept nogil:
         _add(q, r, ROW_CHAIN)
 
 
-cdef inline const PositionC* _board(const StateC* s) noexcept nogil:
-    if StateC is PositionC:
-        return s
-    else:
-        return &s.pos
-
-
 cdef inline void _relations(const SideC* side, const SideC* other, RelationC* rel) noexcept nogil:
     """net.pyx relation_counts: the SSE2 kernel on x86-64, else relation_counts itself."""
     if FEVGA_Q_RELATION_SIMD:
@@ -480,7 +473,7 @@ cdef void _finish(const QNetC* q, const int16_t* acc, double* out) noexcept nogi
 cdef void qnet_evaluate(const QNetC* q, const StateC* s, double* out) noexcept nogil:
     cdef RowsC r
     cdef int16_t acc[QNET_MAX_LANES]
-    cdef const PositionC* pos = _board(s)
+    cdef const PositionC* pos = state_board(s)
     cdef bint gioul = StateC is GioulC
     r.nadd = 0
     r.nsub = 0
@@ -495,7 +488,7 @@ cdef void qnet_evaluate(const QNetC* q, const StateC* s, double* out) noexcept n
 
 cdef void qnet_parent(const QNetC* q, const StateC* s, QParentC* shared) noexcept nogil:
     cdef RowsC r
-    cdef const PositionC* parent = _board(s)
+    cdef const PositionC* parent = state_board(s)
     cdef bint gioul = StateC is GioulC
     r.nadd = 0
     r.nsub = 0
@@ -508,7 +501,7 @@ cdef void qnet_parent(const QNetC* q, const StateC* s, QParentC* shared) noexcep
 
 cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move, const StateC* s,
                       double* out) noexcept nogil:
-    cdef const PositionC* child = _board(s)
+    cdef const PositionC* child = state_board(s)
     cdef RowsC r
     cdef int16_t acc[QNET_MAX_LANES]
     cdef const SideC* before = &shared.parent.side[shared.parent.turn]
