@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 import numpy as np
 
 from corpus import CORPUS_SIZE, midgame_positions, position_roll_pairs
@@ -70,6 +72,17 @@ def test_single_legal_moves_call_from_python(benchmark: Any) -> None:
     moves = position.legal_moves((3, 1))
     assert len(moves) == position.count_legal_moves((3, 1)) > 1
     benchmark(position.legal_moves, (3, 1))
+    _rate(benchmark, 1, "calls_per_second")
+
+
+@pytest.mark.parametrize("method", ["legal_positions", "legal_ids"])
+def test_single_results_call_from_python(benchmark: Any, method: str) -> None:
+    """The cheap paths: the positions (or their IDs) the moves lead to, no Move values made."""
+    position = midgame_positions()[0]
+    call = getattr(position, method)
+    expected = [m.position for m in position.legal_moves((3, 1))]
+    assert call((3, 1)) == (expected if method == "legal_positions" else [p.id for p in expected])
+    benchmark(call, (3, 1))
     _rate(benchmark, 1, "calls_per_second")
 
 

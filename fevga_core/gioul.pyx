@@ -16,7 +16,7 @@ from fevga_core.board cimport (
     moves_checked,
 )
 from fevga_core.movegen cimport (
-    ScratchC, WorkspaceC, scratch_new, scratch_free, position_is_dead, player_can_move, MoveList, move_steps,
+    ScratchC, WorkspaceC, scratch_new, scratch_free, position_is_dead, player_can_move, MoveList,
 )
 from fevga_core.net cimport (
     NetC, NetModel, EncodingC, model_bind, net_forward, net_sgd_step, encode_inputs, encoding_dense, GIOUL_NET_INPUTS,
@@ -164,11 +164,11 @@ cdef class GioulMoves(MoveList):
     """The legal moves of a Gioul state's next decision (fevga_core.movegen.MoveList)."""
     cdef GioulC before      # the state with the decision's dice pending
 
-    cdef object _make(self, int k):
+    cdef object _position(self, int k):
         cdef CoreGioul child = self.state_cls.__new__(self.state_cls)
         child.c = self.before
         gioul_apply(&child.c, &self.moves[k])
-        return tuple.__new__(self.move_cls, (move_steps(&self.moves[k]), child))
+        return child
 
 
 cdef MoveList gioul_move_list(CoreGioul state, const GioulC* before, const MoveC* moves, int n, type move_cls):

@@ -53,7 +53,8 @@ cdef void apply_move(PositionC* pos, const MoveC* move) noexcept nogil
 # The legal moves of one request as a read-only sequence (docs/architecture.md, "A call"): the generated
 # moves are copied out of the shared scratch list at once (before any Python object is made, which
 # may run a finaliser or let another thread in that generates into the same list), and each
-# public Move value is made when it is first asked for. A game's subclass makes them (`_make`).
+# public Move value is made when it is first asked for. A game's subclass makes the position
+# each move leads to (`_position`).
 cdef class MoveList:
     cdef MoveC* moves
     cdef int n
@@ -64,6 +65,8 @@ cdef class MoveList:
     # Itself, for `state`'s decision: move_cls values leading to positions of state's type,
     # the n moves of `src` copied in (none yet for src NULL: _fill them later).
     cdef MoveList _filled(self, object state, type move_cls, const MoveC* src, int n)
+    # The position (of state_cls) move k leads to: the one hook a game's subclass writes.
+    cdef object _position(self, int k)
     cdef object _make(self, int k)
     cdef object _item(self, int k)
     cdef list _all(self)

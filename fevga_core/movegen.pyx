@@ -748,8 +748,18 @@ cdef class MoveList:
         self._fill(src, n)
         return self
 
+    cdef object _position(self, int k):
+        raise NotImplementedError("a game's move list makes the positions its moves lead to")
+
     cdef object _make(self, int k):
-        raise NotImplementedError("a game's move list makes its moves")
+        return tuple.__new__(self.move_cls, (move_steps(&self.moves[k]), self._position(k)))
+
+    def positions(self):
+        """The position each move leads to, in order, without making the moves (their steps)."""
+        cdef int k
+        if self.made is None:
+            return [self._position(k) for k in range(self.n)]
+        return [self._position(k) if self.made[k] is None else self.made[k][1] for k in range(self.n)]
 
     cdef object _item(self, int k):
         if self.made is None:

@@ -22,6 +22,8 @@ class CoreBoard:
     def pips(self, color: int) -> int:
         """Pip count of `color`."""
     def _winner(self) -> int: ...
+    def _board_id(self) -> str:
+        """The 16-character ID of the board (a Gioul ID begins with it)."""
     def _perft(self, depth: int, flags: int) -> int:
         """Leaves of the decision tree to `depth` under the position's game's rule flags."""
 

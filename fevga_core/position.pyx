@@ -6,10 +6,10 @@
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.exc cimport PyErr_CheckSignals
-from libc.string cimport memcmp
+from libc.string cimport memcmp, memset
 
 from fevga_core.types cimport (
-    PositionC, MoveC, SideC, uint8_t, uint64_t, NUM_SLOTS, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH,
+    PositionC, MoveC, SideC, uint8_t, uint32_t, uint64_t, NUM_POINTS, NUM_SLOTS, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH,
 )
 from fevga_core.board cimport (
     position_update, position_load, position_start, position_winner, position_load_checked, position_store, side_pips, fevga_flags_checked,
@@ -17,7 +17,7 @@ from fevga_core.board cimport (
 )
 from fevga_core.movegen cimport (
     ScratchC, WorkspaceC, scratch_new, scratch_free, generate_moves, apply_move,
-    player_can_move, position_is_dead, MoveList, move_steps,
+    player_can_move, position_is_dead, MoveList,
 )
 
 from numpy import integer as np_integer
@@ -51,8 +51,40 @@ cdef int check_dice(int d1, int d2) except -1:
     return 0
 
 
+cdef const char* ID_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+
+cdef str board_id(const PositionC* pos):
+    """The 16-character position ID of a board (the layout of fevga.notation's docstring):
+    the turn bit, then White's points 24..1 and Black's, each as its checkers' 1 bits and a 0
+    bit, zero-padded to 96 bits, in URL-safe base64. A board holds at most 15 checkers a
+    side on its points, so at most 79 bits are written."""
+    cdef uint8_t raw[12]
+    cdef char text[16]
+    cdef int bit = 1, color, p, k, i
+    cdef uint32_t group
+    memset(raw, 0, 12)
+    if pos.turn:
+        raw[0] = 0x80
+    for color in range(2):
+        for p in range(NUM_POINTS, 0, -1):
+            for k in range(pos.side[color].counts[p]):
+                raw[bit >> 3] |= 0x80 >> (bit & 7)
+                bit += 1
+            bit += 1
+    for i in range(4):
+        group = (<uint32_t> raw[3 * i] << 16) | (<uint32_t> raw[3 * i + 1] << 8) | raw[3 * i + 2]
+        for k in range(4):
+            text[4 * i + k] = ID_ALPHABET[(group >> (18 - 6 * k)) & 63]
+    return text[:16].decode("ascii")
+
+
 cdef class CoreBoard:
     """A position of either game in the core: the accessors both games share (position.pxd)."""
+
+    def _board_id(self):
+        """The 16-character ID of the board (a Gioul ID begins with it)."""
+        return board_id(self.board())
 
     cdef const PositionC* board(self) except NULL:
         raise NotImplementedError("a game's position holds the board")
@@ -200,11 +232,11 @@ cdef class FevgaMoves(MoveList):
     """A Fevga position's legal moves for one roll (fevga_core.movegen.MoveList)."""
     cdef PositionC before
 
-    cdef object _make(self, int k):
+    cdef object _position(self, int k):
         cdef CorePosition child = self.state_cls.__new__(self.state_cls)
         child.c = self.before
         apply_move(&child.c, &self.moves[k])
-        return tuple.__new__(self.move_cls, (move_steps(&self.moves[k]), child))
+        return child
 
 
 cdef MoveList position_move_list(CorePosition position, const MoveC* moves, int n, type move_cls):

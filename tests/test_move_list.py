@@ -89,3 +89,20 @@ def test_a_finished_game_has_an_empty_sequence() -> None:
         moves[0]
     gioul_won = play_game(game="gioul", seed=1, policy="heuristic").final
     assert gioul_won.winner() is not None and gioul_won.legal_moves((6, 5)) == []
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_legal_positions_and_ids_are_the_moves_results_without_the_moves(game: str) -> None:
+    position, dice = busy_position(game)
+    expected = [m.position for m in position.legal_moves(dice)]
+    positions = position.legal_positions(dice)
+    assert positions == expected and all(type(p) is type(position) for p in positions)
+    assert position.legal_ids(dice) == [p.id for p in expected]
+    moves = position.legal_moves(dice)
+    first = moves[0]  # a move made already lends its position
+    assert moves.positions()[0] is first.position and moves.positions() == expected
+    pending = play_game(game="gioul", seed=3).positions()
+    state = next(s for s in pending if s.pending and s.count_legal_moves() > 1)  # a Gioul decision in hand
+    assert state.legal_positions() == [m.position for m in state.legal_moves()]
+    won = Position.from_counts([15] + [0] * 24, [0] * 24 + [15], BLACK)
+    assert won.legal_positions((6, 5)) == [] and won.legal_ids((6, 5)) == []

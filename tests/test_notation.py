@@ -4,6 +4,7 @@ fevga.notation.format_steps) against a plain reading of docs/records.md's rule, 
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -79,3 +80,29 @@ def test_every_move_of_both_games_reads_back(game: str) -> None:
 def test_bad_steps_are_refused_by_name(steps: list[tuple[int, ...]], message: str) -> None:
     with pytest.raises(InvalidArgumentError, match=message.replace("(", r"\(").replace(")", r"\)")):
         format_steps(steps)  # type: ignore[arg-type]
+
+
+def _documented_id(white: tuple[int, ...], black: tuple[int, ...], turn: int) -> str:
+    """The position ID as the notation module's docstring lays it out, bit by bit in Python."""
+    import base64
+
+    runs = [("1" * n + "0") for n in white[:0:-1]] + [("1" * n + "0") for n in black[:0:-1]]
+    bits = str(turn) + "".join(runs)
+    return base64.urlsafe_b64encode((int(bits, 2) << (96 - len(bits))).to_bytes(12, "big")).decode()
+
+
+@pytest.mark.parametrize("game", ["fevga", "gioul"])
+def test_the_core_writes_the_documented_id(game: str) -> None:
+    """The core's encoder (CoreBoard._board_id) against the documented layout, over every
+    position of seeded games, both turns, and the extremes (all off, all on one point)."""
+    from fevga.game import play_game
+
+    positions: list[Any] = []
+    for seed in range(30):
+        positions += play_game(seed=seed, game=game).positions()
+    positions += [Position.from_counts([15] + [0] * 24, [0] * 24 + [15], 1),
+                  Position.from_counts([0] * 12 + [15] + [0] * 12, [0] + [15] + [0] * 23, 0)]
+    for p in positions:
+        expected = _documented_id(p.counts(0), p.counts(1), p.turn)
+        assert p.id[:16] == expected and type(p).from_id(p.id) == p
+        assert len(p.id) == (20 if isinstance(p, GioulPosition) else 16)

@@ -36,7 +36,7 @@ from fevga.errors import (
     InvalidPositionError,
 )
 from fevga.inputs import position_json
-from fevga.notation import Step, decode_gioul_id, encode_gioul_id, format_steps, parse_dice
+from fevga.notation import Step, decode_gioul_id, format_steps, gioul_id_tail, parse_dice
 from fevga.position import BLACK, COLOR_NAMES, NUM_CHECKERS, WHITE, BaseMove, BasePosition, Color, Position, _validate_counts
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike, master_key, seed_sequence
@@ -207,7 +207,7 @@ class GioulPosition(CoreGioul, BasePosition):
     def id(self) -> str:
         """The 20-character Gioul ID (layout in fevga.notation; round-trips)."""
         _, rw, rb, roller, die, count, last, pair = self._fields()
-        return encode_gioul_id(self.counts(WHITE), self.counts(BLACK), self.turn, (rw, rb, roller, die, count, last, pair))
+        return self._board_id() + gioul_id_tail((rw, rb, roller, die, count, last, pair))
 
     @classmethod
     def from_id(cls, text: str) -> GioulPosition:

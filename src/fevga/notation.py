@@ -52,7 +52,6 @@ def other_point(point: int) -> int:
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 _DECODE = {c: i for i, c in enumerate(ALPHABET)}
 _ID_CHARACTERS = frozenset(ALPHABET)
-_RUNS = tuple("1" * count + "0" for count in range(16))  # a point of the ID: its checkers, then a separator
 ID_LENGTH = 16
 _ID_BITS = 6 * ID_LENGTH
 _POINTS = constants.NUM_POINTS
@@ -60,14 +59,6 @@ _CHECKERS = constants.NUM_CHECKERS
 
 Counts = tuple[int, ...]
 Step = tuple[int, int]
-
-
-def encode_id(white: Counts, black: Counts, turn: int) -> str:
-    """The position ID of trusted counts (see the module docstring for the layout). The
-    alphabet is URL-safe base64's, so the 96 bits are 12 bytes in base64."""
-    bits = str(turn) + "".join(map(_RUNS.__getitem__, white[:0:-1])) + "".join(map(_RUNS.__getitem__, black[:0:-1]))
-    value = int(bits, 2) << (_ID_BITS - len(bits))
-    return base64.urlsafe_b64encode(value.to_bytes(_ID_BITS // 8, "big")).decode("ascii")
 
 
 def decode_id(text: str) -> tuple[Counts, Counts, int]:
@@ -99,14 +90,14 @@ _GIOUL_TAG = 0b1000111
 GioulFields = tuple[int, int, int, int, int, int, int]  # rolls W, rolls B, roller, die, count, last, pair
 
 
-def encode_gioul_id(white: Counts, black: Counts, turn: int, fields: GioulFields) -> str:
-    """The 20-character Gioul ID of trusted counts and state fields."""
+def gioul_id_tail(fields: GioulFields) -> str:
+    """The last 4 characters of a Gioul ID: its trusted state fields and the tag (the first
+    16 are the board's ID, which the core writes: CoreBoard._board_id)."""
     value = 0
     for width, field in zip((2, 2, 1, 3, 3, 3, 3), fields):
         value = (value << width) | field
     value = (value << 7) | _GIOUL_TAG
-    tail = "".join(ALPHABET[(value >> (6 * (3 - i))) & 63] for i in range(4))
-    return encode_id(white, black, turn) + tail
+    return "".join(ALPHABET[(value >> (6 * (3 - i))) & 63] for i in range(4))
 
 
 def decode_gioul_id(text: str) -> tuple[Counts, Counts, int, GioulFields]:
