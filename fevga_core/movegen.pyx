@@ -20,7 +20,12 @@
 # sequence of sources, so one per multiset M of sources, and M is a function of the
 # position it reaches: with m_p sources on own point p, the change of point p's count is
 # m_{p+d} - m_p (arrivals come only from p + d; a bear-off lands on slot 0), which fixes
-# m_24, m_23, ..., m_1 in turn. Only deeper nodes of pairs and of other doubles are looked up.
+# m_24, m_23, ..., m_1 in turn. Nor in one order of a pair (die d1 from s, then d2 from x):
+# the position fixes s and x, as a step's landing fixes its source for a given die, and a root
+# has at most one point that bears off with a given die (that point, or the highest point for a
+# larger die). Across the two orders pair_search knows the repeats from the steps (its
+# docstring), so only the generic search's deeper pair nodes and the deeper nodes of doubles
+# not searched in canonical order are looked up.
 
 cimport cython
 from libc.stdint cimport SIZE_MAX
@@ -421,9 +426,10 @@ cdef inline void write_leaf(MoveC* move, const SideC* node, const uint8_t* steps
 
 
 cdef inline void record_leaves(GenC* g, const SideC* node, uint64_t node_key, int depth, int d,
-                        uint32_t sources) noexcept nogil:
+                               uint32_t sources, uint32_t* commuted, uint32_t first_bit) noexcept nogil:
     """Record every child of `node` (at `depth`) by the last die `d` from `sources`: nodes
-    that cannot repeat (a double in canonical order, a die from the root)."""
+    that cannot repeat (a double in canonical order, a pair's, see pair_search). With
+    `commuted` (pair_search's first order), also commuted[p] |= first_bit for each step from p."""
     cdef uint8_t steps[MAX_STEPS][2]
     cdef uint64_t move_key = node_key ^ g.turn_key
     cdef const uint64_t* zs = g.zs
@@ -446,6 +452,8 @@ cdef inline void record_leaves(GenC* g, const SideC* node, uint64_t node_key, in
         t = landing[s]
         cs = node.counts[s]
         ct = node.counts[t]
+        if commuted != NULL:
+            commuted[s] |= first_bit
         write_leaf(move, node, &steps[0][0], s, t, cs, ct, low, landing_bit[s],
                    move_key ^ zs[s * 16 + cs - 1] ^ zs[t * 16 + ct], depth)
         move += 1
@@ -453,13 +461,12 @@ cdef inline void record_leaves(GenC* g, const SideC* node, uint64_t node_key, in
 
 
 cdef void record_new_leaves(GenC* g, const SideC* node, uint64_t node_key, int depth, int d,
-                            uint32_t sources, uint32_t* commuted, uint32_t first_bit) noexcept nogil:
-    """record_leaves for nodes that can repeat: each child unless the visited set has it
-    (workspace_insert on locals). Also commuted[p] |= first_bit for each child by a step from p
-    (pair_search)."""
+                            uint32_t sources) noexcept nogil:
+    """record_leaves for nodes that can repeat (a double not in canonical order): each child
+    unless the visited set has it (workspace_insert on locals)."""
     cdef uint8_t steps[MAX_STEPS][2]
     cdef uint64_t delta, move_key = node_key ^ g.turn_key
-    cdef uint64_t slot_key = node_key ^ STATE_SALT[g.ndice if g.is_double else 3]
+    cdef uint64_t slot_key = node_key ^ STATE_SALT[g.ndice]
     cdef const uint64_t* zs = g.zs
     cdef MoveC* move
     cdef MoveC* end = g.out + MAX_MOVES
@@ -478,7 +485,6 @@ cdef void record_new_leaves(GenC* g, const SideC* node, uint64_t node_key, int d
         t = s - d if s > <size_t> d else 0
         cs = node.counts[s]
         ct = node.counts[t]
-        commuted[s] |= first_bit
         delta = zs[s * 16 + cs - 1] ^ zs[t * 16 + ct]
         i = <uint32_t> (slot_key ^ delta) & slots
         while stamps[i] == stamp and keys[i] != slot_key ^ delta:
@@ -500,19 +506,27 @@ cdef void record_new_leaves(GenC* g, const SideC* node, uint64_t node_key, int d
 cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept nogil:
     """Both orders of a non-double: the first die, then the other from each result.
 
-    A child of the second order whose steps, taken in the first order, were a child there
-    too is the same position, already in the visited set: it is skipped without a lookup
-    (commuted[p] holds the first-order first steps that a step from p followed)."""
+    No visited set: a result that repeats an earlier one is known from the steps. A result
+    moves two checkers or one (a step lands where the other left or starts). Two checkers
+    from a and b: only the orders (a, b) and (b, a) of the two orders give it, and (with
+    four bear-offs) (b, a) in the first order (the header). One checker from p to
+    p - d1 - d2 (or off): A = (p - d2, p) and B = (p, p - d1) of the first order (d1 first),
+    C = (p - d1, p) and D = (p, p - d2) of the second, in that order of generation.
+    commuted[p] holds the first-order first steps that a step from p followed (so a
+    second-order result whose steps the first order took the other way round is dropped),
+    followed[k][s] the sources of the steps that followed a first step from s in order k."""
     cdef SideC child
     cdef uint64_t key
-    cdef uint32_t sources, leaves
+    cdef uint32_t sources, leaves, drop
     cdef uint32_t commuted[NUM_SLOTS]
-    cdef uint32_t unused[NUM_SLOTS]
+    cdef uint32_t followed[2][NUM_SLOTS]
     cdef uint32_t low
     cdef const uint64_t* zs = g.zs
-    cdef size_t s, t, cs, ct
+    cdef size_t s, t, x, cs, ct
     cdef int k, first, second, score
+    cdef uint32_t both_off = (1u << (g.dice[0] if g.dice[0] < g.dice[1] else g.dice[1])) - 1  # off by either die
     memset(commuted, 0, sizeof(commuted))
+    memset(followed, 0, sizeof(followed))
     for k in range(2):
         first = g.dice[k]
         second = g.dice[1 - k]
@@ -531,11 +545,28 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
             g.steps[0][1] = t
             if child.counts[0] != NUM_CHECKERS:
                 leaves = node_sources(g, &child, second)
-                if k == 1:
-                    leaves &= ~commuted[s]
-                if leaves:      # the second order notes into a scratch row, read by nobody
-                    record_new_leaves(g, &child, key, 1, second, leaves, &commuted[0] if k == 0 else &unused[0],
-                                      1u << (s - 1))
+                followed[k][s] = leaves
+                if k == 0:
+                    # B (x = t), after A
+                    if t and s > <size_t> second and followed[0][s - second] & low and leaves & (low >> first):
+                        commuted[t] |= low
+                        leaves &= ~(low >> first)
+                    if leaves:
+                        record_leaves(g, &child, key, 1, second, leaves, commuted, low)
+                else:
+                    drop = commuted[s]
+                    x = s + second      # C, after A (B is commuted)
+                    if x <= 24 and x > <size_t> first and followed[0][x - first] & (low << second):
+                        drop |= low << second
+                    # D (x = t), after B or C (A is commuted)
+                    if t and s > <size_t> second and (followed[0][s] & (low >> second)
+                                                      or followed[1][s - second] & low):
+                        drop |= low >> first
+                    if low & both_off:  # four bear-offs: the first order's (s, x)
+                        drop |= followed[0][s] & both_off
+                    leaves &= ~drop
+                    if leaves:
+                        record_leaves(g, &child, key, 1, second, leaves, NULL, 0)
             if score >= g.best:
                 raise_best(g, score)
                 push_move(g, &child, key, 1)
@@ -555,11 +586,10 @@ cdef void double_search(GenC* g, const SideC* node, uint64_t node_key, int depth
     cdef bint lookup = depth > 0 and not g.canonical     # the only nodes that can repeat (header)
     cdef bint before_last = depth + 2 == g.ndice
     cdef uint32_t leaves, below, sources = node_sources(g, node, d) & allowed
-    cdef uint32_t unused[NUM_SLOTS]
     if not sources:
         return
     if depth + 1 == g.ndice:            # a Gioul block of one die
-        record_leaves(g, node, node_key, depth, d, sources)
+        record_leaves(g, node, node_key, depth, d, sources, NULL, 0)
         return
     while sources:
         low = sources & (~sources + 1)
@@ -579,9 +609,9 @@ cdef void double_search(GenC* g, const SideC* node, uint64_t node_key, int depth
             if before_last:
                 leaves = node_sources(g, &child, d) & below
                 if leaves and g.canonical:
-                    record_leaves(g, &child, key, depth + 1, d, leaves)
+                    record_leaves(g, &child, key, depth + 1, d, leaves, NULL, 0)
                 elif leaves:
-                    record_new_leaves(g, &child, key, depth + 1, d, leaves, &unused[0], 0)
+                    record_new_leaves(g, &child, key, depth + 1, d, leaves)
             else:
                 double_search(g, &child, key, depth + 1, below)
         if score >= g.best:
@@ -668,9 +698,9 @@ cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
     g.best = -1
     g.overflow = False
     g.ws = ws
-    if not g.canonical:
-        workspace_reset(ws, VISITED_SIZE if g.is_double else 1024)
     if g.end_checks or g.no_playable or g.oblig_mask:
+        if not g.canonical:
+            workspace_reset(ws, VISITED_SIZE if g.is_double else 1024)
         if g.no_playable:
             g.opp = opp[0]
             step_rules_init(&g.opp_r, 0, flags)
@@ -680,6 +710,8 @@ cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
     else:
         if me.counts[0] != NUM_CHECKERS:
             if g.is_double:
+                if not g.canonical:
+                    workspace_reset(ws, VISITED_SIZE)
                 double_search(&g, me, pos.key, 0, BOARD_MASK)
             else:
                 pair_search(&g, me, pos.key)
