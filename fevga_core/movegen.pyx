@@ -265,6 +265,7 @@ ctypedef struct GenC:
     const uint64_t* zs      # ZOBRIST_STEP entries of the mover's colour
     uint32_t land[7]        # land[d]: own points a checker may play die d from onto an open point
     bint released           # the mover is released from the mother rule (so at every node)
+    bint fast               # node_sources' common case holds at every node of the turn
     uint64_t key            # key of the current node (mover still on roll; generic search)
     uint64_t turn_key
     SideC cur               # the current node (generic search)
@@ -284,11 +285,22 @@ ctypedef struct GenC:
     WorkspaceC* ws
 
 
+cdef inline bint has_bits(uint32_t x, int n) noexcept nogil:
+    """x has n or more bits set (n >= 1; no popcount: not in the x86-64 baseline)."""
+    while n > 1:
+        x &= x - 1
+        n -= 1
+    return x != 0
+
+
 cdef inline uint32_t node_sources(const GenC* g, const SideC* side, int d) noexcept nogil:
     """legal_sources(&g.r, side, d), the common case decided in a few steps: a released side
     not bearing off, whose prime zones each miss two points (so that legal_sources' per-source
-    prime checks reject nothing), plays from every point the die can leave."""
+    prime checks reject nothing), plays from every point the die can leave. g.fast: every
+    node of the turn is such a side."""
     cdef uint32_t m = side.mask, gap
+    if g.fast:
+        return m & g.land[d]
     if g.released and m & ~(<uint32_t> HOME_MASK):
         if not g.r.per_die:
             return m & g.land[d]
@@ -572,11 +584,16 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
                 push_move(g, &child, key, 1)
 
 
-cdef void double_search(GenC* g, const SideC* node, uint64_t node_key, int depth,
-                        uint32_t allowed) noexcept nogil:
+ctypedef void (*DoubleSearch)(GenC* g, const SideC* node, uint64_t node_key, int depth,
+                              uint32_t allowed) noexcept nogil
+
+
+cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int depth, uint32_t allowed,
+                              DoubleSearch deeper) noexcept nogil:
     """The dice of a double from `node` (at `depth` < g.ndice, game not over), sources in
-    `allowed` (canonical order: those <= the previous step's). The last two dice are one
-    loop here (the children's leaves recorded in place), not one call per child."""
+    `allowed` (canonical order: those <= the previous step's), a child's dice by `deeper`.
+    The last two dice are one loop here (the children's leaves recorded in place), not one
+    call per child."""
     cdef SideC child
     cdef uint64_t key, salt = STATE_SALT[depth + 1]
     cdef const uint64_t* zs = g.zs
@@ -613,10 +630,28 @@ cdef void double_search(GenC* g, const SideC* node, uint64_t node_key, int depth
                 elif leaves:
                     record_new_leaves(g, &child, key, depth + 1, d, leaves)
             else:
-                double_search(g, &child, key, depth + 1, below)
+                deeper(g, &child, key, depth + 1, below)
         if score >= g.best:
             raise_best(g, score)
             push_move(g, &child, key, depth + 1)
+
+
+# double_level written out once per depth (a turn has at most MAX_STEPS = 4 dice, so a node
+# at depth 2 is the last die's or holds the last two: double_search_2 has no deeper level),
+# so that the compiler may make them one function: a call per inner node cost about 40
+# instructions (a double has about 15 inner nodes).
+cdef void double_search_2(GenC* g, const SideC* node, uint64_t node_key, int depth,
+                          uint32_t allowed) noexcept nogil:
+    double_level(g, node, node_key, depth, allowed, NULL)
+
+
+cdef void double_search_1(GenC* g, const SideC* node, uint64_t node_key, int depth,
+                          uint32_t allowed) noexcept nogil:
+    double_level(g, node, node_key, depth, allowed, double_search_2)
+
+
+cdef void double_search(GenC* g, const SideC* root, uint64_t root_key) noexcept nogil:
+    double_level(g, root, root_key, 0, BOARD_MASK, double_search_1)
 
 
 cdef bint double_commutes(const StepRulesC* r, const SideC* side, int d) noexcept nogil:
@@ -675,13 +710,20 @@ cdef int generate_block(const PositionC* pos, int d, int n, int flags,
 cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
                    MoveC* out, WorkspaceC* ws) noexcept nogil:
     cdef GenC g
-    cdef int color = pos.turn
+    cdef int color = pos.turn, steps
     cdef const SideC* me = &pos.side[color]
     cdef const SideC* opp = &pos.side[1 - color]
     step_rules_init(&g.r, opp.mask, flags)
     g.land[d1] = ~(g.r.opp_block << d1) & ~((1u << d1) - 1)
     g.land[d2] = ~(g.r.opp_block << d2) & ~((1u << d2) - 1)
     g.released = (me.mask & g.r.release_mask) != 0 or me.counts[0] != 0
+    # node_sources is asked at depths 0 .. steps - 1, and a step empties at most one point
+    # and fills at most one: a root with `steps` occupied points outside home and `steps + 1`
+    # empty points in each prime zone keeps one of the former and two of the latter there.
+    steps = 2 if d1 != d2 else ndice
+    g.fast = g.released and has_bits(me.mask & ~(<uint32_t> HOME_MASK), steps) and (
+        not g.r.per_die or (has_bits(~me.mask & START_QUARTER_MASK, steps + 1) and (
+            not g.r.ban_prime or has_bits(~me.mask & BEFORE_OPP_MOTHER_MASK, steps + 1))))
     g.zs = ZOBRIST_STEP + color * NUM_SLOTS * 16
     g.turn_key = zobrist_turn()
     memset(g.steps, 0, sizeof(g.steps))
@@ -712,7 +754,7 @@ cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
             if g.is_double:
                 if not g.canonical:
                     workspace_reset(ws, VISITED_SIZE)
-                double_search(&g, me, pos.key, 0, BOARD_MASK)
+                double_search(&g, me, pos.key)
             else:
                 pair_search(&g, me, pos.key)
         if g.best <= 0:          # nothing to play: the root is the one move (a pass)
