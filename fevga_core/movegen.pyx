@@ -71,6 +71,10 @@ cdef void _fill_zobrist_step() noexcept nogil:
 _fill_zobrist_step()
 
 
+# The key change of the side on roll, read once (a call into board per generator call).
+cdef uint64_t TURN_KEY = zobrist_turn()
+
+
 # LANDING[d][s]: where a checker on own point s lands with die d (0: borne off), and
 # LANDING_BIT[d][s] that point's occupancy bit (0 for off): one load each in the hot loops
 # instead of a compare, a conditional move and two shifts by register.
@@ -267,7 +271,6 @@ ctypedef struct GenC:
     bint released           # the mover is released from the mother rule (so at every node)
     bint fast               # node_sources' common case holds at every node of the turn
     uint64_t key            # key of the current node (mover still on roll; generic search)
-    uint64_t turn_key
     SideC cur               # the current node (generic search)
     SideC opp
     uint8_t steps[MAX_STEPS][2]
@@ -333,7 +336,7 @@ cdef inline void push_move(GenC* g, const SideC* side, uint64_t key, int nsteps)
     move = &g.out[g.nmoves]
     g.nmoves += 1
     move.after = side[0]
-    move.key = key ^ g.turn_key
+    move.key = key ^ TURN_KEY
     move.nsteps = nsteps
     memcpy(move.steps, g.steps, sizeof(g.steps))
 
@@ -443,7 +446,7 @@ cdef inline void record_leaves(GenC* g, const SideC* node, uint64_t node_key, in
     that cannot repeat (a double in canonical order, a pair's, see pair_search). With
     `commuted` (pair_search's first order), also commuted[p] |= first_bit for each step from p."""
     cdef uint8_t steps[MAX_STEPS][2]
-    cdef uint64_t move_key = node_key ^ g.turn_key
+    cdef uint64_t move_key = node_key ^ TURN_KEY
     cdef const uint64_t* zs = g.zs
     cdef MoveC* move
     cdef MoveC* end = g.out + MAX_MOVES
@@ -477,7 +480,7 @@ cdef void record_new_leaves(GenC* g, const SideC* node, uint64_t node_key, int d
     """record_leaves for nodes that can repeat (a double not in canonical order): each child
     unless the visited set has it (workspace_insert on locals)."""
     cdef uint8_t steps[MAX_STEPS][2]
-    cdef uint64_t delta, move_key = node_key ^ g.turn_key
+    cdef uint64_t delta, move_key = node_key ^ TURN_KEY
     cdef uint64_t slot_key = node_key ^ STATE_SALT[g.ndice]
     cdef const uint64_t* zs = g.zs
     cdef MoveC* move
@@ -725,7 +728,6 @@ cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
         not g.r.per_die or (has_bits(~me.mask & START_QUARTER_MASK, steps + 1) and (
             not g.r.ban_prime or has_bits(~me.mask & BEFORE_OPP_MOTHER_MASK, steps + 1))))
     g.zs = ZOBRIST_STEP + color * NUM_SLOTS * 16
-    g.turn_key = zobrist_turn()
     memset(g.steps, 0, sizeof(g.steps))
     g.dice[0] = d1
     g.dice[1] = d2
@@ -764,7 +766,7 @@ cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
         return -1
     if g.nmoves == 0:        # every candidate broke an end-of-turn ban: the turn passes
         out[0].after = me[0]
-        out[0].key = pos.key ^ g.turn_key
+        out[0].key = pos.key ^ TURN_KEY
         out[0].nsteps = 0
         g.nmoves = 1
     return g.nmoves
