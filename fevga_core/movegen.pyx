@@ -20,7 +20,12 @@
 # sequence of sources, so one per multiset M of sources, and M is a function of the
 # position it reaches: with m_p sources on own point p, the change of point p's count is
 # m_{p+d} - m_p (arrivals come only from p + d; a bear-off lands on slot 0), which fixes
-# m_24, m_23, ..., m_1 in turn. Only deeper nodes of pairs and of other doubles are looked up.
+# m_24, m_23, ..., m_1 in turn. Nor in one order of a pair (die d1 from s, then d2 from x):
+# the position fixes s and x, as a step's landing fixes its source for a given die, and a root
+# has at most one point that bears off with a given die (that point, or the highest point for a
+# larger die). Across the two orders pair_search knows the repeats from the steps (its
+# docstring), so only the generic search's deeper pair nodes and the deeper nodes of doubles
+# not searched in canonical order are looked up.
 
 cimport cython
 from libc.stdint cimport SIZE_MAX
@@ -64,6 +69,10 @@ cdef void _fill_zobrist_step() noexcept nogil:
 
 
 _fill_zobrist_step()
+
+
+# The key change of the side on roll, read once (a call into board per generator call).
+cdef uint64_t TURN_KEY = zobrist_turn()
 
 
 # LANDING[d][s]: where a checker on own point s lands with die d (0: borne off), and
@@ -260,8 +269,8 @@ ctypedef struct GenC:
     const uint64_t* zs      # ZOBRIST_STEP entries of the mover's colour
     uint32_t land[7]        # land[d]: own points a checker may play die d from onto an open point
     bint released           # the mover is released from the mother rule (so at every node)
+    bint fast               # node_sources' common case holds at every node of the turn
     uint64_t key            # key of the current node (mover still on roll; generic search)
-    uint64_t turn_key
     SideC cur               # the current node (generic search)
     SideC opp
     uint8_t steps[MAX_STEPS][2]
@@ -279,11 +288,22 @@ ctypedef struct GenC:
     WorkspaceC* ws
 
 
+cdef inline bint has_bits(uint32_t x, int n) noexcept nogil:
+    """x has n or more bits set (n >= 1; no popcount: not in the x86-64 baseline)."""
+    while n > 1:
+        x &= x - 1
+        n -= 1
+    return x != 0
+
+
 cdef inline uint32_t node_sources(const GenC* g, const SideC* side, int d) noexcept nogil:
     """legal_sources(&g.r, side, d), the common case decided in a few steps: a released side
     not bearing off, whose prime zones each miss two points (so that legal_sources' per-source
-    prime checks reject nothing), plays from every point the die can leave."""
+    prime checks reject nothing), plays from every point the die can leave. g.fast: every
+    node of the turn is such a side."""
     cdef uint32_t m = side.mask, gap
+    if g.fast:
+        return m & g.land[d]
     if g.released and m & ~(<uint32_t> HOME_MASK):
         if not g.r.per_die:
             return m & g.land[d]
@@ -316,7 +336,7 @@ cdef inline void push_move(GenC* g, const SideC* side, uint64_t key, int nsteps)
     move = &g.out[g.nmoves]
     g.nmoves += 1
     move.after = side[0]
-    move.key = key ^ g.turn_key
+    move.key = key ^ TURN_KEY
     move.nsteps = nsteps
     memcpy(move.steps, g.steps, sizeof(g.steps))
 
@@ -421,11 +441,12 @@ cdef inline void write_leaf(MoveC* move, const SideC* node, const uint8_t* steps
 
 
 cdef inline void record_leaves(GenC* g, const SideC* node, uint64_t node_key, int depth, int d,
-                        uint32_t sources) noexcept nogil:
+                               uint32_t sources, uint32_t* commuted, uint32_t first_bit) noexcept nogil:
     """Record every child of `node` (at `depth`) by the last die `d` from `sources`: nodes
-    that cannot repeat (a double in canonical order, a die from the root)."""
+    that cannot repeat (a double in canonical order, a pair's, see pair_search). With
+    `commuted` (pair_search's first order), also commuted[p] |= first_bit for each step from p."""
     cdef uint8_t steps[MAX_STEPS][2]
-    cdef uint64_t move_key = node_key ^ g.turn_key
+    cdef uint64_t move_key = node_key ^ TURN_KEY
     cdef const uint64_t* zs = g.zs
     cdef MoveC* move
     cdef MoveC* end = g.out + MAX_MOVES
@@ -446,6 +467,8 @@ cdef inline void record_leaves(GenC* g, const SideC* node, uint64_t node_key, in
         t = landing[s]
         cs = node.counts[s]
         ct = node.counts[t]
+        if commuted != NULL:
+            commuted[s] |= first_bit
         write_leaf(move, node, &steps[0][0], s, t, cs, ct, low, landing_bit[s],
                    move_key ^ zs[s * 16 + cs - 1] ^ zs[t * 16 + ct], depth)
         move += 1
@@ -453,13 +476,12 @@ cdef inline void record_leaves(GenC* g, const SideC* node, uint64_t node_key, in
 
 
 cdef void record_new_leaves(GenC* g, const SideC* node, uint64_t node_key, int depth, int d,
-                            uint32_t sources, uint32_t* commuted, uint32_t first_bit) noexcept nogil:
-    """record_leaves for nodes that can repeat: each child unless the visited set has it
-    (workspace_insert on locals). Also commuted[p] |= first_bit for each child by a step from p
-    (pair_search)."""
+                            uint32_t sources) noexcept nogil:
+    """record_leaves for nodes that can repeat (a double not in canonical order): each child
+    unless the visited set has it (workspace_insert on locals)."""
     cdef uint8_t steps[MAX_STEPS][2]
-    cdef uint64_t delta, move_key = node_key ^ g.turn_key
-    cdef uint64_t slot_key = node_key ^ STATE_SALT[g.ndice if g.is_double else 3]
+    cdef uint64_t delta, move_key = node_key ^ TURN_KEY
+    cdef uint64_t slot_key = node_key ^ STATE_SALT[g.ndice]
     cdef const uint64_t* zs = g.zs
     cdef MoveC* move
     cdef MoveC* end = g.out + MAX_MOVES
@@ -478,7 +500,6 @@ cdef void record_new_leaves(GenC* g, const SideC* node, uint64_t node_key, int d
         t = s - d if s > <size_t> d else 0
         cs = node.counts[s]
         ct = node.counts[t]
-        commuted[s] |= first_bit
         delta = zs[s * 16 + cs - 1] ^ zs[t * 16 + ct]
         i = <uint32_t> (slot_key ^ delta) & slots
         while stamps[i] == stamp and keys[i] != slot_key ^ delta:
@@ -500,19 +521,27 @@ cdef void record_new_leaves(GenC* g, const SideC* node, uint64_t node_key, int d
 cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept nogil:
     """Both orders of a non-double: the first die, then the other from each result.
 
-    A child of the second order whose steps, taken in the first order, were a child there
-    too is the same position, already in the visited set: it is skipped without a lookup
-    (commuted[p] holds the first-order first steps that a step from p followed)."""
+    No visited set: a result that repeats an earlier one is known from the steps. A result
+    moves two checkers or one (a step lands where the other left or starts). Two checkers
+    from a and b: only the orders (a, b) and (b, a) of the two orders give it, and (with
+    four bear-offs) (b, a) in the first order (the header). One checker from p to
+    p - d1 - d2 (or off): A = (p - d2, p) and B = (p, p - d1) of the first order (d1 first),
+    C = (p - d1, p) and D = (p, p - d2) of the second, in that order of generation.
+    commuted[p] holds the first-order first steps that a step from p followed (so a
+    second-order result whose steps the first order took the other way round is dropped),
+    followed[k][s] the sources of the steps that followed a first step from s in order k."""
     cdef SideC child
     cdef uint64_t key
-    cdef uint32_t sources, leaves
+    cdef uint32_t sources, leaves, drop
     cdef uint32_t commuted[NUM_SLOTS]
-    cdef uint32_t unused[NUM_SLOTS]
+    cdef uint32_t followed[2][NUM_SLOTS]
     cdef uint32_t low
     cdef const uint64_t* zs = g.zs
-    cdef size_t s, t, cs, ct
+    cdef size_t s, t, x, cs, ct
     cdef int k, first, second, score
+    cdef uint32_t both_off = (1u << (g.dice[0] if g.dice[0] < g.dice[1] else g.dice[1])) - 1  # off by either die
     memset(commuted, 0, sizeof(commuted))
+    memset(followed, 0, sizeof(followed))
     for k in range(2):
         first = g.dice[k]
         second = g.dice[1 - k]
@@ -531,21 +560,43 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
             g.steps[0][1] = t
             if child.counts[0] != NUM_CHECKERS:
                 leaves = node_sources(g, &child, second)
-                if k == 1:
-                    leaves &= ~commuted[s]
-                if leaves:      # the second order notes into a scratch row, read by nobody
-                    record_new_leaves(g, &child, key, 1, second, leaves, &commuted[0] if k == 0 else &unused[0],
-                                      1u << (s - 1))
+                followed[k][s] = leaves
+                if k == 0:
+                    # B (x = t), after A
+                    if t and s > <size_t> second and followed[0][s - second] & low and leaves & (low >> first):
+                        commuted[t] |= low
+                        leaves &= ~(low >> first)
+                    if leaves:
+                        record_leaves(g, &child, key, 1, second, leaves, commuted, low)
+                else:
+                    drop = commuted[s]
+                    x = s + second      # C, after A (B is commuted)
+                    if x <= 24 and x > <size_t> first and followed[0][x - first] & (low << second):
+                        drop |= low << second
+                    # D (x = t), after B or C (A is commuted)
+                    if t and s > <size_t> second and (followed[0][s] & (low >> second)
+                                                      or followed[1][s - second] & low):
+                        drop |= low >> first
+                    if low & both_off:  # four bear-offs: the first order's (s, x)
+                        drop |= followed[0][s] & both_off
+                    leaves &= ~drop
+                    if leaves:
+                        record_leaves(g, &child, key, 1, second, leaves, NULL, 0)
             if score >= g.best:
                 raise_best(g, score)
                 push_move(g, &child, key, 1)
 
 
-cdef void double_search(GenC* g, const SideC* node, uint64_t node_key, int depth,
-                        uint32_t allowed) noexcept nogil:
+ctypedef void (*DoubleSearch)(GenC* g, const SideC* node, uint64_t node_key, int depth,
+                              uint32_t allowed) noexcept nogil
+
+
+cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int depth, uint32_t allowed,
+                              DoubleSearch deeper) noexcept nogil:
     """The dice of a double from `node` (at `depth` < g.ndice, game not over), sources in
-    `allowed` (canonical order: those <= the previous step's). The last two dice are one
-    loop here (the children's leaves recorded in place), not one call per child."""
+    `allowed` (canonical order: those <= the previous step's), a child's dice by `deeper`.
+    The last two dice are one loop here (the children's leaves recorded in place), not one
+    call per child."""
     cdef SideC child
     cdef uint64_t key, salt = STATE_SALT[depth + 1]
     cdef const uint64_t* zs = g.zs
@@ -555,11 +606,10 @@ cdef void double_search(GenC* g, const SideC* node, uint64_t node_key, int depth
     cdef bint lookup = depth > 0 and not g.canonical     # the only nodes that can repeat (header)
     cdef bint before_last = depth + 2 == g.ndice
     cdef uint32_t leaves, below, sources = node_sources(g, node, d) & allowed
-    cdef uint32_t unused[NUM_SLOTS]
     if not sources:
         return
     if depth + 1 == g.ndice:            # a Gioul block of one die
-        record_leaves(g, node, node_key, depth, d, sources)
+        record_leaves(g, node, node_key, depth, d, sources, NULL, 0)
         return
     while sources:
         low = sources & (~sources + 1)
@@ -579,14 +629,32 @@ cdef void double_search(GenC* g, const SideC* node, uint64_t node_key, int depth
             if before_last:
                 leaves = node_sources(g, &child, d) & below
                 if leaves and g.canonical:
-                    record_leaves(g, &child, key, depth + 1, d, leaves)
+                    record_leaves(g, &child, key, depth + 1, d, leaves, NULL, 0)
                 elif leaves:
-                    record_new_leaves(g, &child, key, depth + 1, d, leaves, &unused[0], 0)
+                    record_new_leaves(g, &child, key, depth + 1, d, leaves)
             else:
-                double_search(g, &child, key, depth + 1, below)
+                deeper(g, &child, key, depth + 1, below)
         if score >= g.best:
             raise_best(g, score)
             push_move(g, &child, key, depth + 1)
+
+
+# double_level written out once per depth (a turn has at most MAX_STEPS = 4 dice, so a node
+# at depth 2 is the last die's or holds the last two: double_search_2 has no deeper level),
+# so that the compiler may make them one function: a call per inner node cost about 40
+# instructions (a double has about 15 inner nodes).
+cdef void double_search_2(GenC* g, const SideC* node, uint64_t node_key, int depth,
+                          uint32_t allowed) noexcept nogil:
+    double_level(g, node, node_key, depth, allowed, NULL)
+
+
+cdef void double_search_1(GenC* g, const SideC* node, uint64_t node_key, int depth,
+                          uint32_t allowed) noexcept nogil:
+    double_level(g, node, node_key, depth, allowed, double_search_2)
+
+
+cdef void double_search(GenC* g, const SideC* root, uint64_t root_key) noexcept nogil:
+    double_level(g, root, root_key, 0, BOARD_MASK, double_search_1)
 
 
 cdef bint double_commutes(const StepRulesC* r, const SideC* side, int d) noexcept nogil:
@@ -645,15 +713,21 @@ cdef int generate_block(const PositionC* pos, int d, int n, int flags,
 cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
                    MoveC* out, WorkspaceC* ws) noexcept nogil:
     cdef GenC g
-    cdef int color = pos.turn
+    cdef int color = pos.turn, steps
     cdef const SideC* me = &pos.side[color]
     cdef const SideC* opp = &pos.side[1 - color]
     step_rules_init(&g.r, opp.mask, flags)
     g.land[d1] = ~(g.r.opp_block << d1) & ~((1u << d1) - 1)
     g.land[d2] = ~(g.r.opp_block << d2) & ~((1u << d2) - 1)
     g.released = (me.mask & g.r.release_mask) != 0 or me.counts[0] != 0
+    # node_sources is asked at depths 0 .. steps - 1, and a step empties at most one point
+    # and fills at most one: a root with `steps` occupied points outside home and `steps + 1`
+    # empty points in each prime zone keeps one of the former and two of the latter there.
+    steps = 2 if d1 != d2 else ndice
+    g.fast = g.released and has_bits(me.mask & ~(<uint32_t> HOME_MASK), steps) and (
+        not g.r.per_die or (has_bits(~me.mask & START_QUARTER_MASK, steps + 1) and (
+            not g.r.ban_prime or has_bits(~me.mask & BEFORE_OPP_MOTHER_MASK, steps + 1))))
     g.zs = ZOBRIST_STEP + color * NUM_SLOTS * 16
-    g.turn_key = zobrist_turn()
     memset(g.steps, 0, sizeof(g.steps))
     g.dice[0] = d1
     g.dice[1] = d2
@@ -668,9 +742,9 @@ cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
     g.best = -1
     g.overflow = False
     g.ws = ws
-    if not g.canonical:
-        workspace_reset(ws, VISITED_SIZE if g.is_double else 1024)
     if g.end_checks or g.no_playable or g.oblig_mask:
+        if not g.canonical:
+            workspace_reset(ws, VISITED_SIZE if g.is_double else 1024)
         if g.no_playable:
             g.opp = opp[0]
             step_rules_init(&g.opp_r, 0, flags)
@@ -680,7 +754,9 @@ cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
     else:
         if me.counts[0] != NUM_CHECKERS:
             if g.is_double:
-                double_search(&g, me, pos.key, 0, BOARD_MASK)
+                if not g.canonical:
+                    workspace_reset(ws, VISITED_SIZE)
+                double_search(&g, me, pos.key)
             else:
                 pair_search(&g, me, pos.key)
         if g.best <= 0:          # nothing to play: the root is the one move (a pass)
@@ -690,7 +766,7 @@ cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
         return -1
     if g.nmoves == 0:        # every candidate broke an end-of-turn ban: the turn passes
         out[0].after = me[0]
-        out[0].key = pos.key ^ g.turn_key
+        out[0].key = pos.key ^ TURN_KEY
         out[0].nsteps = 0
         g.nmoves = 1
     return g.nmoves
