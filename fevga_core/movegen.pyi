@@ -13,6 +13,8 @@ class MoveList(Sequence[Any]):
     @overload
     def __getitem__(self, index: slice) -> list[Any]: ...
     def __iter__(self) -> Iterator[Any]: ...
+    def positions(self) -> list[Any]:
+        """The position each move leads to, in order, without making the moves."""
 
 def steps_notation(steps: Sequence[tuple[int, int]]) -> str:
     """Short notation of a step sequence (fevga.notation.format_steps): ``24/13``, ``6/off(2)``, ``pass``."""

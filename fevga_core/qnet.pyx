@@ -28,7 +28,9 @@
 #
 # Each row is computed in float64 from the float32 weights and rounded once to int16 at
 # scale S1 = 2^s1, the biases b1 likewise. A position's accumulator is the bias plus the sum
-# of its rows (at most 45: 2 x (15 points + 4) + 2 x 3 relations + contact), added in
+# of its rows (at most 45: 2 x (15 points + 4) + 2 x 3 relations + contact; a Gioul state's
+# at most 51: 2 x (15 + 3) + 6 + 1, 2 roll counts, 6 dice rows, hand-over; an incremental
+# update at most 72), added in
 # wrapping 16-bit arithmetic. accumulator_bounds() bounds every lane's true sum over every
 # position (each side's checkers placed on points 1-24 and off to the extreme, each other
 # feature at its extreme level or absent), and s1 is chosen so that the bound lies inside
@@ -743,10 +745,12 @@ cdef class QuantisedNet(CoreNet):
 
     def tables(self):
         """(bias (lanes,), rows (ROWS, lanes), w2 (3, lanes)), int16 copies."""
+        net_checked(self)
         return tuple(t.copy() for t in self._tables)
 
     def evaluate_rows(self, const uint8_t[:, ::1] rows not None):
         """(n, 3) float64: win, win_mars, lose_mars for the side on roll of each valid row."""
+        net_checked(self)
         rows_checked(rows)
         return net_evaluate_loop(&self.q, rows, _row_value)
 
@@ -819,10 +823,12 @@ cdef class QuantisedGioulNet(CoreGioulNet):
 
     def tables(self):
         """(bias (lanes,), rows (GIOUL_ROWS, lanes), w2 (3, lanes)), int16 copies."""
+        net_checked(self)
         return tuple(t.copy() for t in self._tables)
 
     def evaluate_rows(self, const uint8_t[:, ::1] rows not None):
         """(n, 3) float64: win, win_mars, lose_mars for the side to decide of each valid Gioul state row."""
+        net_checked(self)
         gioul_rows_checked(rows)
         return net_evaluate_loop(&self.q, rows, _state_value)
 

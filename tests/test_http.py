@@ -228,6 +228,7 @@ def test_quantised_requests_judge_with_the_quantised_net(port: int, game: str) -
     equities = np.frombuffer(base64.b64decode(data["equities"]), dtype="<f8")
     assert status == 200 and np.array_equal(equities, batch.hint(rows, dice, 1, net=net).equities)
     assert not np.array_equal(equities, batch.hint(rows, dice, 1).equities)
+    assert_refused(*request(port, "POST", f"{API}/moves", {"items": items, "quantised": True})[:2], "invalid_request")
 
 
 def test_batches(port: int) -> None:

@@ -500,6 +500,12 @@ def test_a_quantised_gioul_net_is_a_net_of_its_game() -> None:
         qnet.QuantisedGioulNet(Net.default()._core)  # type: ignore[arg-type]
     with pytest.raises(InvalidPositionError):
         q._core.evaluate_rows(np.zeros((2, 58), dtype=np.uint8))
+    for kind, rows in ((qnet.QuantisedGioulNet, _gioul_rows()[:1]), (qnet.QuantisedNet, _positions()[:1])):
+        unbound = kind.__new__(kind)  # never quantised: refused, not read
+        with pytest.raises(InvalidArgumentError, match="no parameters"):
+            unbound.evaluate_rows(rows)
+        with pytest.raises(InvalidArgumentError, match="no parameters"):
+            unbound.tables()
 
 
 def test_the_gioul_net_policies_play_the_quantised_hint_and_judge_with_it() -> None:

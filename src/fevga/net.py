@@ -53,6 +53,7 @@ ENCODING = "fevga-1"  # the input layout of fevga_core/net.pyx; a change bumps i
 GAMES: dict[str, tuple[str, int, Any]] = {"fevga": (ENCODING, core.INPUTS, core.CoreNet),
                                           "gioul": ("gioul-1", core.GIOUL_INPUTS, CoreGioulNet)}
 GAME_OF_ENCODING = {encoding: game for game, (encoding, _, _) in GAMES.items()}
+_QUANTISING = threading.Lock()  # Net.quantised() makes a net's tables once
 MANIFEST = "nets.json"  # in the fevga.data package: the shipped net of each game
 MAX_FILE_BYTES = 16 << 20  # a net of MAX_HIDDEN units holds under 0.5 MB of parameters
 MAX_META_BYTES = 1 << 20  # the JSON meta section (provenance included)
@@ -209,8 +210,9 @@ class Net:
         """
         if self.is_quantised:
             return self
-        if self._quantised is None:
-            self._quantised = Net(self._params, self.hidden, self.provenance, self.game, quantised=True)
+        with _QUANTISING:  # once, even when threads ask at the same time (the shipped nets are shared)
+            if self._quantised is None:
+                self._quantised = Net(self._params, self.hidden, self.provenance, self.game, quantised=True)
         return self._quantised
 
     @property

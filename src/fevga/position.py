@@ -22,6 +22,7 @@ from fevga.diagram import Drawable, diagram
 from fevga.rules import Rules, rules_of
 from fevga_core import constants
 from fevga_core.gioul import CoreGioul
+from fevga_core.movegen import MoveList
 from fevga_core.position import MAX_PERFT_DEPTH, CorePosition
 
 
@@ -149,7 +150,9 @@ class BasePosition(_Drawn):
         >>> [p.id for p in Position.initial().legal_positions("6-5")] == Position.initial().legal_ids("6-5")
         True
         """
-        positions: list[P] = self.legal_moves(dice, rules).positions()  # type: ignore[attr-defined]
+        moves = self.legal_moves(dice, rules)
+        assert isinstance(moves, MoveList)  # both games' legal_moves return the core's sequence
+        positions: list[P] = moves.positions()
         return positions
 
     def legal_ids(self, dice: object = None, rules: Rules | None = None) -> list[str]:

@@ -41,9 +41,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: fresh entropy, printed)")
     parser.add_argument("--policy", default=None, choices=sorted(POLICY_IDS),
                         help="policy of both sides (default: net, the game's shipped net)")
-    add_net_option(parser, "net weights for the net policies and luck (default: shipped)")
+    add_net_option(parser, "net weights for the net policies and (Fevga) the luck (default: shipped)")
     parser.add_argument("--candidates", type=int, default=None,
-                        help="with --dice: roll out only the N moves the net rates best")
+                        help="with --dice (or --pending): roll out only the N moves the net rates best")
     parser.add_argument("--move", action="append", default=None, metavar="MOVE", dest="moves",
                         help="with --dice (or --pending): roll out only this move; repeat for several "
                         "(any notation the engine parses, e.g. --move 24/13 --move '24/18 24/19')")

@@ -392,7 +392,8 @@ def _query_fields(limits: Limits) -> dict[str, Any]:
 
 def _query_model(route: str, limits: Limits, own: tuple[str, ...]) -> type[BaseModel]:
     """The pydantic model of a GET route's query: position, the route's `own` fields (a
-    ``plies_*`` field is its ``plies``), game, rules (and hint's ``after``)."""
+    ``plies_*`` field is its ``plies``), game, rules (and hint's ``after``; evaluate's and
+    hint's ``quantised``)."""
     fields = _query_fields(limits)
     names = ("position", *own, "game", "rules", *(("after",) if route == "hint" else ()),
              *(("quantised",) if route != "moves" else ()))
@@ -590,6 +591,8 @@ def create_app(limits: Limits | None = None) -> FastAPI:
     @app.post(f"{API}/moves", summary="legal moves of many positions", openapi_extra=batch_body_schema)
     async def post_moves(http: Request) -> Any:
         request = await batch_body(http)
+        if request.quantised:
+            raise ApiError(422, "invalid_request", "quantised chooses the net of evaluate and hint: moves uses none")
         if request.rows is not None or request.dice_rows is not None:
             if request.items or request.rows is None or request.dice_rows is None:
                 raise ApiError(422, "invalid_request", "the bulk form takes rows and dice_rows, without items")
