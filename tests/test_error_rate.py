@@ -66,6 +66,16 @@ def test_the_documented_files_read_as_fevga() -> None:
     assert [r.player for r in error_rates(truth.decisions[:20])] == list(PLAYERS)
 
 
+def test_the_documented_gioul_truth_gives_the_documented_table() -> None:
+    corpus = Corpus.load(DOCUMENTED / "gioul-corpus-2026.json")
+    truth = load_truth(DOCUMENTED / "gioul-truth-2026-7.json")
+    assert corpus.game == truth.settings["game"] == "gioul" and truth.settings["net"] == corpus.net
+    assert len(truth.decisions) == len(corpus.decisions) == 500
+    rates = {r.player: r for r in error_rates(truth.decisions)}  # README's and docs/error_rate.md's table
+    assert list(rates) == list(players_of("gioul"))
+    assert [round(rates[p].mean, 4) for p in rates] == [0.0604, 0.0305, 0.0174]
+
+
 @pytest.mark.parametrize("text", ["[]", "{}", '{"format": "fevga-error-rate-corpus/1"}',
                                   '{"format": "fevga-error-rate-corpus/1", "seed": 1, "net": "x", "decisions": [{}]}',
                                   '{"format": "fevga-error-rate-truth/1", "settings": 3, "decisions": []}', "nope"])
