@@ -1,5 +1,5 @@
 """Gioul judgment on the shipped Gioul net: `fevga.hint` of a Gioul roll at 1 ply (target: under
-1 ms, issue 16), each roll's value for the luck (`fevga.analysis.gioul_roll_values`), and the
+1 ms, issue 16) and at 3 plies (the deepest Gioul move choice, float and quantised), each roll's value for the luck (`fevga.analysis.gioul_roll_values`), and the
 analysis of a session of Gioul games (`fevga.analyse`).
 
 Run: python -m pytest benchmarks/bench_gioul_net.py --benchmark-enable, or
@@ -15,6 +15,7 @@ import time
 from functools import cache
 from typing import Any
 
+import pytest
 from bench_gioul import gioul_corpus
 
 from fevga import Net, hint
@@ -25,6 +26,7 @@ from fevga.records import GioulMatchRecord, session_of
 
 HINT_ROLLS = ((6, 5), (3, 1), (4, 4), (2, 2))  # two plain rolls, two doubles (chains from the fourth roll)
 STATES = 50  # corpus states timed
+DEEP_STATES = 5  # corpus states of the 3-ply hints (hundreds of ms each)
 GAMES = 20  # games of the analysed session (net self-play, seeds 0..19)
 
 # Known answers (the shipped Gioul net, gioul-net-1).
@@ -59,6 +61,20 @@ def test_gioul_hint_one_ply(benchmark: Any) -> None:
     benchmark.pedantic(_hints, rounds=5, iterations=1, warmup_rounds=1)
 
 
+def _deep_hints(net: Net) -> None:
+    for state in gioul_corpus()[:DEEP_STATES]:
+        hint(state, (6, 5), 3, net=net)
+
+
+@pytest.mark.parametrize("quantised", [False, True], ids=["float", "quantised"])
+def test_gioul_hint_three_plies(benchmark: Any, quantised: bool) -> None:
+    """DEEP_STATES hints of 6-5 at 3 plies; the median of one hint is the total / DEEP_STATES."""
+    net = Net.default("gioul").quantised() if quantised else Net.default("gioul")
+    hints = hint(gioul_corpus()[0], (6, 5), 3, net=net)
+    assert hints[0].plies == 3 and len(hints) == FIRST_HINT[1]
+    benchmark.pedantic(_deep_hints, args=(net,), rounds=3, iterations=1, warmup_rounds=1)
+
+
 def test_gioul_roll_values(benchmark: Any) -> None:
     state = gioul_corpus()[0]
     values, mean = gioul_roll_values(state)
@@ -84,6 +100,14 @@ def main() -> None:
             hint(state, roll)
             times.append(time.perf_counter() - began)
     print(f"hint, 1 ply: median {1e3 * statistics.median(times):.3f} ms over {len(times)} (state, roll) pairs")
+    for net in (Net.default("gioul"), Net.default("gioul").quantised()):
+        times = []
+        for state in gioul_corpus()[:DEEP_STATES]:
+            began = time.perf_counter()
+            hint(state, (6, 5), 3, net=net)
+            times.append(time.perf_counter() - began)
+        kind = "quantised" if net.is_quantised else "float"
+        print(f"hint, 3 plies, {kind} net: median {1e3 * statistics.median(times):.1f} ms over {len(times)} states x 6-5")
     times = []
     for state in gioul_corpus()[:STATES]:
         began = time.perf_counter()

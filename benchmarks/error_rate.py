@@ -1,5 +1,5 @@
 """Error rate against rollouts (issue 18 item 4): mean equity lost per decision by the heuristic
-and by the net at 1, 2 and 3 plies (Gioul: 1 and 2), judged by net rollouts of the candidates
+and by the net at 1, 2 and 3 plies, judged by net rollouts of the candidates
 (fevga.error_rate, docs/error_rate.md). The corpus's game is Fevga's or `--game gioul`'s; the
 truth and the report follow the corpus.
 

@@ -342,7 +342,7 @@ cdef int ply_value(const EvaluatorC* ev, const StateC* s, int plies, ScratchC* s
 # ---------------------------------------------------------------------------------------
 # Python entry points: each checks its arguments (rows, dice, plies, flags) in O(1) per row.
 
-GIOUL_MAX_PLIES = 2     # a Gioul state's deepest evaluate_position and rank_position (net2's search)
+GIOUL_MAX_PLIES = 2     # a Gioul state's deepest evaluate_position; a move choice searches one ply more
 
 
 cdef int _evaluator(EvaluatorC* ev, NetModel net, Tables tables, int flags) except -1:
@@ -377,6 +377,12 @@ cdef bint _is_gioul(object position, int flags) except -1:
     return False
 
 
+cdef int _deepest(bint gioul, bint choice) except -1:
+    """The deepest plies of an evaluation (choice False) or a move choice (True, one more) of
+    a Gioul state or a Fevga position."""
+    return (GIOUL_MAX_PLIES if gioul else MAX_PLIES) + choice
+
+
 cdef int _check_plies(int plies, int low, int high) except -1:
     if not low <= plies <= high:
         raise InvalidArgumentError(f"plies {plies} must be in {low}..{high}")
@@ -402,7 +408,7 @@ def evaluate_position(NetModel net not None, Tables tables not None, position no
     cdef double out[3]
     cdef int depth = plies
     cdef bint gioul = _is_gioul(position, flags)
-    _check_plies(plies, 0, GIOUL_MAX_PLIES if gioul else MAX_PLIES)
+    _check_plies(plies, 0, _deepest(gioul, False))
     _evaluator(&ev, net, tables, flags)
     if gioul:
         s = (<CoreGioul> position).c
@@ -565,7 +571,7 @@ def rank_position(NetModel net not None, Tables tables not None, position not No
     cdef double[:, ::1] values
     cdef int8_t[::1] used
     cdef bint gioul = _is_gioul(position, flags)
-    _check_plies(plies, 1, GIOUL_MAX_PLIES if gioul else MAX_PLIES + 1)
+    _check_plies(plies, 1, _deepest(gioul, True))
     _evaluator(&ev, net, tables, flags)
     if gioul:
         s = (<CoreGioul> position).c
@@ -664,13 +670,13 @@ def rank_batch(NetModel net not None, Tables tables not None, const uint8_t[:, :
     moves generated once: (offsets, results, steps, nsteps) as state.generate_batch gives
     them, values (m, 3) float64 for the mover and plies used (m,) int8, in the generator's
     order. Fevga position rows under rule `flags` with a Fevga net, or with FLAG_GIOUL Gioul
-    state rows with a Gioul net (plies 1..GIOUL_MAX_PLIES, as rank_position). Rows and dice
+    state rows with a Gioul net (plies 1..GIOUL_MAX_PLIES + 1, as rank_position). Rows and dice
     are validated as generate_batch validates them; a finished row has no moves."""
     cdef _Ranker ranker = _Ranker()
     cdef Py_ssize_t m
     cdef double[:, ::1] values
     cdef int8_t[::1] used
-    _check_plies(plies, 1, GIOUL_MAX_PLIES if flags == FLAG_GIOUL else MAX_PLIES + 1)
+    _check_plies(plies, 1, _deepest(flags == FLAG_GIOUL, True))
     _evaluator(&ranker.ev, net, tables, flags)
     ranker.plies = plies
     scratch_new(&ranker.scratch, plies + 1)     # list 0 unused: generate_batch generates into its own

@@ -82,7 +82,7 @@ def test_evaluate_and_hint_of_a_gioul_id_judge_it_or_say_why_in_one_line(capsys:
     for argv in (["evaluate", gioul.id], ["hint", gioul.id, "6-5"], ["evaluate", gioul.to_json()]):
         assert main(argv) == 0  # the ID (or JSON) says the game: no --game needed
     capsys.readouterr()
-    for argv, words in ((["hint", gioul.id, "6-5", "--plies", "3"], "a Gioul state is judged at 1..2 plies"),
+    for argv, words in ((["hint", gioul.id, "6-5", "--plies", "4"], "a Gioul state is judged at 1..3 plies"),
                         (["hint", gioul.rolled("6-5").id, "6-5"], "has dice pending"),
                         (["hint", gioul.id], "needs the dice")):
         assert main(argv) == 2

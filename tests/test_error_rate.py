@@ -19,6 +19,7 @@ from fevga.gioul import GioulPosition
 from fevga.position import Position
 
 DOCUMENTED = Path(__file__).parent.parent / "benchmarks" / "error_rate"
+GIOUL_THREE_PLY = None  # the Gioul table's net 3-ply mean: set once its truth is extended
 
 
 @pytest.fixture(scope="module", params=["fevga", "gioul"])
@@ -55,7 +56,7 @@ def test_a_gioul_corpus_holds_every_kind_of_decision() -> None:
         assert (d.dice is None) == bool(d.position.pending)
         record = play_game(seed=np.random.SeedSequence(2026, spawn_key=(0, d.game)), policy="net", game="gioul")
         assert record.positions()[d.ply] == d.position  # the decision is where the corpus says
-    assert len(players_of("gioul")) == 3 and set(picks(corpus.decisions[0])) == set(players_of("gioul"))
+    assert players_of("gioul") == PLAYERS and set(picks(corpus.decisions[0])) == set(players_of("gioul"))
 
 
 def test_the_documented_files_read_as_fevga() -> None:
@@ -73,7 +74,7 @@ def test_the_documented_gioul_truth_gives_the_documented_table() -> None:
     assert len(truth.decisions) == len(corpus.decisions) == 500
     rates = {r.player: r for r in error_rates(truth.decisions)}  # README's and docs/error_rate.md's table
     assert list(rates) == list(players_of("gioul"))
-    assert [round(rates[p].mean, 4) for p in rates] == [0.0604, 0.0305, 0.0174]
+    assert [round(rates[p].mean, 4) for p in rates] == [0.0604, 0.0305, 0.0174, GIOUL_THREE_PLY]
 
 
 @pytest.mark.parametrize("text", ["[]", "{}", '{"format": "fevga-error-rate-corpus/1"}',
@@ -192,6 +193,36 @@ def test_an_interrupted_truth_resumes_to_the_uninterrupted_one(corpus: Corpus, t
 
     with pytest.raises(CheckpointError, match="games"):
         run_truth(small, path, games=72, seed=5)  # other settings never mix into a file
+
+
+def test_a_truth_of_fewer_players_is_extended_to_the_whole_truth(corpus: Corpus, tmp_path) -> None:
+    small = Corpus(corpus.seed, corpus.net, corpus.decisions[:3], corpus.game)
+    whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5)
+    # the truth as it was before the 3-ply player: no 3-ply picks, and in one decision a
+    # pick that is not the best left out of the rollouts, as if no player had picked it
+    cut = next(d for d in whole.decisions if d.picks["heuristic"] != d.moves[0].move)
+    dropped = cut.picks["heuristic"]
+    older = []
+    for d in whole.decisions:
+        moves = tuple(m for m in d.moves if d is not cut or m.move != dropped)
+        older.append(DecisionTruth(d.index, moves, {p: m for p, m in d.picks.items() if p != "net 3-ply"}, d.seconds))
+    path = tmp_path / "older.json"
+    settings = {**whole.settings, "players": list(PLAYERS[:3])}
+    path.write_text(Truth(settings, tuple(older)).to_json())
+    seen: list[int] = []
+    extended = run_truth(small, path, games=36, seed=5, on_decision=lambda one, total: seen.append(one.index))
+    assert seen == [0, 1, 2]  # each decision extended, none rolled out anew
+    assert _without_times(extended) == _without_times(whole) == _without_times(load_truth(path))
+    assert extended.settings == whole.settings
+    # a truth whose old numbers the rollouts do not give again is refused, not mixed
+    wrong = [DecisionTruth(d.index, tuple(MoveTruth(m.move, m.equity + 0.125, m.se, m.diff, m.diff_se) for m in d.moves),
+                           d.picks, d.seconds) if d.index == cut.index else d for d in older]
+    path.write_text(Truth(settings, tuple(wrong)).to_json())
+    with pytest.raises(CheckpointError, match=f"decision {cut.index}: move .* the truth was made by another build"):
+        run_truth(small, path, games=36, seed=5)
+    path.write_text(Truth({**settings, "players": ["heuristic", "net 5-ply"]}, tuple(older)).to_json())
+    with pytest.raises(CheckpointError, match="players"):
+        run_truth(small, path, games=36, seed=5)
 
 
 def test_a_decision_truth_does_not_depend_on_the_workers() -> None:

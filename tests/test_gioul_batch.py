@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import fevga
 from fevga import BLACK, WHITE, GioulPosition, Rules
 from fevga.errors import InvalidArgumentError, InvalidPositionError, InvalidRulesError
 from fevga.batch import count_legal_moves
@@ -139,7 +140,7 @@ def test_fevga_rules_are_refused_for_gioul_rows() -> None:
 
 
 def test_batch_evaluate_and_hint_name_bad_gioul_rows(corpus: list[GioulPosition]) -> None:
-    """fevga.batch.evaluate and batch.hint name a bad Gioul row (hint: Gioul plies 1..2); the
+    """fevga.batch.evaluate and batch.hint name a bad Gioul row (hint: Gioul plies 1..3); the
     core's Gioul values kernel checks its out array (its agreement with fevga.evaluate is
     test_batch.py's test_batch_evaluation_equals_single_calls[gioul])."""
     from fevga import Net, batch
@@ -154,7 +155,13 @@ def test_batch_evaluate_and_hint_name_bad_gioul_rows(corpus: list[GioulPosition]
         batch.evaluate(bad)
     with pytest.raises(InvalidPositionError, match="Gioul state row 3"):
         batch.hint(bad, np.full((len(rows), 2), 3))
-    with pytest.raises(InvalidArgumentError, match=r"plies=3 must be an integer from 1 to 2 \(gioul\)"):
-        batch.hint(rows, np.full((len(rows), 2), 3), 3)
+    with pytest.raises(InvalidArgumentError, match=r"plies=4 must be an integer from 1 to 3 \(gioul\)"):
+        batch.hint(rows, np.full((len(rows), 2), 3), 4)
+    deepest = batch.hint(rows[:2], np.full((2, 2), 3), 3)  # the deepest Gioul ranking is fevga.hint's
+    for i, state in enumerate(corpus[:2]):
+        one = fevga.hint(state, None if state.pending else "3-3", 3)
+        pair = slice(deepest.offsets[i], deepest.offsets[i + 1])
+        assert deepest.equities[pair].tolist() == pytest.approx([h.equity for h in one], abs=1e-12)
+        assert deepest.plies[pair].tolist() == [h.plies for h in one]
     with pytest.raises(InvalidArgumentError, match=r"out of shape \(2, 3\) must be \(3, 3\)"):
         search.evaluate_rows(Net.default("gioul")._core, Tables(), rows[:3], np.zeros((2, 3)), FLAG_GIOUL)

@@ -80,8 +80,8 @@ def test_cli_evaluate_and_hint_judge_gioul_ids_with_the_shipped_net() -> None:
         assert [m["equity"] for m in moves] == pytest.approx([h.equity for h in expected], abs=1e-12)
     text = run("hint", "start", "5-5", "--game", "gioul")
     assert text.returncode == 0 and "24/9 24/19" in text.stdout.splitlines()[2], text.stdout
-    deeper = run("hint", "start", "6-5", "--game", "gioul", "--plies", "3")
-    assert deeper.returncode == 2 and "plies=3" in deeper.stderr and "Gioul" in deeper.stderr
+    deeper = run("hint", "start", "6-5", "--game", "gioul", "--plies", "4")
+    assert deeper.returncode == 2 and "plies=4" in deeper.stderr and "Gioul" in deeper.stderr
     wrong = run("evaluate", "start", "--game", "gioul", "--net", str(resources.files("fevga.data") / "net.npz"))
     assert wrong.returncode == 2 and "Fevga net" in wrong.stderr
 
@@ -192,8 +192,8 @@ def test_json_and_html_reports_of_a_gioul_match(tmp_path: Path) -> None:
 def test_what_gioul_analysis_refuses_says_why(net_game: fevga.records.GioulGameRecord) -> None:
     with pytest.raises(InvalidArgumentError, match="heuristic evaluator judges Fevga"):
         analyse(net_game, evaluator=HeuristicEvaluator(1))
-    with pytest.raises(InvalidArgumentError, match="plies=3"):
-        analyse(net_game, plies=3)
+    with pytest.raises(InvalidArgumentError, match="plies=4"):
+        analyse(net_game, plies=4)
     with pytest.raises(InvalidArgumentError, match="rollouts"):
         analyse(net_game, rollouts=36)
     assert analyse(net_game, evaluator=ApiEvaluator(1)).players == analyse(net_game).players

@@ -124,21 +124,27 @@ STATES = {"mid chain": mid_chain, "handed pair": handed_pair, "late race chain":
           "chain handed over": chain_handed_over}
 
 
+@pytest.mark.parametrize("plies", [2, 3])
 @pytest.mark.parametrize("name", sorted(STATES))
-def test_net2_values_a_chain_and_a_hand_over_as_the_brute_force_definition(net: Net, name: str) -> None:
+def test_deeper_plies_value_a_chain_and_a_hand_over_as_the_brute_force_definition(net: Net, name: str,
+                                                                                   plies: int) -> None:
     state = STATES[name]()
     assert state.pending
     if name == "chain handed over":
         nexts = {(m.position.turn == state.turn, bool(m.position.pending)) for m in state.legal_moves()}
         assert {(True, True), (False, True)} <= nexts
-    brute = ply_value(net, state, 2)  # the decision searched at 2 plies: what evaluate(plies=1) gives
-    assert evaluate_state(net._core, state, 1) == pytest.approx(brute, abs=1e-12)
-    assert fevga.expectimax(state, 1, "net", net=net) == pytest.approx(equity(brute), abs=1e-12)  # no table covers it
+    brute = ply_value(net, state, plies)  # the decision searched at `plies`: what evaluate(plies - 1) gives
+    assert evaluate_state(net._core, state, plies - 1) == pytest.approx(brute, abs=1e-12)
+    # expectimax consults the Gioul tables, which a deeper search can reach
+    tabled = evaluate_state(net._core, state, plies - 1, tables_of("gioul-default"))
+    assert fevga.expectimax(state, plies - 1, "net", net=net) == pytest.approx(equity(tabled), abs=1e-12)
     moves = list(state.legal_moves())
-    values, used = rank_moves(net._core, state, 0, 0, 2)
-    best, value = choose(net, state, moves, 2)
-    assert values[best] == pytest.approx(value, abs=1e-12) and used[best] == 2
-    assert max(values[used == 2].tolist(), key=lambda v: equity(tuple(v))) == pytest.approx(value, abs=1e-12)
+    values, used = rank_moves(net._core, state, 0, 0, plies)
+    best, value = choose(net, state, moves, plies)
+    assert values[best] == pytest.approx(value, abs=1e-12) and used[best] == plies
+    assert max(values[used == plies].tolist(), key=lambda v: equity(tuple(v))) == pytest.approx(value, abs=1e-12)
+    hints = fevga.hint(state, None, plies, net=net)  # the public ranking is the core's
+    assert hints[0].move.steps == moves[best].steps and hints[0].plies == plies
 
 
 def test_net2_value_of_a_roll_due_averages_the_21_rolls(net: Net) -> None:
@@ -209,6 +215,8 @@ def test_bad_inputs_are_refused(net: Net) -> None:
         evaluate_state(net._core, state, 3)
     with pytest.raises(InvalidArgumentError, match="plies"):
         rank_moves(net._core, state, 0, 0, 0)
+    with pytest.raises(InvalidArgumentError, match=r"plies 4 must be in 1\.\.3"):  # a move choice: one ply deeper
+        rank_moves(net._core, state, 0, 0, 4)
     with pytest.raises(InvalidDiceError):
         rank_moves(net._core, GioulPosition.initial(), 7, 1, 1)
     finished = GioulPosition.from_counts(counts({}), counts({24: 15}), BLACK)

@@ -189,7 +189,10 @@ def test_gioul_evaluate_and_hint_are_the_shipped_gioul_nets(port: int) -> None:
     assert status == 200 and [m["move"] for m in data["moves"]] == \
         [h.move.notation for h in hint(GioulPosition.initial(), "6-5", plies=2)]
     assert_refused(*get(port, f"{API}/evaluate?position=start&game=gioul&plies=3"), "plies_limit")
-    assert_refused(*get(port, f"{API}/hint?position=start&game=gioul&dice=6-5&plies=3"), "plies_limit")
+    status, data = get(port, f"{API}/hint?position=start&game=gioul&dice=6-5&plies=3")  # a move choice: one ply more
+    assert status == 200 and [m["equity"] for m in data["moves"]] == \
+        pytest.approx([h.equity for h in hint(GioulPosition.initial(), "6-5", plies=3)], abs=1e-12)
+    assert_refused(*get(port, f"{API}/hint?position=start&game=gioul&dice=6-5&plies=4"), "plies_limit")
 
 
 @pytest.mark.parametrize("game", ["fevga", "gioul"])

@@ -291,10 +291,11 @@ def test_gioul_go_answers_from_the_net_over_the_protocol(engine: Controller) -> 
     assert payload == "24/9 24/19" == best.move.notation
     assert any(line.startswith("info depth 1 ") and line.endswith("method net_1-ply") for line in info), info
     assert f"info multipv 1 score {best.equity:+.4f}" in " ".join(info)
-    engine.send("set engine.ply 3")  # deeper than Gioul judgment goes: searched at 2 plies, and says so
+    engine.send("set engine.ply 4")  # deeper than Gioul judgment goes: searched at 3 plies, and says so
     engine.send("go")
     payload, info = go(engine)
-    assert payload == hint(start, "5-5", plies=2)[0].move.notation and any("searches 2 ply" in line for line in info), info
+    assert payload == hint(start, "5-5", plies=3)[0].move.notation and any("searches 3 ply" in line for line in info), info
+    assert any(line.startswith("info depth 3 ") and line.endswith("method net_3-ply") for line in info), info
     fevga_net = Path(fevga.__file__).parent / "data" / "net.npz"
     engine.send(f"set engine.net {fevga_net}")  # a Fevga net under game.variant gioul: one clear error at go
     engine.send("go")

@@ -57,7 +57,7 @@ from fevga.match import away_scores, match_equity_table, match_winning_chance
 from fevga.rollout import rollout_moves
 from fevga.bearoff.core_tables import tables_of
 from fevga_core import rollout as core
-from fevga.analysis import GIOUL_MAX_PLIES, MAX_PLIES, evaluate, gioul_roll_values, hint
+from fevga.analysis import MAX_PLIES, deepest_plies, evaluate, gioul_roll_values, hint
 import io
 from fevga.rollout.jobs import MAX_GAMES
 from fevga.checks import check_workers
@@ -876,8 +876,9 @@ def _check_gioul(decide: Evaluator, luck: Evaluator, rollouts: int) -> None:
     if isinstance(decide, HeuristicEvaluator) or isinstance(luck, HeuristicEvaluator):
         raise InvalidArgumentError("the heuristic evaluator judges Fevga positions: analyse a Gioul record with the "
                                    "Gioul net (the default)")
-    if isinstance(decide, ApiEvaluator) and decide._hint is None and decide.plies > GIOUL_MAX_PLIES:
-        raise InvalidArgumentError(f"plies={decide.plies}: Gioul decisions are judged at 1..{GIOUL_MAX_PLIES} plies")
+    if isinstance(decide, ApiEvaluator) and decide._hint is None and decide.plies > deepest_plies("gioul", True):
+        raise InvalidArgumentError(f"plies={decide.plies}: Gioul decisions are judged at "
+                                   f"1..{deepest_plies('gioul', True)} plies")
     if not callable(getattr(luck, "roll_values", None)):
         raise InvalidArgumentError(f"luck evaluator {luck.name} has no roll_values(): Gioul luck needs each roll's "
                                    "value (ApiEvaluator.roll_values)")

@@ -47,7 +47,17 @@ from fevga_core import search as core
 from fevga_core.board import ROLLS
 
 MAX_PLIES: int = core.PLIES_LIMIT  # deepest evaluate(); hint() goes one deeper
-GIOUL_MAX_PLIES: int = core.GIOUL_MAX_PLIES  # a Gioul state's deepest evaluate() and hint()
+GIOUL_MAX_PLIES: int = core.GIOUL_MAX_PLIES  # a Gioul state's deepest evaluate(); hint() goes one deeper
+
+
+def deepest_plies(game: str, choice: bool) -> int:
+    """The deepest plies of `evaluate` (`choice` False) or of a move choice, `hint` (True: one
+    ply more), for a position of `game`.
+
+    >>> deepest_plies("fevga", True), deepest_plies("gioul", False), deepest_plies("gioul", True)
+    (4, 2, 3)
+    """
+    return (GIOUL_MAX_PLIES if game == "gioul" else MAX_PLIES) + int(choice)
 
 
 @dataclass(frozen=True)
@@ -127,17 +137,18 @@ def _plies(plies: object, low: int, high: int) -> int:
 def _judged(position: object, plies: object, low: int, rules: Rules | None, score: tuple[int, int] | None,
             length: int | None) -> tuple[Position | GioulPosition, int, Rules, MatchScore | None]:
     """(position, plies, its game's rules, the match) checked for evaluate (low 0) and hint
-    (low 1): either game's position, plies up to its game's deepest (MAX_PLIES; a Gioul
-    state GIOUL_MAX_PLIES), a match score for Fevga only."""
+    (low 1): either game's position, plies up to its game's deepest (deepest_plies), a match
+    score for Fevga only."""
     if isinstance(position, GioulPosition):
         rules = rules_of(rules, "gioul")
-        if not isinstance(plies, int) or isinstance(plies, bool) or not low <= plies <= GIOUL_MAX_PLIES:
-            raise InvalidArgumentError(f"plies={plies!r}: a Gioul state is judged at {low}..{GIOUL_MAX_PLIES} plies")
+        deepest = deepest_plies("gioul", low == 1)
+        if not isinstance(plies, int) or isinstance(plies, bool) or not low <= plies <= deepest:
+            raise InvalidArgumentError(f"plies={plies!r}: a Gioul state is judged at {low}..{deepest} plies")
         if score is not None or length is not None:
             raise InvalidArgumentError("a Gioul state is judged for money only (no match score) for now")
         return position, plies, rules, None
     position = check_position(position, finished=True)
-    return position, _plies(plies, low, MAX_PLIES + low), rules_of(rules), match_score(score, length)
+    return position, _plies(plies, low, deepest_plies("fevga", low == 1)), rules_of(rules), match_score(score, length)
 
 
 def core_judge(game: str, net: Net | str | os.PathLike[str] | None = None) -> tuple[Any, Any]:
@@ -183,7 +194,7 @@ def hint(position: Position | GioulPosition, dice: object, plies: int = 1, rules
     With a match `score` and `length` the moves are ranked by the mover's chance of winning
     the match (and `loss` is in match chance), not by money equity: at double match point a
     mars is worth nothing, at other scores it decides the match. A Gioul state's moves are
-    those of its next decision (its pending one, or the first of `dice`), at 1..GIOUL_MAX_PLIES
+    those of its next decision (its pending one, or the first of `dice`), at 1..GIOUL_MAX_PLIES + 1
     plies. The moves are generated once, by the core's ranking.
 
     >>> [h.move.notation for h in hint(Position.initial(), "1-1")]

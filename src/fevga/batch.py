@@ -39,7 +39,7 @@ from numpy.typing import NDArray
 from fevga.checks import check_workers, row_array, validate_dice
 from fevga.errors import InvalidArgumentError, InvalidPositionError
 from fevga.limits import MAX_BATCH_ROWS, bounded
-from fevga.analysis import core_judge
+from fevga.analysis import core_judge, deepest_plies
 from fevga.net import Net
 from fevga.parallel import CHUNK_ROWS, run_chunks
 from fevga import gioul
@@ -214,14 +214,14 @@ def hint(positions: object, dice: object, plies: int = 1, rules: Rules | None = 
     """`fevga.hint` of each (position, dice) row (money play), as flat arrays: the same moves,
     values and order, the moves generated once and ranked in the core with the GIL released.
     Rows of either game: Fevga positions (plies 1..PLIES_LIMIT + 1), or Gioul states (their
-    next decision's moves, plies 1..GIOUL_MAX_PLIES, the Gioul net).
+    next decision's moves, plies 1..GIOUL_MAX_PLIES + 1, the Gioul net).
 
     >>> hints = hint(to_array([Position.initial()]), np.array([[1, 1]], dtype=np.uint8))
     >>> hints.counts().tolist(), hints.nsteps[hints.best()].tolist()
     ([1], [4])
     """
     rules, rows = _game_rows(positions, rules)
-    deepest = search.GIOUL_MAX_PLIES if rules.game == "gioul" else search.PLIES_LIMIT + 1
+    deepest = deepest_plies(rules.game, True)
     if not isinstance(plies, int) or isinstance(plies, bool) or not 1 <= plies <= deepest:
         raise InvalidArgumentError(f"plies={plies!r} must be an integer from 1 to {deepest} ({rules.game})")
     rolls = validate_dice(dice, rows.shape[0])

@@ -13,15 +13,17 @@ Three steps, each a file that the next one reads (docs/error_rate.md):
    together by the "net" policy with common random numbers (`fevga.rollout_moves(moves=...)`,
    decision ``i`` seeded ``SeedSequence(seed, spawn_key=(i,))``). After each decision the
    whole truth so far is written atomically to `path`; a rerun resumes after the last one.
-   Rollouts are bit-identical for any worker count, so the truth is too.
+   Rollouts are bit-identical for any worker count, so the truth is too. A truth made for
+   fewer players (a Gioul truth from before its 3-ply search) is extended in place: each
+   decision gets the new players' picks, and a decision whose picks were not all rolled out
+   is rolled out again with them, the same seed giving its old candidates the same numbers.
 3. `error_rates(truth)`: each player's loss on a decision is the rolled-out equity of the
    best candidate minus that of its pick (the common-random-number difference, whose
    standard error the rollout reports); the mean over decisions with a 95% interval over
    decisions. `markdown_table` prints them.
 
 The players (`players_of(game)`) are the built-in "heuristic" policy (greedy on the core's
-heuristic_eval, first on ties, as the rollouts play it) and `fevga.hint` at 1, 2 and 3 plies
-(Gioul: 1 and 2, its search's depth).
+heuristic_eval, first on ties, as the rollouts play it) and `fevga.hint` at 1, 2 and 3 plies.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ from fevga.rules import Game
 from fevga_core import game as core_game
 
 __all__ = ["PLAYERS", "WINDOW", "players_of", "Decision", "Corpus", "MoveTruth", "DecisionTruth", "Truth", "ErrorRate",
-           "build_corpus", "picks", "decision_truth", "run_truth", "load_truth", "error_rates", "selection_bias",
+           "build_corpus", "picks", "decision_truth", "extend_truth", "run_truth", "load_truth", "error_rates", "selection_bias",
            "markdown_table"]
 
 CORPUS_FORMAT = "fevga-error-rate-corpus/1"
@@ -61,17 +63,18 @@ TRUTH_FORMAT = "fevga-error-rate-truth/1"
 PER_GAME = 3  # decisions drawn from each self-play game: spreads the corpus over many games
 WINDOW = 0.2  # candidates: moves within this much 2-ply equity of the best ...
 MAX_CANDIDATES = 8  # ... at most this many of them, best first (a decision has 21 on average, up to 153)
-PLAYERS = ("heuristic", "net 1-ply", "net 2-ply", "net 3-ply")  # Fevga's; players_of(game)
+PLAYERS = ("heuristic", "net 1-ply", "net 2-ply", "net 3-ply")  # both games'; players_of(game)
 Z95 = 1.959963984540054
 
 
 def players_of(game: Game) -> tuple[str, ...]:
-    """The judged players of `game`: the heuristic and the net at each depth its search reaches.
+    """The judged players of `game`: the heuristic and the net at 1, 2 and 3 plies.
 
     >>> players_of("gioul")
-    ('heuristic', 'net 1-ply', 'net 2-ply')
+    ('heuristic', 'net 1-ply', 'net 2-ply', 'net 3-ply')
     """
-    return PLAYERS if check_game(game) == "fevga" else PLAYERS[:3]
+    check_game(game)
+    return PLAYERS
 
 
 @dataclass(frozen=True)
@@ -169,12 +172,17 @@ def heuristic_pick(position: Position | GioulPosition, dice: tuple[int, int] | N
     return moves[values.index(max(values))]
 
 
-def picks(decision: Decision, net: Net | str | None = None) -> dict[str, Move | GioulMove]:
-    """Each player's move for `decision`."""
-    game: Game = "gioul" if isinstance(decision.position, GioulPosition) else "fevga"
-    out = {"heuristic": heuristic_pick(decision.position, decision.dice)}
-    for plies in range(1, len(players_of(game))):
-        out[f"net {plies}-ply"] = hint(decision.position, decision.dice, plies, net=net)[0].move
+def picks(decision: Decision, net: Net | str | None = None,
+          players: Sequence[str] | None = None) -> dict[str, Move | GioulMove]:
+    """Each player's move for `decision` (`players`: those of PLAYERS, default all)."""
+    out: dict[str, Move | GioulMove] = {}
+    for player in PLAYERS if players is None else players:
+        if player == "heuristic":
+            out[player] = heuristic_pick(decision.position, decision.dice)
+        elif player in PLAYERS:
+            out[player] = hint(decision.position, decision.dice, int(player[4]), net=net)[0].move
+        else:
+            raise InvalidArgumentError(f"player {player!r}: the players are {', '.join(PLAYERS)}")
     return out
 
 
@@ -231,12 +239,44 @@ def decision_truth(decision: Decision, index: int, games: int, seed: int, *, wor
     near = [h.move for h in ranked if h.loss <= WINDOW][:MAX_CANDIDATES]
     candidates = list(dict.fromkeys(near + list(chosen.values())))
     began = time.perf_counter()
-    ranking = rollout_moves(decision.position, decision.dice, games=games,
-                            seed=np.random.SeedSequence(seed, spawn_key=(index,)), workers=workers, policy="net",
-                            truncate=truncate, net=evaluator, moves=candidates, progress=False)
-    moves = tuple(MoveTruth(r.move.notation, r.equity, r.result.equity_se, r.diff, r.diff_se) for r in ranking)
+    moves = _rolled_out(decision, candidates, index, games, seed, workers, truncate, evaluator)
     return DecisionTruth(index, moves, {name: m.notation for name, m in chosen.items()},
                          time.perf_counter() - began)
+
+
+def _rolled_out(decision: Decision, candidates: Sequence[Move | GioulMove | str], index: int, games: int, seed: int,
+                workers: int | None, truncate: bool, net: Net) -> tuple[MoveTruth, ...]:
+    """The candidates of decision `index` rolled out together, best first: each candidate's
+    games draw the same dice whatever the other candidates are."""
+    ranking = rollout_moves(decision.position, decision.dice, games=games,
+                            seed=np.random.SeedSequence(seed, spawn_key=(index,)), workers=workers, policy="net",
+                            truncate=truncate, net=net, moves=candidates, progress=False)
+    return tuple(MoveTruth(r.move.notation, r.equity, r.result.equity_se, r.diff, r.diff_se) for r in ranking)
+
+
+def extend_truth(decision: Decision, old: DecisionTruth, players: Sequence[str], games: int, seed: int, *,
+                 workers: int | None = 1, truncate: bool = True, net: Net | str | None = None) -> DecisionTruth:
+    """`old` (the truth of `decision`, made with the same settings) with the picks of `players`
+    it lacks. Where a pick was not rolled out, the decision's candidates and every pick are
+    rolled out again; the old candidates must come out with the same numbers, bit for bit
+    (else CheckpointError: the truth was made by another build or net), so the result is the
+    truth run_truth would have made for all the players."""
+    evaluator = net_of(net, "gioul" if isinstance(decision.position, GioulPosition) else "fevga")
+    new = {name: move.notation for name, move in picks(decision, evaluator, [p for p in players if p not in old.picks]).items()}
+    chosen = {**old.picks, **new}
+    known = {m.move: m for m in old.moves}
+    if all(notation in known for notation in chosen.values()):
+        return DecisionTruth(old.index, old.moves, chosen, old.seconds)
+    began = time.perf_counter()
+    moves = _rolled_out(decision, list(dict.fromkeys([*known, *chosen.values()])), old.index, games, seed, workers,
+                        truncate, evaluator)
+    for m in moves:
+        before = known.get(m.move)
+        if before is not None and (before.equity, before.se) != (m.equity, m.se):
+            raise CheckpointError(f"decision {old.index}: move {m.move} rolls out to {m.equity!r} (SE {m.se!r}), not "
+                                  f"the truth's {before.equity!r} (SE {before.se!r}): the truth was made by another "
+                                  "build or net")
+    return DecisionTruth(old.index, moves, chosen, old.seconds + time.perf_counter() - began)
 
 
 @dataclass(frozen=True)
@@ -268,9 +308,10 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
     """Establish the truth of `corpus` into `path`, resuming from what `path` holds.
 
     The file is rewritten atomically after each decision. A file made with other settings
-    (corpus, games, seed, truncation, net) raises CheckpointError. `limit` stops after that
-    many decisions in all (None: the whole corpus); `on_decision(truth, total)` is called
-    after each new one.
+    (corpus, games, seed, truncation, net) raises CheckpointError; one made for fewer players
+    is extended first, decision by decision (`extend_truth`). `limit` stops after that many
+    decisions in all (None: the whole corpus); `on_decision(truth, total)` is called after
+    each new or extended one.
     """
     games, seed = check_int("games", games, 1), check_int("seed", seed, 0)
     evaluator = net_of(net, corpus.game)
@@ -282,21 +323,34 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
     done: tuple[DecisionTruth, ...] = ()
     if Path(path).exists():
         old = load_truth(path)
-        if old.settings != settings:
+        # a truth made for fewer players is extended below; any other difference is refused
+        fewer = set(old.settings.get("players", ())) <= set(settings["players"])
+        if not fewer or {**old.settings, "players": settings["players"]} != settings:
             changed = sorted(k for k in settings.keys() | old.settings.keys() if settings.get(k) != old.settings.get(k))
             raise CheckpointError(f"{os.fspath(path)!r} holds the truth of other settings ({', '.join(changed)}): "
                                   "remove it or give its settings")
         done = old.decisions
     total = len(corpus.decisions) if limit is None else min(len(corpus.decisions), check_int("limit", limit, 0))
     truth = Truth(settings, done)
-    for index in range(len(done), total):
-        one = decision_truth(corpus.decisions[index], index, games, seed, workers=workers, truncate=truncate,
-                             net=evaluator)
-        truth = Truth(settings, truth.decisions + (one,))
+
+    def save(one: DecisionTruth) -> None:
         text = truth.to_json().encode()
         atomic_write(path, lambda handle: handle.write(text), "truth")
         if on_decision is not None:
             on_decision(one, total)
+
+    players = settings["players"]
+    for index, old_one in enumerate(done):
+        if set(old_one.picks) != set(players):
+            one = extend_truth(corpus.decisions[index], old_one, players, games, seed, workers=workers,
+                               truncate=truncate, net=evaluator)
+            truth = Truth(settings, truth.decisions[:index] + (one,) + truth.decisions[index + 1:])
+            save(one)
+    for index in range(len(done), total):
+        one = decision_truth(corpus.decisions[index], index, games, seed, workers=workers, truncate=truncate,
+                             net=evaluator)
+        truth = Truth(settings, truth.decisions + (one,))
+        save(one)
     return truth
 
 

@@ -41,7 +41,7 @@ from fevga.rules import Rules
 from fevga.seeding import SeedLike, seed_repr, seed_sequence
 from fevga_core import game as core_game
 from fevga.notation import parse_paths
-from fevga.analysis import GIOUL_MAX_PLIES, evaluate, hint
+from fevga.analysis import deepest_plies, evaluate, hint
 from fevga.cli.net import hint_table, net_argument
 
 AnyPosition = Union[Position, GioulPosition]
@@ -634,8 +634,6 @@ def engine_of(args: argparse.Namespace, game: str) -> Any:
     if len(chosen) > 1:
         raise InvalidArgumentError(f"--policy, --white and --black name {sorted(chosen)} for the one engine side")
     policy = chosen.pop() if chosen else DEFAULT_ENGINE[game]
-    if not 1 <= args.hint_plies <= 4:
-        raise InvalidArgumentError(f"--hint-plies {args.hint_plies} must be 1..4")
-    if game == "gioul" and args.hint_plies > GIOUL_MAX_PLIES:
-        raise InvalidArgumentError(f"--hint-plies {args.hint_plies}: Gioul hints go to {GIOUL_MAX_PLIES} plies")
+    if not 1 <= args.hint_plies <= deepest_plies(game, True):
+        raise InvalidArgumentError(f"--hint-plies {args.hint_plies} must be 1..{deepest_plies(game, True)} ({game})")
     return Engine(policy, game, net_argument(args, game), args.hint_plies)

@@ -28,7 +28,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from fevga import svg
-from fevga.analysis import GIOUL_MAX_PLIES, MAX_PLIES
+from fevga.analysis import deepest_plies
 from fevga.gioul import GioulPosition
 from fevga.position import BLACK, COLOR_NAMES, WHITE, Position
 from fevga.service.play import MAX_HISTORY, PlayedItem, PlayRequest, replay
@@ -90,11 +90,11 @@ def position_dict(position: Position | GioulPosition) -> dict[str, Any]:
     """A position's ID, game, counts (each side's own numbering), turn, pips and state, and the
     deepest plies its game is judged at (``max_plies``: evaluate, hint)."""
     board = _board_of(position)
-    evaluate_plies, hint_plies = (GIOUL_MAX_PLIES, GIOUL_MAX_PLIES) if isinstance(position, GioulPosition) \
-        else (MAX_PLIES, MAX_PLIES + 1)
+    game = "gioul" if isinstance(position, GioulPosition) else "fevga"
+    evaluate_plies, hint_plies = deepest_plies(game, False), deepest_plies(game, True)
     winner = position.winner()
     out: dict[str, Any] = {
-        "id": position.id, "game": "gioul" if isinstance(position, GioulPosition) else "fevga",
+        "id": position.id, "game": game,
         "turn": COLOR_NAMES[position.turn], "white": list(board.counts(WHITE)), "black": list(board.counts(BLACK)),
         "pips": {"white": board.pips(WHITE), "black": board.pips(BLACK)}, "board": board.id,
         "json": position.to_dict(), "winner": None if winner is None else COLOR_NAMES[winner],

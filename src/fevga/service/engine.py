@@ -3,7 +3,7 @@ choice for a Fevga position or a Gioul decision.
 
 The settings are the keys `fevga ubgi` announces (docs/ubgi.md); `choose` ranks the legal
 moves of a roll or of a Gioul decision the same way for both games: `fevga.hint` over the
-game's net at `ply` plies (Gioul: at most GIOUL_MAX_PLIES), or with `rollouts` games a
+game's net at `ply` plies (Gioul: at most `deepest_plies("gioul", True)`), or with `rollouts` games a
 `fevga.rollout_moves` on the net of the net's best candidates.
 
 >>> from fevga import Position
@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from fevga.analysis import GIOUL_MAX_PLIES, MAX_PLIES, hint
+from fevga.analysis import MAX_PLIES, deepest_plies, hint
 from fevga.errors import InvalidArgumentError
 from fevga.gioul import GioulMove, GioulPosition
 from fevga.net import Net, net_of
@@ -213,7 +213,7 @@ class Engine:
         if dice is None and not gioul:
             raise InvalidArgumentError("a Fevga move needs the dice")
         asked = int(self.values["engine.ply"])  # type: ignore[call-overload]
-        depth = min(asked, GIOUL_MAX_PLIES) if gioul else asked
+        depth = min(asked, deepest_plies("gioul", True)) if gioul else asked
         notes = () if depth == asked else (f"gioul moves: the Gioul net searches {depth} ply at most "
                                            f"(engine.ply {asked} applies to fevga)",)
         games = self._rollouts()

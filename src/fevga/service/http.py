@@ -47,7 +47,7 @@ import numpy as np
 
 from fevga import batch
 from fevga.analyser import HeuristicEvaluator, analyse
-from fevga.analysis import GIOUL_MAX_PLIES, MAX_PLIES, evaluate, hint
+from fevga.analysis import MAX_PLIES, deepest_plies, evaluate, hint
 from fevga.checks import validate_dice
 from fevga.errors import FevgaError, InvalidArgumentError, InvalidNotationError, RecordError
 from fevga.gioul import GIOUL_WIDTH, GioulPosition, validate_states
@@ -291,10 +291,12 @@ def _moves_of(position: Position | GioulPosition, dice: tuple[int, int] | None,
 
 
 def _gioul_plies(position: Position | GioulPosition, plies: int, shallowest: int) -> None:
-    """422 plies_limit for a Gioul state judged deeper than the Gioul net offers (GIOUL_MAX_PLIES)."""
-    if isinstance(position, GioulPosition) and plies > GIOUL_MAX_PLIES:
+    """422 plies_limit for a Gioul state judged deeper than the Gioul net offers (deepest_plies:
+    evaluate from 0, hint from 1)."""
+    deepest = deepest_plies("gioul", shallowest == 1)
+    if isinstance(position, GioulPosition) and plies > deepest:
         raise ApiError(422, "plies_limit", f"plies={plies}: a Gioul state is judged at plies {shallowest}.."
-                       f"{GIOUL_MAX_PLIES} (docs/net.md, Gioul net)")
+                       f"{deepest} (docs/net.md, Gioul net)")
 
 
 def _net(game: str, quantised: bool) -> Net | None:
@@ -620,9 +622,9 @@ def create_app(limits: Limits | None = None) -> FastAPI:
             if request.items or request.after or request.rows is None or request.dice_rows is None or plies < 1:
                 raise ApiError(422, "invalid_request", "the bulk form takes rows and dice_rows (plies 1..), "
                                "without items or after")
-            if request.game == "gioul" and plies > GIOUL_MAX_PLIES:
+            if request.game == "gioul" and plies > deepest_plies("gioul", True):
                 raise ApiError(422, "plies_limit", f"plies={plies}: Gioul states are ranked at plies 1.."
-                               f"{GIOUL_MAX_PLIES} (docs/net.md, Gioul net)")
+                               f"{deepest_plies('gioul', True)} (docs/net.md, Gioul net)")
             stop = threading.Event()  # set when the request is answered (408 included): the work stops too
             try:
                 return await core(_hint_rows, request.rows, request.dice_rows, plies, request.game, limits,
@@ -903,8 +905,9 @@ def _bounded(record: Any, limits: Limits) -> Any:
 
 def _analyse(text: str, plies: int, evaluator: str, limits: Limits, stop: threading.Event) -> Any:
     record = _bounded(read_record(text), limits)
-    if isinstance(record, GioulMatchRecord) and (evaluator == "heuristic" or plies > GIOUL_MAX_PLIES):
-        raise ApiError(422, "unsupported", f"a Gioul record is analysed by the Gioul net at plies 1..{GIOUL_MAX_PLIES} "
+    if isinstance(record, GioulMatchRecord) and (evaluator == "heuristic" or plies > deepest_plies("gioul", True)):
+        raise ApiError(422, "unsupported", f"a Gioul record is analysed by the Gioul net at plies "
+                       f"1..{deepest_plies('gioul', True)} "
                        "(evaluator=net)")
 
     def progress(done: int, count: int) -> None:
