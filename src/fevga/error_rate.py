@@ -55,8 +55,8 @@ from fevga.rules import Game
 from fevga_core import game as core_game
 
 __all__ = ["PLAYERS", "WINDOW", "players_of", "Decision", "Corpus", "MoveTruth", "DecisionTruth", "Truth", "ErrorRate",
-           "build_corpus", "picks", "decision_truth", "extend_truth", "run_truth", "load_truth", "error_rates", "selection_bias",
-           "markdown_table"]
+           "build_corpus", "picks", "decision_truth", "extend_truth", "run_truth", "load_truth", "error_rates",
+           "selection_bias", "markdown_table"]
 
 CORPUS_FORMAT = "fevga-error-rate-corpus/1"
 TRUTH_FORMAT = "fevga-error-rate-truth/1"
@@ -262,7 +262,8 @@ def extend_truth(decision: Decision, old: DecisionTruth, players: Sequence[str],
     (else CheckpointError: the truth was made by another build or net), so the result is the
     truth run_truth would have made for all the players."""
     evaluator = net_of(net, "gioul" if isinstance(decision.position, GioulPosition) else "fevga")
-    new = {name: move.notation for name, move in picks(decision, evaluator, [p for p in players if p not in old.picks]).items()}
+    missing = [p for p in players if p not in old.picks]
+    new = {name: move.notation for name, move in picks(decision, evaluator, missing).items()}
     chosen = {**old.picks, **new}
     known = {m.move: m for m in old.moves}
     if all(notation in known for notation in chosen.values()):
@@ -317,15 +318,16 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
     evaluator = net_of(net, corpus.game)
     if evaluator.checksum != corpus.net:
         raise InvalidArgumentError(f"the corpus was made by net {corpus.net[:12]}, not {evaluator.checksum[:12]}")
+    players = list(players_of(corpus.game))
     settings = {"game": corpus.game, "corpus_seed": corpus.seed, "corpus_size": len(corpus.decisions),
                 "net": corpus.net, "games": games, "seed": seed, "truncate": bool(truncate), "policy": "net",
-                "window": WINDOW, "max_candidates": MAX_CANDIDATES, "players": list(players_of(corpus.game))}
+                "window": WINDOW, "max_candidates": MAX_CANDIDATES, "players": players}
     done: tuple[DecisionTruth, ...] = ()
     if Path(path).exists():
         old = load_truth(path)
         # a truth made for fewer players is extended below; any other difference is refused
-        fewer = set(old.settings.get("players", ())) <= set(settings["players"])
-        if not fewer or {**old.settings, "players": settings["players"]} != settings:
+        fewer = set(old.settings.get("players", ())) <= set(players)
+        if not fewer or {**old.settings, "players": players} != settings:
             changed = sorted(k for k in settings.keys() | old.settings.keys() if settings.get(k) != old.settings.get(k))
             raise CheckpointError(f"{os.fspath(path)!r} holds the truth of other settings ({', '.join(changed)}): "
                                   "remove it or give its settings")
@@ -339,7 +341,6 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
         if on_decision is not None:
             on_decision(one, total)
 
-    players = settings["players"]
     for index, old_one in enumerate(done):
         if set(old_one.picks) != set(players):
             one = extend_truth(corpus.decisions[index], old_one, players, games, seed, workers=workers,
