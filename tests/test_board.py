@@ -104,10 +104,12 @@ def test_svg_route_is_fevga_svg(port: int) -> None:
 def test_position_route_gives_counts_and_pending_dice(port: int) -> None:
     status, data, _ = request(port, "GET", f"{API}/position?position=start")
     assert status == 200 and data["white"] == [0] * 24 + [15] and data["turn"] == "white" and data["game"] == "fevga"
+    assert data["max_plies"] == {"evaluate": 3, "hint": 4}  # what the board's depth menus are clipped to
     state = GioulPosition.initial().rolled((4, 4))
     status, data, _ = request(port, "GET", f"{API}/position?position={state.id}")
     assert status == 200 and data["game"] == "gioul" and data["pending"] == [4, 4, 4, 4]
     assert data["decision_dice"] == [4, 4, 4, 4] and GioulPosition.from_json(data["json"]) == state
+    assert data["max_plies"] == {"evaluate": 2, "hint": 3}  # a Gioul move choice searches one ply deeper
     status, data, _ = request(port, "GET", f"{API}/position?position=start&game=gioul")
     assert status == 200 and data["game"] == "gioul" and data["id"] == GioulPosition.initial().id
 
