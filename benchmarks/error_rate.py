@@ -6,10 +6,13 @@ truth and the report follow the corpus.
     python benchmarks/error_rate.py corpus corpus.json --count 500 --seed 2026 [--game gioul]
     nice -n 10 python benchmarks/error_rate.py truth corpus.json truth.json --games 1296 --seed 7
     python benchmarks/error_rate.py report truth.json
+    python benchmarks/error_rate.py judge corpus.json truth.json judged.json --net candidate.npz [--plies 1]
 
 `truth` rewrites truth.json atomically after every decision: stop it at any time and run the
 same command again to continue; `report` rates the decisions the file holds so far and says
-how many of the corpus they are.
+how many of the corpus they are. `judge` adds a candidate net's picks to a truth as one more
+player (its picks rolled out by the truth's own net where they were not already), so a net
+meant to replace the shipped one is rated on the shipped net's truth.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ import argparse
 import sys
 import time
 
-from fevga.error_rate import Corpus, DecisionTruth, build_corpus, error_rates, load_truth, markdown_table, run_truth
+from fevga.error_rate import (Corpus, DecisionTruth, build_corpus, error_rates, judge_truth, load_truth, markdown_table,
+                              run_truth)
 
 
 def _corpus(args: argparse.Namespace) -> None:
@@ -42,6 +46,19 @@ def _truth(args: argparse.Namespace) -> None:
     truth = run_truth(corpus, args.truth, args.games, args.seed, workers=args.workers,
                       truncate=not args.no_truncate, limit=args.limit, on_decision=progress)
     print(f"{len(truth.decisions)} of {len(corpus.decisions)} decisions in {args.truth}")
+
+
+def _judge(args: argparse.Namespace) -> None:
+    corpus = Corpus.load(args.corpus)
+    began = time.perf_counter()
+
+    def progress(one: DecisionTruth, total: int) -> None:
+        print(f"decision {one.index + 1}/{total}: {len(one.moves)} candidates, elapsed "
+              f"{time.perf_counter() - began:.0f} s", flush=True)
+
+    truth = judge_truth(corpus, args.truth, args.judged, args.net, args.plies, args.name, workers=args.workers,
+                        on_decision=progress)
+    print(f"{truth.settings['players'][-1]} judged on {len(truth.decisions)} decisions -> {args.judged}")
 
 
 def _report(args: argparse.Namespace) -> None:
@@ -76,10 +93,18 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument("--workers", type=int, default=1)
     t.add_argument("--limit", type=int, default=None, help="stop after this many decisions in all")
     t.add_argument("--no-truncate", action="store_true", help="play races out instead of scoring them by tables")
+    j = sub.add_parser("judge", help="add a candidate net's picks to a truth as one more player (resumable)")
+    j.add_argument("corpus")
+    j.add_argument("truth")
+    j.add_argument("judged", help="the truth with the new player (written; resumed if it exists)")
+    j.add_argument("--net", required=True, help="the candidate net file")
+    j.add_argument("--plies", type=int, default=1)
+    j.add_argument("--name", default=None, help="the player's name (default: net <sha256[:12]> <plies>-ply)")
+    j.add_argument("--workers", type=int, default=1)
     r = sub.add_parser("report", help="the error-rate table of the decisions done so far")
     r.add_argument("truth")
     args = parser.parse_args(argv)
-    {"corpus": _corpus, "truth": _truth, "report": _report}[args.command](args)
+    {"corpus": _corpus, "truth": _truth, "judge": _judge, "report": _report}[args.command](args)
 
 
 if __name__ == "__main__":

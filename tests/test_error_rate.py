@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fevga.errors import CheckpointError, FevgaError
+from fevga.errors import CheckpointError, FevgaError, InvalidArgumentError
 from fevga.error_rate import (PLAYERS, Corpus, DecisionTruth, MoveTruth, Truth, build_corpus, error_rates,
-                              heuristic_pick, load_truth, markdown_table, picks, players_of, run_truth,
+                              heuristic_pick, judge_truth, load_truth, markdown_table, picks, players_of, run_truth,
                               selection_bias)
 from fevga.game import play_game
 from fevga.gioul import GioulPosition
@@ -222,6 +222,42 @@ def test_a_truth_of_fewer_players_is_extended_to_the_whole_truth(corpus: Corpus,
     path.write_text(Truth({**settings, "players": ["heuristic", "net 5-ply"]}, tuple(older)).to_json())
     with pytest.raises(CheckpointError, match="players"):
         run_truth(small, path, games=36, seed=5)
+
+
+def test_another_net_is_judged_on_the_truth_as_one_more_player(tmp_path) -> None:
+    from fevga import Net, hint
+
+    corpus = build_corpus(4, seed=11)
+    small = Corpus(corpus.seed, corpus.net, corpus.decisions, corpus.game)
+    source = tmp_path / "truth.json"
+    truth = run_truth(small, source, games=36, seed=5)
+    candidate = Net.initial(16, seed=3)  # an untrained net: picks that no player of the truth makes
+    name = f"net {candidate.checksum[:12]} 1-ply"
+    path = tmp_path / "judged.json"
+
+    def stop_after_one(one: DecisionTruth, total: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        judge_truth(small, source, path, candidate, on_decision=stop_after_one)
+    judged = judge_truth(small, source, path, candidate)  # resumes after the first decision
+    assert judged.settings["players"] == [*PLAYERS, name]
+    assert judged.settings["judged"] == {name: {"net": candidate.checksum, "plies": 1}}
+    rolled_again = 0
+    for d, before in zip(judged.decisions, truth.decisions):
+        pick = hint(small.decisions[d.index].position, small.decisions[d.index].dice, net=candidate)[0].move.notation
+        assert d.picks == {**before.picks, name: pick} and pick in {m.move for m in d.moves}
+        old = {m.move: (m.equity, m.se) for m in before.moves}
+        assert all((m.equity, m.se) == old[m.move] for m in d.moves if m.move in old)  # the same rollouts
+        rolled_again += len(d.moves) > len(before.moves)
+        assert d.loss(name) >= 0.0
+    assert rolled_again >= 1  # rolled out again with the new pick
+    assert [r.player for r in error_rates(judged.decisions)] == [*PLAYERS, name]
+    assert _without_times(load_truth(path)) == _without_times(judged)
+    with pytest.raises(InvalidArgumentError, match="already has a player"):
+        judge_truth(small, path, tmp_path / "twice.json", candidate)
+    with pytest.raises(CheckpointError, match="another judgement"):
+        judge_truth(small, source, path, candidate, plies=2)
 
 
 def test_a_decision_truth_does_not_depend_on_the_workers() -> None:

@@ -32,7 +32,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -55,7 +55,7 @@ from fevga.rules import Game
 from fevga_core import game as core_game
 
 __all__ = ["PLAYERS", "WINDOW", "players_of", "Decision", "Corpus", "MoveTruth", "DecisionTruth", "Truth", "ErrorRate",
-           "build_corpus", "picks", "decision_truth", "extend_truth", "run_truth", "load_truth", "error_rates",
+           "build_corpus", "picks", "decision_truth", "extend_truth", "run_truth", "judge_truth", "load_truth", "error_rates",
            "selection_bias", "markdown_table"]
 
 CORPUS_FORMAT = "fevga-error-rate-corpus/1"
@@ -254,17 +254,15 @@ def _rolled_out(decision: Decision, candidates: Sequence[Move | GioulMove | str]
     return tuple(MoveTruth(r.move.notation, r.equity, r.result.equity_se, r.diff, r.diff_se) for r in ranking)
 
 
-def extend_truth(decision: Decision, old: DecisionTruth, players: Sequence[str], games: int, seed: int, *,
-                 workers: int | None = 1, truncate: bool = True, net: Net | str | None = None) -> DecisionTruth:
-    """`old` (the truth of `decision`, made with the same settings) with the picks of `players`
-    it lacks. Where a pick was not rolled out, the decision's candidates and every pick are
-    rolled out again; the old candidates must come out with the same numbers, bit for bit
-    (else CheckpointError: the truth was made by another build or net), so the result is the
-    truth run_truth would have made for all the players."""
+def extend_truth(decision: Decision, old: DecisionTruth, new: Mapping[str, Move | GioulMove], games: int, seed: int,
+                 *, workers: int | None = 1, truncate: bool = True, net: Net | str | None = None) -> DecisionTruth:
+    """`old` (the truth of `decision`, made with these settings) with the `new` players' picks.
+    Where a pick was not rolled out, the decision's candidates and every pick are rolled out
+    again; the old candidates must come out with the same numbers, bit for bit (else
+    CheckpointError: the truth was made by another build or net), so the result is the truth
+    run_truth would have made with the new players among its own."""
     evaluator = net_of(net, "gioul" if isinstance(decision.position, GioulPosition) else "fevga")
-    missing = [p for p in players if p not in old.picks]
-    new = {name: move.notation for name, move in picks(decision, evaluator, missing).items()}
-    chosen = {**old.picks, **new}
+    chosen = {**old.picks, **{name: move.notation for name, move in new.items()}}
     known = {m.move: m for m in old.moves}
     if all(notation in known for notation in chosen.values()):
         return DecisionTruth(old.index, old.moves, chosen, old.seconds)
@@ -343,8 +341,9 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
 
     for index, old_one in enumerate(done):
         if set(old_one.picks) != set(players):
-            one = extend_truth(corpus.decisions[index], old_one, players, games, seed, workers=workers,
-                               truncate=truncate, net=evaluator)
+            decision = corpus.decisions[index]
+            new = picks(decision, evaluator, [p for p in players if p not in old_one.picks])
+            one = extend_truth(decision, old_one, new, games, seed, workers=workers, truncate=truncate, net=evaluator)
             truth = Truth(settings, truth.decisions[:index] + (one,) + truth.decisions[index + 1:])
             save(one)
     for index in range(len(done), total):
@@ -353,6 +352,52 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
         truth = Truth(settings, truth.decisions + (one,))
         save(one)
     return truth
+
+
+def judge_truth(corpus: Corpus, source: str | os.PathLike[str], path: str | os.PathLike[str], judged: Net | str,
+                plies: int = 1, name: str | None = None, *, workers: int | None = 1, net: Net | str | None = None,
+                on_decision: Callable[[DecisionTruth, int], None] | None = None) -> Truth:
+    """The truth in `source` (of `corpus`) with one more player, written to `path`: the net
+    `judged` (a candidate net of the corpus's game) choosing at `plies`, named `name` (default
+    "net <its sha256[:12]> <plies>-ply"). Its picks are judged by the truth's own rollouts
+    (`extend_truth`, the truth's net `net` playing them out), so its losses compare with every
+    other player's. `path` is rewritten atomically after each decision and resumed from; its
+    settings record the player's net and plies.
+
+    A net that is to replace the shipped one is judged this way on the shipped net's truth."""
+    truth = load_truth(source)
+    settings = dict(truth.settings)
+    judge = net_of(judged, corpus.game)
+    plies = check_int("plies", plies, 1, 3)
+    name = f"net {judge.checksum[:12]} {plies}-ply" if name is None else name
+    if name in settings["players"]:
+        raise InvalidArgumentError(f"the truth already has a player named {name!r}")
+    evaluator = net_of(net, corpus.game)
+    if evaluator.checksum != settings["net"] or corpus.net != settings["net"] or \
+            len(corpus.decisions) != settings["corpus_size"] or corpus.seed != settings["corpus_seed"]:
+        raise CheckpointError(f"{os.fspath(source)!r} is not a truth of this corpus rolled out by net "
+                              f"{evaluator.checksum[:12]}")
+    settings["players"] = [*settings["players"], name]
+    settings["judged"] = {**settings.get("judged", {}), name: {"net": judge.checksum, "plies": plies}}
+    decisions = truth.decisions
+    if Path(path).exists():
+        done = load_truth(path)
+        if done.settings != settings:
+            raise CheckpointError(f"{os.fspath(path)!r} holds another judgement: remove it or give its settings")
+        decisions = done.decisions + decisions[len(done.decisions):]  # the source may have grown since
+    for index, old in enumerate(decisions):
+        if name in old.picks:
+            continue
+        decision = corpus.decisions[index]
+        pick = hint(decision.position, decision.dice, plies, net=judge)[0].move
+        one = extend_truth(decision, old, {name: pick}, settings["games"], settings["seed"], workers=workers,
+                           truncate=settings["truncate"], net=evaluator)
+        decisions = decisions[:index] + (one,) + decisions[index + 1:]
+        text = Truth(settings, decisions).to_json().encode()
+        atomic_write(path, lambda handle: handle.write(text), "truth")
+        if on_decision is not None:
+            on_decision(one, len(decisions))
+    return Truth(settings, decisions)
 
 
 @dataclass(frozen=True)
