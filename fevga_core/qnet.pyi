@@ -25,13 +25,9 @@ def accumulator_bounds(
 def relation_counts_rows(rows: NDArray[np.uint8]) -> NDArray[np.int32]:
     """(n, 2, 3) trapped, blocked, escaped of each row's side on roll, then the other side, as the tables read them."""
 
-class QuantisedNet(CoreNet):
-    """A float net's int16 snapshot: fast, deterministic, within docs/net.md's bound of it.
-    A CoreNet: the core's entry points that take a Fevga net evaluate with its tables."""
+class _Snapshot:
+    """What the quantised nets of both games share."""
 
-    def __init__(self, net: CoreNet) -> None: ...
-    def train_rows(self, rows: NDArray[np.uint8], targets: NDArray[np.float64], rate: float) -> float:
-        """Refused (InvalidArgumentError): a quantised net is a snapshot; train the float net."""
     @property
     def s1(self) -> int:
         """log2 of the first layer's scale."""
@@ -39,7 +35,15 @@ class QuantisedNet(CoreNet):
     def s2(self) -> int:
         """log2 of the output weights' scale."""
     def tables(self) -> tuple[NDArray[np.int16], NDArray[np.int16], NDArray[np.int16]]:
-        """(bias (lanes,), rows (ROWS, lanes), w2 (3, lanes)), copies."""
+        """(bias (lanes,), rows (ROWS, or GIOUL_ROWS for a Gioul net, lanes), w2 (3, lanes)), copies."""
+
+class QuantisedNet(CoreNet, _Snapshot):
+    """A float net's int16 snapshot: fast, deterministic, within docs/net.md's bound of it.
+    A CoreNet: the core's entry points that take a Fevga net evaluate with its tables."""
+
+    def __init__(self, net: CoreNet) -> None: ...
+    def train_rows(self, rows: NDArray[np.uint8], targets: NDArray[np.float64], rate: float) -> float:
+        """Refused (InvalidArgumentError): a quantised net is a snapshot; train the float net."""
     def evaluate_rows(self, rows: NDArray[np.uint8]) -> NDArray[np.float64]:
         """(n, 3) win, win_mars, lose_mars of each valid row for its side on roll."""
     def evaluate_moves(
@@ -47,20 +51,12 @@ class QuantisedNet(CoreNet):
     ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
         """Every legal move's result of each (row, dice) pair, evaluated incrementally: (offsets, outputs)."""
 
-class QuantisedGioulNet(CoreGioulNet):
+class QuantisedGioulNet(CoreGioulNet, _Snapshot):
     """A Gioul net's int16 snapshot (Fevga's table layout and the Gioul rows). A CoreGioulNet:
     the core's entry points that take a Gioul net evaluate with its tables."""
 
     def __init__(self, net: CoreGioulNet) -> None: ...
     def train_rows(self, rows: NDArray[np.uint8], targets: NDArray[np.float64], rate: float) -> float:
         """Refused (InvalidArgumentError): a quantised net is a snapshot; train the float net."""
-    @property
-    def s1(self) -> int:
-        """log2 of the first layer's scale."""
-    @property
-    def s2(self) -> int:
-        """log2 of the output weights' scale."""
-    def tables(self) -> tuple[NDArray[np.int16], NDArray[np.int16], NDArray[np.int16]]:
-        """(bias (lanes,), rows (GIOUL_ROWS, lanes), w2 (3, lanes)), copies."""
     def evaluate_rows(self, rows: NDArray[np.uint8]) -> NDArray[np.float64]:
         """(n, 3) win, win_mars, lose_mars of each valid Gioul state row for its side to decide."""

@@ -710,7 +710,49 @@ cdef object _quantised_tables(QNetC* q, NetModel net, bint gioul):
     return bias, table, out
 
 
-cdef class QuantisedNet(CoreNet):
+cdef object _snapshot(NetModel self, QNetC* q, NetModel net, bint gioul):
+    """Quantise `net` into `q` and bind `self` to the float net it was made from, as it is (its
+    `hidden`; nothing evaluates it); returns the int16 arrays `q` points into, for `self` to
+    keep alive."""
+    tables = _quantised_tables(q, net, gioul)
+    self.c = net.c
+    self._params = net._params
+    self.value = net.value
+    self.step = net.step
+    return tables
+
+
+cdef tuple _arrays_of(NetModel net):
+    return (<QuantisedNet> net)._tables if isinstance(net, QuantisedNet) else (<QuantisedGioulNet> net)._tables
+
+
+class _Snapshot:
+    """What the quantised nets of both games share: scales and tables, and no training. A
+    mixin: each derives its C layout from its game's float net type (single inheritance)."""
+
+    __slots__ = ()
+
+    @property
+    def s1(self):
+        """log2 of the first layer's scale: weights and accumulators are 2^s1 x the float values."""
+        return net_quantised(<NetModel> self).s1
+
+    @property
+    def s2(self):
+        """log2 of the output weights' scale."""
+        return net_quantised(<NetModel> self).s2
+
+    def tables(self):
+        """(bias (lanes,), rows (ROWS, or GIOUL_ROWS for a Gioul net, lanes), w2 (3, lanes)), int16 copies."""
+        net_checked(<NetModel> self)
+        return tuple(t.copy() for t in _arrays_of(<NetModel> self))
+
+
+cdef object _refuse_training():
+    raise InvalidArgumentError("a quantised net cannot be trained: train the float net and quantise it again")
+
+
+cdef class QuantisedNet(CoreNet, _Snapshot):
     """A float net in int16 tables (qnet.pyx): fast, deterministic, within docs/net.md's bounds.
     A CoreNet, so the core's entry points that take a Fevga net take it and evaluate with its
     tables (net_quantised); it cannot be trained (a snapshot of the float net).
@@ -722,31 +764,11 @@ cdef class QuantisedNet(CoreNet):
     """
 
     def __init__(self, CoreNet net not None):
-        self._tables = _quantised_tables(&self.q, net, False)
-        # the float net it was made from, bound as it is (its `hidden`; nothing evaluates it)
-        self.c = net.c
-        self._params = net._params
-        self.value = net.value
-        self.step = net.step
-
-    @property
-    def s1(self):
-        """log2 of the first layer's scale: weights and accumulators are 2^s1 x the float values."""
-        return self.q.s1
-
-    @property
-    def s2(self):
-        """log2 of the output weights' scale."""
-        return self.q.s2
+        self._tables = _snapshot(self, &self.q, net, False)
 
     def train_rows(self, rows, targets, float rate):
         """Refused: a quantised net is a snapshot for inference; train the float net it came from."""
-        raise InvalidArgumentError("a quantised net cannot be trained: train the float net and quantise it again")
-
-    def tables(self):
-        """(bias (lanes,), rows (ROWS, lanes), w2 (3, lanes)), int16 copies."""
-        net_checked(self)
-        return tuple(t.copy() for t in self._tables)
+        _refuse_training()
 
     def evaluate_rows(self, const uint8_t[:, ::1] rows not None):
         """(n, 3) float64: win, win_mars, lose_mars for the side on roll of each valid row."""
@@ -795,36 +817,17 @@ cdef class QuantisedNet(CoreNet):
 
 
 
-cdef class QuantisedGioulNet(CoreGioulNet):
+cdef class QuantisedGioulNet(CoreGioulNet, _Snapshot):
     """A Gioul net in int16 tables (qnet.pyx: Fevga's layout and the Gioul rows): a
     CoreGioulNet, so the core's entry points that take a Gioul net take it and evaluate with
     its tables; it cannot be trained (a snapshot of the float net)."""
 
     def __init__(self, CoreGioulNet net not None):
-        self._tables = _quantised_tables(&self.q, net, True)
-        self.c = net.c
-        self._params = net._params
-        self.value = net.value
-        self.step = net.step
-
-    @property
-    def s1(self):
-        """log2 of the first layer's scale: weights and accumulators are 2^s1 x the float values."""
-        return self.q.s1
-
-    @property
-    def s2(self):
-        """log2 of the output weights' scale."""
-        return self.q.s2
+        self._tables = _snapshot(self, &self.q, net, True)
 
     def train_rows(self, rows, targets, float rate):
         """Refused: a quantised net is a snapshot for inference; train the float net it came from."""
-        raise InvalidArgumentError("a quantised net cannot be trained: train the float net and quantise it again")
-
-    def tables(self):
-        """(bias (lanes,), rows (GIOUL_ROWS, lanes), w2 (3, lanes)), int16 copies."""
-        net_checked(self)
-        return tuple(t.copy() for t in self._tables)
+        _refuse_training()
 
     def evaluate_rows(self, const uint8_t[:, ::1] rows not None):
         """(n, 3) float64: win, win_mars, lose_mars for the side to decide of each valid Gioul state row."""
