@@ -594,9 +594,18 @@ ctypedef void (*DoubleSearch)(GenC* g, const SideC* node, uint64_t node_key, int
 cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int depth, uint32_t allowed,
                               DoubleSearch deeper) noexcept nogil:
     """The dice of a double from `node` (at `depth` < g.ndice, game not over), sources in
-    `allowed` (canonical order: those <= the previous step's), a child's dice by `deeper`.
-    The last two dice are one loop here (the children's leaves recorded in place), not one
-    call per child."""
+    `allowed`, a child's dice by `deeper`. The last two dice are one loop here (the
+    children's leaves recorded in place), not one call per child.
+
+    In canonical order `allowed` holds the sources <= the previous step's. Otherwise it
+    leaves out the steps whose child the visited set is known to hold (no lookup): a step
+    from x after the previous step from s > x, where x was also a legal source before that
+    step. Its child is reached by the same two steps the other way round (from x, then
+    from s: s keeps its checkers, its landing and its bear-off, as x < s; a released side
+    stays released, an unreleased one moved s, not the mother; the child, the same
+    position, is no banned prime), a path of the same node earlier in the search's order
+    (sources lowest first), so that child was visited already: the skipped steps are ones
+    the lookup would have dropped, and the moves and their order do not change."""
     cdef SideC child
     cdef uint64_t key, salt = STATE_SALT[depth + 1]
     cdef const uint64_t* zs = g.zs
@@ -605,7 +614,8 @@ cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int
     cdef uint32_t low
     cdef bint lookup = depth > 0 and not g.canonical     # the only nodes that can repeat (header)
     cdef bint before_last = depth + 2 == g.ndice
-    cdef uint32_t leaves, below, sources = node_sources(g, node, d) & allowed
+    cdef uint32_t leaves, below, legal = node_sources(g, node, d)
+    cdef uint32_t sources = legal & allowed
     if not sources:
         return
     if depth + 1 == g.ndice:            # a Gioul block of one die
@@ -625,7 +635,7 @@ cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int
         g.steps[depth][0] = s
         g.steps[depth][1] = t
         if child.counts[0] != NUM_CHECKERS:
-            below = (1u << s) - 1 if g.canonical else BOARD_MASK
+            below = (1u << s) - 1 if g.canonical else ~(legal & (low - 1))
             if before_last:
                 leaves = node_sources(g, &child, d) & below
                 if leaves and g.canonical:
