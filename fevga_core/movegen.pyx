@@ -269,6 +269,7 @@ ctypedef struct GenC:
     const uint64_t* zs      # ZOBRIST_STEP entries of the mover's colour
     uint32_t land[7]        # land[d]: own points a checker may play die d from onto an open point
     bint released           # the mover is released from the mother rule (so at every node)
+    bint prime_safe         # no step of the turn can complete a banned prime (per-die bans reject nothing)
     bint fast               # node_sources' common case holds at every node of the turn
     uint64_t key            # key of the current node (mover still on roll; generic search)
     SideC cur               # the current node (generic search)
@@ -298,14 +299,14 @@ cdef inline bint has_bits(uint32_t x, int n) noexcept nogil:
 
 cdef inline uint32_t node_sources(const GenC* g, const SideC* side, int d) noexcept nogil:
     """legal_sources(&g.r, side, d), the common case decided in a few steps: a released side
-    not bearing off, whose prime zones each miss two points (so that legal_sources' per-source
-    prime checks reject nothing), plays from every point the die can leave. g.fast: every
-    node of the turn is such a side."""
+    not bearing off, whose prime zones each miss two points or whose turn cannot complete a
+    prime (so that legal_sources' per-source prime checks reject nothing), plays from every
+    point the die can leave. g.fast: every node of the turn is such a side."""
     cdef uint32_t m = side.mask, gap
     if g.fast:
         return m & g.land[d]
     if g.released and m & ~(<uint32_t> HOME_MASK):
-        if not g.r.per_die:
+        if g.prime_safe:
             return m & g.land[d]
         gap = ~m & START_QUARTER_MASK
         if gap & (gap - 1):
@@ -734,19 +735,21 @@ cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
     # and fills at most one: a root with `steps` occupied points outside home and `steps + 1`
     # empty points in each prime zone keeps one of the former and two of the latter there.
     steps = 2 if d1 != d2 else ndice
+    g.is_double = d1 == d2
+    g.canonical = g.is_double and double_commutes(&g.r, me, d1)
+    # double_commutes' prime test: no banned prime is reachable this turn
+    g.prime_safe = not g.r.per_die or g.canonical
     g.fast = g.released and has_bits(me.mask & ~(<uint32_t> HOME_MASK), steps) and (
-        not g.r.per_die or (has_bits(~me.mask & START_QUARTER_MASK, steps + 1) and (
+        g.prime_safe or (has_bits(~me.mask & START_QUARTER_MASK, steps + 1) and (
             not g.r.ban_prime or has_bits(~me.mask & BEFORE_OPP_MOTHER_MASK, steps + 1))))
     g.zs = ZOBRIST_STEP + color * NUM_SLOTS * 16
     memset(g.steps, 0, sizeof(g.steps))
     g.dice[0] = d1
     g.dice[1] = d2
-    g.is_double = d1 == d2
     g.ndice = ndice
     g.end_checks = g.r.primes and not g.r.per_die
     g.no_playable = (flags & FLAG_MUST_OPEN_NO_PLAYABLE) != 0
     g.oblig_mask = 0 if g.no_playable or not g.r.primes else trapped_obligation(me, opp)
-    g.canonical = g.is_double and double_commutes(&g.r, me, d1)
     g.out = out
     g.nmoves = 0
     g.best = -1
