@@ -25,7 +25,7 @@
 # has at most one point that bears off with a given die (that point, or the highest point for a
 # larger die). Across the two orders pair_search knows the repeats from the steps (its
 # docstring), so only the generic search's deeper pair nodes and the deeper nodes of doubles
-# not searched in canonical order are looked up.
+# not searched in canonical order are looked up (less the ones double_level knows it has seen).
 
 cimport cython
 from libc.stdint cimport SIZE_MAX
