@@ -25,7 +25,7 @@
 # has at most one point that bears off with a given die (that point, or the highest point for a
 # larger die). Across the two orders pair_search knows the repeats from the steps (its
 # docstring), so only the generic search's deeper pair nodes and the deeper nodes of doubles
-# not searched in canonical order are looked up.
+# not searched in canonical order are looked up (less the ones double_level knows it has seen).
 
 cimport cython
 from libc.stdint cimport SIZE_MAX
@@ -269,6 +269,7 @@ ctypedef struct GenC:
     const uint64_t* zs      # ZOBRIST_STEP entries of the mover's colour
     uint32_t land[7]        # land[d]: own points a checker may play die d from onto an open point
     bint released           # the mover is released from the mother rule (so at every node)
+    bint prime_safe         # no step of the turn can complete a banned prime (per-die bans reject nothing)
     bint fast               # node_sources' common case holds at every node of the turn
     uint64_t key            # key of the current node (mover still on roll; generic search)
     SideC cur               # the current node (generic search)
@@ -282,7 +283,9 @@ ctypedef struct GenC:
     bint canonical          # a double may be played in non-increasing source order
     uint32_t oblig_mask     # rule 5.2: the six points to open (0 = no obligation)
     MoveC* out
-    int nmoves
+    MoveC* next             # where the next record goes, out + the records kept: a pointer, as a
+                            # count cost each leaf loop some 8 instructions to convert to one and back
+    MoveC* end              # out + MAX_MOVES
     int best
     bint overflow
     WorkspaceC* ws
@@ -298,14 +301,14 @@ cdef inline bint has_bits(uint32_t x, int n) noexcept nogil:
 
 cdef inline uint32_t node_sources(const GenC* g, const SideC* side, int d) noexcept nogil:
     """legal_sources(&g.r, side, d), the common case decided in a few steps: a released side
-    not bearing off, whose prime zones each miss two points (so that legal_sources' per-source
-    prime checks reject nothing), plays from every point the die can leave. g.fast: every
-    node of the turn is such a side."""
+    not bearing off, whose prime zones each miss two points or whose turn cannot complete a
+    prime (so that legal_sources' per-source prime checks reject nothing), plays from every
+    point the die can leave. g.fast: every node of the turn is such a side."""
     cdef uint32_t m = side.mask, gap
     if g.fast:
         return m & g.land[d]
     if g.released and m & ~(<uint32_t> HOME_MASK):
-        if not g.r.per_die:
+        if g.prime_safe:
             return m & g.land[d]
         gap = ~m & START_QUARTER_MASK
         if gap & (gap - 1):
@@ -329,12 +332,11 @@ cdef inline void side_stepped(SideC* child, const SideC* side, size_t s, size_t 
 
 cdef inline void push_move(GenC* g, const SideC* side, uint64_t key, int nsteps) noexcept nogil:
     """Append a result: the mover's side, the key of its node (mover on roll), g.steps."""
-    cdef MoveC* move
-    if g.nmoves == MAX_MOVES:
+    cdef MoveC* move = g.next
+    if move == g.end:
         g.overflow = True
         return
-    move = &g.out[g.nmoves]
-    g.nmoves += 1
+    g.next += 1
     move.after = side[0]
     move.key = key ^ TURN_KEY
     move.nsteps = nsteps
@@ -345,7 +347,7 @@ cdef inline void raise_best(GenC* g, int score) noexcept nogil:
     """A candidate of `score` >= g.best is about to be recorded: a higher score drops the list."""
     if score > g.best:
         g.best = score
-        g.nmoves = 0
+        g.next = g.out
 
 
 # ---------------------------------------------------------------------------------------
@@ -449,14 +451,14 @@ cdef inline void record_leaves(GenC* g, const SideC* node, uint64_t node_key, in
     cdef uint64_t move_key = node_key ^ TURN_KEY
     cdef const uint64_t* zs = g.zs
     cdef MoveC* move
-    cdef MoveC* end = g.out + MAX_MOVES
+    cdef MoveC* end = g.end
     cdef const uint8_t* landing = LANDING[d]
     cdef const uint32_t* landing_bit = LANDING_BIT[d]
     cdef uint32_t low
     cdef size_t s, t, cs, ct
     raise_best(g, 2 * (depth + 1))
     memcpy(steps, g.steps, sizeof(steps))
-    move = g.out + g.nmoves
+    move = g.next
     while sources:
         if move == end:
             g.overflow = True
@@ -472,7 +474,7 @@ cdef inline void record_leaves(GenC* g, const SideC* node, uint64_t node_key, in
         write_leaf(move, node, &steps[0][0], s, t, cs, ct, low, landing_bit[s],
                    move_key ^ zs[s * 16 + cs - 1] ^ zs[t * 16 + ct], depth)
         move += 1
-    g.nmoves = move - g.out
+    g.next = move
 
 
 cdef void record_new_leaves(GenC* g, const SideC* node, uint64_t node_key, int depth, int d,
@@ -484,7 +486,7 @@ cdef void record_new_leaves(GenC* g, const SideC* node, uint64_t node_key, int d
     cdef uint64_t slot_key = node_key ^ STATE_SALT[g.ndice]
     cdef const uint64_t* zs = g.zs
     cdef MoveC* move
-    cdef MoveC* end = g.out + MAX_MOVES
+    cdef MoveC* end = g.end
     cdef uint32_t low
     cdef size_t s, t, cs, ct, i, slots = g.ws.slots_mask
     cdef uint64_t* keys = g.ws.keys
@@ -492,7 +494,7 @@ cdef void record_new_leaves(GenC* g, const SideC* node, uint64_t node_key, int d
     cdef uint32_t stamp = g.ws.stamp
     raise_best(g, 2 * (depth + 1))
     memcpy(steps, g.steps, sizeof(steps))
-    move = g.out + g.nmoves
+    move = g.next
     while sources:
         low = sources & (~sources + 1)
         sources ^= low
@@ -515,7 +517,7 @@ cdef void record_new_leaves(GenC* g, const SideC* node, uint64_t node_key, int d
         # values (pairs measured 1.5% slower with LANDING and LANDING_BIT)
         write_leaf(move, node, &steps[0][0], s, t, cs, ct, low, (low >> d) if t else 0, move_key ^ delta, depth)
         move += 1
-    g.nmoves = move - g.out
+    g.next = move
 
 
 cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept nogil:
@@ -594,9 +596,18 @@ ctypedef void (*DoubleSearch)(GenC* g, const SideC* node, uint64_t node_key, int
 cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int depth, uint32_t allowed,
                               DoubleSearch deeper) noexcept nogil:
     """The dice of a double from `node` (at `depth` < g.ndice, game not over), sources in
-    `allowed` (canonical order: those <= the previous step's), a child's dice by `deeper`.
-    The last two dice are one loop here (the children's leaves recorded in place), not one
-    call per child."""
+    `allowed`, a child's dice by `deeper`. The last two dice are one loop here (the
+    children's leaves recorded in place), not one call per child.
+
+    In canonical order `allowed` holds the sources <= the previous step's. Otherwise it
+    leaves out the steps whose child the visited set is known to hold (no lookup): a step
+    from x after the previous step from s > x, where x was also a legal source before that
+    step. Its child is reached by the same two steps the other way round (from x, then
+    from s: s keeps its checkers, its landing and its bear-off, as x < s; a released side
+    stays released, an unreleased one moved s, not the mother; the child, the same
+    position, is no banned prime), a path of the same node earlier in the search's order
+    (sources lowest first), so that child was visited already: the skipped steps are ones
+    the lookup would have dropped, and the moves and their order do not change."""
     cdef SideC child
     cdef uint64_t key, salt = STATE_SALT[depth + 1]
     cdef const uint64_t* zs = g.zs
@@ -605,7 +616,8 @@ cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int
     cdef uint32_t low
     cdef bint lookup = depth > 0 and not g.canonical     # the only nodes that can repeat (header)
     cdef bint before_last = depth + 2 == g.ndice
-    cdef uint32_t leaves, below, sources = node_sources(g, node, d) & allowed
+    cdef uint32_t leaves, below, legal = node_sources(g, node, d)
+    cdef uint32_t sources = legal & allowed
     if not sources:
         return
     if depth + 1 == g.ndice:            # a Gioul block of one die
@@ -625,7 +637,7 @@ cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int
         g.steps[depth][0] = s
         g.steps[depth][1] = t
         if child.counts[0] != NUM_CHECKERS:
-            below = (1u << s) - 1 if g.canonical else BOARD_MASK
+            below = (1u << s) - 1 if g.canonical else ~(legal & (low - 1))
             if before_last:
                 leaves = node_sources(g, &child, d) & below
                 if leaves and g.canonical:
@@ -724,21 +736,24 @@ cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
     # and fills at most one: a root with `steps` occupied points outside home and `steps + 1`
     # empty points in each prime zone keeps one of the former and two of the latter there.
     steps = 2 if d1 != d2 else ndice
+    g.is_double = d1 == d2
+    g.canonical = g.is_double and double_commutes(&g.r, me, d1)
+    # double_commutes' prime test: no banned prime is reachable this turn
+    g.prime_safe = not g.r.per_die or g.canonical
     g.fast = g.released and has_bits(me.mask & ~(<uint32_t> HOME_MASK), steps) and (
-        not g.r.per_die or (has_bits(~me.mask & START_QUARTER_MASK, steps + 1) and (
+        g.prime_safe or (has_bits(~me.mask & START_QUARTER_MASK, steps + 1) and (
             not g.r.ban_prime or has_bits(~me.mask & BEFORE_OPP_MOTHER_MASK, steps + 1))))
     g.zs = ZOBRIST_STEP + color * NUM_SLOTS * 16
     memset(g.steps, 0, sizeof(g.steps))
     g.dice[0] = d1
     g.dice[1] = d2
-    g.is_double = d1 == d2
     g.ndice = ndice
     g.end_checks = g.r.primes and not g.r.per_die
     g.no_playable = (flags & FLAG_MUST_OPEN_NO_PLAYABLE) != 0
     g.oblig_mask = 0 if g.no_playable or not g.r.primes else trapped_obligation(me, opp)
-    g.canonical = g.is_double and double_commutes(&g.r, me, d1)
     g.out = out
-    g.nmoves = 0
+    g.next = out
+    g.end = out + MAX_MOVES
     g.best = -1
     g.overflow = False
     g.ws = ws
@@ -764,12 +779,12 @@ cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
             push_move(&g, me, pos.key, 0)
     if g.overflow:
         return -1
-    if g.nmoves == 0:        # every candidate broke an end-of-turn ban: the turn passes
+    if g.next == out:        # every candidate broke an end-of-turn ban: the turn passes
         out[0].after = me[0]
         out[0].key = pos.key ^ TURN_KEY
         out[0].nsteps = 0
-        g.nmoves = 1
-    return g.nmoves
+        return 1
+    return g.next - out
 
 
 cdef bint can_play_die(const PositionC* pos, int color, int d, int flags) noexcept nogil:
