@@ -76,6 +76,24 @@ def test_the_documented_gioul_truth_gives_the_documented_table() -> None:
     assert [round(rates[p].mean, 4) for p in rates] == [0.0604, 0.0305, 0.0174, 0.0147]
 
 
+def test_the_net_3_candidate_is_judged_on_the_shipped_truth_as_documented() -> None:
+    from fevga import Net
+
+    candidate = Net.load(DOCUMENTED.parent / "nets" / "candidates" / "fevga-h256-3m.npz")  # docs/net.md
+    truth = load_truth(DOCUMENTED / "truth-2026-7.json")
+    judged = load_truth(DOCUMENTED / "judged-h256-3m.json")
+    assert candidate.hidden == 256 and judged.settings["judged"] == {"net3-h256 1-ply": {"net": candidate.checksum,
+                                                                                         "plies": 1}}
+    assert {**judged.settings, "players": truth.settings["players"], "judged": None} == \
+        {**truth.settings, "judged": None}
+    for d, before in zip(judged.decisions, truth.decisions, strict=True):  # the same rollouts, picks added
+        old = {m.move: (m.equity, m.se) for m in before.moves}
+        assert all((m.equity, m.se) == old[m.move] for m in d.moves if m.move in old)
+        assert d.picks == {**before.picks, "net3-h256 1-ply": d.picks["net3-h256 1-ply"]}
+    rates = {r.player: round(r.mean, 4) for r in error_rates(judged.decisions)}
+    assert (rates["net 1-ply"], rates["net3-h256 1-ply"]) == (0.0113, 0.0110)
+
+
 @pytest.mark.parametrize("text", ["[]", "{}", '{"format": "fevga-error-rate-corpus/1"}',
                                   '{"format": "fevga-error-rate-corpus/1", "seed": 1, "net": "x", "decisions": [{}]}',
                                   '{"format": "fevga-error-rate-truth/1", "settings": 3, "decisions": []}', "nope"])
