@@ -21,6 +21,7 @@ import argparse
 import sys
 import time
 
+from fevga.errors import FevgaError
 from fevga.error_rate import (Corpus, DecisionTruth, build_corpus, error_rates, judge_truth, load_truth, markdown_table,
                               run_truth)
 
@@ -104,7 +105,10 @@ def main(argv: list[str] | None = None) -> None:
     r = sub.add_parser("report", help="the error-rate table of the decisions done so far")
     r.add_argument("truth")
     args = parser.parse_args(argv)
-    {"corpus": _corpus, "truth": _truth, "judge": _judge, "report": _report}[args.command](args)
+    try:
+        {"corpus": _corpus, "truth": _truth, "judge": _judge, "report": _report}[args.command](args)
+    except FevgaError as exc:  # a bad file, net or argument: one line naming it, not a traceback
+        parser.exit(2, f"error_rate.py {args.command}: {type(exc).__name__}: {exc}\n")
 
 
 if __name__ == "__main__":

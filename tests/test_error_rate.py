@@ -288,3 +288,16 @@ def test_a_decision_truth_does_not_depend_on_the_workers() -> None:
     one, two = (decision_truth(race, 2, 2592, 7, workers=w) for w in (1, 2))
     assert one.moves == two.moves and one.picks == two.picks
     assert len(one.moves) >= 2 and all(m.se > 0 for m in one.moves)
+
+
+def test_the_script_names_a_bad_file_in_one_line(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    bad = tmp_path / "truth.json"
+    bad.write_text("garbage")
+    script = DOCUMENTED.parent / "error_rate.py"
+    done = subprocess.run([sys.executable, str(script), "report", str(bad)], capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == "error_rate.py report: CheckpointError: the truth file is not JSON: Expecting value: " \
+        "line 1 column 1 (char 0)"
