@@ -40,7 +40,7 @@ from fevga_core.errors import InvalidArgumentError
 
 from fevga_core.types cimport (
     SideC, PositionC, MoveC, uint8_t, uint32_t, uint64_t,
-    NUM_SLOTS, NUM_CHECKERS, NUM_ROLLS, MAX_STEPS, MAX_MOVES,
+    NUM_POINTS, NUM_SLOTS, NUM_CHECKERS, NUM_ROLLS, MAX_STEPS, MAX_MOVES,
     FLAG_RELEASE_REACH, FLAG_QUARTER_END_OF_TURN, FLAG_BAN_PRIME, FLAG_MUST_OPEN_NO_PLAYABLE,
     FLAG_GIOUL, BOARD_MASK, HOME_MASK, START_QUARTER_MASK, BEFORE_OPP_MOTHER_MASK, MOTHER_BIT,
 )
@@ -459,10 +459,10 @@ cdef inline void record_leaves(GenC* g, const SideC* node, uint64_t node_key, in
     raise_best(g, 2 * (depth + 1))
     memcpy(steps, g.steps, sizeof(steps))
     move = g.next
+    if end - move < NUM_POINTS and has_bits(sources, end - move + 1):   # checked once, not per leaf
+        g.overflow = True
+        return
     while sources:
-        if move == end:
-            g.overflow = True
-            break
         low = sources & (~sources + 1)
         sources ^= low
         s = __builtin_ctz(low) + 1
@@ -495,6 +495,9 @@ cdef void record_new_leaves(GenC* g, const SideC* node, uint64_t node_key, int d
     raise_best(g, 2 * (depth + 1))
     memcpy(steps, g.steps, sizeof(steps))
     move = g.next
+    if end - move < NUM_POINTS and has_bits(sources, end - move + 1):   # checked once, not per leaf
+        g.overflow = True
+        return
     while sources:
         low = sources & (~sources + 1)
         sources ^= low
@@ -531,10 +534,20 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
     C = (p - d1, p) and D = (p, p - d2) of the second, in that order of generation.
     commuted[p] holds the first-order first steps that a step from p followed (so a
     second-order result whose steps the first order took the other way round is dropped),
-    followed[k][s] the sources of the steps that followed a first step from s in order k."""
+    followed[k][s] the sources of the steps that followed a first step from s in order k.
+
+    When every node plays from every point its die can leave (g.fast), legality is occupancy
+    and open landings alone, so the second order (die e first from s to t = s - e, then die
+    f) repeats the first unless its second step is the moved checker going on from t: another
+    checker x (x == s included) was already on its point with the same landing, so the first
+    order played x, then s. That result, s to t - f, is new only if the first order could not
+    reach it: s - f is closed (else s, then s - f) and t was empty (else t, then s). The fast
+    second order plays just those, once the first recorded a leaf (so that no node of depth
+    one is recorded). Then neither needs commuted and followed; A, B in the first order is
+    "the first order played s - e" (s is then a leaf of it, its landing being own)."""
     cdef SideC child
     cdef uint64_t key
-    cdef uint32_t sources, leaves, drop
+    cdef uint32_t sources, leaves, drop, opened = 0
     cdef uint32_t commuted[NUM_SLOTS]
     cdef uint32_t followed[2][NUM_SLOTS]
     cdef uint32_t low
@@ -542,13 +555,24 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
     cdef size_t s, t, x, cs, ct
     cdef int k, first, second, score
     cdef uint32_t both_off = (1u << (g.dice[0] if g.dice[0] < g.dice[1] else g.dice[1])) - 1  # off by either die
-    memset(commuted, 0, sizeof(commuted))
-    memset(followed, 0, sizeof(followed))
+    cdef bint tracked = not g.fast     # commuted and followed kept (the general second order's)
+    if tracked:
+        memset(commuted, 0, sizeof(commuted))
+        memset(followed, 0, sizeof(followed))
     for k in range(2):
         first = g.dice[k]
         second = g.dice[1 - k]
         score = 2 + (first > second)
         sources = node_sources(g, root, first)
+        if k == 0:
+            opened = sources
+        elif not tracked:
+            if g.best == 4:         # the fast second order (above)
+                sources &= ~g.land[second] & ((g.land[second] & ~root.mask) << first)
+            else:                   # the first order recorded no leaf: its tables are all 0
+                tracked = True
+                memset(commuted, 0, sizeof(commuted))
+                memset(followed, 0, sizeof(followed))
         while sources:
             low = sources & (~sources + 1)
             sources ^= low
@@ -561,16 +585,23 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
             g.steps[0][0] = s
             g.steps[0][1] = t
             if child.counts[0] != NUM_CHECKERS:
+                if k == 1 and not tracked:
+                    record_leaves(g, &child, key, 1, second, low >> first, NULL, 0)
+                    continue
                 leaves = node_sources(g, &child, second)
-                followed[k][s] = leaves
                 if k == 0:
+                    if tracked:
+                        followed[0][s] = leaves
                     # B (x = t), after A
-                    if t and s > <size_t> second and followed[0][s - second] & low and leaves & (low >> first):
-                        commuted[t] |= low
+                    if t and s > <size_t> second and leaves & (low >> first) and (
+                            followed[0][s - second] & low if tracked else opened & (low >> second)):
+                        if tracked:
+                            commuted[t] |= low
                         leaves &= ~(low >> first)
                     if leaves:
-                        record_leaves(g, &child, key, 1, second, leaves, commuted, low)
+                        record_leaves(g, &child, key, 1, second, leaves, commuted if tracked else NULL, low)
                 else:
+                    followed[1][s] = leaves
                     drop = commuted[s]
                     x = s + second      # C, after A (B is commuted)
                     if x <= 24 and x > <size_t> first and followed[0][x - first] & (low << second):

@@ -59,8 +59,8 @@ ctypedef struct PositionC:
 ctypedef struct MoveC:
     SideC after
     uint64_t key
+    uint8_t steps[MAX_STEPS][2]     # before nsteps: 8-aligned, one store (movegen's leaf writer)
     uint8_t nsteps
-    uint8_t steps[MAX_STEPS][2]
 
 # A Gioul game state (§11.5). `pos` is the board; pos.turn is the side that plays the
 # pending decision, or, with no dice pending (count == 0), the side that rolls next.
