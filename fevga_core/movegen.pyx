@@ -598,8 +598,10 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
                         if tracked:
                             commuted[t] |= low
                         leaves &= ~(low >> first)
-                    if leaves:
-                        record_leaves(g, &child, key, 1, second, leaves, commuted if tracked else NULL, low)
+                    if leaves and tracked:
+                        record_leaves(g, &child, key, 1, second, leaves, commuted, low)
+                    elif leaves:        # a call of its own: the loop without the commuted test
+                        record_leaves(g, &child, key, 1, second, leaves, NULL, 0)
                 else:
                     followed[1][s] = leaves
                     drop = commuted[s]
