@@ -80,6 +80,7 @@ cdef uint64_t TURN_KEY = zobrist_turn()
 # instead of a compare, a conditional move and two shifts by register.
 cdef uint8_t LANDING[7][NUM_SLOTS]
 cdef uint32_t LANDING_BIT[7][NUM_SLOTS]
+cdef uint32_t LANDS[7][NUM_SLOTS]
 
 
 cdef void _fill_landing() noexcept nogil:
@@ -88,6 +89,7 @@ cdef void _fill_landing() noexcept nogil:
         for s in range(NUM_SLOTS):
             LANDING[d][s] = s - d if s > d else 0
             LANDING_BIT[d][s] = (1u << LANDING[d][s]) >> 1
+            LANDS[d][s] = LANDING[d][s] | LANDING_BIT[d][s] << 8
 
 
 _fill_landing()
@@ -452,9 +454,8 @@ cdef inline void record_leaves(GenC* g, const SideC* node, uint64_t node_key, in
     cdef const uint64_t* zs = g.zs
     cdef MoveC* move
     cdef MoveC* end = g.end
-    cdef const uint8_t* landing = LANDING[d]
-    cdef const uint32_t* landing_bit = LANDING_BIT[d]
-    cdef uint32_t low
+    cdef const uint32_t* lands = LANDS[d]
+    cdef uint32_t low, land
     cdef size_t s, t, cs, ct
     raise_best(g, 2 * (depth + 1))
     memcpy(steps, g.steps, sizeof(steps))
@@ -466,12 +467,13 @@ cdef inline void record_leaves(GenC* g, const SideC* node, uint64_t node_key, in
         low = sources & (~sources + 1)
         sources ^= low
         s = __builtin_ctz(low) + 1
-        t = landing[s]
+        land = lands[s]
+        t = land & 0xFF
         cs = node.counts[s]
         ct = node.counts[t]
         if commuted != NULL:
             commuted[s] |= first_bit
-        write_leaf(move, node, &steps[0][0], s, t, cs, ct, low, landing_bit[s],
+        write_leaf(move, node, &steps[0][0], s, t, cs, ct, low, land >> 8,
                    move_key ^ zs[s * 16 + cs - 1] ^ zs[t * 16 + ct], depth)
         move += 1
     g.next = move
@@ -547,7 +549,7 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
     "the first order played s - e" (s is then a leaf of it, its landing being own)."""
     cdef SideC child
     cdef uint64_t key
-    cdef uint32_t sources, leaves, drop, opened = 0
+    cdef uint32_t sources, leaves, drop, land, opened = 0
     cdef uint32_t commuted[NUM_SLOTS]
     cdef uint32_t followed[2][NUM_SLOTS]
     cdef uint32_t low
@@ -577,11 +579,12 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
             low = sources & (~sources + 1)
             sources ^= low
             s = __builtin_ctz(low) + 1
-            t = LANDING[first][s]
+            land = LANDS[first][s]
+            t = land & 0xFF
             cs = root.counts[s]
             ct = root.counts[t]
             key = root_key ^ zs[s * 16 + cs - 1] ^ zs[t * 16 + ct]
-            side_stepped(&child, root, s, t, cs, ct, low, LANDING_BIT[first][s])
+            side_stepped(&child, root, s, t, cs, ct, low, land >> 8)
             g.steps[0][0] = s
             g.steps[0][1] = t
             if child.counts[0] != NUM_CHECKERS:
