@@ -536,20 +536,10 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
     C = (p - d1, p) and D = (p, p - d2) of the second, in that order of generation.
     commuted[p] holds the first-order first steps that a step from p followed (so a
     second-order result whose steps the first order took the other way round is dropped),
-    followed[k][s] the sources of the steps that followed a first step from s in order k.
-
-    When every node plays from every point its die can leave (g.fast), legality is occupancy
-    and open landings alone, so the second order (die e first from s to t = s - e, then die
-    f) repeats the first unless its second step is the moved checker going on from t: another
-    checker x (x == s included) was already on its point with the same landing, so the first
-    order played x, then s. That result, s to t - f, is new only if the first order could not
-    reach it: s - f is closed (else s, then s - f) and t was empty (else t, then s). The fast
-    second order plays just those, once the first recorded a leaf (so that no node of depth
-    one is recorded). Then neither needs commuted and followed; A, B in the first order is
-    "the first order played s - e" (s is then a leaf of it, its landing being own)."""
+    followed[k][s] the sources of the steps that followed a first step from s in order k."""
     cdef SideC child
     cdef uint64_t key
-    cdef uint32_t sources, leaves, drop, land, opened = 0
+    cdef uint32_t sources, leaves, drop, land
     cdef uint32_t commuted[NUM_SLOTS]
     cdef uint32_t followed[2][NUM_SLOTS]
     cdef uint32_t low
@@ -557,24 +547,13 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
     cdef size_t s, t, x, cs, ct
     cdef int k, first, second, score
     cdef uint32_t both_off = (1u << (g.dice[0] if g.dice[0] < g.dice[1] else g.dice[1])) - 1  # off by either die
-    cdef bint tracked = not g.fast     # commuted and followed kept (the general second order's)
-    if tracked:
-        memset(commuted, 0, sizeof(commuted))
-        memset(followed, 0, sizeof(followed))
+    memset(commuted, 0, sizeof(commuted))
+    memset(followed, 0, sizeof(followed))
     for k in range(2):
         first = g.dice[k]
         second = g.dice[1 - k]
         score = 2 + (first > second)
         sources = node_sources(g, root, first)
-        if k == 0:
-            opened = sources
-        elif not tracked:
-            if g.best == 4:         # the fast second order (above)
-                sources &= ~g.land[second] & ((g.land[second] & ~root.mask) << first)
-            else:                   # the first order recorded no leaf: its tables are all 0
-                tracked = True
-                memset(commuted, 0, sizeof(commuted))
-                memset(followed, 0, sizeof(followed))
         while sources:
             low = sources & (~sources + 1)
             sources ^= low
@@ -588,25 +567,16 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
             g.steps[0][0] = s
             g.steps[0][1] = t
             if child.counts[0] != NUM_CHECKERS:
-                if k == 1 and not tracked:
-                    record_leaves(g, &child, key, 1, second, low >> first, NULL, 0)
-                    continue
                 leaves = node_sources(g, &child, second)
+                followed[k][s] = leaves
                 if k == 0:
-                    if tracked:
-                        followed[0][s] = leaves
                     # B (x = t), after A
-                    if t and s > <size_t> second and leaves & (low >> first) and (
-                            followed[0][s - second] & low if tracked else opened & (low >> second)):
-                        if tracked:
-                            commuted[t] |= low
+                    if t and s > <size_t> second and followed[0][s - second] & low and leaves & (low >> first):
+                        commuted[t] |= low
                         leaves &= ~(low >> first)
-                    if leaves and tracked:
+                    if leaves:
                         record_leaves(g, &child, key, 1, second, leaves, commuted, low)
-                    elif leaves:        # a call of its own: the loop without the commuted test
-                        record_leaves(g, &child, key, 1, second, leaves, NULL, 0)
                 else:
-                    followed[1][s] = leaves
                     drop = commuted[s]
                     x = s + second      # C, after A (B is commuted)
                     if x <= 24 and x > <size_t> first and followed[0][x - first] & (low << second):
@@ -621,6 +591,60 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
                     if leaves:
                         record_leaves(g, &child, key, 1, second, leaves, NULL, 0)
             if score >= g.best:
+                raise_best(g, score)
+                push_move(g, &child, key, 1)
+
+
+cdef void pair_search_fast(GenC* g, const SideC* root, uint64_t root_key) noexcept nogil:
+    """pair_search when every node plays from every point its die can leave (g.fast), in the
+    same order with the same records, and no tables.
+
+    Legality is then occupancy and open landings alone. In the first order, B (the moved
+    checker going on from t = s - d1) repeats A exactly when the first order played s - d2
+    (s is then a leaf of it: its landing is own). The second order (d2 from s to t, then d1
+    from x) repeats the first unless x is the moved checker going on from t: any other x
+    (x == s included) was on its point before, with the same landing, so the first order
+    played x, then s. That result, s to t - d1, is new only if s - d1 is closed (else the
+    first order played s, then s - d1) and t was empty (else t, then s). Once the first order
+    recorded a leaf, no node of depth one is recorded, so the second order visits only those."""
+    cdef SideC child
+    cdef uint64_t key
+    cdef uint32_t sources, leaves, low, land, opened = 0, new = 0
+    cdef const uint64_t* zs = g.zs
+    cdef size_t s, t, cs, ct
+    cdef int k, first, second, score
+    for k in range(2):
+        first = g.dice[k]
+        second = g.dice[1 - k]
+        score = 2 + (first > second)
+        sources = root.mask & g.land[first]
+        if k == 0:
+            opened = sources
+        else:
+            new = sources & ~g.land[second] & ((g.land[second] & ~root.mask) << first)
+            if g.best == 4:
+                sources = new
+        while sources:
+            low = sources & (~sources + 1)
+            sources ^= low
+            s = __builtin_ctz(low) + 1
+            land = LANDS[first][s]
+            t = land & 0xFF
+            cs = root.counts[s]
+            ct = root.counts[t]
+            key = root_key ^ zs[s * 16 + cs - 1] ^ zs[t * 16 + ct]
+            side_stepped(&child, root, s, t, cs, ct, low, land >> 8)
+            g.steps[0][0] = s
+            g.steps[0][1] = t
+            if k == 0:
+                leaves = child.mask & g.land[second]
+                if opened & (low >> second):
+                    leaves &= ~(low >> first)
+            else:
+                leaves = low >> first if new & low else 0
+            if leaves:
+                record_leaves(g, &child, key, 1, second, leaves, NULL, 0)
+            elif score >= g.best:
                 raise_best(g, score)
                 push_move(g, &child, key, 1)
 
@@ -808,6 +832,8 @@ cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
                 if not g.canonical:
                     workspace_reset(ws, VISITED_SIZE)
                 double_search(&g, me, pos.key)
+            elif g.fast:
+                pair_search_fast(&g, me, pos.key)
             else:
                 pair_search(&g, me, pos.key)
         if g.best <= 0:          # nothing to play: the root is the one move (a pass)
