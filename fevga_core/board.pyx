@@ -13,7 +13,7 @@
 #   row[25:50] Black's counts in Black's own numbering (row[25] = borne off)
 #   row[50]    side on roll: 0 = White, 1 = Black
 
-from libc.string cimport memset
+from libc.string cimport memset, memcpy
 
 from fevga_core.types cimport (
     NUM_SLOTS, NUM_CHECKERS, POSITION_WIDTH, NUM_ROLLS, FEVGA_FLAGS, SideC, PositionC, uint8_t, uint32_t, uint64_t, int32_t,
@@ -71,10 +71,15 @@ cdef uint64_t zobrist_turn() noexcept nogil:
 
 
 cdef uint64_t side_key(const SideC* side, int color) noexcept nogil:
-    cdef uint64_t key = 0
+    """The side's part of the key; its mask must be current (an empty slot's entry is 0)."""
+    cdef const uint64_t* z = ZOBRIST + color * 25 * 16
+    cdef uint64_t key = z[side.counts[0]]
+    cdef uint32_t m = side.mask
     cdef int slot
-    for slot in range(NUM_SLOTS):
-        key ^= ZOBRIST[(color * 25 + slot) * 16 + side.counts[slot]]
+    while m:
+        slot = __builtin_ctz(m) + 1
+        m &= m - 1
+        key ^= z[slot * 16 + side.counts[slot]]
     return key
 
 
@@ -114,40 +119,30 @@ cdef void position_start(PositionC* pos, int turn) noexcept nogil:
 
 cdef int position_load(PositionC* pos, const uint8_t* row) noexcept nogil:
     """Fill `pos` from a flat row (trusted: validated at the Python boundary)."""
-    cdef int slot, color
-    cdef uint8_t c
-    cdef uint32_t mask
-    cdef uint64_t key = ZOBRIST_TURN if row[2 * NUM_SLOTS] else 0
     memset(pos, 0, sizeof(PositionC))
-    for color in range(2):
-        mask = 0
-        for slot in range(NUM_SLOTS):
-            c = row[color * NUM_SLOTS + slot]
-            pos.side[color].counts[slot] = c
-            key ^= ZOBRIST[(color * 25 + slot) * 16 + c]
-            if c and slot:
-                mask |= 1u << (slot - 1)
-        pos.side[color].mask = mask
+    memcpy(pos.side[0].counts, row, NUM_SLOTS)
+    memcpy(pos.side[1].counts, row + NUM_SLOTS, NUM_SLOTS)
     pos.turn = row[2 * NUM_SLOTS]
-    pos.key = key
+    position_update(pos)
     return 0
 
 
 cdef int row_problem(const uint8_t* row) noexcept nogil:
     """0 if a flat row is a valid position, else the ROW_* code of its first problem."""
     cdef int color, slot, total
+    cdef uint8_t high
     for color in range(2):
         total = 0
-        for slot in range(NUM_SLOTS):
-            if row[color * NUM_SLOTS + slot] > 15:
-                return ROW_BAD_COUNT
+        high = 0
+        for slot in range(NUM_SLOTS):      # no exit in the loop: the compiler vectorises it
             total += row[color * NUM_SLOTS + slot]
-        if total != 15:
+            high |= row[color * NUM_SLOTS + slot]
+        if high > 15 or total != 15:        # a count above 15 sets a bit above 15 in `high`
             return ROW_BAD_COUNT
     if row[2 * NUM_SLOTS] > 1:
         return ROW_BAD_TURN
-    for slot in range(1, NUM_SLOTS):      # White's own p is Black's own ((p + 11) % 24) + 1
-        if row[slot] and row[NUM_SLOTS + (slot + 11) % 24 + 1]:
+    for slot in range(1, 13):      # White's own p is Black's own ((p + 11) % 24) + 1
+        if (row[slot] and row[NUM_SLOTS + slot + 12]) or (row[slot + 12] and row[NUM_SLOTS + slot]):
             return ROW_SHARED_POINT
     if row[0] == 15 and row[NUM_SLOTS] == 15:
         return ROW_BOTH_OFF
