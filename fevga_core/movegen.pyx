@@ -25,7 +25,8 @@
 # has at most one point that bears off with a given die (that point, or the highest point for a
 # larger die). Across the two orders pair_search knows the repeats from the steps (its
 # docstring), so only the generic search's deeper pair nodes and the deeper nodes of doubles
-# not searched in canonical order are looked up (less the ones double_level knows it has seen).
+# not searched in canonical order are looked up (less the ones double_level knows it has seen,
+# and none at depth 2: double_level's docstring).
 
 cimport cython
 from libc.stdint cimport SIZE_MAX
@@ -590,14 +591,15 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
 
 
 ctypedef void (*DoubleSearch)(GenC* g, const SideC* node, uint64_t node_key, int depth,
-                              uint32_t allowed) noexcept nogil
+                              uint32_t allowed, bint canonical) noexcept nogil
 
 
 cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int depth, uint32_t allowed,
-                              DoubleSearch deeper) noexcept nogil:
+                              DoubleSearch deeper, bint canonical) noexcept nogil:
     """The dice of a double from `node` (at `depth` < g.ndice, game not over), sources in
     `allowed`, a child's dice by `deeper`. The last two dice are one loop here (the
-    children's leaves recorded in place), not one call per child.
+    children's leaves recorded in place), not one call per child. `canonical` is g.canonical,
+    a constant at each call so that the compiler drops the other order's tests.
 
     In canonical order `allowed` holds the sources <= the previous step's. Otherwise it
     leaves out the steps whose child the visited set is known to hold (no lookup): a step
@@ -607,15 +609,24 @@ cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int
     stays released, an unreleased one moved s, not the mother; the child, the same
     position, is no banned prime), a path of the same node earlier in the search's order
     (sources lowest first), so that child was visited already: the skipped steps are ones
-    the lookup would have dropped, and the moves and their order do not change."""
+    the lookup would have dropped, and the moves and their order do not change.
+
+    So no node at depth 2 repeats either (nor needs a lookup): its sources x, y (x first)
+    come in no other order, as (y, x) is no path of this search. If y > x, the step from x
+    after the one from y is left out (x was legal at the root: it is the first step of
+    (x, y)); if y < x, y was no legal source at the root (else the step from y after the one
+    from x would have been left out). The same position at depth 2 means the same sources
+    (the header), so the node is another depth-2 node's only if it is the same path."""
     cdef SideC child
     cdef uint64_t key, salt = STATE_SALT[depth + 1]
     cdef const uint64_t* zs = g.zs
     cdef int d = g.dice[0], score = 2 * (depth + 1)
     cdef size_t s, t, cs, ct
     cdef uint32_t low
-    cdef bint lookup = depth > 0 and not g.canonical     # the only nodes that can repeat (header)
+    cdef bint lookup = depth > 1 and not canonical       # the only nodes that can repeat (above)
     cdef bint before_last = depth + 2 == g.ndice
+    cdef const uint8_t* landing = LANDING[d]
+    cdef const uint32_t* landing_bit = LANDING_BIT[d]
     cdef uint32_t leaves, below, legal = node_sources(g, node, d)
     cdef uint32_t sources = legal & allowed
     if not sources:
@@ -627,25 +638,25 @@ cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int
         low = sources & (~sources + 1)
         sources ^= low
         s = __builtin_ctz(low) + 1
-        t = LANDING[d][s]
+        t = landing[s]
         cs = node.counts[s]
         ct = node.counts[t]
         key = node_key ^ zs[s * 16 + cs - 1] ^ zs[t * 16 + ct]
         if lookup and not workspace_insert(g.ws, key ^ salt):
             continue
-        side_stepped(&child, node, s, t, cs, ct, low, LANDING_BIT[d][s])
+        side_stepped(&child, node, s, t, cs, ct, low, landing_bit[s])
         g.steps[depth][0] = s
         g.steps[depth][1] = t
-        if child.counts[0] != NUM_CHECKERS:
-            below = (1u << s) - 1 if g.canonical else ~(legal & (low - 1))
+        if t or ct != NUM_CHECKERS - 1:    # the child's game goes on (the node's did)
+            below = (low << 1) - 1 if canonical else ~(legal & (low - 1))
             if before_last:
                 leaves = node_sources(g, &child, d) & below
-                if leaves and g.canonical:
+                if leaves and (canonical or depth == 0):       # depth 0: leaves at depth 2
                     record_leaves(g, &child, key, depth + 1, d, leaves, NULL, 0)
                 elif leaves:
                     record_new_leaves(g, &child, key, depth + 1, d, leaves)
             else:
-                deeper(g, &child, key, depth + 1, below)
+                deeper(g, &child, key, depth + 1, below, canonical)
         if score >= g.best:
             raise_best(g, score)
             push_move(g, &child, key, depth + 1)
@@ -656,17 +667,17 @@ cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int
 # so that the compiler may make them one function: a call per inner node cost about 40
 # instructions (a double has about 15 inner nodes).
 cdef void double_search_2(GenC* g, const SideC* node, uint64_t node_key, int depth,
-                          uint32_t allowed) noexcept nogil:
-    double_level(g, node, node_key, depth, allowed, NULL)
+                          uint32_t allowed, bint canonical) noexcept nogil:
+    double_level(g, node, node_key, depth, allowed, NULL, canonical)
 
 
 cdef void double_search_1(GenC* g, const SideC* node, uint64_t node_key, int depth,
-                          uint32_t allowed) noexcept nogil:
-    double_level(g, node, node_key, depth, allowed, double_search_2)
+                          uint32_t allowed, bint canonical) noexcept nogil:
+    double_level(g, node, node_key, depth, allowed, double_search_2, canonical)
 
 
-cdef void double_search(GenC* g, const SideC* root, uint64_t root_key) noexcept nogil:
-    double_level(g, root, root_key, 0, BOARD_MASK, double_search_1)
+cdef void double_search(GenC* g, const SideC* root, uint64_t root_key, bint canonical) noexcept nogil:
+    double_level(g, root, root_key, 0, BOARD_MASK, double_search_1, canonical)
 
 
 cdef bint double_commutes(const StepRulesC* r, const SideC* side, int d) noexcept nogil:
@@ -769,9 +780,11 @@ cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
     else:
         if me.counts[0] != NUM_CHECKERS:
             if g.is_double:
-                if not g.canonical:
+                if g.canonical:      # a constant argument: each search compiled for its order
+                    double_search(&g, me, pos.key, True)
+                else:
                     workspace_reset(ws, VISITED_SIZE)
-                double_search(&g, me, pos.key)
+                    double_search(&g, me, pos.key, False)
             else:
                 pair_search(&g, me, pos.key)
         if g.best <= 0:          # nothing to play: the root is the one move (a pass)
