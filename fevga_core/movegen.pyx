@@ -25,8 +25,8 @@
 # has at most one point that bears off with a given die (that point, or the highest point for a
 # larger die). Across the two orders pair_search knows the repeats from the steps (its
 # docstring), so only the generic search's deeper pair nodes and the deeper nodes of doubles
-# not searched in canonical order are looked up (less the ones double_level knows it has seen,
-# and none at depth 2: double_level's docstring).
+# not searched in canonical order are looked up, and those only from depth 3 and when
+# double_level finds that a node may repeat (its docstring).
 
 cimport cython
 from libc.stdint cimport SIZE_MAX
@@ -282,6 +282,8 @@ ctypedef struct GenC:
     bint end_checks         # six-prime bans judged on the final position only
     bint no_playable        # must_open = no_playable_roll
     bint canonical          # a double may be played in non-increasing source order
+    bint lookups            # double_level (not in canonical order) consults the visited set
+    bint dropped            # double_level met a node where a node may repeat (its docstring)
     uint32_t oblig_mask     # rule 5.2: the six points to open (0 = no obligation)
     MoveC* out
     MoveC* next             # where the next record goes, out + the records kept: a pointer, as a
@@ -591,7 +593,7 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
 
 
 ctypedef void (*DoubleSearch)(GenC* g, const SideC* node, uint64_t node_key, int depth,
-                              uint32_t allowed, bint canonical) noexcept nogil
+                              uint32_t allowed) noexcept nogil
 
 
 cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int depth, uint32_t allowed,
@@ -599,36 +601,48 @@ cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int
     """The dice of a double from `node` (at `depth` < g.ndice, game not over), sources in
     `allowed`, a child's dice by `deeper`. The last two dice are one loop here (the
     children's leaves recorded in place), not one call per child. `canonical` is g.canonical,
-    a constant at each call so that the compiler drops the other order's tests.
+    a literal at each call so that the compiler drops the other order's tests.
 
     In canonical order `allowed` holds the sources <= the previous step's. Otherwise it
-    leaves out the steps whose child the visited set is known to hold (no lookup): a step
-    from x after the previous step from s > x, where x was also a legal source before that
-    step. Its child is reached by the same two steps the other way round (from x, then
-    from s: s keeps its checkers, its landing and its bear-off, as x < s; a released side
-    stays released, an unreleased one moved s, not the mother; the child, the same
-    position, is no banned prime), a path of the same node earlier in the search's order
-    (sources lowest first), so that child was visited already: the skipped steps are ones
-    the lookup would have dropped, and the moves and their order do not change.
+    leaves out a set X of steps whose child was visited earlier in the search's order
+    (sources lowest first), so that the moves and their order are those of a search that
+    tried every step and dropped the children the visited set held; X is empty at the root.
+    A child's X holds the node's legal sources x that are
+    (a) below the step's source s: the child after x is reached the other way round (from
+        x, then from s: s keeps its checkers, its landing and its bear-off, as x < s; a
+        released side stays released, an unreleased one moved s, not the mother; the child,
+        the same position, is no banned prime), an earlier path; or
+    (b) in the node's X: the node's child by x was reached earlier by a path R, whose first
+        differing source is the lower one (R ends elsewhere if it differs only in its last
+        step), and R then the step from s is an earlier path of the child after x (s != x
+        keeps its checkers, its landing, and its bear-off, x staying below a highest point
+        s; an unreleased s is not the mother, as x is away from it; the end, the same
+        position, is no banned prime).
 
-    So no node at depth 2 repeats either (nor needs a lookup): its sources x, y (x first)
-    come in no other order, as (y, x) is no path of this search. If y > x, the step from x
-    after the one from y is left out (x was legal at the root: it is the first step of
-    (x, y)); if y < x, y was no legal source at the root (else the step from y after the one
-    from x would have been left out). The same position at depth 2 means the same sources
-    (the header), so the node is another depth-2 node's only if it is the same path."""
+    Which nodes can repeat: two paths P before Q of one node have the same sources (the
+    header); at their first difference P steps from some x below Q's source, and Q steps
+    from x later, at least two steps on (right after it x is in Q's X by (a)), so the node
+    is at depth 3 or more. X keeps x along Q by (b) while x is legal, and x, still stocked,
+    with its landing open and its bear-off, not the mother, can only stop being legal by
+    completing a banned prime. So a node can repeat only if the search meets a node whose
+    X holds a source that is not legal there (g.dropped): the search runs without the
+    visited set (g.lookups False), and again with it from depth 3 on if it did (in a model
+    of the search, 4% of the benchmark corpus's doubles not in canonical order)."""
     cdef SideC child
     cdef uint64_t key, salt = STATE_SALT[depth + 1]
     cdef const uint64_t* zs = g.zs
     cdef int d = g.dice[0], score = 2 * (depth + 1)
     cdef size_t s, t, cs, ct
     cdef uint32_t low
-    cdef bint lookup = depth > 1 and not canonical       # the only nodes that can repeat (above)
+    cdef bint lookup = not canonical and depth > 1 and g.lookups         # children (above)
+    cdef bint leaf_lookup = not canonical and depth > 0 and g.lookups    # grandchildren
     cdef bint before_last = depth + 2 == g.ndice
     cdef const uint8_t* landing = LANDING[d]
     cdef const uint32_t* landing_bit = LANDING_BIT[d]
     cdef uint32_t leaves, below, legal = node_sources(g, node, d)
     cdef uint32_t sources = legal & allowed
+    if not canonical and ~allowed & ~legal:
+        g.dropped = True
     if not sources:
         return
     if depth + 1 == g.ndice:            # a Gioul block of one die
@@ -648,36 +662,66 @@ cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int
         g.steps[depth][0] = s
         g.steps[depth][1] = t
         if t or ct != NUM_CHECKERS - 1:    # the child's game goes on (the node's did)
-            below = (low << 1) - 1 if canonical else ~(legal & (low - 1))
+            below = (low << 1) - 1 if canonical else ~(legal & ((low - 1) | ~allowed))
             if before_last:
                 leaves = node_sources(g, &child, d) & below
-                if leaves and (canonical or depth == 0):       # depth 0: leaves at depth 2
+                if leaves and not leaf_lookup:
                     record_leaves(g, &child, key, depth + 1, d, leaves, NULL, 0)
                 elif leaves:
                     record_new_leaves(g, &child, key, depth + 1, d, leaves)
             else:
-                deeper(g, &child, key, depth + 1, below, canonical)
+                deeper(g, &child, key, depth + 1, below)
         if score >= g.best:
             raise_best(g, score)
             push_move(g, &child, key, depth + 1)
 
 
 # double_level written out once per depth (a turn has at most MAX_STEPS = 4 dice, so a node
-# at depth 2 is the last die's or holds the last two: double_search_2 has no deeper level),
-# so that the compiler may make them one function: a call per inner node cost about 40
-# instructions (a double has about 15 inner nodes).
-cdef void double_search_2(GenC* g, const SideC* node, uint64_t node_key, int depth,
-                          uint32_t allowed, bint canonical) noexcept nogil:
-    double_level(g, node, node_key, depth, allowed, NULL, canonical)
+# at depth 2 is the last die's or holds the last two: *_search_2 has no deeper level), so
+# that the compiler may make them one function: a call per inner node cost about 40
+# instructions (a double has about 15 inner nodes). And once per order, `canonical` a
+# literal in each: one search taking it as an argument (called for each order, the ordered
+# one twice) was compiled once for both, movegen 3,393 and movegen-gioul 3,023 instructions
+# a pair against 3,284 and 2,910.
+cdef void canonical_search_2(GenC* g, const SideC* node, uint64_t node_key, int depth,
+                             uint32_t allowed) noexcept nogil:
+    double_level(g, node, node_key, depth, allowed, NULL, True)
 
 
-cdef void double_search_1(GenC* g, const SideC* node, uint64_t node_key, int depth,
-                          uint32_t allowed, bint canonical) noexcept nogil:
-    double_level(g, node, node_key, depth, allowed, double_search_2, canonical)
+cdef void canonical_search_1(GenC* g, const SideC* node, uint64_t node_key, int depth,
+                             uint32_t allowed) noexcept nogil:
+    double_level(g, node, node_key, depth, allowed, canonical_search_2, True)
 
 
-cdef void double_search(GenC* g, const SideC* root, uint64_t root_key, bint canonical) noexcept nogil:
-    double_level(g, root, root_key, 0, BOARD_MASK, double_search_1, canonical)
+cdef void ordered_search_2(GenC* g, const SideC* node, uint64_t node_key, int depth,
+                           uint32_t allowed) noexcept nogil:
+    double_level(g, node, node_key, depth, allowed, NULL, False)
+
+
+cdef void ordered_search_1(GenC* g, const SideC* node, uint64_t node_key, int depth,
+                           uint32_t allowed) noexcept nogil:
+    double_level(g, node, node_key, depth, allowed, ordered_search_2, False)
+
+
+cdef void double_search(GenC* g, const SideC* root, uint64_t root_key) noexcept nogil:
+    """Every move of a double from the root: in canonical order if g.canonical, else
+    without the visited set, and again with it if a node may repeat (double_level)."""
+    # allowed: every source (X empty: ~allowed & ~legal is 0 at the root)
+    if g.canonical:
+        double_level(g, root, root_key, 0, 0xFFFFFFFFu, canonical_search_1, True)
+        return
+    g.lookups = False
+    while True:     # one call of the ordered search, not two copies of it
+        g.dropped = False
+        double_level(g, root, root_key, 0, 0xFFFFFFFFu, ordered_search_1, False)
+        if g.lookups or not g.dropped:
+            return
+        g.lookups = True
+        g.next = g.out
+        g.best = -1
+        g.overflow = False
+        memset(g.steps, 0, sizeof(g.steps))
+        workspace_reset(g.ws, VISITED_SIZE)
 
 
 cdef bint double_commutes(const StepRulesC* r, const SideC* side, int d) noexcept nogil:
@@ -780,11 +824,7 @@ cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
     else:
         if me.counts[0] != NUM_CHECKERS:
             if g.is_double:
-                if g.canonical:      # a constant argument: each search compiled for its order
-                    double_search(&g, me, pos.key, True)
-                else:
-                    workspace_reset(ws, VISITED_SIZE)
-                    double_search(&g, me, pos.key, False)
+                double_search(&g, me, pos.key)
             else:
                 pair_search(&g, me, pos.key)
         if g.best <= 0:          # nothing to play: the root is the one move (a pass)
