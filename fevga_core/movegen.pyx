@@ -25,7 +25,8 @@
 # has at most one point that bears off with a given die (that point, or the highest point for a
 # larger die). Across the two orders pair_search knows the repeats from the steps (its
 # docstring), so only the generic search's deeper pair nodes and the deeper nodes of doubles
-# not searched in canonical order are looked up (less the ones double_level knows it has seen).
+# not searched in canonical order are looked up, and those only from depth 3 and when
+# double_level finds that a node may repeat (its docstring).
 
 cimport cython
 from libc.stdint cimport SIZE_MAX
@@ -75,21 +76,19 @@ _fill_zobrist_step()
 cdef uint64_t TURN_KEY = zobrist_turn()
 
 
-# LANDING[d][s]: where a checker on own point s lands with die d (0: borne off), and
-# LANDING_BIT[d][s] that point's occupancy bit (0 for off): one load each in the hot loops
-# instead of a compare, a conditional move and two shifts by register.
-cdef uint8_t LANDING[7][NUM_SLOTS]
-cdef uint32_t LANDING_BIT[7][NUM_SLOTS]
+# LANDS[d][s]: where a checker on own point s lands with die d (low byte; 0: borne off), and
+# above it that point's occupancy bit (0 for off): one load in the hot loops instead of a
+# compare, a conditional move and two shifts by register, and one table pointer (the leaf
+# loop spilled a second one).
 cdef uint32_t LANDS[7][NUM_SLOTS]
 
 
 cdef void _fill_landing() noexcept nogil:
-    cdef int d, s
+    cdef int d, s, t
     for d in range(7):
         for s in range(NUM_SLOTS):
-            LANDING[d][s] = s - d if s > d else 0
-            LANDING_BIT[d][s] = (1u << LANDING[d][s]) >> 1
-            LANDS[d][s] = LANDING[d][s] | LANDING_BIT[d][s] << 8
+            t = s - d if s > d else 0
+            LANDS[d][s] = t | ((1u << t) >> 1) << 8
 
 
 _fill_landing()
@@ -283,6 +282,8 @@ ctypedef struct GenC:
     bint end_checks         # six-prime bans judged on the final position only
     bint no_playable        # must_open = no_playable_roll
     bint canonical          # a double may be played in non-increasing source order
+    bint lookups            # double_level (not in canonical order) consults the visited set
+    bint dropped            # double_level met a node where a node may repeat (its docstring)
     uint32_t oblig_mask     # rule 5.2: the six points to open (0 = no obligation)
     MoveC* out
     MoveC* next             # where the next record goes, out + the records kept: a pointer, as a
@@ -489,7 +490,8 @@ cdef void record_new_leaves(GenC* g, const SideC* node, uint64_t node_key, int d
     cdef const uint64_t* zs = g.zs
     cdef MoveC* move
     cdef MoveC* end = g.end
-    cdef uint32_t low
+    cdef uint32_t low, land
+    cdef const uint32_t* lands = LANDS[d]
     cdef size_t s, t, cs, ct, i, slots = g.ws.slots_mask
     cdef uint64_t* keys = g.ws.keys
     cdef uint32_t* stamps = g.ws.stamps
@@ -504,7 +506,8 @@ cdef void record_new_leaves(GenC* g, const SideC* node, uint64_t node_key, int d
         low = sources & (~sources + 1)
         sources ^= low
         s = __builtin_ctz(low) + 1
-        t = s - d if s > <size_t> d else 0
+        land = lands[s]
+        t = land & 0xFF
         cs = node.counts[s]
         ct = node.counts[t]
         delta = zs[s * 16 + cs - 1] ^ zs[t * 16 + ct]
@@ -518,9 +521,7 @@ cdef void record_new_leaves(GenC* g, const SideC* node, uint64_t node_key, int d
         if move == end:
             g.overflow = True
             break
-        # the landing computed, not looked up: one more table pointer here spills this loop's
-        # values (pairs measured 1.5% slower with LANDING and LANDING_BIT)
-        write_leaf(move, node, &steps[0][0], s, t, cs, ct, low, (low >> d) if t else 0, move_key ^ delta, depth)
+        write_leaf(move, node, &steps[0][0], s, t, cs, ct, low, land >> 8, move_key ^ delta, depth)
         move += 1
     g.next = move
 
@@ -654,30 +655,51 @@ ctypedef void (*DoubleSearch)(GenC* g, const SideC* node, uint64_t node_key, int
 
 
 cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int depth, uint32_t allowed,
-                              DoubleSearch deeper) noexcept nogil:
+                              DoubleSearch deeper, bint canonical) noexcept nogil:
     """The dice of a double from `node` (at `depth` < g.ndice, game not over), sources in
     `allowed`, a child's dice by `deeper`. The last two dice are one loop here (the
-    children's leaves recorded in place), not one call per child.
+    children's leaves recorded in place), not one call per child. `canonical` is g.canonical,
+    a literal at each call so that the compiler drops the other order's tests.
 
     In canonical order `allowed` holds the sources <= the previous step's. Otherwise it
-    leaves out the steps whose child the visited set is known to hold (no lookup): a step
-    from x after the previous step from s > x, where x was also a legal source before that
-    step. Its child is reached by the same two steps the other way round (from x, then
-    from s: s keeps its checkers, its landing and its bear-off, as x < s; a released side
-    stays released, an unreleased one moved s, not the mother; the child, the same
-    position, is no banned prime), a path of the same node earlier in the search's order
-    (sources lowest first), so that child was visited already: the skipped steps are ones
-    the lookup would have dropped, and the moves and their order do not change."""
+    leaves out a set X of steps whose child was visited earlier in the search's order
+    (sources lowest first), so that the moves and their order are those of a search that
+    tried every step and dropped the children the visited set held; X is empty at the root.
+    A child's X holds the node's legal sources x that are
+    (a) below the step's source s: the child after x is reached the other way round (from
+        x, then from s: s keeps its checkers, its landing and its bear-off, as x < s; a
+        released side stays released, an unreleased one moved s, not the mother; the child,
+        the same position, is no banned prime), an earlier path; or
+    (b) in the node's X: the node's child by x was reached earlier by a path R, whose first
+        differing source is the lower one (R ends elsewhere if it differs only in its last
+        step), and R then the step from s is an earlier path of the child after x (s != x
+        keeps its checkers, its landing, and its bear-off, x staying below a highest point
+        s; an unreleased s is not the mother, as x is away from it; the end, the same
+        position, is no banned prime).
+
+    Which nodes can repeat: two paths P before Q of one node have the same sources (the
+    header); at their first difference P steps from some x below Q's source, and Q steps
+    from x later, at least two steps on (right after it x is in Q's X by (a)), so the node
+    is at depth 3 or more. X keeps x along Q by (b) while x is legal, and x, still stocked,
+    with its landing open and its bear-off, not the mother, can only stop being legal by
+    completing a banned prime. So a node can repeat only if the search meets a node whose
+    X holds a source that is not legal there (g.dropped): the search runs without the
+    visited set (g.lookups False), and again with it from depth 3 on if it did (in a model
+    of the search, 4% of the benchmark corpus's doubles not in canonical order)."""
     cdef SideC child
     cdef uint64_t key, salt = STATE_SALT[depth + 1]
     cdef const uint64_t* zs = g.zs
     cdef int d = g.dice[0], score = 2 * (depth + 1)
     cdef size_t s, t, cs, ct
     cdef uint32_t low
-    cdef bint lookup = depth > 0 and not g.canonical     # the only nodes that can repeat (header)
+    cdef bint lookup = not canonical and depth > 1 and g.lookups         # children (above)
+    cdef bint leaf_lookup = not canonical and depth > 0 and g.lookups    # grandchildren
     cdef bint before_last = depth + 2 == g.ndice
-    cdef uint32_t leaves, below, legal = node_sources(g, node, d)
+    cdef const uint32_t* lands = LANDS[d]
+    cdef uint32_t land, leaves, below, legal = node_sources(g, node, d)
     cdef uint32_t sources = legal & allowed
+    if not canonical and ~allowed & ~legal:
+        g.dropped = True
     if not sources:
         return
     if depth + 1 == g.ndice:            # a Gioul block of one die
@@ -687,20 +709,21 @@ cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int
         low = sources & (~sources + 1)
         sources ^= low
         s = __builtin_ctz(low) + 1
-        t = LANDING[d][s]
+        land = lands[s]
+        t = land & 0xFF
         cs = node.counts[s]
         ct = node.counts[t]
         key = node_key ^ zs[s * 16 + cs - 1] ^ zs[t * 16 + ct]
         if lookup and not workspace_insert(g.ws, key ^ salt):
             continue
-        side_stepped(&child, node, s, t, cs, ct, low, LANDING_BIT[d][s])
+        side_stepped(&child, node, s, t, cs, ct, low, land >> 8)
         g.steps[depth][0] = s
         g.steps[depth][1] = t
-        if child.counts[0] != NUM_CHECKERS:
-            below = (1u << s) - 1 if g.canonical else ~(legal & (low - 1))
+        if t or ct != NUM_CHECKERS - 1:    # the child's game goes on (the node's did)
+            below = (low << 1) - 1 if canonical else ~(legal & ((low - 1) | ~allowed))
             if before_last:
                 leaves = node_sources(g, &child, d) & below
-                if leaves and g.canonical:
+                if leaves and not leaf_lookup:
                     record_leaves(g, &child, key, depth + 1, d, leaves, NULL, 0)
                 elif leaves:
                     record_new_leaves(g, &child, key, depth + 1, d, leaves)
@@ -712,21 +735,51 @@ cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int
 
 
 # double_level written out once per depth (a turn has at most MAX_STEPS = 4 dice, so a node
-# at depth 2 is the last die's or holds the last two: double_search_2 has no deeper level),
-# so that the compiler may make them one function: a call per inner node cost about 40
-# instructions (a double has about 15 inner nodes).
-cdef void double_search_2(GenC* g, const SideC* node, uint64_t node_key, int depth,
-                          uint32_t allowed) noexcept nogil:
-    double_level(g, node, node_key, depth, allowed, NULL)
+# at depth 2 is the last die's or holds the last two: *_search_2 has no deeper level), so
+# that the compiler may make them one function: a call per inner node cost about 40
+# instructions (a double has about 15 inner nodes). And once per order, `canonical` a
+# literal in each: one search taking it as an argument (called for each order, the ordered
+# one twice) was compiled once for both, movegen 3,393 and movegen-gioul 3,023 instructions
+# a pair against 3,284 and 2,910.
+cdef void canonical_search_2(GenC* g, const SideC* node, uint64_t node_key, int depth,
+                             uint32_t allowed) noexcept nogil:
+    double_level(g, node, node_key, depth, allowed, NULL, True)
 
 
-cdef void double_search_1(GenC* g, const SideC* node, uint64_t node_key, int depth,
-                          uint32_t allowed) noexcept nogil:
-    double_level(g, node, node_key, depth, allowed, double_search_2)
+cdef void canonical_search_1(GenC* g, const SideC* node, uint64_t node_key, int depth,
+                             uint32_t allowed) noexcept nogil:
+    double_level(g, node, node_key, depth, allowed, canonical_search_2, True)
+
+
+cdef void ordered_search_2(GenC* g, const SideC* node, uint64_t node_key, int depth,
+                           uint32_t allowed) noexcept nogil:
+    double_level(g, node, node_key, depth, allowed, NULL, False)
+
+
+cdef void ordered_search_1(GenC* g, const SideC* node, uint64_t node_key, int depth,
+                           uint32_t allowed) noexcept nogil:
+    double_level(g, node, node_key, depth, allowed, ordered_search_2, False)
 
 
 cdef void double_search(GenC* g, const SideC* root, uint64_t root_key) noexcept nogil:
-    double_level(g, root, root_key, 0, BOARD_MASK, double_search_1)
+    """Every move of a double from the root: in canonical order if g.canonical, else
+    without the visited set, and again with it if a node may repeat (double_level)."""
+    # allowed: every source (X empty: ~allowed & ~legal is 0 at the root)
+    if g.canonical:
+        double_level(g, root, root_key, 0, 0xFFFFFFFFu, canonical_search_1, True)
+        return
+    g.lookups = False
+    while True:     # one call of the ordered search, not two copies of it
+        g.dropped = False
+        double_level(g, root, root_key, 0, 0xFFFFFFFFu, ordered_search_1, False)
+        if g.lookups or not g.dropped:
+            return
+        g.lookups = True
+        g.next = g.out
+        g.best = -1
+        g.overflow = False
+        memset(g.steps, 0, sizeof(g.steps))
+        workspace_reset(g.ws, VISITED_SIZE)
 
 
 cdef bint double_commutes(const StepRulesC* r, const SideC* side, int d) noexcept nogil:
@@ -829,8 +882,6 @@ cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
     else:
         if me.counts[0] != NUM_CHECKERS:
             if g.is_double:
-                if not g.canonical:
-                    workspace_reset(ws, VISITED_SIZE)
                 double_search(&g, me, pos.key)
             elif g.fast:
                 pair_search_fast(&g, me, pos.key)
