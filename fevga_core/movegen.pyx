@@ -526,6 +526,20 @@ cdef void record_new_leaves(GenC* g, const SideC* node, uint64_t node_key, int d
     g.next = move
 
 
+cdef inline uint64_t root_step(GenC* g, const SideC* root, uint64_t root_key, uint32_t low, int d,
+                               SideC* child) noexcept nogil:
+    """A pair's first step, die d from the root's point of bit `low`: the child, g.steps[0],
+    and the child's key (returned)."""
+    cdef size_t s = __builtin_ctz(low) + 1
+    cdef uint32_t land = LANDS[d][s]
+    cdef size_t t = land & 0xFF
+    cdef size_t cs = root.counts[s], ct = root.counts[t]
+    side_stepped(child, root, s, t, cs, ct, low, land >> 8)
+    g.steps[0][0] = s
+    g.steps[0][1] = t
+    return root_key ^ g.zs[s * 16 + cs - 1] ^ g.zs[t * 16 + ct]
+
+
 cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept nogil:
     """Both orders of a non-double: the first die, then the other from each result.
 
@@ -558,15 +572,9 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
         while sources:
             low = sources & (~sources + 1)
             sources ^= low
-            s = __builtin_ctz(low) + 1
-            land = LANDS[first][s]
-            t = land & 0xFF
-            cs = root.counts[s]
-            ct = root.counts[t]
-            key = root_key ^ zs[s * 16 + cs - 1] ^ zs[t * 16 + ct]
-            side_stepped(&child, root, s, t, cs, ct, low, land >> 8)
-            g.steps[0][0] = s
-            g.steps[0][1] = t
+            key = root_step(g, root, root_key, low, first, &child)
+            s = g.steps[0][0]
+            t = g.steps[0][1]
             if child.counts[0] != NUM_CHECKERS:
                 leaves = node_sources(g, &child, second)
                 followed[k][s] = leaves
@@ -628,15 +636,7 @@ cdef void pair_search_fast(GenC* g, const SideC* root, uint64_t root_key) noexce
         while sources:
             low = sources & (~sources + 1)
             sources ^= low
-            s = __builtin_ctz(low) + 1
-            land = LANDS[first][s]
-            t = land & 0xFF
-            cs = root.counts[s]
-            ct = root.counts[t]
-            key = root_key ^ zs[s * 16 + cs - 1] ^ zs[t * 16 + ct]
-            side_stepped(&child, root, s, t, cs, ct, low, land >> 8)
-            g.steps[0][0] = s
-            g.steps[0][1] = t
+            key = root_step(g, root, root_key, low, first, &child)
             if k == 0:
                 leaves = child.mask & g.land[second]
                 if opened & (low >> second):
