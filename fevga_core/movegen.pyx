@@ -499,9 +499,6 @@ cdef void record_new_leaves(GenC* g, const SideC* node, uint64_t node_key, int d
     raise_best(g, 2 * (depth + 1))
     memcpy(steps, g.steps, sizeof(steps))
     move = g.next
-    if end - move < NUM_POINTS and has_bits(sources, end - move + 1):   # checked once, not per leaf
-        g.overflow = True
-        return
     while sources:
         low = sources & (~sources + 1)
         sources ^= low
@@ -554,12 +551,11 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
     followed[k][s] the sources of the steps that followed a first step from s in order k."""
     cdef SideC child
     cdef uint64_t key
-    cdef uint32_t sources, leaves, drop, land
+    cdef uint32_t sources, leaves, drop
     cdef uint32_t commuted[NUM_SLOTS]
     cdef uint32_t followed[2][NUM_SLOTS]
     cdef uint32_t low
-    cdef const uint64_t* zs = g.zs
-    cdef size_t s, t, x, cs, ct
+    cdef size_t s, t, x
     cdef int k, first, second, score
     cdef uint32_t both_off = (1u << (g.dice[0] if g.dice[0] < g.dice[1] else g.dice[1])) - 1  # off by either die
     memset(commuted, 0, sizeof(commuted))
@@ -618,9 +614,7 @@ cdef void pair_search_fast(GenC* g, const SideC* root, uint64_t root_key) noexce
     recorded a leaf, no node of depth one is recorded, so the second order visits only those."""
     cdef SideC child
     cdef uint64_t key
-    cdef uint32_t sources, leaves, low, land, opened = 0, new = 0
-    cdef const uint64_t* zs = g.zs
-    cdef size_t s, t, cs, ct
+    cdef uint32_t sources, leaves, low, opened = 0, new = 0
     cdef int k, first, second, score
     for k in range(2):
         first = g.dice[k]
