@@ -27,6 +27,7 @@ cdef uint64_t zobrist_turn() noexcept nogil
 cdef uint64_t side_key(const SideC* side, int color) noexcept nogil
 cdef void side_update_mask(SideC* side) noexcept nogil
 cdef void position_update(PositionC* pos) noexcept nogil
+cdef uint64_t position_key(const PositionC* pos) noexcept nogil
 cdef int side_pips(const SideC* side) noexcept nogil
 # Codes of row_problem (mirrored in fevga.batch messages).
 cdef enum:

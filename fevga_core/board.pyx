@@ -93,12 +93,17 @@ cdef void side_update_mask(SideC* side) noexcept nogil:
 
 
 cdef void position_update(PositionC* pos) noexcept nogil:
-    """Recompute the derived fields (masks, key) from the counts and the turn."""
+    """Recompute the derived fields (the masks) from the counts."""
     side_update_mask(&pos.side[0])
     side_update_mask(&pos.side[1])
-    pos.key = side_key(&pos.side[0], 0) ^ side_key(&pos.side[1], 1)
-    if pos.turn:
-        pos.key ^= ZOBRIST_TURN
+
+
+cdef uint64_t position_key(const PositionC* pos) noexcept nogil:
+    """The position's 64-bit Zobrist key (the table above; its masks must be current).
+    Computed when asked, not kept in every position and move the engine makes: only the
+    Python side (hash, key()) reads it."""
+    cdef uint64_t key = side_key(&pos.side[0], 0) ^ side_key(&pos.side[1], 1)
+    return key ^ ZOBRIST_TURN if pos.turn else key
 
 
 cdef int side_pips(const SideC* side) noexcept nogil:

@@ -1,9 +1,10 @@
 # Legal-move generation (docs/rules.md §3-§7 and the §6 full-turn procedure).
 #
 # One call enumerates the turn depth-first: every node (the empty sequence included) is a
-# candidate. Only the mover's side changes during a turn, so a node is the mover's SideC
-# plus the incremental Zobrist key. A node already expanded with the same dice left is
-# skipped (a transposition), which both prunes the search and deduplicates the results.
+# candidate. Only the mover's side changes during a turn, so a node is the mover's SideC.
+# Where a node can repeat, it also carries its Zobrist key relative to the root (the XOR of
+# its steps' key changes), and a node already expanded with the same dice left is skipped
+# (a transposition), which both prunes the search and deduplicates the results.
 #
 # Candidates are ranked by one integer score, highest kept (docs/rules.md §6 steps 2-5):
 #   -1                          broken end-of-turn restriction (variants): dropped
@@ -46,7 +47,7 @@ from fevga_core.types cimport (
     FLAG_GIOUL, BOARD_MASK, HOME_MASK, START_QUARTER_MASK, BEFORE_OPP_MOTHER_MASK, MOTHER_BIT,
 )
 from fevga_core.board cimport (
-    ROLL_D1, ROLL_D2, zobrist_table, zobrist_turn, rotate12, highest_point,
+    ROLL_D1, ROLL_D2, zobrist_table, rotate12, highest_point,
     __builtin_ctz, __builtin_popcount,
 )
 
@@ -70,10 +71,6 @@ cdef void _fill_zobrist_step() noexcept nogil:
 
 
 _fill_zobrist_step()
-
-
-# The key change of the side on roll, read once (a call into board per generator call).
-cdef uint64_t TURN_KEY = zobrist_turn()
 
 
 # LANDS[d][s]: where a checker on own point s lands with die d (low byte; 0: borne off), and
@@ -272,7 +269,7 @@ ctypedef struct GenC:
     bint released           # the mover is released from the mother rule (so at every node)
     bint prime_safe         # no step of the turn can complete a banned prime (per-die bans reject nothing)
     bint fast               # node_sources' common case holds at every node of the turn
-    uint64_t key            # key of the current node (mover still on roll; generic search)
+    uint64_t key            # key of the current node relative to the root (generic search)
     SideC cur               # the current node (generic search)
     SideC opp
     uint8_t steps[MAX_STEPS][2]
@@ -289,6 +286,7 @@ ctypedef struct GenC:
     MoveC* next             # where the next record goes, out + the records kept: a pointer, as a
                             # count cost each leaf loop some 8 instructions to convert to one and back
     MoveC* end              # out + MAX_MOVES
+    MoveC* crowded          # end - NUM_POINTS: from a record above it a node's leaves may not fit
     int best
     bint overflow
     WorkspaceC* ws
@@ -333,15 +331,14 @@ cdef inline void side_stepped(SideC* child, const SideC* side, size_t s, size_t 
     child.mask = stepped_mask(side.mask, low, cs, landing_bit)
 
 
-cdef inline void push_move(GenC* g, const SideC* side, uint64_t key, int nsteps) noexcept nogil:
-    """Append a result: the mover's side, the key of its node (mover on roll), g.steps."""
+cdef inline void push_move(GenC* g, const SideC* side, int nsteps) noexcept nogil:
+    """Append a result: the mover's side and g.steps."""
     cdef MoveC* move = g.next
     if move == g.end:
         g.overflow = True
         return
     g.next += 1
     move.after = side[0]
-    move.key = key ^ TURN_KEY
     move.nsteps = nsteps
     memcpy(move.steps, g.steps, sizeof(g.steps))
 
@@ -386,7 +383,7 @@ cdef void visit(GenC* g, int depth, int state, int larger) noexcept nogil:
                 expand(g, depth, g.dice[1], state | 2, depth == 0 and g.dice[1] > g.dice[0])
     if score >= g.best:
         raise_best(g, score)
-        push_move(g, &g.cur, g.key, depth)
+        push_move(g, &g.cur, depth)
 
 
 cdef void expand(GenC* g, int depth, int d, int next_state, int larger) noexcept nogil:
@@ -425,34 +422,30 @@ cdef void expand(GenC* g, int depth, int d, int next_state, int larger) noexcept
 # at depth 1 for the larger die of a pair), so the nodes of the last die outscore all the
 # others: they are recorded in a tight loop (record_leaves) and an inner node is recorded
 # only while no node below it has been (score >= best). Each node is a SideC of its own on
-# the stack (no restoring), passed down with its key.
+# the stack (no restoring), passed down with its key where it can repeat.
 
 cdef inline void write_leaf(MoveC* move, const SideC* node, const uint8_t* steps, size_t s, size_t t,
-                            size_t cs, size_t ct, uint32_t low, uint32_t landing_bit, uint64_t move_key,
-                            int depth) noexcept nogil:
+                            size_t cs, size_t ct, uint32_t low, uint32_t landing_bit, int depth) noexcept nogil:
     """move = `node` after a step s -> t by the last die (cs and ct the counts of s and t
-    before it, low and landing_bit their bits), its key, and the steps: `steps` (g.steps,
+    before it, low and landing_bit their bits) and the steps: `steps` (g.steps,
     copied once by the caller) with this one. Written field by field from the node: a MoveC
     template copied per leaf was kept in stack slots and re-assembled each time."""
     move.after = node[0]
     move.after.counts[s] = cs - 1
     move.after.counts[t] = ct + 1
     move.after.mask = stepped_mask(node.mask, low, cs, landing_bit)
-    move.key = move_key
     move.nsteps = depth + 1
     memcpy(move.steps, steps, sizeof(move.steps))
     move.steps[depth][0] = s
     move.steps[depth][1] = t
 
 
-cdef inline void record_leaves(GenC* g, const SideC* node, uint64_t node_key, int depth, int d,
+cdef inline void record_leaves(GenC* g, const SideC* node, int depth, int d,
                                uint32_t sources, uint32_t* commuted, uint32_t first_bit) noexcept nogil:
     """Record every child of `node` (at `depth`) by the last die `d` from `sources`: nodes
     that cannot repeat (a double in canonical order, a pair's, see pair_search). With
     `commuted` (pair_search's first order), also commuted[p] |= first_bit for each step from p."""
     cdef uint8_t steps[MAX_STEPS][2]
-    cdef uint64_t move_key = node_key ^ TURN_KEY
-    cdef const uint64_t* zs = g.zs
     cdef MoveC* move
     cdef MoveC* end = g.end
     cdef const uint32_t* lands = LANDS[d]
@@ -461,7 +454,8 @@ cdef inline void record_leaves(GenC* g, const SideC* node, uint64_t node_key, in
     raise_best(g, 2 * (depth + 1))
     memcpy(steps, g.steps, sizeof(steps))
     move = g.next
-    if end - move < NUM_POINTS and has_bits(sources, end - move + 1):   # checked once, not per leaf
+    # checked once, not per leaf; a pointer compared, as `end - move` divides by sizeof(MoveC)
+    if move > g.crowded and has_bits(sources, end - move + 1):
         g.overflow = True
         return
     while sources:
@@ -474,8 +468,7 @@ cdef inline void record_leaves(GenC* g, const SideC* node, uint64_t node_key, in
         ct = node.counts[t]
         if commuted != NULL:
             commuted[s] |= first_bit
-        write_leaf(move, node, &steps[0][0], s, t, cs, ct, low, land >> 8,
-                   move_key ^ zs[s * 16 + cs - 1] ^ zs[t * 16 + ct], depth)
+        write_leaf(move, node, &steps[0][0], s, t, cs, ct, low, land >> 8, depth)
         move += 1
     g.next = move
 
@@ -485,7 +478,7 @@ cdef void record_new_leaves(GenC* g, const SideC* node, uint64_t node_key, int d
     """record_leaves for nodes that can repeat (a double not in canonical order): each child
     unless the visited set has it (workspace_insert on locals)."""
     cdef uint8_t steps[MAX_STEPS][2]
-    cdef uint64_t delta, move_key = node_key ^ TURN_KEY
+    cdef uint64_t delta
     cdef uint64_t slot_key = node_key ^ STATE_SALT[g.ndice]
     cdef const uint64_t* zs = g.zs
     cdef MoveC* move
@@ -518,15 +511,13 @@ cdef void record_new_leaves(GenC* g, const SideC* node, uint64_t node_key, int d
         if move == end:
             g.overflow = True
             break
-        write_leaf(move, node, &steps[0][0], s, t, cs, ct, low, land >> 8, move_key ^ delta, depth)
+        write_leaf(move, node, &steps[0][0], s, t, cs, ct, low, land >> 8, depth)
         move += 1
     g.next = move
 
 
-cdef inline uint64_t root_step(GenC* g, const SideC* root, uint64_t root_key, uint32_t low, int d,
-                               SideC* child) noexcept nogil:
-    """A pair's first step, die d from the root's point of bit `low`: the child, g.steps[0],
-    and the child's key (returned)."""
+cdef inline void root_step(GenC* g, const SideC* root, uint32_t low, int d, SideC* child) noexcept nogil:
+    """A pair's first step, die d from the root's point of bit `low`: the child and g.steps[0]."""
     cdef size_t s = __builtin_ctz(low) + 1
     cdef uint32_t land = LANDS[d][s]
     cdef size_t t = land & 0xFF
@@ -534,10 +525,9 @@ cdef inline uint64_t root_step(GenC* g, const SideC* root, uint64_t root_key, ui
     side_stepped(child, root, s, t, cs, ct, low, land >> 8)
     g.steps[0][0] = s
     g.steps[0][1] = t
-    return root_key ^ g.zs[s * 16 + cs - 1] ^ g.zs[t * 16 + ct]
 
 
-cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept nogil:
+cdef void pair_search(GenC* g, const SideC* root) noexcept nogil:
     """Both orders of a non-double: the first die, then the other from each result.
 
     No visited set: a result that repeats an earlier one is known from the steps. A result
@@ -550,7 +540,6 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
     second-order result whose steps the first order took the other way round is dropped),
     followed[k][s] the sources of the steps that followed a first step from s in order k."""
     cdef SideC child
-    cdef uint64_t key
     cdef uint32_t sources, leaves, drop
     cdef uint32_t commuted[NUM_SLOTS]
     cdef uint32_t followed[2][NUM_SLOTS]
@@ -568,7 +557,7 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
         while sources:
             low = sources & (~sources + 1)
             sources ^= low
-            key = root_step(g, root, root_key, low, first, &child)
+            root_step(g, root, low, first, &child)
             s = g.steps[0][0]
             t = g.steps[0][1]
             if child.counts[0] != NUM_CHECKERS:
@@ -580,7 +569,7 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
                         commuted[t] |= low
                         leaves &= ~(low >> first)
                     if leaves:
-                        record_leaves(g, &child, key, 1, second, leaves, commuted, low)
+                        record_leaves(g, &child, 1, second, leaves, commuted, low)
                 else:
                     drop = commuted[s]
                     x = s + second      # C, after A (B is commuted)
@@ -594,13 +583,13 @@ cdef void pair_search(GenC* g, const SideC* root, uint64_t root_key) noexcept no
                         drop |= followed[0][s] & both_off
                     leaves &= ~drop
                     if leaves:
-                        record_leaves(g, &child, key, 1, second, leaves, NULL, 0)
+                        record_leaves(g, &child, 1, second, leaves, NULL, 0)
             if score >= g.best:
                 raise_best(g, score)
-                push_move(g, &child, key, 1)
+                push_move(g, &child, 1)
 
 
-cdef void pair_search_fast(GenC* g, const SideC* root, uint64_t root_key) noexcept nogil:
+cdef void pair_search_fast(GenC* g, const SideC* root) noexcept nogil:
     """pair_search when every node plays from every point its die can leave (g.fast), in the
     same order with the same records, and no tables.
 
@@ -613,7 +602,6 @@ cdef void pair_search_fast(GenC* g, const SideC* root, uint64_t root_key) noexce
     first order played s, then s - d1) and t was empty (else t, then s). Once the first order
     recorded a leaf, no node of depth one is recorded, so the second order visits only those."""
     cdef SideC child
-    cdef uint64_t key
     cdef uint32_t sources, leaves, low, opened = 0, new = 0
     cdef int k, first, second, score
     for k in range(2):
@@ -630,7 +618,7 @@ cdef void pair_search_fast(GenC* g, const SideC* root, uint64_t root_key) noexce
         while sources:
             low = sources & (~sources + 1)
             sources ^= low
-            key = root_step(g, root, root_key, low, first, &child)
+            root_step(g, root, low, first, &child)
             if k == 0:
                 leaves = child.mask & g.land[second]
                 if opened & (low >> second):
@@ -638,10 +626,10 @@ cdef void pair_search_fast(GenC* g, const SideC* root, uint64_t root_key) noexce
             else:
                 leaves = low >> first if new & low else 0
             if leaves:
-                record_leaves(g, &child, key, 1, second, leaves, NULL, 0)
+                record_leaves(g, &child, 1, second, leaves, NULL, 0)
             elif score >= g.best:
                 raise_best(g, score)
-                push_move(g, &child, key, 1)
+                push_move(g, &child, 1)
 
 
 ctypedef void (*DoubleSearch)(GenC* g, const SideC* node, uint64_t node_key, int depth,
@@ -697,7 +685,7 @@ cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int
     if not sources:
         return
     if depth + 1 == g.ndice:            # a Gioul block of one die
-        record_leaves(g, node, node_key, depth, d, sources, NULL, 0)
+        record_leaves(g, node, depth, d, sources, NULL, 0)
         return
     while sources:
         low = sources & (~sources + 1)
@@ -707,7 +695,7 @@ cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int
         t = land & 0xFF
         cs = node.counts[s]
         ct = node.counts[t]
-        key = node_key ^ zs[s * 16 + cs - 1] ^ zs[t * 16 + ct]
+        key = 0 if canonical else node_key ^ zs[s * 16 + cs - 1] ^ zs[t * 16 + ct]   # none can repeat
         if lookup and not workspace_insert(g.ws, key ^ salt):
             continue
         side_stepped(&child, node, s, t, cs, ct, low, land >> 8)
@@ -718,14 +706,14 @@ cdef inline void double_level(GenC* g, const SideC* node, uint64_t node_key, int
             if before_last:
                 leaves = node_sources(g, &child, d) & below
                 if leaves and not leaf_lookup:
-                    record_leaves(g, &child, key, depth + 1, d, leaves, NULL, 0)
+                    record_leaves(g, &child, depth + 1, d, leaves, NULL, 0)
                 elif leaves:
                     record_new_leaves(g, &child, key, depth + 1, d, leaves)
             else:
                 deeper(g, &child, key, depth + 1, below)
         if score >= g.best:
             raise_best(g, score)
-            push_move(g, &child, key, depth + 1)
+            push_move(g, &child, depth + 1)
 
 
 # double_level written out once per depth (a turn has at most MAX_STEPS = 4 dice, so a node
@@ -755,17 +743,17 @@ cdef void ordered_search_1(GenC* g, const SideC* node, uint64_t node_key, int de
     double_level(g, node, node_key, depth, allowed, ordered_search_2, False)
 
 
-cdef void double_search(GenC* g, const SideC* root, uint64_t root_key) noexcept nogil:
+cdef void double_search(GenC* g, const SideC* root) noexcept nogil:
     """Every move of a double from the root: in canonical order if g.canonical, else
     without the visited set, and again with it if a node may repeat (double_level)."""
     # allowed: every source (X empty: ~allowed & ~legal is 0 at the root)
     if g.canonical:
-        double_level(g, root, root_key, 0, 0xFFFFFFFFu, canonical_search_1, True)
+        double_level(g, root, 0, 0, 0xFFFFFFFFu, canonical_search_1, True)
         return
     g.lookups = False
     while True:     # one call of the ordered search, not two copies of it
         g.dropped = False
-        double_level(g, root, root_key, 0, 0xFFFFFFFFu, ordered_search_1, False)
+        double_level(g, root, 0, 0, 0xFFFFFFFFu, ordered_search_1, False)
         if g.lookups or not g.dropped:
             return
         g.lookups = True
@@ -861,6 +849,7 @@ cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
     g.out = out
     g.next = out
     g.end = out + MAX_MOVES
+    g.crowded = g.end - NUM_POINTS
     g.best = -1
     g.overflow = False
     g.ws = ws
@@ -871,24 +860,23 @@ cdef int _generate(const PositionC* pos, int d1, int d2, int ndice, int flags,
             g.opp = opp[0]
             step_rules_init(&g.opp_r, 0, flags)
         g.cur = me[0]
-        g.key = pos.key
+        g.key = 0
         visit(&g, 0, 0, 0)
     else:
         if me.counts[0] != NUM_CHECKERS:
             if g.is_double:
-                double_search(&g, me, pos.key)
+                double_search(&g, me)
             elif g.fast:
-                pair_search_fast(&g, me, pos.key)
+                pair_search_fast(&g, me)
             else:
-                pair_search(&g, me, pos.key)
+                pair_search(&g, me)
         if g.best <= 0:          # nothing to play: the root is the one move (a pass)
             raise_best(&g, 0)
-            push_move(&g, me, pos.key, 0)
+            push_move(&g, me, 0)
     if g.overflow:
         return -1
     if g.next == out:        # every candidate broke an end-of-turn ban: the turn passes
         out[0].after = me[0]
-        out[0].key = pos.key ^ TURN_KEY
         out[0].nsteps = 0
         return 1
     return g.next - out
@@ -913,7 +901,6 @@ cdef bint position_is_dead(const PositionC* pos, int flags) noexcept nogil:
 
 cdef void apply_move(PositionC* pos, const MoveC* move) noexcept nogil:
     pos.side[pos.turn] = move.after
-    pos.key = move.key
     pos.turn ^= 1
 
 

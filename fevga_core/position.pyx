@@ -12,7 +12,7 @@ from fevga_core.types cimport (
     PositionC, MoveC, SideC, uint8_t, uint32_t, uint64_t, NUM_POINTS, NUM_SLOTS, NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH,
 )
 from fevga_core.board cimport (
-    position_update, position_load, position_start, position_winner, position_load_checked, position_store, side_pips, fevga_flags_checked,
+    position_update, position_key, position_load, position_start, position_winner, position_load_checked, position_store, side_pips, fevga_flags_checked,
     moves_checked, ROLL_D1, ROLL_D2,
 )
 from fevga_core.movegen cimport (
@@ -148,7 +148,7 @@ cdef class CorePosition(CoreBoard):
         return &self.c
 
     cdef uint64_t key(self) except? 0:
-        return self.c.key
+        return position_key(&self.c)
 
     cdef int flags_checked(self, int flags) except -1:
         return fevga_flags_checked(flags)
@@ -187,7 +187,7 @@ cdef class CorePosition(CoreBoard):
         return (type(self)._from_row, (self._row(),))
 
     def __hash__(self):  # with __eq__: each game compares its own state
-        return <Py_ssize_t> (self.c.key >> 1)
+        return <Py_ssize_t> (position_key(&self.c) >> 1)
 
     def __eq__(self, other):
         if not isinstance(other, CorePosition):

@@ -871,13 +871,12 @@ cdef void _row_value(const void* q, const uint8_t* row, double* out) noexcept no
 
 
 cdef void _load_board(PositionC* pos, const uint8_t* row) noexcept nogil:
-    """position_load without the Zobrist key (the net does not read it; pos stays local)."""
+    """position_load with the points masks made by vector code (pos stays local)."""
     cdef int color
     for color in range(2):
         memcpy(pos.side[color].counts, row + color * NUM_SLOTS, NUM_SLOTS)
         pos.side[color].mask = fevga_q_points_mask(row + color * NUM_SLOTS)
     pos.turn = row[2 * NUM_SLOTS]
-    pos.key = 0
 
 
 cdef int _check_pairs(const uint8_t[:, ::1] rows, const uint8_t[:, ::1] dice, int flags) except -1:

@@ -41,7 +41,7 @@ from fevga_core.types cimport (
     NUM_CHECKERS, NUM_ROLLS, MAX_MOVES, POSITION_WIDTH, GIOUL_WIDTH, FLAG_OPENING_DICE, FLAG_GIOUL,
 )
 from fevga_core.board cimport (
-    position_load, position_load_checked, position_store, position_winner, position_points, zobrist_turn, fevga_flags_checked,
+    position_load, position_load_checked, position_store, position_winner, position_points, fevga_flags_checked,
     check_interrupt_every, moves_checked,
     ROLL_D1, ROLL_D2, ROLL_WEIGHT,
 )
@@ -791,9 +791,7 @@ def play_recorded(bytes row, int flags, int white_policy, int black_policy, obje
     rng_seed(&rng, seed)
     if opening:
         starter = opening_draw(&rng, &dice[0], &dice[1])
-        if starter != s.pos.turn:
-            s.pos.turn = starter
-            s.pos.key ^= zobrist_turn()
+        s.pos.turn = starter
         if flags & FLAG_OPENING_DICE:
             fixed[0] = (dice[starter] - 1) * 6 + dice[1 - starter] - 1
             nfixed = 1

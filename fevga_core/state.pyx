@@ -24,18 +24,12 @@ from fevga_core.types cimport (
     MAX_STEPS, MAX_MOVES, POSITION_WIDTH, GIOUL_WIDTH, FLAG_GIOUL,
 )
 from fevga_core.board cimport (
-    zobrist_turn, position_start, mix64, position_load, position_store, row_problem, row_problem_text,
+    position_key, position_start, mix64, position_load, position_store, row_problem, row_problem_text,
     fevga_flags_checked, dice_shape_checked, moves_checked, check_interrupt, check_interrupt_every, ROLL_D1, ROLL_D2,
 )
 from fevga_core.movegen cimport (
     WorkspaceC, ScratchC, scratch_new, scratch_free, generate_moves, generate_block, can_play_die, apply_move,
 )
-
-
-cdef inline void _set_turn(GioulC* s, int color) noexcept nogil:
-    if s.pos.turn != color:
-        s.pos.turn = color
-        s.pos.key ^= zobrist_turn()
 
 
 cdef inline void _clear_dice(GioulC* s) noexcept nogil:
@@ -56,7 +50,7 @@ cdef uint64_t gioul_key(const GioulC* s) noexcept nogil:
     """The board's Zobrist key mixed with the roll counts and the pending dice."""
     cdef uint64_t extra = (s.rolls[0] | (s.rolls[1] << 2) | (s.roller << 4) | (s.die << 5)
                            | (s.count << 8) | (s.last << 11) | (s.pair << 14))
-    return s.pos.key ^ mix64(extra + 0x6A09E667F3BCC909ULL)
+    return position_key(&s.pos) ^ mix64(extra + 0x6A09E667F3BCC909ULL)
 
 
 cdef void gioul_begin_roll(GioulC* s, int d1, int d2) noexcept nogil:
@@ -124,19 +118,19 @@ cdef void gioul_apply(GioulC* s, const MoveC* move) noexcept nogil:
             s.count = 4
     apply_move(&s.pos, move)
     if gioul_over(s) or s.count == 0:
-        _set_turn(s, 1 - s.roller)
+        s.pos.turn = 1 - s.roller
         _clear_dice(s)
         return
     if completed:
-        _set_turn(s, mover)
+        s.pos.turn = mover
     else:
-        _set_turn(s, 1 - mover)
+        s.pos.turn = 1 - mover
     if gioul_can_start(s, s.pos.turn):
         return
-    _set_turn(s, 1 - s.pos.turn)
+    s.pos.turn ^= 1
     if gioul_can_start(s, s.pos.turn):
         return
-    _set_turn(s, 1 - s.roller)   # neither player can play the next die: the rest is lost
+    s.pos.turn = 1 - s.roller   # neither player can play the next die: the rest is lost
     _clear_dice(s)
 
 

@@ -46,19 +46,16 @@ ctypedef struct SideC:
     uint8_t counts[28]
     uint32_t mask
 
-# A full position: both sides, the side on roll and its 64-bit Zobrist key
-# (position.pyx documents the key).
+# A full position: both sides and the side on roll. Its 64-bit Zobrist key is computed
+# when asked (board.position_key): no loop of the engine reads it.
 ctypedef struct PositionC:
     SideC side[2]
-    uint64_t key
     uint8_t turn
 
-# One legal move (a full turn): the mover's side after it, the key of the resulting
-# position (opponent on roll), and one representative sequence of steps.
-# steps[i] = (from, to) in the mover's own numbering, to == 0 means borne off.
+# One legal move (a full turn): the mover's side after it and one representative sequence
+# of steps. steps[i] = (from, to) in the mover's own numbering, to == 0 means borne off.
 ctypedef struct MoveC:
     SideC after
-    uint64_t key
     uint8_t steps[MAX_STEPS][2]     # before nsteps: 8-aligned, one store (movegen's leaf writer)
     uint8_t nsteps
 
