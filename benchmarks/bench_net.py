@@ -18,7 +18,7 @@ from fevga.rollout import RolloutResult, rollout
 from fevga.rules import Rules
 from fevga_core import search
 
-NET_SHA = "e5c5882445f6e4ff167a43697800c4de4669241288d66dbc016faf1fa559c47a"  # the shipped net these known answers belong to
+NET_SHA = "3cb6235b62a5eb641c91c10eb8b9417865a347803a6a1bdb972d168e002adcd1"  # the shipped net these known answers belong to
 CORPUS_MOVES = 439_038  # legal moves over the corpus x 21 rolls (bench_movegen's known answer)
 SELFPLAY_GAMES = 500
 

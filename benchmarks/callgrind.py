@@ -134,8 +134,8 @@ ROLLOUT_SEED = 20261203
 # the option "quantised" plays the shipped net quantised (Net.quantised)
 ROLLOUTS: dict[str, tuple[str, str, int, dict[str, bool], tuple[str, str]]] = {
     "rollout": ("fevga", "heuristic", 144, {}, ("-0.0625", "-0.0625")),
-    "net-game": ("fevga", "net", 36, {}, ("0.6111111111111112", "0.6111111111111112")),
-    "qnet-game": ("fevga", "net", 36, {"quantised": True}, ("0.5555555555555556", "0.5555555555555556")),
+    "net-game": ("fevga", "net", 36, {}, ("0.4166666666666667", "0.4166666666666667")),
+    "qnet-game": ("fevga", "net", 36, {"quantised": True}, ("0.4444444444444444", "0.4444444444444444")),
     "rollout-luck": ("fevga", "heuristic", 8, {"luck": True, "stratify": False}, ("1.3154301722008666", "1.125")),
     "rollout-gioul": ("gioul", "heuristic", 144, {}, ("0.10416666666666667", "0.10416666666666667")),
     "rollout-gioul-random": ("gioul", "random", 576, {}, ("0.16493055555555555", "0.16493055555555555")),

@@ -8,6 +8,11 @@ truth and the report follow the corpus.
     python benchmarks/error_rate.py report truth.json
     python benchmarks/error_rate.py judge corpus.json truth.json judged.json --net candidate.npz [--plies 1]
 
+`--truth-net NET` (corpus, truth, judge) names the net whose self-play makes the corpus and
+whose rollouts make the truth, when it is not the shipped one: the committed Fevga corpus and
+truth are net 2's (`--truth-net benchmarks/nets/fevga-net-2.npz`, kept there since net 3
+shipped).
+
 `truth` rewrites truth.json atomically after every decision: stop it at any time and run the
 same command again to continue; `report` rates the decisions the file holds so far and says
 how many of the corpus they are. `judge` adds a candidate net's picks to a truth as one more
@@ -28,7 +33,7 @@ from fevga.error_rate import (Corpus, DecisionTruth, build_corpus, error_rates, 
 
 def _corpus(args: argparse.Namespace) -> None:
     began = time.perf_counter()
-    corpus = build_corpus(args.count, args.seed, game=args.game)
+    corpus = build_corpus(args.count, args.seed, net=args.truth_net, game=args.game)
     corpus.save(args.corpus)
     games = len({d.game for d in corpus.decisions})
     print(f"{len(corpus.decisions)} decisions from {games} {args.game} net self-play games (seed {args.seed}, "
@@ -45,7 +50,7 @@ def _truth(args: argparse.Namespace) -> None:
               f"max SE {worst:.4f}, elapsed {time.perf_counter() - began:.0f} s", flush=True)
 
     truth = run_truth(corpus, args.truth, args.games, args.seed, workers=args.workers,
-                      truncate=not args.no_truncate, limit=args.limit, on_decision=progress)
+                      truncate=not args.no_truncate, limit=args.limit, net=args.truth_net, on_decision=progress)
     print(f"{len(truth.decisions)} of {len(corpus.decisions)} decisions in {args.truth}")
 
 
@@ -58,7 +63,7 @@ def _judge(args: argparse.Namespace) -> None:
               f"{time.perf_counter() - began:.0f} s", flush=True)
 
     truth = judge_truth(corpus, args.truth, args.judged, args.net, args.plies, args.name, workers=args.workers,
-                        on_decision=progress)
+                        net=args.truth_net, on_decision=progress)
     print(f"{truth.settings['players'][-1]} judged on {len(truth.decisions)} decisions -> {args.judged}")
 
 
@@ -102,6 +107,9 @@ def main(argv: list[str] | None = None) -> None:
     j.add_argument("--plies", type=int, default=1)
     j.add_argument("--name", default=None, help="the player's name (default: net <sha256[:12]> <plies>-ply)")
     j.add_argument("--workers", type=int, default=1)
+    for command in (c, t, j):
+        command.add_argument("--truth-net", default=None,
+                             help="the net of the corpus's self-play and the truth's rollouts (default: the shipped one)")
     r = sub.add_parser("report", help="the error-rate table of the decisions done so far")
     r.add_argument("truth")
     args = parser.parse_args(argv)

@@ -1,6 +1,7 @@
-"""The default odds of the match equity table: the shipped net playing itself from the start.
+"""The default odds of the match equity table: a net playing itself from the start.
 
-Run:  python benchmarks/game_odds.py                          # 518,400 games (docs/match.md)
+Run:  python benchmarks/game_odds.py --net benchmarks/nets/fevga-net-2.npz   # docs/match.md's (net 2)
+      python benchmarks/game_odds.py                          # 518,400 games of the shipped net
       python benchmarks/game_odds.py --games 12960 --json      # quicker, machine-readable
       python benchmarks/game_odds.py --opening-dice --games 51840   # the variant's draw-begun games
 Prints each outcome's probability for the side that starts the game with its 95% confidence
@@ -24,14 +25,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--policy", default="net", help="self-play policy (default: %(default)s)")
     parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--net", default=None, help="the net file of the net policies (default: the shipped net)")
     parser.add_argument("--opening-dice", action="store_true",
                         help="games begun by the one-die draw under first_roll=opening_dice (the table's opening odds)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     args = parser.parse_args(argv)
     began = time.perf_counter()
     rules = Rules(first_roll="opening_dice") if args.opening_dice else None
-    m = measure_odds(games=args.games, seed=args.seed, policy=args.policy, workers=args.workers, rules=rules,
-                     opening=args.opening_dice)
+    m = measure_odds(games=args.games, seed=args.seed, policy=args.policy, workers=args.workers, net=args.net,
+                     rules=rules, opening=args.opening_dice)
     seconds = time.perf_counter() - began
     if args.json:
         print(json.dumps({**m.to_dict(), "seconds": round(seconds, 1)}))

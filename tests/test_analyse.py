@@ -236,7 +236,7 @@ def test_cli_analyse_text_json_html(tmp_path: Path) -> None:
 
 def test_flagged_decisions_rechecked_by_rollouts() -> None:
     record = play_game(seed=21, policy=_chooser({3, 10}), max_plies=40)
-    marks = Thresholds(0.3, 0.4, 0.5)  # five of the sixteen flagged by default: the rollouts are the cost
+    marks = Thresholds(0.35, 0.45, 0.55)  # five of the nineteen flagged by default: the rollouts are the cost
     plain = analyse(record, plies=1, thresholds=marks)
     flagged = {p.number for p in plain.flagged()}
     assert len(flagged) == 5
@@ -449,7 +449,7 @@ def test_marks_of_a_hand_typed_match_agree_with_rollouts() -> None:
         if p.mark:
             assert loss + half > thresholds.doubtful  # a flagged move is not better than the best
         checked += 1
-    assert checked == 6
+    assert checked == 10  # decisions where the played move is not the net's best (net 3; 6 with net 2)
 
 
 # ---------------------------------------------------------------------------------------

@@ -76,22 +76,26 @@ def test_the_documented_gioul_truth_gives_the_documented_table() -> None:
     assert [round(rates[p].mean, 4) for p in rates] == [0.0604, 0.0305, 0.0174, 0.0147]
 
 
-def test_the_net_3_candidate_is_judged_on_the_shipped_truth_as_documented() -> None:
+@pytest.mark.parametrize("net_file, judged_file, name, hidden, losses", [
+    ("candidates/fevga-h256-3m.npz", "judged-h256-3m.json", "net3-h256 1-ply", 256, (0.0113, 0.0110)),
+    (None, "judged-net-3.json", "net 3 1-ply", 384, (0.0114, 0.0106)),  # the shipped net 3
+])
+def test_a_net_3_is_judged_on_net_2s_truth_as_documented(net_file: str | None, judged_file: str, name: str, hidden: int,
+                                                         losses: tuple[float, float]) -> None:
     from fevga import Net
 
-    candidate = Net.load(DOCUMENTED.parent / "nets" / "candidates" / "fevga-h256-3m.npz")  # docs/net.md
+    candidate = Net.default() if net_file is None else Net.load(DOCUMENTED.parent / "nets" / net_file)  # docs/net.md
     truth = load_truth(DOCUMENTED / "truth-2026-7.json")
-    judged = load_truth(DOCUMENTED / "judged-h256-3m.json")
-    assert candidate.hidden == 256 and judged.settings["judged"] == {"net3-h256 1-ply": {"net": candidate.checksum,
-                                                                                         "plies": 1}}
+    judged = load_truth(DOCUMENTED / judged_file)
+    assert candidate.hidden == hidden and judged.settings["judged"] == {name: {"net": candidate.checksum, "plies": 1}}
     assert {**judged.settings, "players": truth.settings["players"], "judged": None} == \
         {**truth.settings, "judged": None}
     for d, before in zip(judged.decisions, truth.decisions, strict=True):  # the same rollouts, picks added
         old = {m.move: (m.equity, m.se) for m in before.moves}
         assert all((m.equity, m.se) == old[m.move] for m in d.moves if m.move in old)
-        assert d.picks == {**before.picks, "net3-h256 1-ply": d.picks["net3-h256 1-ply"]}
+        assert d.picks == {**before.picks, name: d.picks[name]}
     rates = {r.player: round(r.mean, 4) for r in error_rates(judged.decisions)}
-    assert (rates["net 1-ply"], rates["net3-h256 1-ply"]) == (0.0113, 0.0110)
+    assert (rates["net 1-ply"], rates[name]) == losses
 
 
 @pytest.mark.parametrize("text", ["[]", "{}", '{"format": "fevga-error-rate-corpus/1"}',
@@ -301,3 +305,29 @@ def test_the_script_names_a_bad_file_in_one_line(tmp_path) -> None:
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.strip() == "error_rate.py report: CheckpointError: the truth file is not JSON: Expecting value: " \
         "line 1 column 1 (char 0)"
+
+
+def test_the_script_makes_and_judges_by_the_net_it_is_given(tmp_path) -> None:
+    # --truth-net: the committed Fevga corpus and truth are net 2's, and net 3 ships; a corpus
+    # made by one net is rolled out by the same net, and another net's truth is refused
+    import subprocess
+    import sys
+
+    from fevga.net import Net, net_of
+
+    script = DOCUMENTED.parent / "error_rate.py"
+    older = DOCUMENTED.parent / "nets" / "fevga-net-2.npz"
+    corpus, truth = tmp_path / "corpus.json", tmp_path / "truth.json"
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True)
+
+    made = run("corpus", str(corpus), "--count", "1", "--seed", "3", "--truth-net", str(older))
+    assert made.returncode == 0, made.stderr
+    assert Corpus.load(corpus).net == Net.load(older).checksum != net_of(None).checksum
+    refused = run("truth", str(corpus), str(truth), "--games", "36", "--limit", "1")
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert f"the corpus was made by net {Net.load(older).checksum[:12]}" in refused.stderr
+    done = run("truth", str(corpus), str(truth), "--games", "36", "--limit", "1", "--truth-net", str(older))
+    assert done.returncode == 0, done.stderr
+    assert load_truth(truth).settings["net"] == Net.load(older).checksum and len(load_truth(truth).decisions) == 1

@@ -154,22 +154,22 @@ CASES: dict[str, Callable[[], Any]] = {
     "training": _training,
 }
 
-PINS: dict[str, str] = {  # recorded on main at d19dfc4
-    "analysis": "82db0634c645750ba0b02e9018823859dd8189a35fe55922a183b9d6f7fba225",
-    "evaluations": "b1a97db030aec29f5de9f1f2bf30a05cf828c11c94e61cc7a502d1f22fd2187d",
-    "expectimax": "723a70238c108c94730f5a0902b55ef3fb3a01193a41cb9b97eeeee4aa199a74",
+PINS: dict[str, str] = {  # recorded on main at d19dfc4; "# net 3": the shipped net's, re-recorded when net 3 shipped
+    "analysis": "f744c67a68e11edd85ef2a5c3964dea2a0e84478d16ddcb0b27f6e38e5a7d503",  # net 3
+    "evaluations": "24e7778954c90e045bccfc7b8daf4fa9d054225e91b2fd20414b5f33be4dcc1a",  # net 3
+    "expectimax": "180e56043656c169c79f7040ed02b9a5b6cab6ca5486b22d4c8b191b950ed243",  # net 3
     "fevga-games-bearoff": "88b16a1458ac0ffe9d1a3ddbed21a79e9d04d39a4ab163bcc04ae85a5f4bfc81",
     "fevga-games-heuristic": "4300c4c14ae1b5162bbf51d4242bf801e6721ea0d03bf55cf901d0270763e393",
     "fevga-games-lookahead": "bb86aadb8f347fce63cd9985e6442eca1e7fd384ad1cfa84a433c6ff023533d1",
-    "fevga-games-net": "f6043f61d5fa27cf5cdec916c5936bd29f3a736aa5c71861e3582f569569ee1f",
-    "fevga-games-net2": "2024d9dbda12e541a81a3f10ae3c2721bbf984bed0577261ec844ba184ee20da",
+    "fevga-games-net": "e3d07423686b89e648e02e9f02b627c008e98aeb35001b4fa070fe2980a7fb36",  # net 3
+    "fevga-games-net2": "a559a07182334e95cbc6d4f74edc21db37ab9a1f9a643f2e68ef897574d6ec3c",  # net 3
     "fevga-games-random": "2d0bdb872ce2669479ca9e0d6e42cde4d6f1b799726665b0728bc964c67e1350",
     "gioul-games-heuristic": "e311b024d210412b25fcf436a5250110a3754330ec0abb2f853f26682fcd211f",
     "gioul-games-random": "54c4d3924e142b45798049a7f6edd8eaca8a33d0b58a810b5402d0d859b82ad7",
     "gioul-rollouts": "7658cd697547a96b9e9ff1b2a9c025ea00891f08a940fc3b992056bfa410a956",
-    "mixed-games": "decbab016d272672e08b855ede0feb7c14795c1990321f8c49ffd2180738b9b2",
+    "mixed-games": "43ecfe0676c8700fad57f678c6863a2d5607cc73b26a24af076fcb69c3564275",  # net 3
     "perft": "c4c5dc35ffbf46f2afadff2337dd70f1be13b58fdf772c9a96dd82e0654188b3",
-    "rollouts": "8c1c4d3d6611ad725a945da395176b6cd76a37f05059670bb833a892e10c5958",
+    "rollouts": "b10b829f4574045732af2bbfeaae1dbceea02ded621dc05f2891e477fbde99c0",  # net 3
     "training": "8d870e446c3a76cbaa2195638f56119bd6f0e27aa22f245e27740f4c7161e717",
 }
 
