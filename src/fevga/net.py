@@ -16,8 +16,8 @@ One net of each game ships in the fevga.data package; its manifest (``nets.json`
 checked when the net is loaded.
 
 >>> net = Net.default()
->>> net.hidden, len(net.checksum)
-(128, 64)
+>>> net.hidden, len(net.checksum), shipped().name
+(384, 64, 'fevga-net-3')
 >>> Net.default(game="gioul").game, shipped("gioul").name
 ('gioul', 'gioul-net-1')
 """
