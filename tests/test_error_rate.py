@@ -76,18 +76,21 @@ def test_the_documented_gioul_truth_gives_the_documented_table() -> None:
     assert [round(rates[p].mean, 4) for p in rates] == [0.0604, 0.0305, 0.0174, 0.0147]
 
 
-@pytest.mark.parametrize("net_file, judged_file, name, hidden, losses", [
-    ("candidates/fevga-h256-3m.npz", "judged-h256-3m.json", "net3-h256 1-ply", 256, (0.0113, 0.0110)),
-    (None, "judged-net-3.json", "net 3 1-ply", 384, (0.0114, 0.0106)),  # the shipped net 3
+@pytest.mark.parametrize("net_file, source, judged_file, name, plies, losses", [
+    ("candidates/fevga-h256-3m.npz", "truth-2026-7.json", "judged-h256-3m.json", "net3-h256 1-ply", 1,
+     (0.0113, 0.0110)),
+    (None, "truth-2026-7.json", "judged-net-3.json", "net 3 1-ply", 1, (0.0114, 0.0106)),  # the shipped net 3
+    (None, "judged-net-3.json", "judged-net-3-2ply.json", "net 3 2-ply", 2, (0.0114, 0.0085)),
 ])
-def test_a_net_3_is_judged_on_net_2s_truth_as_documented(net_file: str | None, judged_file: str, name: str, hidden: int,
-                                                         losses: tuple[float, float]) -> None:
+def test_a_net_3_is_judged_on_net_2s_truth_as_documented(net_file: str | None, source: str, judged_file: str, name: str,
+                                                         plies: int, losses: tuple[float, float]) -> None:
     from fevga import Net
 
     candidate = Net.default() if net_file is None else Net.load(DOCUMENTED.parent / "nets" / net_file)  # docs/net.md
-    truth = load_truth(DOCUMENTED / "truth-2026-7.json")
+    truth = load_truth(DOCUMENTED / source)
     judged = load_truth(DOCUMENTED / judged_file)
-    assert candidate.hidden == hidden and judged.settings["judged"] == {name: {"net": candidate.checksum, "plies": 1}}
+    assert judged.settings["judged"] == {**truth.settings.get("judged", {}),
+                                         name: {"net": candidate.checksum, "plies": plies}}
     assert {**judged.settings, "players": truth.settings["players"], "judged": None} == \
         {**truth.settings, "judged": None}
     for d, before in zip(judged.decisions, truth.decisions, strict=True):  # the same rollouts, picks added
