@@ -1,7 +1,7 @@
-"""The default odds of the match equity table: a net playing itself from the start.
+"""The default odds of the match equity table: the shipped net (or --net) playing itself from the start.
 
-Run:  python benchmarks/game_odds.py --net benchmarks/nets/fevga-net-2.npz   # docs/match.md's (net 2)
-      python benchmarks/game_odds.py                          # 518,400 games of the shipped net
+Run:  python benchmarks/game_odds.py                          # 518,400 games (docs/match.md)
+      python benchmarks/game_odds.py --net benchmarks/nets/fevga-net-2.npz   # net 2's odds
       python benchmarks/game_odds.py --games 12960 --json      # quicker, machine-readable
       python benchmarks/game_odds.py --opening-dice --games 51840   # the variant's draw-begun games
 Prints each outcome's probability for the side that starts the game with its 95% confidence

@@ -83,13 +83,11 @@ class GameOdds:
 
 
 # Measured input, not a result (the one place these numbers live; docs/match.md shows the run):
-# net 2 (policy "net", parameters' sha256 e5c58824..., shipped until net 3 and kept as
-# benchmarks/nets/fevga-net-2.npz) playing itself from the start,
-# `python benchmarks/game_odds.py --games 518400 --seed 2026 --net benchmarks/nets/fevga-net-2.npz`,
-# i.e. `measure_odds(games=518400, seed=2026, policy="net", net=<net 2>)`; 95% CI half-widths in
-# docs/match.md. Not yet measured again with net 3 (docs/match.md says so).
-ODDS_SOURCE: dict[str, str | int] = {"policy": "net", "net": "e5c5882445f6e4ff", "games": 518400, "seed": 2026}
-WIN, WIN_MARS, LOSE_MARS, DRAW = 0.5782619598765432, 0.12358989197530865, 0.05052276234567901, 0.0
+# the shipped net 3 (policy "net", parameters' sha256 3cb6235b...) playing itself from the start,
+# `python benchmarks/game_odds.py --games 518400 --seed 2026`, i.e.
+# `measure_odds(games=518400, seed=2026, policy="net")`; 95% CI half-widths in docs/match.md.
+ODDS_SOURCE: dict[str, str | int] = {"policy": "net", "net": "3cb6235b62a5eb64", "games": 518400, "seed": 2026}
+WIN, WIN_MARS, LOSE_MARS, DRAW = 0.5813483796296296, 0.12313271604938271, 0.048352623456790124, 0.0
 DEFAULT_ODDS = GameOdds.from_probabilities(win=WIN, win_mars=WIN_MARS, lose_mars=LOSE_MARS, draw=DRAW)
 
 
