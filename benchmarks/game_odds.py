@@ -16,6 +16,7 @@ import sys
 import time
 
 from fevga import Rules
+from fevga.errors import FevgaError
 from fevga.strength import measure_odds
 
 
@@ -32,8 +33,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     began = time.perf_counter()
     rules = Rules(first_roll="opening_dice") if args.opening_dice else None
-    m = measure_odds(games=args.games, seed=args.seed, policy=args.policy, workers=args.workers, net=args.net,
-                     rules=rules, opening=args.opening_dice)
+    try:
+        m = measure_odds(games=args.games, seed=args.seed, policy=args.policy, workers=args.workers, net=args.net,
+                         rules=rules, opening=args.opening_dice)
+    except FevgaError as exc:  # a bad net file or argument: one line naming it, not a traceback
+        parser.exit(2, f"game_odds.py: {type(exc).__name__}: {exc}\n")
     seconds = time.perf_counter() - began
     if args.json:
         print(json.dumps({**m.to_dict(), "seconds": round(seconds, 1)}))

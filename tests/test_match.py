@@ -280,3 +280,16 @@ def test_games_begun_by_the_draw_measured_one_by_one() -> None:
         assert game.opening_dice is not None and game.plies[0].dice[0] != game.plies[0].dice[1]
     with pytest.raises(InvalidArgumentError):
         measure_odds(0, opening=True)
+
+
+def test_the_odds_script_names_a_bad_net_file_in_one_line(tmp_path) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).parents[1] / "benchmarks" / "game_odds.py"
+    missing = tmp_path / "missing.npz"
+    done = subprocess.run([sys.executable, str(script), "--games", "36", "--net", str(missing)], capture_output=True,
+                          text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == f"game_odds.py: NetFileError: cannot read net file {str(missing)!r}: it does not exist"
