@@ -11,7 +11,8 @@ The modules are translated and compiled in parallel on every core (FEVGA_BUILD_J
 Cython's utility code (memoryviews, argument parsing, ...) is generated once, into the shared
 module fevga_core._cyutility, instead of into every module: it was two thirds of each module's
 C, and the build now compiles half as much.
-FEVGA_SIMD picks the SIMD paths of the quantised evaluator (fevga_core/qnet.pyx):
+FEVGA_SIMD picks the SIMD paths of the quantised evaluator (fevga_core/qnet.pyx) and board's
+points mask:
   dispatch (default)  x86-64: the baseline (SSE2) and an AVX2 clone, chosen at import by the
                       CPU, so the build runs on any x86-64 machine; elsewhere as portable
   portable            the compiler's baseline for the target only (aarch64: NEON)
@@ -59,8 +60,10 @@ MODULE_MACROS = {
     # hot leaf writers were inlined changed with unrelated code in the same file (movegen's
     # callgrind count moved 4,336 -> 4,499 instructions a pair when generate_batch grew a hook)
     "fevga_core.movegen": [("CYTHON_INLINE", "inline __attribute__((always_inline))")],
-    "fevga_core.qnet": {"dispatch": [("FEVGA_SIMD_DISPATCH", "1")], "generic": [("FEVGA_SIMD_GENERIC", "1")]}.get(SIMD, []),
+    "fevga_core.qnet": [("FEVGA_SIMD_DISPATCH", "1")] if SIMD == "dispatch" else [],
 }
+# FEVGA_SIMD=generic: every module's vector code (the qnet kernels, board's points mask) as portable C
+SIMD_MACROS = [("FEVGA_SIMD_GENERIC", "1")] if SIMD == "generic" else []
 
 
 def core_extension(name: str, source: str) -> Extension:
@@ -69,7 +72,7 @@ def core_extension(name: str, source: str) -> Extension:
         name,
         [source],
         include_dirs=[np.get_include()],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"), *MODULE_MACROS.get(name, [])],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"), *SIMD_MACROS, *MODULE_MACROS.get(name, [])],
         extra_compile_args=(["-O1", "-g", *SANITIZE_FLAGS] if SANITIZE else ["-O0", "-g"] if DEBUG else ["-O3"])
         + MODULE_FLAGS.get(name, []),
         extra_link_args=SANITIZE_FLAGS if SANITIZE else [],

@@ -10,6 +10,31 @@ cdef extern from *:
     int __builtin_ctz(unsigned int) nogil
     int __builtin_popcount(unsigned int) nogil
 
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #if defined(__x86_64__) && !defined(FEVGA_SIMD_GENERIC)
+    #include <emmintrin.h>
+    #endif
+    /* Bit p - 1 set for each of the 24 points p whose count (counts[p], p = 1..24) is not 0:
+       two SSE2 compares on x86-64 (FEVGA_SIMD=generic: the loop, as on other targets). */
+    static inline uint32_t fevga_points_mask(const uint8_t* counts) {
+    #if defined(__x86_64__) && !defined(FEVGA_SIMD_GENERIC)
+        const __m128i zero = _mm_setzero_si128();
+        uint32_t empty = (uint32_t) _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*) (counts + 1)), zero))
+                         | (uint32_t) _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadl_epi64((const __m128i*) (counts + 17)), zero)) << 16;
+        return ~empty & 0xFFFFFFu;
+    #else
+        uint32_t mask = 0;
+        int p;
+        for (p = 1; p <= 24; p++) mask |= (uint32_t) (counts[p] != 0) << (p - 1);
+        return mask;
+    #endif
+    }
+    """
+    # The occupancy mask of a side's 25 counts (slot 0, off, is not a point).
+    uint32_t points_mask "fevga_points_mask" (const uint8_t* counts) noexcept nogil
+
 # THE roll table of the core (every loop over the 21 rolls uses it; Python sees it as
 # fevga_core.board.ROLLS and ROLL_WEIGHTS): roll r is (ROLL_D1[r], ROLL_D2[r]) in the order
 # 1-1, 1-2, ..., 1-6, 2-2, 2-3, ..., 6-6 (d1 <= d2). ROLL_COUNT[r] is how many of the 36
@@ -25,7 +50,6 @@ cdef const uint64_t* zobrist_table() noexcept nogil
 cdef uint64_t zobrist_turn() noexcept nogil
 
 cdef uint64_t side_key(const SideC* side, int color) noexcept nogil
-cdef void side_update_mask(SideC* side) noexcept nogil
 cdef void position_update(PositionC* pos) noexcept nogil
 cdef uint64_t position_key(const PositionC* pos) noexcept nogil
 cdef int side_pips(const SideC* side) noexcept nogil

@@ -83,19 +83,10 @@ cdef uint64_t side_key(const SideC* side, int color) noexcept nogil:
     return key
 
 
-cdef void side_update_mask(SideC* side) noexcept nogil:
-    cdef uint32_t mask = 0
-    cdef int p
-    for p in range(1, NUM_SLOTS):
-        if side.counts[p]:
-            mask |= 1u << (p - 1)
-    side.mask = mask
-
-
 cdef void position_update(PositionC* pos) noexcept nogil:
     """Recompute the derived fields (the masks) from the counts."""
-    side_update_mask(&pos.side[0])
-    side_update_mask(&pos.side[1])
+    pos.side[0].mask = points_mask(pos.side[0].counts)
+    pos.side[1].mask = points_mask(pos.side[1].counts)
 
 
 cdef uint64_t position_key(const PositionC* pos) noexcept nogil:
@@ -146,9 +137,8 @@ cdef int row_problem(const uint8_t* row) noexcept nogil:
             return ROW_BAD_COUNT
     if row[2 * NUM_SLOTS] > 1:
         return ROW_BAD_TURN
-    for slot in range(1, 13):      # White's own p is Black's own ((p + 11) % 24) + 1
-        if (row[slot] and row[NUM_SLOTS + slot + 12]) or (row[slot + 12] and row[NUM_SLOTS + slot]):
-            return ROW_SHARED_POINT
+    if points_mask(row) & rotate12(points_mask(row + NUM_SLOTS)):    # rotate12: Black's points in White's numbering
+        return ROW_SHARED_POINT
     if row[0] == 15 and row[NUM_SLOTS] == 15:
         return ROW_BOTH_OFF
     return 0

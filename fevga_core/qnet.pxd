@@ -2,7 +2,7 @@
 # (qnet.pyx documents the tables, the scales and the bounds; docs/net.md "Quantised inference").
 
 from libc.stdint cimport int16_t
-from fevga_core.types cimport PositionC, SideC, MoveC, StateC, int32_t, int64_t
+from fevga_core.types cimport PositionC, SideC, MoveC, StateC, uint8_t, int32_t, int64_t
 from fevga_core.net cimport NET_MAX_HIDDEN, NetModel, CoreNet
 from fevga_core.gioul cimport CoreGioulNet
 
@@ -36,12 +36,16 @@ ctypedef struct OwnC:
 
 # The accumulator shared by the results of one position's moves (every result has the
 # opponent on roll, with its checkers unchanged): bias + the opponent's own rows as side on
-# roll + the mover's own rows before the move, as the other side. A result's accumulator
-# is this one plus the rows of the points and features its move changes (and, in Gioul,
-# the result's roll counts and pending dice). `parent` is the board of the position.
+# roll + the mover's own rows before the move, as the other side + the contact row of the
+# board before the move. A result's accumulator is this one plus the rows of the points,
+# features and contact its move changes, and its relation rows (and, in Gioul, the result's
+# roll counts and pending dice). `parent` is the board of the position.
 ctypedef struct QParentC:
     PositionC parent
     OwnC before                 # the mover's own features before its move
+    bint contact                # the board's contact input (a result's unless its move ends contact)
+    uint8_t front[32]           # the opponent's points as the mover's relation inputs read them (x86-64:
+    int front_limit             # qnet.pyx fevga_q_front)
     int16_t acc[QNET_MAX_LANES]
 
 # Probabilities (win, win_mars, lose_mars) for the side on roll (Gioul: to decide) of `s`,

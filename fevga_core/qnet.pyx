@@ -49,23 +49,27 @@
 # gives the measured bound.
 #
 # Incremental evaluation: every result of one position's roll has the opponent on roll with
-# its checkers unchanged, so qnet_parent sums the bias, the opponent's own rows (b = 0) and
-# the mover's own rows before the move (b = 1) once; a result adds the rows of what its move
-# changed (points its steps touched, off, run, released, bear-off) minus the old ones, and
-# its relation rows (Gioul: and its roll-count and pending-dice rows). The result is the
-# same integer accumulator as a fresh evaluation. (A Gioul result that leaves the mover to
-# decide, a chain's next block, is evaluated afresh: search.pyx.)
+# its checkers unchanged, so qnet_parent sums the bias, the opponent's own rows (b = 0), the
+# mover's own rows before the move (b = 1) and the contact row once; a result adds the rows
+# of what its move changed (points its steps touched, off, run, released, bear-off, contact)
+# minus the old ones, and its relation rows (Gioul: and its roll-count and pending-dice
+# rows). The result is the same integer accumulator as a fresh evaluation. (A Gioul result
+# that leaves the mover to decide, a chain's next block, is evaluated afresh: search.pyx.)
 #
-# SIMD: the accumulator update is written once with GCC/Clang vector extensions (16 x int16
-# lanes); the output layer with SSE2 / AVX2 intrinsics on x86-64 and vector extensions
-# elsewhere. On x86-64 setup.py defines FEVGA_SIMD_DISPATCH: the kernels are compiled for the
-# x86-64 baseline (SSE2) and with target("avx2"), and fevga_q_select() picks one at import by
-# the CPU (__builtin_cpu_supports), so one wheel runs on any x86-64 machine (qnet.SIMD names
-# the path). On aarch64 the same code compiles to NEON; elsewhere to what the target has.
-# FEVGA_SIMD=generic builds that portable path on x86-64 too, to check it where CI runs.
+# SIMD: two kernels, written once (FEVGA_Q_KERNELS) over an instruction set's vectors:
+# update (a parent's accumulator, stored) and evaluate (a result's or a position's
+# accumulator, kept in registers block by block and fed straight to the output layer, so
+# it is never stored). x86-64 has SSE2 and AVX2 instances, in intrinsics; other targets one
+# in GCC/Clang vector extensions. On x86-64 setup.py defines FEVGA_SIMD_DISPATCH: the SSE2
+# kernels are the baseline and the AVX2 ones are compiled with target("avx2"), and
+# fevga_q_select() picks one at import by the CPU (__builtin_cpu_supports), so one wheel runs
+# on any x86-64 machine (qnet.SIMD names the path). On aarch64 the vector-extension kernels
+# compile to NEON; elsewhere to what the target has. FEVGA_SIMD=generic builds that portable
+# path on x86-64 too, to check it where CI runs.
 # The relation inputs of a position (trapped, blocked, escaped: net.pyx relation_counts) are
-# counted by an SSE2 kernel over the 24 points on x86-64 (fevga_q_relation), by
-# relation_counts itself elsewhere and in the generic build: the same integers.
+# counted by two SSE2 kernels over the 24 points on x86-64 (fevga_q_front, fevga_q_counts;
+# a roll's results share the mover's front, the opponent's points), by relation_counts
+# itself elsewhere and in the generic build: the same integers.
 # Results are integers until the logits: identical on every path (tests/test_qnet.py).
 #
 # At play (docs/net.md "Quantised inference"): QuantisedNet is a CoreNet, so the entry points
@@ -101,154 +105,179 @@ cdef extern from *:
     """
     #include <stdint.h>
     #include <string.h>
-    typedef uint16_t fevga_q16 __attribute__((vector_size(32)));   /* 16 accumulator lanes, wrapping */
     #define FEVGA_Q_INLINE static inline __attribute__((always_inline))
 
-    /* dst[0..lanes) = src + the rows add[0..na) - the rows sub[0..ns), in wrapping 16-bit
-       arithmetic (exact: qnet.pyx bounds every true sum inside int16), `block` lanes
-       (a multiple of 16 dividing lanes) held in registers while the rows stream past. */
-    FEVGA_Q_INLINE void fevga_q_update_body(int16_t* dst, const int16_t* src, const int16_t* const* add, int na,
-                                            const int16_t* const* sub, int ns, int lanes, const int block) {
-        fevga_q16 a[8], v;
-        int j, k, l;
-        for (j = 0; j < lanes; j += block) {
-            for (l = 0; l < block / 16; l++) memcpy(&a[l], src + j + 16 * l, 32);
-            for (k = 0; k < na; k++) {
-                const int16_t* r = add[k] + j;
-                for (l = 0; l < block / 16; l++) { memcpy(&v, r + 16 * l, 32); a[l] += v; }
-            }
-            for (k = 0; k < ns; k++) {
-                const int16_t* r = sub[k] + j;
-                for (l = 0; l < block / 16; l++) { memcpy(&v, r + 16 * l, 32); a[l] -= v; }
-            }
-            for (l = 0; l < block / 16; l++) memcpy(dst + j + 16 * l, &a[l], 32);
+    /* The two kernels, written once (FEVGA_Q_KERNELS) over an instruction set ISA's vectors:
+         update:   dst = src + the rows add[0..na) - the rows sub[0..ns), over `lanes` lanes;
+         evaluate: that accumulator's output layer, dots[k] = sum_j max(acc_j, 0) w2[k][j]
+                   (k = 0, 1, 2), the accumulator never stored.
+       Lanes go in blocks of 8 vectors held in registers while the rows stream past (lanes is a
+       multiple of QNET_LANES = 128, so of every block). The accumulator adds in wrapping 16-bit
+       arithmetic: exact, as qnet.pyx bounds every true sum inside int16. The products go
+       pmaddwd-style into int32 lanes, each adding the 16 products of one block (8 madds; the
+       scale of w2 keeps that below 2^31), widened to int64 after each block: exact, so the dots
+       are the same integers whatever the instruction set.
+       An ISA names fevga_q_<op>_<ISA>: types v (W = fevga_q_width_<ISA> int16 lanes), s (its
+       int32 sums) and wide (int64 sums); functions ld (unaligned load), st, add, sub, relu (max
+       with 0), madd, sadd (int32 add), zero, szero, wzero, widen (wide += s's lanes) and total
+       (the sum of wide's lanes). */
+    #define FEVGA_Q(op, ISA) fevga_q_##op##_##ISA
+    #define FEVGA_Q_X8(M, ISA) M(ISA, 0) M(ISA, 1) M(ISA, 2) M(ISA, 3) M(ISA, 4) M(ISA, 5) M(ISA, 6) M(ISA, 7)
+    #define FEVGA_Q_W(ISA) FEVGA_Q(width, ISA)
+    #define FEVGA_Q_LOAD(ISA, i) FEVGA_Q(v, ISA) a##i = FEVGA_Q(ld, ISA)(src + j + i * FEVGA_Q_W(ISA));
+    #define FEVGA_Q_ADD(ISA, i) a##i = FEVGA_Q(add, ISA)(a##i, FEVGA_Q(ld, ISA)(r + i * FEVGA_Q_W(ISA)));
+    #define FEVGA_Q_SUB(ISA, i) a##i = FEVGA_Q(sub, ISA)(a##i, FEVGA_Q(ld, ISA)(r + i * FEVGA_Q_W(ISA)));
+    #define FEVGA_Q_STORE(ISA, i) FEVGA_Q(st, ISA)(dst + j + i * FEVGA_Q_W(ISA), a##i);
+    #define FEVGA_Q_RELU(ISA, i) a##i = FEVGA_Q(relu, ISA)(a##i);
+    #define FEVGA_Q_MADD(ISA, i) s = FEVGA_Q(sadd, ISA)(s, FEVGA_Q(madd, ISA)(a##i, FEVGA_Q(ld, ISA)(w + i * FEVGA_Q_W(ISA))));
+    #define FEVGA_Q_DOT(ISA, t, k) {       /* one output at a time: fewer registers live */    \
+            const int16_t* w = w2 + k * lanes + j;                                            \
+            FEVGA_Q(s, ISA) s = FEVGA_Q(szero, ISA)();                                        \
+            FEVGA_Q_X8(FEVGA_Q_MADD, ISA)                                                     \
+            t = FEVGA_Q(widen, ISA)(t, s); }
+    #define FEVGA_Q_BLOCK(ISA)                                                                \
+            FEVGA_Q_X8(FEVGA_Q_LOAD, ISA)                                                     \
+            _Pragma("GCC unroll 2")    /* most results add more rows than they subtract */      \
+            for (k = 0; k < na; k++) { const int16_t* r = add[k] + j; FEVGA_Q_X8(FEVGA_Q_ADD, ISA) } \
+            for (k = 0; k < ns; k++) { const int16_t* r = sub[k] + j; FEVGA_Q_X8(FEVGA_Q_SUB, ISA) }
+    #define FEVGA_Q_KERNELS(ISA, ATTR)                                                        \
+        ATTR static void fevga_q_update_##ISA(int16_t* dst, const int16_t* src, const int16_t* const* add, \
+                                              int na, const int16_t* const* sub, int ns, int lanes) { \
+            int j, k;                                                                         \
+            for (j = 0; j < lanes; j += 8 * FEVGA_Q_W(ISA)) {                                 \
+                FEVGA_Q_BLOCK(ISA)                                                            \
+                FEVGA_Q_X8(FEVGA_Q_STORE, ISA)                                                \
+            }                                                                                 \
+        }                                                                                     \
+        ATTR static void fevga_q_evaluate_##ISA(const int16_t* src, const int16_t* const* add, int na, \
+                                                const int16_t* const* sub, int ns, int lanes, \
+                                                const int16_t* w2, int64_t* dots) {           \
+            FEVGA_Q(wide, ISA) t0 = FEVGA_Q(wzero, ISA)(), t1 = t0, t2 = t0;                  \
+            int j, k;                                                                         \
+            for (j = 0; j < lanes; j += 8 * FEVGA_Q_W(ISA)) {                                 \
+                FEVGA_Q_BLOCK(ISA)                                                            \
+                FEVGA_Q_X8(FEVGA_Q_RELU, ISA)                                                 \
+                FEVGA_Q_DOT(ISA, t0, 0)                                                       \
+                FEVGA_Q_DOT(ISA, t1, 1)                                                       \
+                FEVGA_Q_DOT(ISA, t2, 2)                                                       \
+            }                                                                                 \
+            dots[0] = FEVGA_Q(total, ISA)(t0);                                                \
+            dots[1] = FEVGA_Q(total, ISA)(t1);                                                \
+            dots[2] = FEVGA_Q(total, ISA)(t2);                                                \
         }
-    }
 
-    /* dots[k] = sum_j max(acc[j], 0) * w2[k * lanes + j], k = 0, 1, 2, exact: every int32
-       partial sum adds 16 products at most (the scale of w2 keeps that below 2^31), and the
-       partial sums are added in int64. x86 multiplies with pmaddwd (SSE2, AVX2), other
-       targets widen to 32 bits. */
     #if defined(__x86_64__) && !defined(FEVGA_SIMD_GENERIC)
     #include <immintrin.h>
-    static void fevga_q_output_sse2(const int16_t* acc, const int16_t* w2, int lanes, int64_t* dots) {
-        const __m128i zero = _mm_setzero_si128();
-        int32_t part[4];
-        int j, l, k, i;
-        for (k = 0; k < 3; k++) {
-            const int16_t* w = w2 + k * lanes;
-            int64_t total = 0;
-            for (j = 0; j < lanes; j += 32) {          /* 4 madds: 4 int32 lanes of 8 products */
-                __m128i sum = zero;
-                for (l = j; l < j + 32; l += 8) {
-                    __m128i a = _mm_max_epi16(_mm_loadu_si128((const __m128i*) (acc + l)), zero);
-                    sum = _mm_add_epi32(sum, _mm_madd_epi16(a, _mm_loadu_si128((const __m128i*) (w + l))));
-                }
-                _mm_storeu_si128((__m128i*) part, sum);
-                for (i = 0; i < 4; i++) total += part[i];
-            }
-            dots[k] = total;
-        }
+    /* The ops of an x86 instruction set ISA (ATTR: its target attribute) whose intrinsics are
+       named _mm<P>_... over __m<BITS>i vectors of LANES int16 lanes (widen and total apart). */
+    #define FEVGA_Q_X86_OPS(ISA, ATTR, P, BITS, LANES)                                        \
+        enum { fevga_q_width_##ISA = LANES };                                                 \
+        typedef __m##BITS##i fevga_q_v_##ISA;                                                 \
+        typedef __m##BITS##i fevga_q_s_##ISA;                                                 \
+        typedef __m##BITS##i fevga_q_wide_##ISA;                                              \
+        ATTR FEVGA_Q_INLINE __m##BITS##i fevga_q_ld_##ISA(const int16_t* p) {                \
+            return _mm##P##_loadu_si##BITS((const __m##BITS##i*) p); }                         \
+        ATTR FEVGA_Q_INLINE void fevga_q_st_##ISA(int16_t* p, __m##BITS##i v) {              \
+            _mm##P##_storeu_si##BITS((__m##BITS##i*) p, v); }                                  \
+        ATTR FEVGA_Q_INLINE __m##BITS##i fevga_q_add_##ISA(__m##BITS##i a, __m##BITS##i b) { \
+            return _mm##P##_add_epi16(a, b); }                                                 \
+        ATTR FEVGA_Q_INLINE __m##BITS##i fevga_q_sub_##ISA(__m##BITS##i a, __m##BITS##i b) { \
+            return _mm##P##_sub_epi16(a, b); }                                                 \
+        ATTR FEVGA_Q_INLINE __m##BITS##i fevga_q_szero_##ISA(void) { return _mm##P##_setzero_si##BITS(); } \
+        ATTR FEVGA_Q_INLINE __m##BITS##i fevga_q_wzero_##ISA(void) { return _mm##P##_setzero_si##BITS(); } \
+        ATTR FEVGA_Q_INLINE __m##BITS##i fevga_q_relu_##ISA(__m##BITS##i a) {                \
+            return _mm##P##_max_epi16(a, _mm##P##_setzero_si##BITS()); }                       \
+        ATTR FEVGA_Q_INLINE __m##BITS##i fevga_q_madd_##ISA(__m##BITS##i a, __m##BITS##i w) { \
+            return _mm##P##_madd_epi16(a, w); }                                                \
+        ATTR FEVGA_Q_INLINE __m##BITS##i fevga_q_sadd_##ISA(__m##BITS##i a, __m##BITS##i b) { \
+            return _mm##P##_add_epi32(a, b); }
+
+    /* SSE2, the x86-64 baseline: 8 lanes a vector, blocks of 64. */
+    FEVGA_Q_X86_OPS(sse2, , , 128, 8)
+    FEVGA_Q_INLINE __m128i fevga_q_widen_sse2(__m128i t, __m128i s) {    /* the 4 int32 lanes sign-extended */
+        __m128i sign = _mm_srai_epi32(s, 31);
+        return _mm_add_epi64(_mm_add_epi64(t, _mm_unpacklo_epi32(s, sign)), _mm_unpackhi_epi32(s, sign));
     }
-    #define fevga_q_output_base fevga_q_output_sse2
+    FEVGA_Q_INLINE int64_t fevga_q_total_sse2(__m128i t) {
+        return _mm_cvtsi128_si64(t) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(t, t));
+    }
+    FEVGA_Q_KERNELS(sse2, )
+    #define fevga_q_update_base fevga_q_update_sse2
+    #define fevga_q_evaluate_base fevga_q_evaluate_sse2
+
+    #if defined(FEVGA_SIMD_DISPATCH)
+    /* AVX2, taken at import where the CPU has it: 16 lanes a vector, blocks of 128. */
+    #define FEVGA_Q_AVX2 __attribute__((target("avx2")))
+    FEVGA_Q_X86_OPS(avx2, FEVGA_Q_AVX2, 256, 256, 16)
+    FEVGA_Q_AVX2 FEVGA_Q_INLINE __m256i fevga_q_widen_avx2(__m256i t, __m256i s) {
+        return _mm256_add_epi64(_mm256_add_epi64(t, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(s))),
+                                _mm256_cvtepi32_epi64(_mm256_extracti128_si256(s, 1)));
+    }
+    FEVGA_Q_AVX2 FEVGA_Q_INLINE int64_t fevga_q_total_avx2(__m256i t) {
+        __m128i half = _mm_add_epi64(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+        return _mm_cvtsi128_si64(half) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(half, half));
+    }
+    FEVGA_Q_KERNELS(avx2, FEVGA_Q_AVX2)
+    #endif
+
     #else
-    typedef int16_t fevga_q8h __attribute__((vector_size(16)));
-    typedef int32_t fevga_q8i __attribute__((vector_size(32)));
-    static void fevga_q_output_generic(const int16_t* acc, const int16_t* w2, int lanes, int64_t* dots) {
-        const fevga_q8i zero = {0, 0, 0, 0, 0, 0, 0, 0};
-        fevga_q8h h;
-        fevga_q8i a, w, sum;
-        int j, l, k, i;
-        for (k = 0; k < 3; k++) {
-            int64_t total = 0;
-            for (j = 0; j < lanes; j += 128) {         /* 16 steps: 8 int32 lanes of 16 products */
-                sum = zero;
-                for (l = j; l < j + 128; l += 8) {
-                    memcpy(&h, acc + l, 16);
-                    a = __builtin_convertvector(h, fevga_q8i);
-                    a &= (a > zero);
-                    memcpy(&h, w2 + k * lanes + l, 16);
-                    w = __builtin_convertvector(h, fevga_q8i);
-                    sum += a * w;
-                }
-                for (i = 0; i < 8; i++) total += sum[i];
-            }
-            dots[k] = total;
-        }
+    /* Elsewhere (and FEVGA_SIMD=generic): GCC/Clang vector extensions, which compile to what the
+       target has (aarch64: NEON): 16 lanes a vector, the products widened to 32 bits. */
+    enum { fevga_q_width_generic = 16 };
+    typedef uint16_t fevga_q_v_generic __attribute__((vector_size(32)));    /* wrapping */
+    typedef int16_t fevga_q_i16_generic __attribute__((vector_size(32)));
+    typedef int16_t fevga_q_half_generic __attribute__((vector_size(16)));
+    typedef int32_t fevga_q_s_generic __attribute__((vector_size(32)));
+    typedef int64_t fevga_q_wide_generic __attribute__((vector_size(32)));
+    FEVGA_Q_INLINE fevga_q_v_generic fevga_q_ld_generic(const int16_t* p) {
+        fevga_q_v_generic v;
+        memcpy(&v, p, 32);
+        return v;
     }
-    #define fevga_q_output_base fevga_q_output_generic
+    FEVGA_Q_INLINE void fevga_q_st_generic(int16_t* p, fevga_q_v_generic v) { memcpy(p, &v, 32); }
+    FEVGA_Q_INLINE fevga_q_v_generic fevga_q_add_generic(fevga_q_v_generic a, fevga_q_v_generic b) { return a + b; }
+    FEVGA_Q_INLINE fevga_q_v_generic fevga_q_sub_generic(fevga_q_v_generic a, fevga_q_v_generic b) { return a - b; }
+    FEVGA_Q_INLINE fevga_q_v_generic fevga_q_relu_generic(fevga_q_v_generic a) {
+        fevga_q_i16_generic x = (fevga_q_i16_generic) a;
+        return (fevga_q_v_generic) (x & (x > (fevga_q_i16_generic) {0}));
+    }
+    FEVGA_Q_INLINE fevga_q_s_generic fevga_q_madd_generic(fevga_q_v_generic a, fevga_q_v_generic w) {
+        fevga_q_half_generic a0, a1, w0, w1;      /* pmaddwd: adjacent products added in pairs */
+        memcpy(&a0, &a, 16);
+        memcpy(&a1, (const char*) &a + 16, 16);
+        memcpy(&w0, &w, 16);
+        memcpy(&w1, (const char*) &w + 16, 16);
+        return __builtin_convertvector(a0, fevga_q_s_generic) * __builtin_convertvector(w0, fevga_q_s_generic)
+               + __builtin_convertvector(a1, fevga_q_s_generic) * __builtin_convertvector(w1, fevga_q_s_generic);
+    }
+    FEVGA_Q_INLINE fevga_q_s_generic fevga_q_sadd_generic(fevga_q_s_generic a, fevga_q_s_generic b) { return a + b; }
+    FEVGA_Q_INLINE fevga_q_s_generic fevga_q_szero_generic(void) { return (fevga_q_s_generic) {0}; }
+    FEVGA_Q_INLINE fevga_q_wide_generic fevga_q_wzero_generic(void) { return (fevga_q_wide_generic) {0}; }
+    FEVGA_Q_INLINE fevga_q_wide_generic fevga_q_widen_generic(fevga_q_wide_generic t, fevga_q_s_generic s) {
+        fevga_q_wide_generic lo = {s[0], s[1], s[2], s[3]}, hi = {s[4], s[5], s[6], s[7]};
+        return t + lo + hi;
+    }
+    FEVGA_Q_INLINE int64_t fevga_q_total_generic(fevga_q_wide_generic t) { return t[0] + t[1] + t[2] + t[3]; }
+    FEVGA_Q_KERNELS(generic, )
+    #define fevga_q_update_base fevga_q_update_generic
+    #define fevga_q_evaluate_base fevga_q_evaluate_generic
     #endif
 
-    static void fevga_q_update_base(int16_t* dst, const int16_t* src, const int16_t* const* add, int na,
-                                    const int16_t* const* sub, int ns, int lanes) {
-        fevga_q_update_body(dst, src, add, na, sub, ns, lanes, 64);    /* 8 SSE2 registers */
-    }
-    #if defined(FEVGA_SIMD_DISPATCH) && defined(__x86_64__)
-    __attribute__((target("avx2")))
-    static void fevga_q_update_avx2(int16_t* dst, const int16_t* src, const int16_t* const* add, int na,
-                                    const int16_t* const* sub, int ns, int lanes) {
-        if (lanes % 128 == 0)
-            fevga_q_update_body(dst, src, add, na, sub, ns, lanes, 128);   /* 8 AVX2 registers */
-        else
-            fevga_q_update_body(dst, src, add, na, sub, ns, lanes, 64);
-    }
-    __attribute__((target("avx2")))
-    static inline int64_t fevga_q_sum8_avx2(__m256i s) {     /* 8 int32 lanes added in int64 */
-        __m256i wide = _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(s)),
-                                        _mm256_cvtepi32_epi64(_mm256_extracti128_si256(s, 1)));
-        __m128i half = _mm_add_epi64(_mm256_castsi256_si128(wide), _mm256_extracti128_si256(wide, 1));
-        return _mm_cvtsi128_si64(half) + _mm_extract_epi64(half, 1);
-    }
-    __attribute__((target("avx2")))
-    static void fevga_q_output_avx2(const int16_t* acc, const int16_t* w2, int lanes, int64_t* dots) {
-        /* the three outputs in one pass: each activation block loaded and clipped once */
-        const __m256i zero = _mm256_setzero_si256();
-        int j, l;
-        dots[0] = dots[1] = dots[2] = 0;
-        for (j = 0; j < lanes; j += 128) {             /* 8 madds: 8 int32 lanes of 16 products */
-            __m256i s0 = zero, s1 = zero, s2 = zero;
-            for (l = j; l < j + 128; l += 16) {
-                __m256i a = _mm256_max_epi16(_mm256_loadu_si256((const __m256i*) (acc + l)), zero);
-                s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(a, _mm256_loadu_si256((const __m256i*) (w2 + l))));
-                s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(a, _mm256_loadu_si256((const __m256i*) (w2 + lanes + l))));
-                s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(a, _mm256_loadu_si256((const __m256i*) (w2 + 2 * lanes + l))));
-            }
-            dots[0] += fevga_q_sum8_avx2(s0);
-            dots[1] += fevga_q_sum8_avx2(s1);
-            dots[2] += fevga_q_sum8_avx2(s2);
-        }
-    }
-    #endif
-
-    /* Bit p - 1 set for each of the 24 points p whose count (counts[p], p = 1..24) is not 0. */
-    static inline uint32_t fevga_q_points_mask(const uint8_t* counts) {
-    #if defined(__x86_64__) && !defined(FEVGA_SIMD_GENERIC)
-        const __m128i zero = _mm_setzero_si128();
-        uint32_t empty = (uint32_t) _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*) (counts + 1)), zero))
-                         | (uint32_t) _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadl_epi64((const __m128i*) (counts + 17)), zero)) << 16;
-        return ~empty & 0xFFFFFFu;
-    #else
-        uint32_t mask = 0;
-        int p;
-        for (p = 1; p <= 24; p++) mask |= (uint32_t) (counts[p] != 0) << (p - 1);
-        return mask;
-    #endif
-    }
-
-    /* net.pyx relation_counts for all 24 points at once (SSE2): the trapped, blocked and escaped
-       checkers of the side whose point counts are counts[1..24] against the other side's points
-       `theirs` (its mask in this side's numbering). Lane i is own point i + 1; front[i] = the other
-       side's points among own points i - 5 .. i (the six in front of point i + 1), from a byte
-       array of its points with six zeros below point 1. Integer counts: the same numbers. */
+    /* net.pyx relation_counts for all 24 points at once (SSE2), in two steps: fevga_q_front
+       reads the other side's points `theirs` (its mask in this side's numbering) into window[i] =
+       its points among own points i - 5 .. i (the six in front of own point i + 1; lanes 0-15 are
+       points 1-16, lanes 16-23 points 17-24) and *limit = the lane of its lowest point (24: none);
+       fevga_q_counts counts the trapped, blocked and escaped checkers of the side whose point
+       counts are counts[1..24] against it. The other side of a roll's results does not move, so
+       the results of one roll share its front (qnet_parent). Integer counts: the same numbers. */
     #if defined(__x86_64__) && !defined(FEVGA_SIMD_GENERIC)
     #define FEVGA_Q_RELATION_SIMD 1
-    static inline void fevga_q_relation(const uint8_t* counts, uint32_t theirs, int* trapped, int* blocked,
-                                        int* escaped) {
+    static inline void fevga_q_front(uint32_t theirs, uint8_t* window, int* limit) {
         const __m128i zero = _mm_setzero_si128();
         const __m128i bits = _mm_set_epi8(-128, 64, 32, 16, 8, 4, 2, 1, -128, 64, 32, 16, 8, 4, 2, 1);
-        const __m128i one = _mm_set1_epi8(1), six = _mm_set1_epi8(6);
+        const __m128i one = _mm_set1_epi8(1);
         uint8_t points[48];
-        __m128i x, t_lo, t_hi, f_lo = zero, f_hi = zero, n_lo, n_hi, b, s, limit;
+        __m128i x, t_lo, t_hi, f_lo = zero, f_hi = zero;
         int k;
         x = _mm_cvtsi32_si128((int) theirs);
         x = _mm_unpacklo_epi8(x, x);
@@ -264,6 +293,15 @@ cdef extern from *:
             f_lo = _mm_add_epi8(f_lo, _mm_loadu_si128((const __m128i*) (points + 6 - k)));
             f_hi = _mm_add_epi8(f_hi, _mm_loadu_si128((const __m128i*) (points + 22 - k)));
         }
+        _mm_storeu_si128((__m128i*) window, f_lo);
+        _mm_storeu_si128((__m128i*) (window + 16), f_hi);
+        *limit = theirs ? __builtin_ctz(theirs) : 24;
+    }
+    static inline void fevga_q_counts(const uint8_t* counts, const uint8_t* window, int limit, int* trapped,
+                                      int* blocked, int* escaped) {
+        const __m128i zero = _mm_setzero_si128(), six = _mm_set1_epi8(6);
+        __m128i f_lo = _mm_loadu_si128((const __m128i*) window), f_hi = _mm_loadu_si128((const __m128i*) (window + 16));
+        __m128i n_lo, n_hi, b, s, lanes;
         n_lo = _mm_loadu_si128((const __m128i*) (counts + 1));       /* points 1-16 */
         n_hi = _mm_loadl_epi64((const __m128i*) (counts + 17));      /* points 17-24 */
         b = _mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi8(n_lo, zero), _mm_unpacklo_epi8(f_lo, zero)),
@@ -276,21 +314,23 @@ cdef extern from *:
         s = _mm_add_epi64(_mm_sad_epu8(_mm_and_si128(n_lo, _mm_cmpeq_epi8(f_lo, six)), zero),
                           _mm_sad_epu8(_mm_and_si128(n_hi, _mm_cmpeq_epi8(f_hi, six)), zero));
         *trapped = _mm_cvtsi128_si32(s) + _mm_extract_epi16(s, 4);
-        /* escaped: below the other side's lowest point (lane i < its index; all 24 when it has none) */
-        limit = _mm_set1_epi8((char) (theirs ? __builtin_ctz(theirs) : 24));
+        /* escaped: below the other side's lowest point (lane i < limit) */
+        lanes = _mm_set1_epi8((char) limit);
         s = _mm_add_epi64(
-            _mm_sad_epu8(_mm_and_si128(n_lo, _mm_cmplt_epi8(_mm_set_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), limit)), zero),
-            _mm_sad_epu8(_mm_and_si128(n_hi, _mm_cmplt_epi8(_mm_set_epi8(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16), limit)), zero));
+            _mm_sad_epu8(_mm_and_si128(n_lo, _mm_cmplt_epi8(_mm_set_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), lanes)), zero),
+            _mm_sad_epu8(_mm_and_si128(n_hi, _mm_cmplt_epi8(_mm_set_epi8(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16), lanes)), zero));
         *escaped = _mm_cvtsi128_si32(s) + _mm_extract_epi16(s, 4);
     }
     #else
     #define FEVGA_Q_RELATION_SIMD 0      /* net.pyx relation_counts serves (never called) */
-    #define fevga_q_relation(counts, theirs, trapped, blocked, escaped) ((void) 0)
+    #define fevga_q_front(theirs, window, limit) ((void) 0)
+    #define fevga_q_counts(counts, window, limit, trapped, blocked, escaped) ((void) 0)
     #endif
 
     static void (*fevga_q_update)(int16_t*, const int16_t*, const int16_t* const*, int, const int16_t* const*,
                                   int, int) = fevga_q_update_base;
-    static void (*fevga_q_output)(const int16_t*, const int16_t*, int, int64_t*) = fevga_q_output_base;
+    static void (*fevga_q_evaluate)(const int16_t*, const int16_t* const*, int, const int16_t* const*, int, int,
+                                    const int16_t*, int64_t*) = fevga_q_evaluate_base;
 
     /* Pick the kernels: the CPU's best (at import) or, best = 0, the baseline (tests compare
        the two); returns the name of the path taken. */
@@ -301,11 +341,11 @@ cdef extern from *:
         __builtin_cpu_init();
         if (best && __builtin_cpu_supports("avx2")) {
             fevga_q_update = fevga_q_update_avx2;
-            fevga_q_output = fevga_q_output_avx2;
+            fevga_q_evaluate = fevga_q_evaluate_avx2;
             return "avx2";
         }
         fevga_q_update = fevga_q_update_base;
-        fevga_q_output = fevga_q_output_base;
+        fevga_q_evaluate = fevga_q_evaluate_base;
         return "sse2";
     #elif defined(__x86_64__) && defined(__AVX2__)
         return "avx2 (built for this CPU)";
@@ -320,11 +360,13 @@ cdef extern from *:
     """
     void fevga_q_update(int16_t* dst, const int16_t* src, const int16_t* const* add, int na,
                         const int16_t* const* sub, int ns, int lanes) noexcept nogil
-    void fevga_q_output(const int16_t* acc, const int16_t* w2, int lanes, int64_t* dots) noexcept nogil
+    void fevga_q_evaluate(const int16_t* src, const int16_t* const* add, int na, const int16_t* const* sub, int ns,
+                          int lanes, const int16_t* w2, int64_t* dots) noexcept nogil
     const char* fevga_q_select(int best) noexcept nogil
-    uint32_t fevga_q_points_mask(const uint8_t* counts) noexcept nogil
     enum: FEVGA_Q_RELATION_SIMD
-    void fevga_q_relation(const uint8_t* counts, uint32_t theirs, int* trapped, int* blocked, int* escaped) noexcept nogil
+    void fevga_q_front(uint32_t theirs, uint8_t* window, int* limit) noexcept nogil
+    void fevga_q_counts(const uint8_t* counts, const uint8_t* window, int limit, int* trapped, int* blocked,
+                        int* escaped) noexcept nogil
 
 SIMD = fevga_q_select(1).decode()
 
@@ -433,40 +475,42 @@ cdef void _gioul_rows(const QNetC* q, const GioulC* s, RowsC* r) noexcept nogil:
 
 
 cdef inline void _relations(const SideC* side, const SideC* other, RelationC* rel) noexcept nogil:
-    """net.pyx relation_counts: the SSE2 kernel on x86-64, else relation_counts itself."""
+    """net.pyx relation_counts: the SSE2 kernels on x86-64, else relation_counts itself."""
+    cdef uint8_t window[32]
+    cdef int limit
     if FEVGA_Q_RELATION_SIMD:
-        fevga_q_relation(side.counts, rotate12(other.mask), &rel.trapped, &rel.blocked, &rel.escaped)
+        fevga_q_front(rotate12(other.mask), window, &limit)
+        fevga_q_counts(side.counts, window, limit, &rel.trapped, &rel.blocked, &rel.escaped)
     else:
         relation_counts(side, other, rel)
 
 
-cdef void _relation_rows(const QNetC* q, const PositionC* pos, RowsC* r) noexcept nogil:
-    """The rows of the relation inputs of both sides (side on roll b = 0) and contact."""
-    cdef RelationC rel
+cdef inline void _change(const QNetC* q, RowsC* r, int base, int old, int new) noexcept nogil:
+    """The rows that take a feature whose level l has the row base + l (level 0: no row) from
+    level old to level new."""
+    if old != new:
+        if old:
+            _sub(q, r, base + old)
+        if new:
+            _add(q, r, base + new)
+
+
+cdef void _relation_rows(const QNetC* q, const RelationC* rel, RowsC* r) noexcept nogil:
+    """The rows of the relation inputs of both sides, rel[0] of the side on roll; contact apart."""
     cdef int b
-    cdef const SideC* side
-    cdef const SideC* other
     for b in range(2):
-        side = &pos.side[pos.turn ^ b]
-        other = &pos.side[pos.turn ^ b ^ 1]
-        _relations(side, other, &rel)
-        if rel.trapped:
-            _add(q, r, ROW_TRAPPED + b * 16 + rel.trapped)
-        if rel.blocked:
-            _add(q, r, ROW_BLOCKED + b * 91 + rel.blocked)
-        if rel.escaped:
-            _add(q, r, ROW_ESCAPED + b * 16 + rel.escaped)
-    if position_contact(pos):
-        _add(q, r, ROW_CONTACT)
+        _change(q, r, ROW_TRAPPED + b * 16, 0, rel[b].trapped)
+        _change(q, r, ROW_BLOCKED + b * 91, 0, rel[b].blocked)
+        _change(q, r, ROW_ESCAPED + b * 16, 0, rel[b].escaped)
 
 
-cdef void _finish(const QNetC* q, const int16_t* acc, double* out) noexcept nogil:
-    """Probabilities from a complete accumulator: the output layer and the sigmoids."""
+cdef void _evaluate(const QNetC* q, const int16_t* src, const RowsC* r, double* out) noexcept nogil:
+    """Probabilities of the accumulator src + r's rows: the output layer and the sigmoids."""
     cdef int64_t dots[NET_OUTPUTS]
     cdef double logits[NET_OUTPUTS]
     cdef double scale = 1.0 / <double> (1 << (q.s1 + q.s2))
     cdef int k
-    fevga_q_output(acc, q.w2, q.lanes, dots)
+    fevga_q_evaluate(src, r.add, r.nadd, r.sub, r.nsub, q.lanes, q.w2, dots)
     for k in range(NET_OUTPUTS):
         logits[k] = q.b2[k] + <double> dots[k] * scale
     logit_probabilities(logits, out)
@@ -474,18 +518,20 @@ cdef void _finish(const QNetC* q, const int16_t* acc, double* out) noexcept nogi
 
 cdef void qnet_evaluate(const QNetC* q, const StateC* s, double* out) noexcept nogil:
     cdef RowsC r
-    cdef int16_t acc[QNET_MAX_LANES]
+    cdef RelationC rel[2]
     cdef const PositionC* pos = state_board(s)
     cdef bint gioul = StateC is GioulC
     r.nadd = 0
     r.nsub = 0
     _own_rows(q, &pos.side[pos.turn], 0, gioul, &r)
     _own_rows(q, &pos.side[pos.turn ^ 1], 1, gioul, &r)
-    _relation_rows(q, pos, &r)
+    _relations(&pos.side[pos.turn], &pos.side[pos.turn ^ 1], &rel[0])
+    _relations(&pos.side[pos.turn ^ 1], &pos.side[pos.turn], &rel[1])
+    _relation_rows(q, rel, &r)
+    _change(q, &r, ROW_CONTACT - 1, 0, position_contact(pos))
     if StateC is GioulC:
         _gioul_rows(q, s, &r)
-    fevga_q_update(acc, q.bias, r.add, r.nadd, r.sub, r.nsub, q.lanes)
-    _finish(q, acc, out)
+    _evaluate(q, q.bias, &r, out)
 
 
 cdef void qnet_parent(const QNetC* q, const StateC* s, QParentC* shared) noexcept nogil:
@@ -498,6 +544,10 @@ cdef void qnet_parent(const QNetC* q, const StateC* s, QParentC* shared) noexcep
     own_features(&parent.side[parent.turn], &shared.before)
     _own_rows(q, &parent.side[parent.turn ^ 1], 0, gioul, &r)     # the opponent: on roll in every result
     _own_rows(q, &parent.side[parent.turn], 1, gioul, &r)         # the mover before its move
+    shared.contact = position_contact(parent)                      # a move rarely changes it
+    _change(q, &r, ROW_CONTACT - 1, 0, shared.contact)
+    if FEVGA_Q_RELATION_SIMD:                                       # the mover's relations face it
+        fevga_q_front(rotate12(parent.side[parent.turn ^ 1].mask), shared.front, &shared.front_limit)
     fevga_q_update(shared.acc, q.bias, r.add, r.nadd, r.sub, r.nsub, q.lanes)
 
 
@@ -505,11 +555,11 @@ cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move,
                       double* out) noexcept nogil:
     cdef const PositionC* child = state_board(s)
     cdef RowsC r
-    cdef int16_t acc[QNET_MAX_LANES]
     cdef const SideC* before = &shared.parent.side[shared.parent.turn]
     cdef const SideC* after = &move.after
     cdef uint32_t touched = 0
-    cdef int k, p, old, new
+    cdef int k, p
+    cdef RelationC rel[2]
     cdef const OwnC* f0 = &shared.before
     cdef OwnC f1
     r.nadd = 0
@@ -520,39 +570,24 @@ cdef void qnet_result(const QNetC* q, const QParentC* shared, const MoveC* move,
     while touched:
         p = __builtin_ctz(touched) + 1
         touched &= touched - 1
-        old = before.counts[p]
-        new = after.counts[p]
-        if old != new:
-            if old:
-                _sub(q, &r, ROW_POINT + (24 + p - 1) * 16 + old)
-            if new:
-                _add(q, &r, ROW_POINT + (24 + p - 1) * 16 + new)
+        _change(q, &r, ROW_POINT + (24 + p - 1) * 16, before.counts[p], after.counts[p])
     own_features(after, &f1)
-    if f0.off != f1.off:
-        if f0.off:
-            _sub(q, &r, ROW_OFF + 16 + f0.off)
-        _add(q, &r, ROW_OFF + 16 + f1.off)
-    if f0.run != f1.run:
-        if f0.run:
-            _sub(q, &r, ROW_RUN + 25 + f0.run)
-        if f1.run:
-            _add(q, &r, ROW_RUN + 25 + f1.run)
+    _change(q, &r, ROW_OFF + 16, f0.off, f1.off)
+    _change(q, &r, ROW_RUN + 25, f0.run, f1.run)
     if StateC is PositionC:
-        if f0.released != f1.released:
-            if f0.released:
-                _sub(q, &r, ROW_RELEASED + 1)
-            else:
-                _add(q, &r, ROW_RELEASED + 1)
-    if f0.bear != f1.bear:
-        if f0.bear:
-            _sub(q, &r, ROW_BEAR + 1)
-        else:
-            _add(q, &r, ROW_BEAR + 1)
-    _relation_rows(q, child, &r)
+        _change(q, &r, ROW_RELEASED, f0.released, f1.released)     # level 1: row ROW_RELEASED + 1 (b = 1)
+    _change(q, &r, ROW_BEAR, f0.bear, f1.bear)
+    _relations(&child.side[child.turn], after, &rel[0])            # the opponent's, on roll
+    if FEVGA_Q_RELATION_SIMD:                                       # the mover's, against the unmoved opponent
+        fevga_q_counts(after.counts, shared.front, shared.front_limit, &rel[1].trapped, &rel[1].blocked,
+                       &rel[1].escaped)
+    else:
+        relation_counts(after, &child.side[child.turn], &rel[1])
+    _relation_rows(q, rel, &r)
+    _change(q, &r, ROW_CONTACT - 1, shared.contact, position_contact(child))
     if StateC is GioulC:
         _gioul_rows(q, s, &r)
-    fevga_q_update(acc, shared.acc, r.add, r.nadd, r.sub, r.nsub, q.lanes)
-    _finish(q, acc, out)
+    _evaluate(q, shared.acc, &r, out)
 
 
 # ---------------------------------------------------------------------------------------
@@ -866,17 +901,8 @@ def relation_counts_rows(const uint8_t[:, ::1] rows not None):
 
 cdef void _row_value(const void* q, const uint8_t* row, double* out) noexcept nogil:
     cdef PositionC pos
-    _load_board(&pos, row)
+    position_load(&pos, row)
     qnet_evaluate(<const QNetC*> q, &pos, out)
-
-
-cdef void _load_board(PositionC* pos, const uint8_t* row) noexcept nogil:
-    """position_load with the points masks made by vector code (pos stays local)."""
-    cdef int color
-    for color in range(2):
-        memcpy(pos.side[color].counts, row + color * NUM_SLOTS, NUM_SLOTS)
-        pos.side[color].mask = fevga_q_points_mask(row + color * NUM_SLOTS)
-    pos.turn = row[2 * NUM_SLOTS]
 
 
 cdef int _check_pairs(const uint8_t[:, ::1] rows, const uint8_t[:, ::1] dice, int flags) except -1:

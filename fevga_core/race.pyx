@@ -4,7 +4,7 @@
 from libc.string cimport memset
 
 from fevga_core.types cimport PositionC, SideC, uint8_t, uint16_t, int64_t, NUM_CHECKERS
-from fevga_core.board cimport side_update_mask
+from fevga_core.board cimport points_mask
 
 import numpy as np
 
@@ -138,7 +138,7 @@ cdef int _side_of(object counts, const OneSidedTableC* one, SideC* side, str nam
     if total > one.checkers:
         raise InvalidArgumentError(f"{name} counts {values} hold {total} checkers; the table covers {one.checkers}")
     side.counts[0] = <uint8_t>(NUM_CHECKERS - total)
-    side_update_mask(side)
+    side.mask = points_mask(side.counts)
     return 0
 
 

@@ -106,6 +106,60 @@ def test_each_result_evaluated_incrementally_is_its_fresh_evaluation_bit_for_bit
     assert np.array_equal(np.diff(offsets), counts) and counts.sum() == len(values)
 
 
+def _blocky_rows(count: int, seed: int) -> NDArray[np.uint8]:
+    """Positions of both sides in runs of consecutive points (primes, trapped and escaped
+    checkers on both sides, which the results' relation inputs must follow), each with a
+    roll: each side's 15 checkers on runs of 2-7 points, the other's runs on points free."""
+    rng = np.random.default_rng(seed)
+    rows: list[NDArray[np.uint8]] = []
+    while len(rows) < count:
+        held = np.zeros(25, dtype=bool)  # printed points (white's numbering) taken so far
+        counts = []
+        for side in range(2):
+            own = np.zeros(25, dtype=np.uint8)
+            left = 15 - int(rng.integers(0, 4)) * (rng.random() < 0.2)
+            own[0] = 15 - left
+            for _ in range(8):
+                if not left:
+                    break
+                start, length = int(rng.integers(1, 25)), int(rng.integers(2, 8))
+                for point in range(start, min(start + length, 25)):
+                    printed = point if side == 0 else (point + 11) % 24 + 1
+                    if left and not held[printed] and not own[point]:
+                        held[printed], own[point], left = True, 1, left - 1
+            for point in np.flatnonzero(own[1:]) + 1:  # the rest stacked on the side's points
+                extra = left if rng.random() < 0.5 else int(rng.integers(0, left + 1))
+                own[point] += extra
+                left -= extra
+            if left or not own[1:].any():
+                break
+            counts.append(own)
+        if len(counts) == 2:
+            rows.append(np.concatenate([counts[0], counts[1], [rng.integers(0, 2)]]).astype(np.uint8))
+    return np.array(rows)
+
+
+def test_results_keep_their_relation_inputs_through_primes_bit_for_bit() -> None:
+    """A result's relation inputs (the mover's counted against the opponent's front, which
+    the roll's results share: qnet.pyx qnet_parent) and contact row (kept from the board
+    before the move unless the move ends contact): on boards of primes, where checkers are
+    trapped, blocked and escape, every result's incremental value is its fresh evaluation."""
+    rows = _blocky_rows(600, seed=11)
+    assert all(board.first_invalid_row(rows[i:i + 1])[1] == 0 for i in range(len(rows)))
+    pairs, dice = np.repeat(rows, len(ROLLS), axis=0), np.tile(ROLLS, (len(rows), 1))
+    offsets, values = _quantised().evaluate_moves(pairs, dice, 0)
+    _, results, _, _ = core_state.generate_batch(pairs, dice, 0)
+    assert np.array_equal(values, _quantised().evaluate_rows(results))
+    relations = qnet.relation_counts_rows(results)  # (n, 2, 3): trapped, blocked, escaped of each side
+    for side in range(2):
+        assert (relations[:, side, 0] > 0).sum() > 1000 and (relations[:, side, 2] > 0).sum() > 1000
+
+    def contact(a: NDArray[np.uint8]) -> NDArray[np.bool_]:  # a checker on either side's points 13-24
+        return np.asarray(a[:, 13:25].any(axis=1) | a[:, 38:50].any(axis=1))
+
+    assert (np.repeat(contact(pairs), np.diff(offsets)) & ~contact(results)).sum() > 50  # moves that end contact
+
+
 def _mover_equity(theirs: NDArray[np.float64]) -> NDArray[np.float64]:
     """Equity of a result for the side that moved into it (the outputs are the opponent's)."""
     return 2.0 * (1.0 - theirs[:, 0]) - 1.0 + theirs[:, 2] - theirs[:, 1]
