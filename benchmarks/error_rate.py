@@ -15,7 +15,10 @@ shipped).
 
 `truth` rewrites truth.json atomically after every decision: stop it at any time and run the
 same command again to continue; `report` rates the decisions the file holds so far and says
-how many of the corpus they are. `judge` adds a candidate net's picks to a truth as one more
+how many of the corpus they are. `--target-se 0.01` gives every candidate an equity SE under
+0.01: a decision whose candidates miss it is rolled out again, from the start, with the games
+its worst SE calls for (recorded in the decision); run on a truth made without it, it raises
+that truth in place, decision by decision, resumably. `judge` adds a candidate net's picks to a truth as one more
 player (its picks rolled out by the truth's own net where they were not already), so a net
 meant to replace the shipped one is rated on the shipped net's truth.
 """
@@ -46,11 +49,12 @@ def _truth(args: argparse.Namespace) -> None:
 
     def progress(one: DecisionTruth, total: int) -> None:
         worst = max(m.se for m in one.moves)
-        print(f"decision {one.index + 1}/{total}: {len(one.moves)} candidates, {one.seconds:.1f} s, "
-              f"max SE {worst:.4f}, elapsed {time.perf_counter() - began:.0f} s", flush=True)
+        print(f"decision {one.index + 1}/{total}: {len(one.moves)} candidates, {one.games or args.games} games each, "
+              f"{one.seconds:.1f} s, max SE {worst:.4f}, elapsed {time.perf_counter() - began:.0f} s", flush=True)
 
     truth = run_truth(corpus, args.truth, args.games, args.seed, workers=args.workers,
-                      truncate=not args.no_truncate, limit=args.limit, net=args.truth_net, on_decision=progress)
+                      truncate=not args.no_truncate, limit=args.limit, net=args.truth_net,
+                      target_se=args.target_se, on_decision=progress)
     print(f"{len(truth.decisions)} of {len(corpus.decisions)} decisions in {args.truth}")
 
 
@@ -76,8 +80,10 @@ def _report(args: argparse.Namespace) -> None:
     diff_ses = [m.diff_se for d in truth.decisions for m in d.moves if m.diff_se > 0]
     candidates = sum(len(d.moves) for d in truth.decisions)
     seconds = sum(d.seconds for d in truth.decisions)
+    games = [d.games or truth.settings["games"] for d in truth.decisions]
     print(f"{candidates} candidates rolled out ({candidates / done:.1f} a decision) in {seconds / 60:.1f} min of "
-          f"rollouts; candidate equity SE mean {sum(ses) / len(ses):.4f}, max {max(ses):.4f}; "
+          f"rollouts, {min(games)}-{max(games)} games a candidate (mean {sum(games) / done:.0f}); "
+          f"candidate equity SE mean {sum(ses) / len(ses):.4f}, max {max(ses):.4f}; "
           f"SE of a difference to the best: mean {sum(diff_ses) / max(len(diff_ses), 1):.4f}, "
           f"max {max(diff_ses, default=0.0):.4f}\n")
     print(markdown_table(error_rates(truth.decisions)))
@@ -99,6 +105,9 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument("--workers", type=int, default=1)
     t.add_argument("--limit", type=int, default=None, help="stop after this many decisions in all")
     t.add_argument("--no-truncate", action="store_true", help="play races out instead of scoring them by tables")
+    t.add_argument("--target-se", type=float, default=None,
+                   help="roll a decision out again with more games until every candidate's equity SE is under this "
+                        "(an existing truth without one is raised to it in place)")
     j = sub.add_parser("judge", help="add a candidate net's picks to a truth as one more player (resumable)")
     j.add_argument("corpus")
     j.add_argument("truth")

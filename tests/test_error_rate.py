@@ -249,6 +249,38 @@ def test_a_truth_of_fewer_players_is_extended_to_the_whole_truth(corpus: Corpus,
         run_truth(small, path, games=36, seed=5)
 
 
+def test_a_target_se_rolls_out_again_until_every_candidate_meets_it(corpus: Corpus, tmp_path) -> None:
+    """`target_se`: every candidate's equity SE under it, the decisions that needed more games
+    rolled out again from the start with them (and saying so); a truth made without it is
+    raised in place to the same file, decision by decision."""
+    small = Corpus(corpus.seed, corpus.net, corpus.decisions[:3], corpus.game)
+    base = run_truth(small, tmp_path / "base.json", games=36, seed=5)
+    target = float(np.median([max(m.se for m in d.moves) for d in base.decisions]))  # some decisions miss it
+    direct = run_truth(small, tmp_path / "direct.json", games=36, seed=5, target_se=target)
+    assert direct.settings == {**base.settings, "target_se": target}
+    raised = [d for d in direct.decisions if d.games is not None]
+    assert raised
+    for d in direct.decisions:
+        assert max(m.se for m in d.moves) < target
+        assert {m.move for m in d.moves} == {m.move for m in base.decisions[d.index].moves}
+        if d.games is None:
+            assert d.moves == base.decisions[d.index].moves  # met the target at the truth's games
+        else:
+            assert d.games > 36 and d.games % 36 == 0 and max(m.se for m in base.decisions[d.index].moves) >= target
+    assert _without_times(load_truth(tmp_path / "direct.json")) == _without_times(direct)
+
+    seen: list[int] = []
+    upgraded = run_truth(small, tmp_path / "base.json", games=36, seed=5, target_se=target,
+                         on_decision=lambda one, total: seen.append(one.index))
+    assert seen == [d.index for d in raised]  # only the decisions that missed the target were rolled out again
+    assert _without_times(upgraded) == _without_times(direct) == _without_times(load_truth(tmp_path / "base.json"))
+    assert upgraded.settings == direct.settings == load_truth(tmp_path / "base.json").settings
+    with pytest.raises(CheckpointError, match="target_se"):
+        run_truth(small, tmp_path / "base.json", games=36, seed=5)  # a raised truth is not lowered again
+    with pytest.raises(InvalidArgumentError, match="target_se"):
+        run_truth(small, tmp_path / "other.json", games=36, seed=5, target_se=0.0)
+
+
 def test_another_net_is_judged_on_the_truth_as_one_more_player(tmp_path) -> None:
     from fevga import Net, hint
 

@@ -13,6 +13,9 @@ Three steps, each a file that the next one reads (docs/error_rate.md):
    together by the "net" policy with common random numbers (`fevga.rollout_moves(moves=...)`,
    decision ``i`` seeded ``SeedSequence(seed, spawn_key=(i,))``). After each decision the
    whole truth so far is written atomically to `path`; a rerun resumes after the last one.
+   With a target SE, a decision whose candidates' equity SEs are not all under it is rolled
+   out again with more games (`raise_truth`; a truth made without the target is raised in
+   place, resumably).
    Rollouts are bit-identical for any worker count, so the truth is too. A truth made for
    fewer players (a Gioul truth from before its 3-ply search) is extended in place: each
    decision gets the new players' picks, and a decision whose picks were not all rolled out
@@ -42,6 +45,7 @@ import numpy as np
 
 from fevga.analysis import hint
 from fevga.checks import check_int
+from fevga.limits import check_real
 from fevga.errors import CheckpointError, FevgaError, InvalidArgumentError
 from fevga.files import atomic_write
 from fevga.game import play_game
@@ -55,7 +59,7 @@ from fevga.rules import Game
 from fevga_core import game as core_game
 
 __all__ = ["PLAYERS", "WINDOW", "players_of", "Decision", "Corpus", "MoveTruth", "DecisionTruth", "Truth", "ErrorRate",
-           "build_corpus", "picks", "decision_truth", "extend_truth", "run_truth", "judge_truth", "load_truth", "error_rates",
+           "build_corpus", "picks", "decision_truth", "extend_truth", "raise_truth", "run_truth", "judge_truth", "load_truth", "error_rates",
            "selection_bias", "markdown_table"]
 
 CORPUS_FORMAT = "fevga-error-rate-corpus/1"
@@ -207,6 +211,7 @@ class DecisionTruth:
     moves: tuple[MoveTruth, ...]
     picks: dict[str, str]
     seconds: float
+    games: int | None = None  # games a candidate when more than the truth's (a target SE raised it)
 
     def loss(self, player: str) -> float:
         """Equity the player's pick gives up against the best candidate (>= 0)."""
@@ -220,13 +225,15 @@ class DecisionTruth:
         return next(m for m in self.moves if m.move == notation)
 
     def to_dict(self) -> dict[str, Any]:
+        games = {} if self.games is None else {"games": self.games}
         return {"index": self.index, "moves": [asdict(m) for m in self.moves], "picks": self.picks,
-                "seconds": self.seconds}
+                "seconds": self.seconds, **games}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DecisionTruth:
+        games = data.get("games")
         return cls(int(data["index"]), tuple(MoveTruth(**m) for m in data["moves"]), dict(data["picks"]),
-                   float(data["seconds"]))
+                   float(data["seconds"]), None if games is None else int(games))
 
 
 def decision_truth(decision: Decision, index: int, games: int, seed: int, *, workers: int | None = 1,
@@ -267,15 +274,34 @@ def extend_truth(decision: Decision, old: DecisionTruth, new: Mapping[str, Move 
     if all(notation in known for notation in chosen.values()):
         return DecisionTruth(old.index, old.moves, chosen, old.seconds)
     began = time.perf_counter()
-    moves = _rolled_out(decision, list(dict.fromkeys([*known, *chosen.values()])), old.index, games, seed, workers,
-                        truncate, evaluator)
+    moves = _rolled_out(decision, list(dict.fromkeys([*known, *chosen.values()])), old.index, old.games or games, seed,
+                        workers, truncate, evaluator)
     for m in moves:
         before = known.get(m.move)
         if before is not None and (before.equity, before.se) != (m.equity, m.se):
             raise CheckpointError(f"decision {old.index}: move {m.move} rolls out to {m.equity!r} (SE {m.se!r}), not "
                                   f"the truth's {before.equity!r} (SE {before.se!r}): the truth was made by another "
                                   "build or net")
-    return DecisionTruth(old.index, moves, chosen, old.seconds + time.perf_counter() - began)
+    return DecisionTruth(old.index, moves, chosen, old.seconds + time.perf_counter() - began, old.games)
+
+
+def raise_truth(decision: Decision, one: DecisionTruth, target_se: float, games: int, seed: int, *,
+                workers: int | None = 1, truncate: bool = True, net: Net | str | None = None) -> DecisionTruth:
+    """`one` (the truth of `decision`, `games` a candidate unless it says more) with every
+    candidate's equity SE under `target_se`: while one is not, its candidates are rolled out
+    again, together and from the start with the decision's seed, with the games that SE
+    calls for ((SE / target)^2 times as many, 5% over, rounded up to a multiple of 36; at
+    least a quarter more each time). A decision already under the target is returned as it is."""
+    target_se = check_real("target_se", target_se, 0.001, 1.0)
+    evaluator = net_of(net, "gioul" if isinstance(decision.position, GioulPosition) else "fevga")
+    n = one.games or games
+    while (worst := max(m.se for m in one.moves)) >= target_se:
+        n = max(math.ceil(n * 1.05 * (worst / target_se) ** 2), math.ceil(n * 1.25))
+        n = -(-n // 36) * 36
+        began = time.perf_counter()
+        moves = _rolled_out(decision, [m.move for m in one.moves], one.index, n, seed, workers, truncate, evaluator)
+        one = DecisionTruth(one.index, moves, one.picks, one.seconds + time.perf_counter() - began, n)
+    return one
 
 
 @dataclass(frozen=True)
@@ -303,29 +329,38 @@ def load_truth(path: str | os.PathLike[str]) -> Truth:
 
 def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: int, *, workers: int | None = 1,
               truncate: bool = True, limit: int | None = None, net: Net | str | None = None,
+              target_se: float | None = None,
               on_decision: Callable[[DecisionTruth, int], None] | None = None) -> Truth:
     """Establish the truth of `corpus` into `path`, resuming from what `path` holds.
 
     The file is rewritten atomically after each decision. A file made with other settings
-    (corpus, games, seed, truncation, net) raises CheckpointError; one made for fewer players
-    is extended first, decision by decision (`extend_truth`). `limit` stops after that many
-    decisions in all (None: the whole corpus); `on_decision(truth, total)` is called after
-    each new or extended one.
+    (corpus, games, seed, truncation, net, target SE) raises CheckpointError; one made for
+    fewer players is extended first, decision by decision (`extend_truth`), and one made
+    without a target SE is raised to `target_se` the same way (`raise_truth`). `target_se`
+    gives every candidate of every decision an equity SE under it (`games` first, more where
+    needed: `raise_truth`). `limit` stops after that many decisions in all (None: the whole
+    corpus); `on_decision(truth, total)` is called after each new, extended or raised one.
     """
     games, seed = check_int("games", games, 1), check_int("seed", seed, 0)
+    if target_se is not None:
+        target_se = check_real("target_se", target_se, 0.001, 1.0)
     evaluator = net_of(net, corpus.game)
     if evaluator.checksum != corpus.net:
         raise InvalidArgumentError(f"the corpus was made by net {corpus.net[:12]}, not {evaluator.checksum[:12]}")
     players = list(players_of(corpus.game))
     settings = {"game": corpus.game, "corpus_seed": corpus.seed, "corpus_size": len(corpus.decisions),
                 "net": corpus.net, "games": games, "seed": seed, "truncate": bool(truncate), "policy": "net",
-                "window": WINDOW, "max_candidates": MAX_CANDIDATES, "players": players}
+                "window": WINDOW, "max_candidates": MAX_CANDIDATES, "players": players,
+                **({} if target_se is None else {"target_se": target_se})}
     done: tuple[DecisionTruth, ...] = ()
+    old = None
     if Path(path).exists():
         old = load_truth(path)
-        # a truth made for fewer players is extended below; any other difference is refused
+        # a truth made for fewer players, or with no target SE, is extended or raised below;
+        # any other difference is refused
         fewer = set(old.settings.get("players", ())) <= set(players)
-        if not fewer or {**old.settings, "players": players} != settings:
+        loose = {} if old.settings.get("target_se") is not None else {"target_se": target_se}
+        if not fewer or {**old.settings, "players": players, **loose} != {**settings, **loose}:
             changed = sorted(k for k in settings.keys() | old.settings.keys() if settings.get(k) != old.settings.get(k))
             raise CheckpointError(f"{os.fspath(path)!r} holds the truth of other settings ({', '.join(changed)}): "
                                   "remove it or give its settings")
@@ -333,24 +368,36 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
     total = len(corpus.decisions) if limit is None else min(len(corpus.decisions), check_int("limit", limit, 0))
     truth = Truth(settings, done)
 
-    def save(one: DecisionTruth) -> None:
+    written = None if old is None else old.settings
+
+    def save(one: DecisionTruth | None) -> None:
+        nonlocal written
         text = truth.to_json().encode()
         atomic_write(path, lambda handle: handle.write(text), "truth")
-        if on_decision is not None:
+        written = settings
+        if on_decision is not None and one is not None:
             on_decision(one, total)
 
     for index, old_one in enumerate(done):
-        if set(old_one.picks) != set(players):
-            decision = corpus.decisions[index]
-            new = picks(decision, evaluator, [p for p in players if p not in old_one.picks])
-            one = extend_truth(decision, old_one, new, games, seed, workers=workers, truncate=truncate, net=evaluator)
+        one, decision = old_one, corpus.decisions[index]
+        if set(one.picks) != set(players):
+            new = picks(decision, evaluator, [p for p in players if p not in one.picks])
+            one = extend_truth(decision, one, new, games, seed, workers=workers, truncate=truncate, net=evaluator)
+        if target_se is not None:
+            one = raise_truth(decision, one, target_se, games, seed, workers=workers, truncate=truncate, net=evaluator)
+        if one != old_one:
             truth = Truth(settings, truth.decisions[:index] + (one,) + truth.decisions[index + 1:])
             save(one)
     for index in range(len(done), total):
         one = decision_truth(corpus.decisions[index], index, games, seed, workers=workers, truncate=truncate,
                              net=evaluator)
+        if target_se is not None:
+            one = raise_truth(corpus.decisions[index], one, target_se, games, seed, workers=workers,
+                              truncate=truncate, net=evaluator)
         truth = Truth(settings, truth.decisions + (one,))
         save(one)
+    if written is not None and written != settings:  # every decision already met the new settings
+        save(None)
     return truth
 
 
