@@ -126,6 +126,8 @@ def main(argv: list[str] | None = None) -> None:
         {"corpus": _corpus, "truth": _truth, "judge": _judge, "report": _report}[args.command](args)
     except FevgaError as exc:  # a bad file, net or argument: one line naming it, not a traceback
         parser.exit(2, f"error_rate.py {args.command}: {type(exc).__name__}: {exc}\n")
+    except KeyboardInterrupt:  # corpus, truth and judge files are whole after every decision
+        parser.exit(130, f"error_rate.py {args.command}: interrupted; the same command resumes what was written\n")
 
 
 if __name__ == "__main__":

@@ -103,7 +103,10 @@ def test_a_net_3_is_judged_on_net_2s_truth_as_documented(net_file: str | None, s
 
 @pytest.mark.parametrize("text", ["[]", "{}", '{"format": "fevga-error-rate-corpus/1"}',
                                   '{"format": "fevga-error-rate-corpus/1", "seed": 1, "net": "x", "decisions": [{}]}',
-                                  '{"format": "fevga-error-rate-truth/1", "settings": 3, "decisions": []}', "nope"])
+                                  '{"format": "fevga-error-rate-truth/1", "settings": 3, "decisions": []}', "nope",
+                                  *('{"format": "fevga-error-rate-truth/1", "settings": {}, "decisions": [{"index": 0, '
+                                    f'"moves": [], "picks": {{}}, "seconds": 1.0, "games": {games}}}]}}'
+                                    for games in ("-36", "0", '"many"', "true", "1.5"))])
 def test_a_malformed_file_is_one_checkpoint_error(text: str) -> None:
     reader = Truth.from_json if "truth" in text else Corpus.from_json
     with pytest.raises(CheckpointError):
@@ -217,6 +220,35 @@ def test_an_interrupted_truth_resumes_to_the_uninterrupted_one(corpus: Corpus, t
 
     with pytest.raises(CheckpointError, match="games"):
         run_truth(small, path, games=72, seed=5)  # other settings never mix into a file
+
+
+def test_ctrl_c_in_a_rollout_stops_the_truth_and_keeps_only_whole_decisions(corpus: Corpus, tmp_path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C stops a rollout, which returns the games it played, marked interrupted; the truth
+    must not save that decision as if it were whole, but stop (KeyboardInterrupt) with the
+    decisions before it on disk, and resume to the uninterrupted truth."""
+    import threading
+
+    import fevga.error_rate as error_rate
+
+    small = Corpus(corpus.seed, corpus.net, corpus.decisions[:3], corpus.game)
+    whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5)
+    real, calls = error_rate.rollout_moves, []
+
+    def ctrl_c_on_the_second(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        stopped = threading.Event()
+        if len(calls) == 2:
+            stopped.set()  # what the rollout's Ctrl-C handling does, as a service's cancel
+        return real(*args, **kwargs, cancel=stopped)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(error_rate, "rollout_moves", ctrl_c_on_the_second)
+    path = tmp_path / "interrupted.json"
+    with pytest.raises(KeyboardInterrupt):
+        run_truth(small, path, games=36, seed=5)
+    assert _without_times(load_truth(path)) == _without_times(whole)[:1]
+    monkeypatch.setattr(error_rate, "rollout_moves", real)
+    assert _without_times(run_truth(small, path, games=36, seed=5)) == _without_times(whole)
 
 
 def test_a_truth_of_fewer_players_is_extended_to_the_whole_truth(corpus: Corpus, tmp_path) -> None:

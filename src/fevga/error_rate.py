@@ -232,8 +232,10 @@ class DecisionTruth:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DecisionTruth:
         games = data.get("games")
+        if games is not None and (type(games) is not int or games < 1):
+            raise ValueError(f"decision games {games!r} must be a positive integer")
         return cls(int(data["index"]), tuple(MoveTruth(**m) for m in data["moves"]), dict(data["picks"]),
-                   float(data["seconds"]), None if games is None else int(games))
+                   float(data["seconds"]), games)
 
 
 def decision_truth(decision: Decision, index: int, games: int, seed: int, *, workers: int | None = 1,
@@ -254,10 +256,13 @@ def decision_truth(decision: Decision, index: int, games: int, seed: int, *, wor
 def _rolled_out(decision: Decision, candidates: Sequence[Move | GioulMove | str], index: int, games: int, seed: int,
                 workers: int | None, truncate: bool, net: Net) -> tuple[MoveTruth, ...]:
     """The candidates of decision `index` rolled out together, best first: each candidate's
-    games draw the same dice whatever the other candidates are."""
+    games draw the same dice whatever the other candidates are. A rollout stopped by Ctrl-C
+    (which returns its games so far) raises KeyboardInterrupt: a truth holds whole rollouts only."""
     ranking = rollout_moves(decision.position, decision.dice, games=games,
                             seed=np.random.SeedSequence(seed, spawn_key=(index,)), workers=workers, policy="net",
                             truncate=truncate, net=net, moves=candidates, progress=False)
+    if any(r.result.interrupted for r in ranking):
+        raise KeyboardInterrupt
     return tuple(MoveTruth(r.move.notation, r.equity, r.result.equity_se, r.diff, r.diff_se) for r in ranking)
 
 
