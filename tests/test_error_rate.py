@@ -349,6 +349,41 @@ def test_another_net_is_judged_on_the_truth_as_one_more_player(tmp_path) -> None
         judge_truth(small, source, path, candidate, plies=2)
 
 
+def test_a_quantised_truth_rolls_out_with_the_int16_tables(tmp_path) -> None:
+    """`quantised=True`: the float net ranks the candidates and picks, its int16 tables play
+    every rollout (the numbers are those of `rollout_moves` with `Net.quantised()`); the file
+    says so, never mixes with a float truth, and a judged net is rolled out the same way."""
+    from fevga import Net, rollout_moves
+    from fevga.net import net_of
+
+    small = build_corpus(3, seed=11)
+    floating = run_truth(small, tmp_path / "float.json", games=36, seed=5)
+    path = tmp_path / "quantised.json"
+    truth = run_truth(small, path, games=36, seed=5, quantised=True)
+    assert truth.settings == {**floating.settings, "quantised": True}
+    tables = net_of(None).quantised()
+    for d, f in zip(truth.decisions, floating.decisions):
+        assert d.picks == f.picks and [m.move for m in d.moves] != [] and d.moves != f.moves
+        decision = small.decisions[d.index]
+        ranking = rollout_moves(decision.position, decision.dice, moves=[m.move for m in d.moves], games=36,
+                                seed=np.random.SeedSequence(5, spawn_key=(d.index,)), policy="net", truncate=True,
+                                net=tables, progress=False)
+        assert [(m.move, m.equity, m.se) for m in d.moves] == \
+            [(r.move.notation, r.equity, r.result.equity_se) for r in ranking]
+    with pytest.raises(CheckpointError, match="quantised"):
+        run_truth(small, path, games=36, seed=5)  # a float run never extends a quantised truth
+    with pytest.raises(InvalidArgumentError, match="float net"):
+        run_truth(small, tmp_path / "other.json", games=36, seed=5, net=tables)
+    with pytest.raises(InvalidArgumentError, match="quantised"):
+        run_truth(small, tmp_path / "other.json", games=36, seed=5, quantised=1)  # type: ignore[arg-type]
+    candidate = Net.initial(16, seed=3)
+    judged = judge_truth(small, path, tmp_path / "judged.json", candidate)  # its new picks: quantised rollouts
+    assert judged.settings["quantised"] is True
+    for d, before in zip(judged.decisions, truth.decisions):
+        old = {m.move: (m.equity, m.se) for m in before.moves}
+        assert all((m.equity, m.se) == old[m.move] for m in d.moves if m.move in old)
+
+
 def test_a_decision_truth_does_not_depend_on_the_workers() -> None:
     from fevga import Position
     from fevga.error_rate import Decision, decision_truth

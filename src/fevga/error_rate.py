@@ -239,18 +239,37 @@ class DecisionTruth:
 
 
 def decision_truth(decision: Decision, index: int, games: int, seed: int, *, workers: int | None = 1,
-                   truncate: bool = True, net: Net | str | None = None) -> DecisionTruth:
+                   truncate: bool = True, net: Net | str | None = None, quantised: bool = False) -> DecisionTruth:
     """Roll out the candidates of `decision` (the 2-ply best MAX_CANDIDATES within WINDOW of the
-    best, plus every player's pick) `games` times each, same dice for all (decision `index`'s seed)."""
+    best, plus every player's pick) `games` times each, same dice for all (decision `index`'s seed).
+    The float net ranks the candidates and makes the picks; with `quantised` its int16 tables
+    play the rollouts (`Net.quantised()`, about three times as fast)."""
     evaluator = net_of(net, "gioul" if isinstance(decision.position, GioulPosition) else "fevga")
     ranked = hint(decision.position, decision.dice, 2, net=evaluator)
     chosen = {name: move for name, move in picks(decision, evaluator).items()}
     near = [h.move for h in ranked if h.loss <= WINDOW][:MAX_CANDIDATES]
     candidates = list(dict.fromkeys(near + list(chosen.values())))
     began = time.perf_counter()
-    moves = _rolled_out(decision, candidates, index, games, seed, workers, truncate, evaluator)
+    moves = _rolled_out(decision, candidates, index, games, seed, workers, truncate, _player(evaluator, quantised))
     return DecisionTruth(index, moves, {name: m.notation for name, m in chosen.items()},
                          time.perf_counter() - began)
+
+
+def _truth_net(net: Net | str | None, game: Game, quantised: bool) -> Net:
+    """The float net a truth is made with (`quantised` says how its rollouts play)."""
+    evaluator = net_of(net, game)
+    if evaluator.is_quantised:
+        raise InvalidArgumentError(f"{evaluator!r}: a truth takes the float net (quantised=True plays its rollouts "
+                                   "with the int16 tables)")
+    _player(evaluator, quantised)
+    return evaluator
+
+
+def _player(net: Net, quantised: bool) -> Net:
+    """The net that plays a truth's rollouts: `net` itself, or its int16 tables."""
+    if not isinstance(quantised, bool):
+        raise InvalidArgumentError(f"quantised {quantised!r} must be True or False")
+    return net.quantised() if quantised else net
 
 
 def _rolled_out(decision: Decision, candidates: Sequence[Move | GioulMove | str], index: int, games: int, seed: int,
@@ -267,7 +286,8 @@ def _rolled_out(decision: Decision, candidates: Sequence[Move | GioulMove | str]
 
 
 def extend_truth(decision: Decision, old: DecisionTruth, new: Mapping[str, Move | GioulMove], games: int, seed: int,
-                 *, workers: int | None = 1, truncate: bool = True, net: Net | str | None = None) -> DecisionTruth:
+                 *, workers: int | None = 1, truncate: bool = True, net: Net | str | None = None,
+                 quantised: bool = False) -> DecisionTruth:
     """`old` (the truth of `decision`, made with these settings) with the `new` players' picks.
     Where a pick was not rolled out, the decision's candidates and every pick are rolled out
     again; the old candidates must come out with the same numbers, bit for bit (else
@@ -280,7 +300,7 @@ def extend_truth(decision: Decision, old: DecisionTruth, new: Mapping[str, Move 
         return DecisionTruth(old.index, old.moves, chosen, old.seconds)
     began = time.perf_counter()
     moves = _rolled_out(decision, list(dict.fromkeys([*known, *chosen.values()])), old.index, old.games or games, seed,
-                        workers, truncate, evaluator)
+                        workers, truncate, _player(evaluator, quantised))
     for m in moves:
         before = known.get(m.move)
         if before is not None and (before.equity, before.se) != (m.equity, m.se):
@@ -291,14 +311,15 @@ def extend_truth(decision: Decision, old: DecisionTruth, new: Mapping[str, Move 
 
 
 def raise_truth(decision: Decision, one: DecisionTruth, target_se: float, games: int, seed: int, *,
-                workers: int | None = 1, truncate: bool = True, net: Net | str | None = None) -> DecisionTruth:
+                workers: int | None = 1, truncate: bool = True, net: Net | str | None = None,
+                quantised: bool = False) -> DecisionTruth:
     """`one` (the truth of `decision`, `games` a candidate unless it says more) with every
     candidate's equity SE under `target_se`: while one is not, its candidates are rolled out
     again, together and from the start with the decision's seed, with the games that SE
     calls for ((SE / target)^2 times as many, 5% over, rounded up to a multiple of 36; at
     least a quarter more each time). A decision already under the target is returned as it is."""
     target_se = check_real("target_se", target_se, 0.001, 1.0)
-    evaluator = net_of(net, "gioul" if isinstance(decision.position, GioulPosition) else "fevga")
+    evaluator = _player(net_of(net, "gioul" if isinstance(decision.position, GioulPosition) else "fevga"), quantised)
     n = one.games or games
     while (worst := max(m.se for m in one.moves)) >= target_se:
         n = max(math.ceil(n * 1.05 * (worst / target_se) ** 2), math.ceil(n * 1.25))
@@ -334,7 +355,7 @@ def load_truth(path: str | os.PathLike[str]) -> Truth:
 
 def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: int, *, workers: int | None = 1,
               truncate: bool = True, limit: int | None = None, net: Net | str | None = None,
-              target_se: float | None = None,
+              target_se: float | None = None, quantised: bool = False,
               on_decision: Callable[[DecisionTruth, int], None] | None = None) -> Truth:
     """Establish the truth of `corpus` into `path`, resuming from what `path` holds.
 
@@ -343,20 +364,22 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
     fewer players is extended first, decision by decision (`extend_truth`), and one made
     without a target SE is raised to `target_se` the same way (`raise_truth`). `target_se`
     gives every candidate of every decision an equity SE under it (`games` first, more where
-    needed: `raise_truth`). `limit` stops after that many decisions in all (None: the whole
+    needed: `raise_truth`). `quantised` plays the rollouts with the net's int16 tables (the
+    float net still ranks the candidates and makes the picks); the file records it. `limit` stops after that many decisions in all (None: the whole
     corpus); `on_decision(truth, total)` is called after each new, extended or raised one.
     """
     games, seed = check_int("games", games, 1), check_int("seed", seed, 0)
     if target_se is not None:
         target_se = check_real("target_se", target_se, 0.001, 1.0)
-    evaluator = net_of(net, corpus.game)
+    evaluator = _truth_net(net, corpus.game, quantised)
     if evaluator.checksum != corpus.net:
         raise InvalidArgumentError(f"the corpus was made by net {corpus.net[:12]}, not {evaluator.checksum[:12]}")
     players = list(players_of(corpus.game))
     settings = {"game": corpus.game, "corpus_seed": corpus.seed, "corpus_size": len(corpus.decisions),
                 "net": corpus.net, "games": games, "seed": seed, "truncate": bool(truncate), "policy": "net",
                 "window": WINDOW, "max_candidates": MAX_CANDIDATES, "players": players,
-                **({} if target_se is None else {"target_se": target_se})}
+                **({} if target_se is None else {"target_se": target_se}),
+                **({"quantised": True} if quantised else {})}
     done: tuple[DecisionTruth, ...] = ()
     old = None
     if Path(path).exists():
@@ -387,18 +410,20 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
         one, decision = old_one, corpus.decisions[index]
         if set(one.picks) != set(players):
             new = picks(decision, evaluator, [p for p in players if p not in one.picks])
-            one = extend_truth(decision, one, new, games, seed, workers=workers, truncate=truncate, net=evaluator)
+            one = extend_truth(decision, one, new, games, seed, workers=workers, truncate=truncate, net=evaluator,
+                               quantised=quantised)
         if target_se is not None:
-            one = raise_truth(decision, one, target_se, games, seed, workers=workers, truncate=truncate, net=evaluator)
+            one = raise_truth(decision, one, target_se, games, seed, workers=workers, truncate=truncate, net=evaluator,
+                              quantised=quantised)
         if one != old_one:
             truth = Truth(settings, truth.decisions[:index] + (one,) + truth.decisions[index + 1:])
             save(one)
     for index in range(len(done), total):
         one = decision_truth(corpus.decisions[index], index, games, seed, workers=workers, truncate=truncate,
-                             net=evaluator)
+                             net=evaluator, quantised=quantised)
         if target_se is not None:
             one = raise_truth(corpus.decisions[index], one, target_se, games, seed, workers=workers,
-                              truncate=truncate, net=evaluator)
+                              truncate=truncate, net=evaluator, quantised=quantised)
         truth = Truth(settings, truth.decisions + (one,))
         save(one)
     if written is not None and written != settings:  # every decision already met the new settings
@@ -424,7 +449,7 @@ def judge_truth(corpus: Corpus, source: str | os.PathLike[str], path: str | os.P
     name = f"net {judge.checksum[:12]} {plies}-ply" if name is None else name
     if name in settings["players"]:
         raise InvalidArgumentError(f"the truth already has a player named {name!r}")
-    evaluator = net_of(net, corpus.game)
+    evaluator = _truth_net(net, corpus.game, settings.get("quantised", False))
     if evaluator.checksum != settings["net"] or corpus.net != settings["net"] or \
             len(corpus.decisions) != settings["corpus_size"] or corpus.seed != settings["corpus_seed"]:
         raise CheckpointError(f"{os.fspath(source)!r} is not a truth of this corpus rolled out by net "
@@ -443,7 +468,7 @@ def judge_truth(corpus: Corpus, source: str | os.PathLike[str], path: str | os.P
         decision = corpus.decisions[index]
         pick = hint(decision.position, decision.dice, plies, net=judge)[0].move
         one = extend_truth(decision, old, {name: pick}, settings["games"], settings["seed"], workers=workers,
-                           truncate=settings["truncate"], net=evaluator)
+                           truncate=settings["truncate"], net=evaluator, quantised=settings.get("quantised", False))
         decisions = decisions[:index] + (one,) + decisions[index + 1:]
         text = Truth(settings, decisions).to_json().encode()
         atomic_write(path, lambda handle: handle.write(text), "truth")
