@@ -309,6 +309,15 @@ def test_a_target_se_rolls_out_again_until_every_candidate_meets_it(corpus: Corp
     assert upgraded.settings == direct.settings == load_truth(tmp_path / "base.json").settings
     with pytest.raises(CheckpointError, match="target_se"):
         run_truth(small, tmp_path / "base.json", games=36, seed=5)  # a raised truth is not lowered again
+    # judging a net on a raised truth keeps every decision's games (its picks rolled out with them)
+    from fevga import Net
+
+    candidate = Net.initial(16, seed=3, game=corpus.game)
+    once = judge_truth(small, tmp_path / "direct.json", tmp_path / "judged.json", candidate)
+    assert [d.games for d in once.decisions] == [d.games for d in direct.decisions]
+    twice = judge_truth(small, tmp_path / "judged.json", tmp_path / "judged-2.json", candidate, plies=2)
+    assert [d.games for d in twice.decisions] == [d.games for d in direct.decisions]
+    assert all(max(m.se for m in d.moves) < target for d in twice.decisions)
     with pytest.raises(InvalidArgumentError, match="target_se"):
         run_truth(small, tmp_path / "other.json", games=36, seed=5, target_se=0.0)
 

@@ -297,7 +297,7 @@ def extend_truth(decision: Decision, old: DecisionTruth, new: Mapping[str, Move 
     chosen = {**old.picks, **{name: move.notation for name, move in new.items()}}
     known = {m.move: m for m in old.moves}
     if all(notation in known for notation in chosen.values()):
-        return DecisionTruth(old.index, old.moves, chosen, old.seconds)
+        return DecisionTruth(old.index, old.moves, chosen, old.seconds, old.games)
     began = time.perf_counter()
     moves = _rolled_out(decision, list(dict.fromkeys([*known, *chosen.values()])), old.index, old.games or games, seed,
                         workers, truncate, _player(evaluator, quantised))
