@@ -76,6 +76,37 @@ def test_the_documented_gioul_truth_gives_the_documented_table() -> None:
     assert [round(rates[p].mean, 4) for p in rates] == [0.0604, 0.0305, 0.0174, 0.0147]
 
 
+def test_the_documented_truth_at_se_001_meets_it_and_gives_the_documented_table() -> None:
+    """benchmarks/error_rate/truth-se01-2026-7.json (quantised rollouts, every candidate's SE
+    under 0.01) and net 3 judged on it at 1-3 plies: README's and docs/error_rate.md's table;
+    a raised decision rolled out again here gives its numbers bit for bit."""
+    from fevga import Net
+    from fevga.error_rate import decision_truth, raise_truth
+
+    corpus = Corpus.load(DOCUMENTED / "corpus-2026.json")
+    truth = load_truth(DOCUMENTED / "truth-se01-2026-7.json")
+    judged = load_truth(DOCUMENTED / "judged-se01-net-3.json")
+    settings = truth.settings
+    assert (settings["net"], settings["target_se"], settings["quantised"], settings["games"]) == \
+        (corpus.net, 0.01, True, 2592)
+    assert len(truth.decisions) == 500 and max(m.se for d in truth.decisions for m in d.moves) < 0.01
+    names = ["net 3 1-ply", "net 3 2-ply", "net 3 3-ply"]
+    assert judged.settings == {**settings, "players": [*settings["players"], *names],
+                               "judged": {n: {"net": Net.default().checksum, "plies": k + 1}
+                                          for k, n in enumerate(names)}}
+    for d, before in zip(judged.decisions, truth.decisions, strict=True):  # the same rollouts, picks added
+        old = {m.move: (m.equity, m.se) for m in before.moves}
+        assert all((m.equity, m.se) == old[m.move] for m in d.moves if m.move in old) and d.games == before.games
+    assert [round(r.mean, 4) for r in error_rates(truth.decisions)] == [0.0593, 0.0106, 0.0086, 0.0063]
+    assert [round(r.mean, 4) for r in error_rates(judged.decisions)] == \
+        [0.0596, 0.0109, 0.0090, 0.0066, 0.0102, 0.0081, 0.0061]
+    net2 = Net.load(DOCUMENTED.parent / "nets" / "fevga-net-2.npz")
+    one = truth.decisions[401]  # a small contact decision that needed a second round (3,240 games)
+    again = decision_truth(corpus.decisions[401], 401, 2592, 7, net=net2, quantised=True)
+    again = raise_truth(corpus.decisions[401], again, 0.01, 2592, 7, net=net2, quantised=True)
+    assert (again.moves, again.picks, again.games) == (one.moves, one.picks, one.games) and one.games == 3240
+
+
 @pytest.mark.parametrize("net_file, source, judged_file, name, plies, losses", [
     ("candidates/fevga-h256-3m.npz", "truth-2026-7.json", "judged-h256-3m.json", "net3-h256 1-ply", 1,
      (0.0113, 0.0110)),
