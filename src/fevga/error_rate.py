@@ -365,8 +365,9 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
     without a target SE is raised to `target_se` the same way (`raise_truth`). `target_se`
     gives every candidate of every decision an equity SE under it (`games` first, more where
     needed: `raise_truth`). `quantised` plays the rollouts with the net's int16 tables (the
-    float net still ranks the candidates and makes the picks); the file records it. `limit` stops after that many decisions in all (None: the whole
-    corpus); `on_decision(truth, total)` is called after each new, extended or raised one.
+    float net still ranks the candidates and makes the picks); the file records it. `limit`
+    stops after that many decisions in all (None: the whole corpus); `on_decision(truth,
+    total)` is called after each new, extended or raised one.
     """
     games, seed = check_int("games", games, 1), check_int("seed", seed, 0)
     if target_se is not None:
