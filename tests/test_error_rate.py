@@ -278,14 +278,14 @@ def test_ctrl_c_in_a_rollout_stops_the_truth_and_keeps_only_whole_decisions(corp
     whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5)
     real, calls = error_rate.rollout_moves, []
 
-    def ctrl_c_on_the_second(*args: object, **kwargs: object) -> object:
-        calls.append(1)
+    def ctrl_c_in_the_second_decision(*args: object, **kwargs: object) -> object:
+        calls.append(kwargs["seed"].spawn_key)  # type: ignore[attr-defined]
         stopped = threading.Event()
-        if len(calls) == 2:
+        if calls.count((1,)) == 1 and calls[-1] == (1,):
             stopped.set()  # what the rollout's Ctrl-C handling does, as a service's cancel
         return real(*args, **kwargs, cancel=stopped)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(error_rate, "rollout_moves", ctrl_c_on_the_second)
+    monkeypatch.setattr(error_rate, "rollout_moves", ctrl_c_in_the_second_decision)
     path = tmp_path / "interrupted.json"
     with pytest.raises(KeyboardInterrupt):
         run_truth(small, path, games=36, seed=5)
@@ -363,6 +363,53 @@ def test_a_target_se_rolls_out_again_until_every_candidate_meets_it(corpus: Corp
     assert all(max(m.se for m in d.moves) < target for d in twice.decisions)
     with pytest.raises(InvalidArgumentError, match="target_se"):
         run_truth(small, tmp_path / "other.json", games=36, seed=5, target_se=0.0)
+
+
+def test_every_move_within_the_window_is_screened_in_or_ruled_out() -> None:
+    """complete_truth: a move the first candidates lack is rolled out in full unless its 95%
+    interval falls below the best's after a round of blocks (then it keeps the games it played);
+    a move that joins has the numbers of a rollout of all the moves together, bit for bit, and a
+    move that beats the best makes it the reference of every difference."""
+    from fevga import Position, hint
+    from fevga.error_rate import WINDOW, Decision, complete_truth, decision_truth
+
+    # decision 55 of the documented corpus, a late race (8 first candidates, 14 in the window);
+    # 2,592 games are two blocks, so the screen can rule a move out after the first
+    race = Decision(Position.from_id("jQAAP_YAADtvWAAA"), (2, 4), 18, 69)
+    window = {h.move.notation for h in hint(race.position, race.dice, 2) if h.loss <= WINDOW}
+    first = decision_truth(race, 55, 2592, 7)
+    assert len(window) == 14 and {m.move for m in first.moves} < window
+    full = complete_truth(race, first, 2592, 7)
+    assert {m.move for m in full.moves} == window and full.picks == first.picks and full.games is None
+    assert full.moves[: len(first.moves)] == first.moves  # the first candidates are untouched
+    out = [m for m in full.moves if m.games is not None]
+    assert out and all(m.games == 1296 and m.diff + 1.959963984540054 * m.diff_se < 0 for m in out)
+    assert complete_truth(race, full, 2592, 7) == full  # nothing left to screen
+    alone = complete_truth(race, DecisionTruth(55, first.moves[:1], first.picks, 0.0), 2592, 7)
+    assert {m.move for m in alone.moves} == window and alone.moves[0] == first.moves[0]
+    assert [m for m in alone.moves if m.games is None] == [first.moves[0]]  # race moves far behind it
+    # screened against the second best, the best joins and beats it: the two are rolled out
+    # again together, and every difference is to the best
+    second = complete_truth(race, DecisionTruth(55, first.moves[1:2], first.picks, 0.0), 2592, 7)
+    assert {m.move for m in second.moves} == window
+    assert [m for m in second.moves if m.games is None] == list(first.moves[:2])
+
+
+def test_a_truth_made_before_the_screen_is_completed_in_place(corpus: Corpus, tmp_path) -> None:
+    small = Corpus(corpus.seed, corpus.net, corpus.decisions[:3], corpus.game)
+    whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5)
+    assert whole.settings["screened"] is True
+    from fevga.error_rate import decision_truth
+
+    older = [decision_truth(d, i, 36, 5) for i, d in enumerate(small.decisions)]  # the first candidates only
+    assert sum(len(d.moves) for d in older) < sum(len(d.moves) for d in whole.decisions)
+    path = tmp_path / "older.json"
+    path.write_text(Truth({k: v for k, v in whole.settings.items() if k != "screened"}, tuple(older)).to_json())
+    seen: list[int] = []
+    completed = run_truth(small, path, games=36, seed=5, on_decision=lambda one, total: seen.append(one.index))
+    assert seen == [d.index for d, o in zip(whole.decisions, older) if len(d.moves) > len(o.moves)]
+    assert _without_times(completed) == _without_times(whole) == _without_times(load_truth(path))
+    assert load_truth(path).settings == whole.settings
 
 
 def test_another_net_is_judged_on_the_truth_as_one_more_player(tmp_path) -> None:

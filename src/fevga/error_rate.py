@@ -7,15 +7,17 @@ Three steps, each a file that the next one reads (docs/error_rate.md):
    block or a hand-over) sampled from seeded net self-play games of Fevga or Gioul. Game ``g`` plays with the seed
    ``SeedSequence(seed, spawn_key=(0, g))`` and ``PER_GAME`` of its decisions are drawn with
    ``SeedSequence(seed, spawn_key=(1, g))``, so a corpus is a function of (count, seed, net).
-2. `run_truth(corpus, path, ...)`: for each decision, the candidates (the moves whose 2-ply
-   equity is within `WINDOW` of the best, at most `MAX_CANDIDATES` of them, best first, plus
-   every judged player's pick) are rolled out
-   together by the "net" policy with common random numbers (`fevga.rollout_moves(moves=...)`,
-   decision ``i`` seeded ``SeedSequence(seed, spawn_key=(i,))``). After each decision the
-   whole truth so far is written atomically to `path`; a rerun resumes after the last one.
-   With a target SE, a decision whose candidates' equity SEs are not all under it is rolled
-   out again with more games (`raise_truth`; a truth made without the target is raised in
-   place, resumably).
+2. `run_truth(corpus, path, ...)`: for each decision, the first candidates (the moves whose
+   2-ply equity is within `WINDOW` of the best, at most `MAX_CANDIDATES` of them, best first,
+   plus every judged player's pick) are rolled out together by the "net" policy with common
+   random numbers (`fevga.rollout_moves(moves=...)`, decision ``i`` seeded
+   ``SeedSequence(seed, spawn_key=(i,))``). Every other move within `WINDOW` is then screened
+   against the best with the same dice (`complete_truth`): it is rolled out in full unless
+   its 95% interval falls wholly below the best's after a round of blocks. After each
+   decision the whole truth so far is written atomically to `path`; a rerun resumes after
+   the last one. With a target SE, a decision whose rolled-out candidates' equity SEs are not
+   all under it is rolled out again with more games (`raise_truth`; a truth made without the
+   target or the screen is raised or completed in place, resumably).
    Rollouts are bit-identical for any worker count, so the truth is too. A truth made for
    fewer players (a Gioul truth from before its 3-ply search) is extended in place: each
    decision gets the new players' picks, and a decision whose picks were not all rolled out
@@ -59,8 +61,8 @@ from fevga.rules import Game
 from fevga_core import game as core_game
 
 __all__ = ["PLAYERS", "WINDOW", "players_of", "Decision", "Corpus", "MoveTruth", "DecisionTruth", "Truth", "ErrorRate",
-           "build_corpus", "picks", "decision_truth", "extend_truth", "raise_truth", "run_truth", "judge_truth", "load_truth", "error_rates",
-           "selection_bias", "markdown_table"]
+           "build_corpus", "picks", "decision_truth", "extend_truth", "raise_truth", "complete_truth", "run_truth",
+           "judge_truth", "load_truth", "error_rates", "selection_bias", "markdown_table"]
 
 CORPUS_FORMAT = "fevga-error-rate-corpus/1"
 TRUTH_FORMAT = "fevga-error-rate-truth/1"
@@ -194,13 +196,29 @@ def picks(decision: Decision, net: Net | str | None = None,
 class MoveTruth:
     """One candidate rolled out: its equity for the mover and standard error, and its
     common-random-number difference to the decision's best candidate with that difference's
-    standard error."""
+    standard error. `games` is set when it played fewer games than its decision's: the screen
+    (`complete_truth`) ruled it out, and it keeps the numbers it was ruled out with."""
 
     move: str
     equity: float
     se: float
     diff: float
     diff_se: float
+    games: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        if self.games is None:
+            del data["games"]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MoveTruth:
+        games = data.get("games")
+        if games is not None and (type(games) is not int or games < 1):
+            raise ValueError(f"move games {games!r} must be a positive integer")
+        return cls(str(data["move"]), float(data["equity"]), float(data["se"]), float(data["diff"]),
+                   float(data["diff_se"]), games)
 
 
 @dataclass(frozen=True)
@@ -226,7 +244,7 @@ class DecisionTruth:
 
     def to_dict(self) -> dict[str, Any]:
         games = {} if self.games is None else {"games": self.games}
-        return {"index": self.index, "moves": [asdict(m) for m in self.moves], "picks": self.picks,
+        return {"index": self.index, "moves": [m.to_dict() for m in self.moves], "picks": self.picks,
                 "seconds": self.seconds, **games}
 
     @classmethod
@@ -234,7 +252,7 @@ class DecisionTruth:
         games = data.get("games")
         if games is not None and (type(games) is not int or games < 1):
             raise ValueError(f"decision games {games!r} must be a positive integer")
-        return cls(int(data["index"]), tuple(MoveTruth(**m) for m in data["moves"]), dict(data["picks"]),
+        return cls(int(data["index"]), tuple(MoveTruth.from_dict(m) for m in data["moves"]), dict(data["picks"]),
                    float(data["seconds"]), games)
 
 
@@ -273,61 +291,119 @@ def _player(net: Net, quantised: bool) -> Net:
 
 
 def _rolled_out(decision: Decision, candidates: Sequence[Move | GioulMove | str], index: int, games: int, seed: int,
-                workers: int | None, truncate: bool, net: Net) -> tuple[MoveTruth, ...]:
+                workers: int | None, truncate: bool, net: Net, screen: bool = False) -> tuple[MoveTruth, ...]:
     """The candidates of decision `index` rolled out together, best first: each candidate's
-    games draw the same dice whatever the other candidates are. A rollout stopped by Ctrl-C
-    (which returns its games so far) raises KeyboardInterrupt: a truth holds whole rollouts only."""
+    games draw the same dice whatever the other candidates are. With `screen`, a candidate
+    whose 95% interval of its difference to the best falls wholly below zero after a round of
+    blocks is rolled out no further (`rollout_moves(stop_early=True)`; its `games` say how
+    many it played). A rollout stopped by Ctrl-C (which returns its games so far) raises
+    KeyboardInterrupt: a truth holds whole rollouts only."""
     ranking = rollout_moves(decision.position, decision.dice, games=games,
                             seed=np.random.SeedSequence(seed, spawn_key=(index,)), workers=workers, policy="net",
-                            truncate=truncate, net=net, moves=candidates, progress=False)
+                            truncate=truncate, net=net, moves=candidates, progress=False, stop_early=screen)
     if any(r.result.interrupted for r in ranking):
         raise KeyboardInterrupt
-    return tuple(MoveTruth(r.move.notation, r.equity, r.result.equity_se, r.diff, r.diff_se) for r in ranking)
+    return tuple(MoveTruth(r.move.notation, r.equity, r.result.equity_se, r.diff, r.diff_se,
+                           r.result.games if r.stopped else None) for r in ranking)
+
+
+def _same_numbers(index: int, old: Sequence[MoveTruth], new: Sequence[MoveTruth]) -> None:
+    """Raise CheckpointError unless every move of `old` rolled out again in `new` has its old
+    equity and SE, bit for bit (the same seed and games give the same numbers)."""
+    known = {m.move: m for m in old}
+    for m in new:
+        before = known.get(m.move)
+        if before is not None and m.games is None and (before.equity, before.se) != (m.equity, m.se):
+            raise CheckpointError(f"decision {index}: move {m.move} rolls out to {m.equity!r} (SE {m.se!r}), not "
+                                  f"the truth's {before.equity!r} (SE {before.se!r}): the truth was made by another "
+                                  "build or net")
+
+
+def _best_first(moves: Sequence[MoveTruth]) -> tuple[MoveTruth, ...]:
+    """`moves` best first: the decision's rolled-out candidates by their difference to the best,
+    then the screened-out ones by theirs (stable, so a rollout's own order stands)."""
+    return tuple(sorted(moves, key=lambda m: (m.games is not None, -m.diff)))
 
 
 def extend_truth(decision: Decision, old: DecisionTruth, new: Mapping[str, Move | GioulMove], games: int, seed: int,
                  *, workers: int | None = 1, truncate: bool = True, net: Net | str | None = None,
                  quantised: bool = False) -> DecisionTruth:
     """`old` (the truth of `decision`, made with these settings) with the `new` players' picks.
-    Where a pick was not rolled out, the decision's candidates and every pick are rolled out
-    again; the old candidates must come out with the same numbers, bit for bit (else
+    Where a pick was not rolled out in full, the decision's rolled-out candidates and every
+    pick are rolled out again; they must come out with their old numbers, bit for bit (else
     CheckpointError: the truth was made by another build or net), so the result is the truth
-    run_truth would have made with the new players among its own."""
+    run_truth would have made with the new players among its own. Screened-out moves that no
+    player picks keep their numbers."""
     evaluator = net_of(net, "gioul" if isinstance(decision.position, GioulPosition) else "fevga")
     chosen = {**old.picks, **{name: move.notation for name, move in new.items()}}
-    known = {m.move: m for m in old.moves}
-    if all(notation in known for notation in chosen.values()):
+    rolled = [m for m in old.moves if m.games is None]
+    if {notation for notation in chosen.values()} <= {m.move for m in rolled}:
         return DecisionTruth(old.index, old.moves, chosen, old.seconds, old.games)
     began = time.perf_counter()
-    moves = _rolled_out(decision, list(dict.fromkeys([*known, *chosen.values()])), old.index, old.games or games, seed,
-                        workers, truncate, _player(evaluator, quantised))
-    for m in moves:
-        before = known.get(m.move)
-        if before is not None and (before.equity, before.se) != (m.equity, m.se):
-            raise CheckpointError(f"decision {old.index}: move {m.move} rolls out to {m.equity!r} (SE {m.se!r}), not "
-                                  f"the truth's {before.equity!r} (SE {before.se!r}): the truth was made by another "
-                                  "build or net")
-    return DecisionTruth(old.index, moves, chosen, old.seconds + time.perf_counter() - began, old.games)
+    moves = _rolled_out(decision, list(dict.fromkeys([*(m.move for m in rolled), *chosen.values()])), old.index,
+                        old.games or games, seed, workers, truncate, _player(evaluator, quantised))
+    _same_numbers(old.index, rolled, moves)
+    names = {m.move for m in moves}
+    screened = [m for m in old.moves if m.games is not None and m.move not in names]
+    return DecisionTruth(old.index, _best_first([*moves, *screened]), chosen,
+                         old.seconds + time.perf_counter() - began, old.games)
 
 
 def raise_truth(decision: Decision, one: DecisionTruth, target_se: float, games: int, seed: int, *,
                 workers: int | None = 1, truncate: bool = True, net: Net | str | None = None,
                 quantised: bool = False) -> DecisionTruth:
     """`one` (the truth of `decision`, `games` a candidate unless it says more) with every
-    candidate's equity SE under `target_se`: while one is not, its candidates are rolled out
+    rolled-out candidate's equity SE under `target_se`: while one is not, they are rolled out
     again, together and from the start with the decision's seed, with the games that SE
     calls for ((SE / target)^2 times as many, 5% over, rounded up to a multiple of 36; at
-    least a quarter more each time). A decision already under the target is returned as it is."""
+    least a quarter more each time). Screened-out moves keep their numbers. A decision
+    already under the target is returned as it is."""
     target_se = check_real("target_se", target_se, 0.001, 1.0)
     evaluator = _player(net_of(net, "gioul" if isinstance(decision.position, GioulPosition) else "fevga"), quantised)
     n = one.games or games
-    while (worst := max(m.se for m in one.moves)) >= target_se:
+    while (worst := max(m.se for m in one.moves if m.games is None)) >= target_se:
         n = max(math.ceil(n * 1.05 * (worst / target_se) ** 2), math.ceil(n * 1.25))
         n = -(-n // 36) * 36
         began = time.perf_counter()
-        moves = _rolled_out(decision, [m.move for m in one.moves], one.index, n, seed, workers, truncate, evaluator)
-        one = DecisionTruth(one.index, moves, one.picks, one.seconds + time.perf_counter() - began, n)
+        moves = _rolled_out(decision, [m.move for m in one.moves if m.games is None], one.index, n, seed, workers,
+                            truncate, evaluator)
+        one = DecisionTruth(one.index, _best_first([*moves, *(m for m in one.moves if m.games is not None)]),
+                            one.picks, one.seconds + time.perf_counter() - began, n)
     return one
+
+
+def complete_truth(decision: Decision, one: DecisionTruth, games: int, seed: int, *, workers: int | None = 1,
+                   truncate: bool = True, net: Net | str | None = None, quantised: bool = False) -> DecisionTruth:
+    """`one` (the truth of `decision`) with every move within `WINDOW` of the 2-ply best rolled
+    out: the moves it lacks are screened against its best with the decision's games and seed
+    (`rollout_moves(stop_early=True)`: rounds of 1, 1, 2, 4, ... blocks of 1,296 games, a move
+    whose 95% interval of its difference to the best lies wholly below zero rolled out no
+    further). A move that plays every game joins the candidates; if one beats the best, the
+    candidates are rolled out again with it (their numbers bit for bit, else CheckpointError).
+    A screened-out move keeps its games and its difference to the best it was screened against."""
+    evaluator = net_of(net, "gioul" if isinstance(decision.position, GioulPosition) else "fevga")
+    known = {m.move for m in one.moves}
+    missing = [h.move.notation for h in hint(decision.position, decision.dice, 2, net=evaluator)
+               if h.loss <= WINDOW and h.move.notation not in known]
+    if not missing:
+        return one
+    n, player = one.games or games, _player(evaluator, quantised)
+    rolled = [m for m in one.moves if m.games is None]
+    began = time.perf_counter()
+    screen = _rolled_out(decision, [rolled[0].move, *missing], one.index, n, seed, workers, truncate, player,
+                         screen=True)
+    _same_numbers(one.index, rolled[:1], screen)
+    joined = [m for m in screen if m.games is None and m.move != rolled[0].move]
+    if screen[0].move == rolled[0].move:
+        moves = [*rolled, *joined]
+    else:  # a screened move beat the best: every difference is to it
+        moves = list(_rolled_out(decision, [*(m.move for m in rolled), *(m.move for m in joined)], one.index, n, seed,
+                                 workers, truncate, player))
+        _same_numbers(one.index, rolled, moves)
+    out = [m for m in screen if m.games is not None]
+    kept = [m for m in one.moves if m.games is not None]
+    return DecisionTruth(one.index, _best_first([*moves, *kept, *out]), one.picks,
+                         one.seconds + time.perf_counter() - began, one.games)
 
 
 @dataclass(frozen=True)
@@ -359,15 +435,17 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
               on_decision: Callable[[DecisionTruth, int], None] | None = None) -> Truth:
     """Establish the truth of `corpus` into `path`, resuming from what `path` holds.
 
-    The file is rewritten atomically after each decision. A file made with other settings
+    Each decision: its first candidates and picks rolled out (`decision_truth`), raised to
+    `target_se` if given (`raise_truth`: `games` first, more where needed), the rest of the
+    window screened in (`complete_truth`), and raised again for the moves that joined. The
+    file is rewritten atomically after each decision. A file made with other settings
     (corpus, games, seed, truncation, net, target SE) raises CheckpointError; one made for
     fewer players is extended first, decision by decision (`extend_truth`), and one made
-    without a target SE is raised to `target_se` the same way (`raise_truth`). `target_se`
-    gives every candidate of every decision an equity SE under it (`games` first, more where
-    needed: `raise_truth`). `quantised` plays the rollouts with the net's int16 tables (the
-    float net still ranks the candidates and makes the picks); the file records it. `limit`
-    stops after that many decisions in all (None: the whole corpus); `on_decision(truth,
-    total)` is called after each new, extended or raised one.
+    without a target SE or without the screen is raised or completed the same way.
+    `quantised` plays the rollouts with the net's int16 tables (the float net still ranks the
+    candidates and makes the picks); the file records it. `limit` stops after that many
+    decisions in all (None: the whole corpus); `on_decision(truth, total)` is called after
+    each new, extended, raised or completed one.
     """
     games, seed = check_int("games", games, 1), check_int("seed", seed, 0)
     if target_se is not None:
@@ -378,7 +456,7 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
     players = list(players_of(corpus.game))
     settings = {"game": corpus.game, "corpus_seed": corpus.seed, "corpus_size": len(corpus.decisions),
                 "net": corpus.net, "games": games, "seed": seed, "truncate": bool(truncate), "policy": "net",
-                "window": WINDOW, "max_candidates": MAX_CANDIDATES, "players": players,
+                "window": WINDOW, "max_candidates": MAX_CANDIDATES, "screened": True, "players": players,
                 **({} if target_se is None else {"target_se": target_se}),
                 **({"quantised": True} if quantised else {})}
     done: tuple[DecisionTruth, ...] = ()
@@ -388,7 +466,7 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
         # a truth made for fewer players, or with no target SE, is extended or raised below;
         # any other difference is refused
         fewer = set(old.settings.get("players", ())) <= set(players)
-        loose = {} if old.settings.get("target_se") is not None else {"target_se": target_se}
+        loose = {"screened": True, **({} if old.settings.get("target_se") is not None else {"target_se": target_se})}
         if not fewer or {**old.settings, "players": players, **loose} != {**settings, **loose}:
             changed = sorted(k for k in settings.keys() | old.settings.keys() if settings.get(k) != old.settings.get(k))
             raise CheckpointError(f"{os.fspath(path)!r} holds the truth of other settings ({', '.join(changed)}): "
@@ -413,23 +491,33 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
             new = picks(decision, evaluator, [p for p in players if p not in one.picks])
             one = extend_truth(decision, one, new, games, seed, workers=workers, truncate=truncate, net=evaluator,
                                quantised=quantised)
-        if target_se is not None:
-            one = raise_truth(decision, one, target_se, games, seed, workers=workers, truncate=truncate, net=evaluator,
-                              quantised=quantised)
+        one = _settled(decision, one, games, seed, workers, truncate, evaluator, quantised, target_se)
         if one != old_one:
             truth = Truth(settings, truth.decisions[:index] + (one,) + truth.decisions[index + 1:])
             save(one)
     for index in range(len(done), total):
         one = decision_truth(corpus.decisions[index], index, games, seed, workers=workers, truncate=truncate,
                              net=evaluator, quantised=quantised)
-        if target_se is not None:
-            one = raise_truth(corpus.decisions[index], one, target_se, games, seed, workers=workers,
-                              truncate=truncate, net=evaluator, quantised=quantised)
+        one = _settled(corpus.decisions[index], one, games, seed, workers, truncate, evaluator, quantised, target_se)
         truth = Truth(settings, truth.decisions + (one,))
         save(one)
     if written is not None and written != settings:  # every decision already met the new settings
         save(None)
     return truth
+
+
+def _settled(decision: Decision, one: DecisionTruth, games: int, seed: int, workers: int | None, truncate: bool,
+             net: Net, quantised: bool, target_se: float | None) -> DecisionTruth:
+    """`one` raised to `target_se` (if any), completed to the whole window, and raised again
+    for the moves the screen let in: the order a decision of run_truth goes through."""
+    if target_se is not None:
+        one = raise_truth(decision, one, target_se, games, seed, workers=workers, truncate=truncate, net=net,
+                          quantised=quantised)
+    one = complete_truth(decision, one, games, seed, workers=workers, truncate=truncate, net=net, quantised=quantised)
+    if target_se is not None:
+        one = raise_truth(decision, one, target_se, games, seed, workers=workers, truncate=truncate, net=net,
+                          quantised=quantised)
+    return one
 
 
 def judge_truth(corpus: Corpus, source: str | os.PathLike[str], path: str | os.PathLike[str], judged: Net | str,
@@ -468,8 +556,12 @@ def judge_truth(corpus: Corpus, source: str | os.PathLike[str], path: str | os.P
             continue
         decision = corpus.decisions[index]
         pick = hint(decision.position, decision.dice, plies, net=judge)[0].move
+        truncate, quantised = settings["truncate"], settings.get("quantised", False)
         one = extend_truth(decision, old, {name: pick}, settings["games"], settings["seed"], workers=workers,
-                           truncate=settings["truncate"], net=evaluator, quantised=settings.get("quantised", False))
+                           truncate=truncate, net=evaluator, quantised=quantised)
+        if settings.get("target_se") is not None:  # a pick rolled out anew meets the truth's target too
+            one = raise_truth(decision, one, settings["target_se"], settings["games"], settings["seed"],
+                              workers=workers, truncate=truncate, net=evaluator, quantised=quantised)
         decisions = decisions[:index] + (one,) + decisions[index + 1:]
         text = Truth(settings, decisions).to_json().encode()
         atomic_write(path, lambda handle: handle.write(text), "truth")
