@@ -18,7 +18,10 @@ same command again to continue; `report` rates the decisions the file holds so f
 how many of the corpus they are. `--target-se 0.01` gives every candidate an equity SE under
 0.01: a decision whose candidates miss it is rolled out again, from the start, with the games
 its worst SE calls for (recorded in the decision); run on a truth made without it, it raises
-that truth in place, decision by decision, resumably. `judge` adds a candidate net's picks to a truth as one more
+that truth in place, decision by decision, resumably. Every other move within 0.2 of the
+2-ply best is screened against the best (rolled out in full unless its 95% interval falls
+below the best's after a round of blocks); a truth made before the screen is completed in
+place the same way. `judge` adds a candidate net's picks to a truth as one more
 player (its picks rolled out by the truth's own net where they were not already), so a net
 meant to replace the shipped one is rated on the shipped net's truth.
 """
@@ -48,9 +51,10 @@ def _truth(args: argparse.Namespace) -> None:
     began = time.perf_counter()
 
     def progress(one: DecisionTruth, total: int) -> None:
-        worst = max(m.se for m in one.moves)
-        print(f"decision {one.index + 1}/{total}: {len(one.moves)} candidates, {one.games or args.games} games each, "
-              f"{one.seconds:.1f} s, max SE {worst:.4f}, elapsed {time.perf_counter() - began:.0f} s", flush=True)
+        rolled = [m for m in one.moves if m.games is None]
+        print(f"decision {one.index + 1}/{total}: {len(rolled)} candidates, {one.games or args.games} games each, "
+              f"{len(one.moves) - len(rolled)} screened out, {one.seconds:.1f} s, max SE "
+              f"{max(m.se for m in rolled):.4f}, elapsed {time.perf_counter() - began:.0f} s", flush=True)
 
     truth = run_truth(corpus, args.truth, args.games, args.seed, workers=args.workers,
                       truncate=not args.no_truncate, limit=args.limit, net=args.truth_net,
@@ -76,13 +80,15 @@ def _report(args: argparse.Namespace) -> None:
     done, size = len(truth.decisions), truth.settings["corpus_size"]
     settings = ", ".join(f"{k} {v}" for k, v in truth.settings.items() if k != "players")
     print(f"{done} of {size} decisions{' (partial)' if done < size else ''}; {settings}")
-    ses = [m.se for d in truth.decisions for m in d.moves]
-    diff_ses = [m.diff_se for d in truth.decisions for m in d.moves if m.diff_se > 0]
-    candidates = sum(len(d.moves) for d in truth.decisions)
+    rolled = [m for d in truth.decisions for m in d.moves if m.games is None]
+    ses = [m.se for m in rolled]
+    diff_ses = [m.diff_se for m in rolled if m.diff_se > 0]
+    out = sum(len(d.moves) for d in truth.decisions) - len(rolled)
     seconds = sum(d.seconds for d in truth.decisions)
     games = [d.games or truth.settings["games"] for d in truth.decisions]
-    print(f"{candidates} candidates rolled out ({candidates / done:.1f} a decision) in {seconds / 60:.1f} min of "
-          f"rollouts, {min(games)}-{max(games)} games a candidate (mean {sum(games) / done:.0f}); "
+    print(f"{len(rolled)} candidates rolled out ({len(rolled) / done:.1f} a decision) and {out} screened out in "
+          f"{seconds / 60:.1f} min of rollouts, {min(games)}-{max(games)} games a candidate (mean "
+          f"{sum(games) / done:.0f}); "
           f"candidate equity SE mean {sum(ses) / len(ses):.4f}, max {max(ses):.4f}; "
           f"SE of a difference to the best: mean {sum(diff_ses) / max(len(diff_ses), 1):.4f}, "
           f"max {max(diff_ses, default=0.0):.4f}\n")

@@ -307,13 +307,18 @@ def _rolled_out(decision: Decision, candidates: Sequence[Move | GioulMove | str]
                            r.result.games if r.stopped else None) for r in ranking)
 
 
-def _same_numbers(index: int, old: Sequence[MoveTruth], new: Sequence[MoveTruth]) -> None:
+def _same_numbers(index: int, old: Sequence[MoveTruth], new: Sequence[MoveTruth], ulps: bool = False) -> None:
     """Raise CheckpointError unless every move of `old` rolled out again in `new` has its old
-    equity and SE, bit for bit (the same seed and games give the same numbers)."""
+    equity and SE, bit for bit (the same seed and games give the same numbers), or with `ulps`
+    to within rounding (1e-12 relative: a screen sums the same games round by round)."""
     known = {m.move: m for m in old}
     for m in new:
         before = known.get(m.move)
-        if before is not None and m.games is None and (before.equity, before.se) != (m.equity, m.se):
+        if before is None or m.games is not None:
+            continue
+        if (before.equity, before.se) != (m.equity, m.se) and not (
+                ulps and all(math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15)
+                             for a, b in ((before.equity, m.equity), (before.se, m.se)))):
             raise CheckpointError(f"decision {index}: move {m.move} rolls out to {m.equity!r} (SE {m.se!r}), not "
                                   f"the truth's {before.equity!r} (SE {before.se!r}): the truth was made by another "
                                   "build or net")
@@ -392,7 +397,7 @@ def complete_truth(decision: Decision, one: DecisionTruth, games: int, seed: int
     began = time.perf_counter()
     screen = _rolled_out(decision, [rolled[0].move, *missing], one.index, n, seed, workers, truncate, player,
                          screen=True)
-    _same_numbers(one.index, rolled[:1], screen)
+    _same_numbers(one.index, rolled[:1], screen, ulps=True)
     joined = [m for m in screen if m.games is None and m.move != rolled[0].move]
     if screen[0].move == rolled[0].move:
         moves = [*rolled, *joined]
