@@ -23,11 +23,11 @@ DOCUMENTED = Path(__file__).parent.parent / "benchmarks" / "error_rate"
 
 @pytest.fixture(scope="module", params=["fevga", "gioul"])
 def corpus(request: pytest.FixtureRequest) -> Corpus:
-    return build_corpus(4, seed=11, game=request.param)
+    return build_corpus(4, seed=38, game=request.param)
 
 
 def test_the_corpus_is_a_function_of_its_seed(corpus: Corpus) -> None:
-    again = build_corpus(4, seed=11, game=corpus.game)
+    again = build_corpus(4, seed=38, game=corpus.game)
     assert again == corpus
     assert build_corpus(4, seed=12, game=corpus.game).decisions != corpus.decisions
     assert len(corpus.decisions) == 4
@@ -43,7 +43,7 @@ def test_the_corpus_file_round_trips(corpus: Corpus, tmp_path) -> None:
     path = corpus.save(tmp_path / "corpus.json")
     assert Corpus.load(path) == corpus
     data = json.loads(path.read_text())
-    assert data["seed"] == 11 and data["game"] == corpus.game
+    assert data["seed"] == 38 and data["game"] == corpus.game
 
 
 def test_a_gioul_corpus_holds_every_kind_of_decision() -> None:
