@@ -222,6 +222,10 @@ def test_selection_bias_is_the_noise_of_the_winner() -> None:
                         {p: "b" for p in PLAYERS}, 1.0)
     assert abs(selection_bias([far], "heuristic", seed=3)) < 1e-3  # noise cannot change a clear ranking
     assert selection_bias([tie], "heuristic", seed=3) == selection_bias([tie], "heuristic", seed=3)
+    # a screened-out move (ruled out by its own test, with fewer games) is not drawn for the best
+    screened = DecisionTruth(0, (*tie.moves, MoveTruth("c", 0.05, 0.5, -0.05, 0.4, games=1296)),
+                             {p: "a" for p in PLAYERS}, 1.0)
+    assert selection_bias([screened], "heuristic", seed=3) == selection_bias([tie], "heuristic", seed=3)
 
 
 def test_rating_nothing_is_refused() -> None:

@@ -615,13 +615,15 @@ def selection_bias(decisions: Sequence[DecisionTruth], player: str, seed: int = 
     rolled-out equities as true, draw each candidate's estimate again with independent normal
     noise of its own standard error, and average (max of the draws - the pick's draw) minus
     (max - pick) of the equities. Independent noise ignores the positive correlation common
-    random numbers give, so this errs on the large side."""
+    random numbers give, so this errs on the large side. The best is drawn from the rolled-out
+    candidates: a screened-out move was ruled out by its own test, not by the maximum."""
     rng = np.random.default_rng(np.random.SeedSequence(check_int("seed", seed, 0)))
     extra = 0.0
     for d in decisions:
-        equity = np.array([m.equity for m in d.moves])
-        se = np.array([m.se for m in d.moves])
-        pick = [m.move for m in d.moves].index(d.picks[player])
+        rolled = [m for m in d.moves if m.games is None]
+        equity = np.array([m.equity for m in rolled])
+        se = np.array([m.se for m in rolled])
+        pick = [m.move for m in rolled].index(d.picks[player])
         noisy = equity + rng.standard_normal((draws, len(equity))) * se
         extra += float(np.mean(noisy.max(axis=1) - noisy[:, pick])) - float(equity.max() - equity[pick])
     return extra / len(decisions)
