@@ -252,8 +252,10 @@ class DecisionTruth:
         games = data.get("games")
         if games is not None and (type(games) is not int or games < 1):
             raise ValueError(f"decision games {games!r} must be a positive integer")
-        return cls(int(data["index"]), tuple(MoveTruth.from_dict(m) for m in data["moves"]), dict(data["picks"]),
-                   float(data["seconds"]), games)
+        moves = tuple(MoveTruth.from_dict(m) for m in data["moves"])
+        if len({m.move for m in moves}) != len(moves):
+            raise ValueError(f"decision {data['index']!r} holds a move twice")
+        return cls(int(data["index"]), moves, dict(data["picks"]), float(data["seconds"]), games)
 
 
 def decision_truth(decision: Decision, index: int, games: int, seed: int, *, workers: int | None = 1,
@@ -405,7 +407,8 @@ def complete_truth(decision: Decision, one: DecisionTruth, games: int, seed: int
         moves = list(_rolled_out(decision, [*(m.move for m in rolled), *(m.move for m in joined)], one.index, n, seed,
                                  workers, truncate, player))
         _same_numbers(one.index, rolled, moves)
-    out = [m for m in screen if m.games is not None]
+    names = {m.move for m in moves}  # the best screened against may be out, and rolled out again
+    out = [m for m in screen if m.games is not None and m.move not in names]
     kept = [m for m in one.moves if m.games is not None]
     return DecisionTruth(one.index, _best_first([*moves, *kept, *out]), one.picks,
                          one.seconds + time.perf_counter() - began, one.games)
