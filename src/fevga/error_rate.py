@@ -13,7 +13,7 @@ Three steps, each a file that the next one reads (docs/error_rate.md):
    random numbers (`fevga.rollout_moves(moves=...)`, decision ``i`` seeded
    ``SeedSequence(seed, spawn_key=(i,))``). Every other move within `WINDOW` is then screened
    against the best with the same dice (`complete_truth`): it is rolled out in full unless
-   its 95% interval falls wholly below the best's after a round of blocks. After each
+   its 95% interval falls wholly below the leader's after a round of blocks. After each
    decision the whole truth so far is written atomically to `path`; a rerun resumes after
    the last one. With a target SE, a decision whose rolled-out candidates' equity SEs are not
    all under it is rolled out again with more games (`raise_truth`; a truth made without the
@@ -384,10 +384,11 @@ def complete_truth(decision: Decision, one: DecisionTruth, games: int, seed: int
     """`one` (the truth of `decision`) with every move within `WINDOW` of the 2-ply best rolled
     out: the moves it lacks are screened against its best with the decision's games and seed
     (`rollout_moves(stop_early=True)`: rounds of 1, 1, 2, 4, ... blocks of 1,296 games, a move
-    whose 95% interval of its difference to the best lies wholly below zero rolled out no
-    further). A move that plays every game joins the candidates; if one beats the best, the
-    candidates are rolled out again with it (their numbers bit for bit, else CheckpointError).
-    A screened-out move keeps its games and its difference to the best it was screened against."""
+    whose 95% interval of its difference to the round's leader lies wholly below zero rolled
+    out no further). A move that plays every game joins the candidates; if one beats the best,
+    the candidates are rolled out again with it (their numbers bit for bit, else
+    CheckpointError). A screened-out move keeps its games and its difference to the screen's
+    best over the games both played."""
     evaluator = net_of(net, "gioul" if isinstance(decision.position, GioulPosition) else "fevga")
     known = {m.move for m in one.moves}
     missing = [h.move.notation for h in hint(decision.position, decision.dice, 2, net=evaluator)
@@ -471,8 +472,8 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
     old = None
     if Path(path).exists():
         old = load_truth(path)
-        # a truth made for fewer players, or with no target SE, is extended or raised below;
-        # any other difference is refused
+        # a truth made for fewer players, with no target SE or before the screen is extended,
+        # raised or completed below; any other difference is refused
         fewer = set(old.settings.get("players", ())) <= set(players)
         loose = {"screened": True, **({} if old.settings.get("target_se") is not None else {"target_se": target_se})}
         if not fewer or {**old.settings, "players": players, **loose} != {**settings, **loose}:
