@@ -138,6 +138,31 @@ def test_the_documented_gioul_truth_at_se_001_gives_the_documented_table() -> No
     assert [round(r.mean, 4) for r in error_rates(truth.decisions)] == [0.0581, 0.0286, 0.0137, 0.0111]
 
 
+def test_the_gioul_window_checkpoint_holds_the_documented_complete_decisions() -> None:
+    """benchmarks/error_rate/gioul-truth-se01-window-2026-7.json: the Gioul SE-0.01 truth with
+    the screen of the rest of the window done on part of the corpus (it resumes); on the
+    decisions whose every move within 0.2 it holds, docs/error_rate.md's comparison."""
+    from fevga import hint
+    from fevga.error_rate import WINDOW
+
+    corpus = Corpus.load(DOCUMENTED / "gioul-corpus-2026.json")
+    first = load_truth(DOCUMENTED / "gioul-truth-se01-2026-7.json")
+    window = load_truth(DOCUMENTED / "gioul-truth-se01-window-2026-7.json")
+    assert window.settings == {**first.settings, "screened": True} and len(window.decisions) == 500
+    assert max(m.se for d in window.decisions for m in d.moves if m.games is None) < 0.01
+    complete = [d.index for d in window.decisions
+                if {h.move.notation for h in hint(corpus.decisions[d.index].position, corpus.decisions[d.index].dice, 2)
+                    if h.loss <= WINDOW} <= {m.move for m in d.moves}]
+    assert len(complete) == 284 and complete[:21] == list(range(21))
+    for d in window.decisions:  # a decision not screened yet is its first candidates, as they were
+        if not any(m.games is not None for m in d.moves) and d.index not in complete:
+            assert d == first.decisions[d.index]
+    assert [round(r.mean, 4) for r in error_rates([first.decisions[i] for i in complete])] == \
+        [0.0639, 0.0282, 0.0116, 0.0099]
+    assert [round(r.mean, 4) for r in error_rates([window.decisions[i] for i in complete])] == \
+        [0.0677, 0.0320, 0.0155, 0.0138]
+
+
 @pytest.mark.parametrize("net_file, source, judged_file, name, plies, losses", [
     ("candidates/fevga-h256-3m.npz", "truth-2026-7.json", "judged-h256-3m.json", "net3-h256 1-ply", 1,
      (0.0113, 0.0110)),
