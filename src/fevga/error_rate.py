@@ -264,7 +264,7 @@ def decision_truth(decision: Decision, index: int, games: int, seed: int, *, wor
     best, plus every player's pick) `games` times each, same dice for all (decision `index`'s seed).
     The float net ranks the candidates and makes the picks; with `quantised` its int16 tables
     play the rollouts (`Net.quantised()`, about three times as fast)."""
-    evaluator = net_of(net, "gioul" if isinstance(decision.position, GioulPosition) else "fevga")
+    evaluator = _net_of(net, decision)
     ranked = hint(decision.position, decision.dice, 2, net=evaluator)
     chosen = {name: move for name, move in picks(decision, evaluator).items()}
     near = [h.move for h in ranked if h.loss <= WINDOW][:MAX_CANDIDATES]
@@ -273,6 +273,11 @@ def decision_truth(decision: Decision, index: int, games: int, seed: int, *, wor
     moves = _rolled_out(decision, candidates, index, games, seed, workers, truncate, _player(evaluator, quantised))
     return DecisionTruth(index, moves, {name: m.notation for name, m in chosen.items()},
                          time.perf_counter() - began)
+
+
+def _net_of(net: Net | str | None, decision: Decision) -> Net:
+    """`net` (default: the shipped one) of the game `decision` is in."""
+    return net_of(net, "gioul" if isinstance(decision.position, GioulPosition) else "fevga")
 
 
 def _truth_net(net: Net | str | None, game: Game, quantised: bool) -> Net:
@@ -341,7 +346,7 @@ def extend_truth(decision: Decision, old: DecisionTruth, new: Mapping[str, Move 
     CheckpointError: the truth was made by another build or net), so the result is the truth
     run_truth would have made with the new players among its own. Screened-out moves that no
     player picks keep their numbers."""
-    evaluator = net_of(net, "gioul" if isinstance(decision.position, GioulPosition) else "fevga")
+    evaluator = _net_of(net, decision)
     chosen = {**old.picks, **{name: move.notation for name, move in new.items()}}
     rolled = [m for m in old.moves if m.games is None]
     if {notation for notation in chosen.values()} <= {m.move for m in rolled}:
@@ -366,7 +371,7 @@ def raise_truth(decision: Decision, one: DecisionTruth, target_se: float, games:
     least a quarter more each time). Screened-out moves keep their numbers. A decision
     already under the target is returned as it is."""
     target_se = check_real("target_se", target_se, 0.001, 1.0)
-    evaluator = _player(net_of(net, "gioul" if isinstance(decision.position, GioulPosition) else "fevga"), quantised)
+    evaluator = _player(_net_of(net, decision), quantised)
     n = one.games or games
     while (worst := max(m.se for m in one.moves if m.games is None)) >= target_se:
         n = max(math.ceil(n * 1.05 * (worst / target_se) ** 2), math.ceil(n * 1.25))
@@ -389,7 +394,7 @@ def complete_truth(decision: Decision, one: DecisionTruth, games: int, seed: int
     the candidates are rolled out again with it (their numbers bit for bit, else
     CheckpointError). A screened-out move keeps its games and its difference to the screen's
     best over the games both played."""
-    evaluator = net_of(net, "gioul" if isinstance(decision.position, GioulPosition) else "fevga")
+    evaluator = _net_of(net, decision)
     known = {m.move for m in one.moves}
     missing = [h.move.notation for h in hint(decision.position, decision.dice, 2, net=evaluator)
                if h.loss <= WINDOW and h.move.notation not in known]
