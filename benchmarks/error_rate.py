@@ -108,7 +108,9 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument("truth")
     t.add_argument("--games", type=int, default=1296, help="games per candidate (default: %(default)s)")
     t.add_argument("--seed", type=int, default=7)
-    t.add_argument("--workers", type=int, default=1)
+    t.add_argument("--workers", type=int, default=1,
+                   help="decisions run this many at a time, each rolled out on this many threads; the file is the "
+                        "same for any count (default: %(default)s)")
     t.add_argument("--limit", type=int, default=None, help="stop after this many decisions in all")
     t.add_argument("--no-truncate", action="store_true", help="play races out instead of scoring them by tables")
     t.add_argument("--target-se", type=float, default=None,
@@ -124,7 +126,7 @@ def main(argv: list[str] | None = None) -> None:
     j.add_argument("--net", required=True, help="the candidate net file")
     j.add_argument("--plies", type=int, default=1)
     j.add_argument("--name", default=None, help="the player's name (default: net <sha256[:12]> <plies>-ply)")
-    j.add_argument("--workers", type=int, default=1)
+    j.add_argument("--workers", type=int, default=1, help="as for truth")
     for command in (c, t, j):
         command.add_argument("--truth-net", default=None,
                              help="the net of the corpus's self-play and the truth's rollouts (default: the shipped one)")

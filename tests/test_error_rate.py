@@ -316,11 +316,13 @@ def test_an_interrupted_truth_resumes_to_the_uninterrupted_one(corpus: Corpus, t
         run_truth(small, path, games=72, seed=5)  # other settings never mix into a file
 
 
-def test_ctrl_c_in_a_rollout_stops_the_truth_and_keeps_only_whole_decisions(corpus: Corpus, tmp_path,
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_in_a_rollout_stops_the_truth_and_keeps_only_whole_decisions(corpus: Corpus, tmp_path, workers: int,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl-C stops a rollout, which returns the games it played, marked interrupted; the truth
     must not save that decision as if it were whole, but stop (KeyboardInterrupt) with the
-    decisions before it on disk, and resume to the uninterrupted truth."""
+    decisions before it on disk (with two workers, decision 0 may not have ended), and resume
+    to the uninterrupted truth."""
     import threading
 
     import fevga.error_rate as error_rate
@@ -330,19 +332,59 @@ def test_ctrl_c_in_a_rollout_stops_the_truth_and_keeps_only_whole_decisions(corp
     real, calls = error_rate.rollout_moves, []
 
     def ctrl_c_in_the_second_decision(*args: object, **kwargs: object) -> object:
-        calls.append(kwargs["seed"].spawn_key)  # type: ignore[attr-defined]
+        key = kwargs["seed"].spawn_key  # type: ignore[attr-defined]
+        calls.append(key)
         stopped = threading.Event()
-        if calls.count((1,)) == 1 and calls[-1] == (1,):
+        if key == (1,) and calls.count(key) == 1:
             stopped.set()  # what the rollout's Ctrl-C handling does, as a service's cancel
-        return real(*args, **kwargs, cancel=stopped)  # type: ignore[arg-type]
+        return real(*args, **{**kwargs, "cancel": stopped})  # type: ignore[arg-type]
 
     monkeypatch.setattr(error_rate, "rollout_moves", ctrl_c_in_the_second_decision)
     path = tmp_path / "interrupted.json"
     with pytest.raises(KeyboardInterrupt):
-        run_truth(small, path, games=36, seed=5)
-    assert _without_times(load_truth(path)) == _without_times(whole)[:1]
+        run_truth(small, path, games=36, seed=5, workers=workers)
+    saved = _without_times(load_truth(path)) if path.exists() else []
+    assert saved == _without_times(whole)[:1] if workers == 1 else saved in ([], _without_times(whole)[:1])
     monkeypatch.setattr(error_rate, "rollout_moves", real)
-    assert _without_times(run_truth(small, path, games=36, seed=5)) == _without_times(whole)
+    assert _without_times(run_truth(small, path, games=36, seed=5, workers=workers)) == _without_times(whole)
+
+
+def test_ctrl_c_stops_every_decision_running_on_its_own_thread(tmp_path) -> None:
+    """Ctrl-C reaches the main thread, which waits on the decisions: it must stop the rollouts
+    running on the worker threads (not leave them running) and save no part of a decision."""
+    import os
+    import signal
+    import threading
+
+    corpus = build_corpus(4, seed=38)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        run_truth(corpus, tmp_path / "truth.json", games=12960, seed=5, workers=2)  # minutes, uninterrupted
+    timer.join()
+    assert not [t.name for t in threading.enumerate() if t.name.startswith("fevga-")]
+    assert not (tmp_path / "truth.json").exists()  # no decision was whole
+
+
+def test_a_truth_and_a_judgement_do_not_depend_on_the_workers(corpus: Corpus, tmp_path) -> None:
+    """Decisions run `workers` at a time and may end in any order; the file is the same, saved
+    in the corpus's order, whether it is made from nothing or resumed, and so is a judgement."""
+    from fevga import Net
+    from fevga.net import net_of
+
+    one = run_truth(corpus, tmp_path / "one.json", games=36, seed=5)
+    two = run_truth(corpus, tmp_path / "two.json", games=36, seed=5, workers=2)
+    assert _without_times(two) == _without_times(one) == _without_times(load_truth(tmp_path / "two.json"))
+    part = tmp_path / "part.json"
+    run_truth(corpus, part, games=36, seed=5, limit=2)
+    seen: list[int] = []
+    resumed = run_truth(corpus, part, games=36, seed=5, workers=2, on_decision=lambda d, total: seen.append(d.index))
+    assert sorted(seen) == [2, 3] and _without_times(resumed) == _without_times(one)
+    candidate = Net.initial(16, seed=3, game=corpus.game)
+    assert candidate != net_of(None, corpus.game)
+    judged = [judge_truth(corpus, tmp_path / "one.json", tmp_path / f"judged-{w}.json", candidate, workers=w)
+              for w in (1, 2)]
+    assert _without_times(judged[1]) == _without_times(judged[0])
 
 
 def test_a_truth_of_fewer_players_is_extended_to_the_whole_truth(corpus: Corpus, tmp_path) -> None:

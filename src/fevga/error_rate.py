@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -46,12 +47,13 @@ from typing import Any
 import numpy as np
 
 from fevga.analysis import hint
-from fevga.checks import check_int
+from fevga.checks import check_int, check_workers
 from fevga.limits import check_real
 from fevga.errors import CheckpointError, FevgaError, InvalidArgumentError
 from fevga.files import atomic_write
 from fevga.game import play_game
 from fevga.net import Net, net_of
+from fevga.parallel import run_tasks
 from fevga.notation import parse_dice
 from fevga.gioul import GioulMove, GioulPosition
 from fevga.net import check_game
@@ -259,18 +261,21 @@ class DecisionTruth:
 
 
 def decision_truth(decision: Decision, index: int, games: int, seed: int, *, workers: int | None = 1,
-                   truncate: bool = True, net: Net | str | None = None, quantised: bool = False) -> DecisionTruth:
+                   truncate: bool = True, net: Net | str | None = None, quantised: bool = False,
+                   cancel: threading.Event | None = None) -> DecisionTruth:
     """Roll out the candidates of `decision` (the 2-ply best MAX_CANDIDATES within WINDOW of the
     best, plus every player's pick) `games` times each, same dice for all (decision `index`'s seed).
     The float net ranks the candidates and makes the picks; with `quantised` its int16 tables
-    play the rollouts (`Net.quantised()`, about three times as fast)."""
+    play the rollouts (`Net.quantised()`, about three times as fast). `cancel` (a
+    threading.Event), once set, stops the rollouts with KeyboardInterrupt, as Ctrl-C does."""
     evaluator = _net_of(net, decision)
     ranked = hint(decision.position, decision.dice, 2, net=evaluator)
     chosen = {name: move for name, move in picks(decision, evaluator).items()}
     near = [h.move for h in ranked if h.loss <= WINDOW][:MAX_CANDIDATES]
     candidates = list(dict.fromkeys(near + list(chosen.values())))
     began = time.perf_counter()
-    moves = _rolled_out(decision, candidates, index, games, seed, workers, truncate, _player(evaluator, quantised))
+    moves = _rolled_out(decision, candidates, index, games, seed, workers, truncate, _player(evaluator, quantised),
+                        cancel)
     return DecisionTruth(index, moves, {name: m.notation for name, m in chosen.items()},
                          time.perf_counter() - began)
 
@@ -298,16 +303,18 @@ def _player(net: Net, quantised: bool) -> Net:
 
 
 def _rolled_out(decision: Decision, candidates: Sequence[Move | GioulMove | str], index: int, games: int, seed: int,
-                workers: int | None, truncate: bool, net: Net, screen: bool = False) -> tuple[MoveTruth, ...]:
+                workers: int | None, truncate: bool, net: Net, cancel: threading.Event | None,
+                screen: bool = False) -> tuple[MoveTruth, ...]:
     """The candidates of decision `index` rolled out together, best first: each candidate's
     games draw the same dice whatever the other candidates are. With `screen`, a candidate
     whose 95% interval of its difference to the best falls wholly below zero after a round of
     blocks is rolled out no further (`rollout_moves(stop_early=True)`; its `games` say how
-    many it played). A rollout stopped by Ctrl-C (which returns its games so far) raises
-    KeyboardInterrupt: a truth holds whole rollouts only."""
+    many it played). A rollout stopped by Ctrl-C or `cancel` (which returns its games so far)
+    raises KeyboardInterrupt: a truth holds whole rollouts only."""
     ranking = rollout_moves(decision.position, decision.dice, games=games,
                             seed=np.random.SeedSequence(seed, spawn_key=(index,)), workers=workers, policy="net",
-                            truncate=truncate, net=net, moves=candidates, progress=False, stop_early=screen)
+                            truncate=truncate, net=net, moves=candidates, progress=False, stop_early=screen,
+                            cancel=cancel)
     if any(r.result.interrupted for r in ranking):
         raise KeyboardInterrupt
     return tuple(MoveTruth(r.move.notation, r.equity, r.result.equity_se, r.diff, r.diff_se,
@@ -339,7 +346,7 @@ def _best_first(moves: Sequence[MoveTruth]) -> tuple[MoveTruth, ...]:
 
 def extend_truth(decision: Decision, old: DecisionTruth, new: Mapping[str, Move | GioulMove], games: int, seed: int,
                  *, workers: int | None = 1, truncate: bool = True, net: Net | str | None = None,
-                 quantised: bool = False) -> DecisionTruth:
+                 quantised: bool = False, cancel: threading.Event | None = None) -> DecisionTruth:
     """`old` (the truth of `decision`, made with these settings) with the `new` players' picks.
     Where a pick was not rolled out in full, the decision's rolled-out candidates and every
     pick are rolled out again; they must come out with their old numbers, bit for bit (else
@@ -353,7 +360,7 @@ def extend_truth(decision: Decision, old: DecisionTruth, new: Mapping[str, Move 
         return DecisionTruth(old.index, old.moves, chosen, old.seconds, old.games)
     began = time.perf_counter()
     moves = _rolled_out(decision, list(dict.fromkeys([*(m.move for m in rolled), *chosen.values()])), old.index,
-                        old.games or games, seed, workers, truncate, _player(evaluator, quantised))
+                        old.games or games, seed, workers, truncate, _player(evaluator, quantised), cancel)
     _same_numbers(old.index, rolled, moves)
     names = {m.move for m in moves}
     screened = [m for m in old.moves if m.games is not None and m.move not in names]
@@ -363,7 +370,7 @@ def extend_truth(decision: Decision, old: DecisionTruth, new: Mapping[str, Move 
 
 def raise_truth(decision: Decision, one: DecisionTruth, target_se: float, games: int, seed: int, *,
                 workers: int | None = 1, truncate: bool = True, net: Net | str | None = None,
-                quantised: bool = False) -> DecisionTruth:
+                quantised: bool = False, cancel: threading.Event | None = None) -> DecisionTruth:
     """`one` (the truth of `decision`, `games` a candidate unless it says more) with every
     rolled-out candidate's equity SE under `target_se`: while one is not, they are rolled out
     again, together and from the start with the decision's seed, with the games that SE
@@ -378,14 +385,15 @@ def raise_truth(decision: Decision, one: DecisionTruth, target_se: float, games:
         n = -(-n // 36) * 36
         began = time.perf_counter()
         moves = _rolled_out(decision, [m.move for m in one.moves if m.games is None], one.index, n, seed, workers,
-                            truncate, evaluator)
+                            truncate, evaluator, cancel)
         one = DecisionTruth(one.index, _best_first([*moves, *(m for m in one.moves if m.games is not None)]),
                             one.picks, one.seconds + time.perf_counter() - began, n)
     return one
 
 
 def complete_truth(decision: Decision, one: DecisionTruth, games: int, seed: int, *, workers: int | None = 1,
-                   truncate: bool = True, net: Net | str | None = None, quantised: bool = False) -> DecisionTruth:
+                   truncate: bool = True, net: Net | str | None = None, quantised: bool = False,
+                   cancel: threading.Event | None = None) -> DecisionTruth:
     """`one` (the truth of `decision`) with every move within `WINDOW` of the 2-ply best rolled
     out: the moves it lacks are screened against its best with the decision's games and seed
     (`rollout_moves(stop_early=True)`: rounds of 1, 1, 2, 4, ... blocks of 1,296 games, a move
@@ -404,14 +412,14 @@ def complete_truth(decision: Decision, one: DecisionTruth, games: int, seed: int
     rolled = [m for m in one.moves if m.games is None]
     began = time.perf_counter()
     screen = _rolled_out(decision, [rolled[0].move, *missing], one.index, n, seed, workers, truncate, player,
-                         screen=True)
+                         cancel, screen=True)
     _same_numbers(one.index, rolled[:1], screen, ulps=True)
     joined = [m for m in screen if m.games is None and m.move != rolled[0].move]
     if screen[0].move == rolled[0].move:
         moves = [*rolled, *joined]
     else:  # a screened move beat the best: every difference is to it
         moves = list(_rolled_out(decision, [*(m.move for m in rolled), *(m.move for m in joined)], one.index, n, seed,
-                                 workers, truncate, player))
+                                 workers, truncate, player, cancel))
         _same_numbers(one.index, rolled, moves)
     names = {m.move for m in moves}  # the best screened against may be out, and rolled out again
     out = [m for m in screen if m.games is not None and m.move not in names]
@@ -459,7 +467,12 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
     `quantised` plays the rollouts with the net's int16 tables (the float net still ranks the
     candidates and makes the picks); the file records it. `limit` stops after that many
     decisions in all (None: the whole corpus); `on_decision(truth, total)` is called after
-    each new, extended, raised or completed one.
+    each new, extended, raised or completed one is saved.
+
+    `workers` decisions run at a time, each rolled out on `workers` threads (None: every
+    core); the file is the same for any count. New decisions are saved in the corpus's order,
+    so Ctrl-C loses the decisions running and any finished ahead of them (at most 2 *
+    workers past the oldest running one).
     """
     games, seed = check_int("games", games, 1), check_int("seed", seed, 0)
     if target_se is not None:
@@ -499,38 +512,59 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
         if on_decision is not None and one is not None:
             on_decision(one, total)
 
-    for index, old_one in enumerate(done):
-        one, decision = old_one, corpus.decisions[index]
-        if set(one.picks) != set(players):
-            new = picks(decision, evaluator, [p for p in players if p not in one.picks])
-            one = extend_truth(decision, one, new, games, seed, workers=workers, truncate=truncate, net=evaluator,
-                               quantised=quantised)
-        one = _settled(decision, one, games, seed, workers, truncate, evaluator, quantised, target_se)
-        if one != old_one:
-            truth = Truth(settings, truth.decisions[:index] + (one,) + truth.decisions[index + 1:])
+    def settle(index: int, cancel: threading.Event) -> DecisionTruth:
+        """Decision `index` made, or the file's extended, raised and completed (in a worker thread)."""
+        decision = corpus.decisions[index]
+        if index < len(done):
+            one = done[index]
+            if set(one.picks) != set(players):
+                new = picks(decision, evaluator, [p for p in players if p not in one.picks])
+                one = extend_truth(decision, one, new, games, seed, workers=workers, truncate=truncate,
+                                   net=evaluator, quantised=quantised, cancel=cancel)
+        else:
+            one = decision_truth(decision, index, games, seed, workers=workers, truncate=truncate, net=evaluator,
+                                 quantised=quantised, cancel=cancel)
+        return _settled(decision, one, games, seed, workers, truncate, evaluator, quantised, target_se, cancel)
+
+    held: dict[int, DecisionTruth] = {}  # new decisions that ended before one started ahead of them
+
+    def finished(index: int, one: DecisionTruth) -> None:
+        nonlocal truth
+        if index < len(done):
+            if one != done[index]:
+                truth = Truth(settings, truth.decisions[:index] + (one,) + truth.decisions[index + 1:])
+                save(one)
+            return
+        held[index] = one
+        while len(truth.decisions) in held:
+            one = held.pop(len(truth.decisions))
+            truth = Truth(settings, truth.decisions + (one,))
             save(one)
-    for index in range(len(done), total):
-        one = decision_truth(corpus.decisions[index], index, games, seed, workers=workers, truncate=truncate,
-                             net=evaluator, quantised=quantised)
-        one = _settled(corpus.decisions[index], one, games, seed, workers, truncate, evaluator, quantised, target_se)
-        truth = Truth(settings, truth.decisions + (one,))
-        save(one)
+
+    # Decisions run `workers` at a time, each rollout on `workers` threads too, so both the
+    # screen's one-block first rounds and a last long decision keep every core busy; the
+    # numbers do not depend on it. New decisions are saved in order: at most 2 * workers run
+    # ahead of the oldest unfinished one.
+    threads = check_workers(workers)
+    run_tasks(range(len(done)), threads, settle, finished)
+    run_tasks(range(len(done), total), threads, settle, finished, ahead=2 * threads)
     if written is not None and written != settings:  # every decision already met the new settings
         save(None)
     return truth
 
 
 def _settled(decision: Decision, one: DecisionTruth, games: int, seed: int, workers: int | None, truncate: bool,
-             net: Net, quantised: bool, target_se: float | None) -> DecisionTruth:
+             net: Net, quantised: bool, target_se: float | None, cancel: threading.Event | None) -> DecisionTruth:
     """`one` raised to `target_se` (if any), completed to the whole window, and raised again
     for the moves the screen let in: the order a decision of run_truth goes through."""
     if target_se is not None:
         one = raise_truth(decision, one, target_se, games, seed, workers=workers, truncate=truncate, net=net,
-                          quantised=quantised)
-    one = complete_truth(decision, one, games, seed, workers=workers, truncate=truncate, net=net, quantised=quantised)
+                          quantised=quantised, cancel=cancel)
+    one = complete_truth(decision, one, games, seed, workers=workers, truncate=truncate, net=net, quantised=quantised,
+                         cancel=cancel)
     if target_se is not None:
         one = raise_truth(decision, one, target_se, games, seed, workers=workers, truncate=truncate, net=net,
-                          quantised=quantised)
+                          quantised=quantised, cancel=cancel)
     return one
 
 
@@ -565,22 +599,30 @@ def judge_truth(corpus: Corpus, source: str | os.PathLike[str], path: str | os.P
         if done.settings != settings:
             raise CheckpointError(f"{os.fspath(path)!r} holds another judgement: remove it or give its settings")
         decisions = done.decisions + decisions[len(done.decisions):]  # the source may have grown since
-    for index, old in enumerate(decisions):
-        if name in old.picks:
-            continue
-        decision = corpus.decisions[index]
+    truncate, quantised = settings["truncate"], settings.get("quantised", False)
+
+    def judged_one(index: int, cancel: threading.Event) -> DecisionTruth:
+        """Decision `index` with the judged net's pick (in a worker thread)."""
+        decision, old = corpus.decisions[index], decisions[index]
         pick = hint(decision.position, decision.dice, plies, net=judge)[0].move
-        truncate, quantised = settings["truncate"], settings.get("quantised", False)
         one = extend_truth(decision, old, {name: pick}, settings["games"], settings["seed"], workers=workers,
-                           truncate=truncate, net=evaluator, quantised=quantised)
+                           truncate=truncate, net=evaluator, quantised=quantised, cancel=cancel)
         if settings.get("target_se") is not None:  # a pick rolled out anew meets the truth's target too
             one = raise_truth(decision, one, settings["target_se"], settings["games"], settings["seed"],
-                              workers=workers, truncate=truncate, net=evaluator, quantised=quantised)
+                              workers=workers, truncate=truncate, net=evaluator, quantised=quantised, cancel=cancel)
+        return one
+
+    def finished(index: int, one: DecisionTruth) -> None:
+        nonlocal decisions
         decisions = decisions[:index] + (one,) + decisions[index + 1:]
         text = Truth(settings, decisions).to_json().encode()
         atomic_write(path, lambda handle: handle.write(text), "truth")
         if on_decision is not None:
             on_decision(one, len(decisions))
+
+    # decisions `workers` at a time, as in run_truth
+    run_tasks([k for k, old in enumerate(decisions) if name not in old.picks], check_workers(workers), judged_one,
+              finished)
     return Truth(settings, decisions)
 
 

@@ -1,7 +1,8 @@
 """Long work that answers Ctrl-C: batch work split over threads (`run_chunks`: the rows are cut
 into chunks of at most `CHUNK_ROWS` that the main thread hands out, so a KeyboardInterrupt
 waits for at most one chunk per thread instead of the whole batch; each row's result depends on
-that row alone, so the chunking never changes a result), and the few steps that must not be
+that row alone, so the chunking never changes a result), independent tasks on threads whose
+results the main thread takes as they finish (`run_tasks`), and the few steps that must not be
 cut in half (`deferred_interrupt`).
 """
 
@@ -9,9 +10,13 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
+from typing import TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 CHUNK_ROWS = 1 << 14  # rows per task: ~10 ms of move generation or net evaluation
 
@@ -44,6 +49,43 @@ def run_chunks(rows: int, threads: int, work: Callable[[int, int], object], chun
                         pending.add(pool.submit(work, following, min(rows, following + size)))
         except BaseException:
             for future in pending:
+                future.cancel()
+            raise
+
+
+def run_tasks(items: Iterable[T], threads: int, work: Callable[[T, threading.Event], R],
+              finished: Callable[[T, R], None], ahead: int | None = None) -> None:
+    """Call ``work(item, cancel)`` for every item on a pool of `threads` threads, started in
+    the items' order, and ``finished(item, result)`` in the calling thread as each one ends (in
+    the order they end). With `ahead`, an item starts only while fewer than `ahead` items
+    after the oldest unfinished one have started, which bounds the results a caller holds
+    back to keep its own order. Ctrl-C in the calling thread, or an exception of `work` or
+    `finished`, sets `cancel` (long work checks it and stops), starts nothing more, waits for
+    the running items and re-raises."""
+    queue = iter(items)
+    order: dict[Future[R], tuple[int, T]] = {}  # running: started as the n-th item
+    cancel = threading.Event()
+    started = 0
+    with ThreadPoolExecutor(threads, thread_name_prefix="fevga-task") as pool:
+        try:
+            while True:
+                oldest = min((n for n, _ in order.values()), default=started)
+                while len(order) < threads and (ahead is None or started < oldest + ahead):
+                    try:
+                        item = next(queue)
+                    except StopIteration:
+                        break
+                    order[pool.submit(work, item, cancel)] = (started, item)
+                    started += 1
+                if not order:
+                    return
+                done, _ = wait(order, timeout=0.2, return_when=FIRST_COMPLETED)
+                for future in sorted(done, key=lambda f: order[f][0]):
+                    _, item = order.pop(future)
+                    finished(item, future.result())
+        except BaseException:
+            cancel.set()
+            for future in order:
                 future.cancel()
             raise
 
