@@ -588,20 +588,25 @@ def test_a_decision_truth_does_not_depend_on_the_workers() -> None:
     assert len(one.moves) >= 2 and all(m.se > 0 for m in one.moves)
 
 
-def test_the_script_names_a_bad_file_in_one_line(tmp_path) -> None:
+def test_the_command_names_a_bad_file_in_one_line(tmp_path) -> None:
     import subprocess
     import sys
 
     bad = tmp_path / "truth.json"
     bad.write_text("garbage")
-    script = DOCUMENTED.parent / "error_rate.py"
-    done = subprocess.run([sys.executable, str(script), "report", str(bad)], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "fevga", "error-rate", "report", str(bad)], capture_output=True,
+                          text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.strip() == "error_rate.py report: CheckpointError: the truth file is not JSON: Expecting value: " \
+    assert done.stderr.strip() == f"fevga: error: {str(bad)!r}: the truth file is not JSON: Expecting value: " \
         "line 1 column 1 (char 0)"
+    empty = tmp_path / "empty.json"
+    empty.write_text(Truth({"corpus_size": 3}, ()).to_json())
+    done = subprocess.run([sys.executable, "-m", "fevga", "error-rate", "report", str(empty)], capture_output=True,
+                          text=True)
+    assert (done.returncode, done.stderr.strip()) == (2, f"fevga: error: {str(empty)!r}: the truth holds no decision yet")
 
 
-def test_the_script_makes_and_judges_by_the_net_it_is_given(tmp_path) -> None:
+def test_the_command_makes_and_judges_by_the_net_it_is_given(tmp_path) -> None:
     # --truth-net: the committed Fevga corpus and truth are net 2's, and net 3 ships; a corpus
     # made by one net is rolled out by the same net, and another net's truth is refused
     import subprocess
@@ -609,12 +614,11 @@ def test_the_script_makes_and_judges_by_the_net_it_is_given(tmp_path) -> None:
 
     from fevga.net import Net, net_of
 
-    script = DOCUMENTED.parent / "error_rate.py"
     older = DOCUMENTED.parent / "nets" / "fevga-net-2.npz"
     corpus, truth = tmp_path / "corpus.json", tmp_path / "truth.json"
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True)
+        return subprocess.run([sys.executable, "-m", "fevga", "error-rate", *args], capture_output=True, text=True)
 
     made = run("corpus", str(corpus), "--count", "1", "--seed", "3", "--truth-net", str(older))
     assert made.returncode == 0, made.stderr
@@ -625,3 +629,35 @@ def test_the_script_makes_and_judges_by_the_net_it_is_given(tmp_path) -> None:
     done = run("truth", str(corpus), str(truth), "--games", "36", "--limit", "1", "--truth-net", str(older))
     assert done.returncode == 0, done.stderr
     assert load_truth(truth).settings["net"] == Net.load(older).checksum and len(load_truth(truth).decisions) == 1
+
+
+def test_ctrl_c_stops_the_truth_command_which_resumes_where_it_stopped(tmp_path) -> None:
+    """`fevga error-rate truth` as a user runs it: Ctrl-C after the first decision exits 130,
+    says the same command resumes, and leaves that decision on disk; the same command then
+    does the rest only. A candidate net is judged on the result and reported."""
+    import signal
+    import subprocess
+    import sys
+
+    from fevga import Net
+
+    corpus, truth = tmp_path / "corpus.json", tmp_path / "truth.json"
+    command = [sys.executable, "-m", "fevga", "error-rate"]
+    subprocess.run([*command, "corpus", str(corpus), "--count", "3", "--seed", "3"], check=True, capture_output=True)
+    truth_command = [*command, "truth", str(corpus), str(truth), "--games", "1296", "--workers", "1", "--quantised"]
+    with subprocess.Popen(truth_command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as running:
+        assert running.stdout is not None and running.stdout.readline().startswith("decision 1/3: ")
+        running.send_signal(signal.SIGINT)  # decision 2 takes seconds
+        _, stderr = running.communicate(timeout=60)
+    assert running.returncode == 130 and "Traceback" not in stderr
+    assert "fevga error-rate truth: stopped; the same command resumes from the decisions written" in stderr
+    assert [d.index for d in load_truth(truth).decisions] == [0]
+    resumed = subprocess.run(truth_command, capture_output=True, text=True, check=True)
+    assert [line.split(":")[0] for line in resumed.stdout.splitlines()] == ["decision 2/3", "decision 3/3",
+                                                                            "3 of 3 decisions in " + str(truth)]
+    candidate, judged = tmp_path / "candidate.npz", tmp_path / "judged.json"
+    Net.initial(16, seed=3).save(candidate)
+    subprocess.run([*command, "judge", str(corpus), str(truth), str(judged), "--net", str(candidate), "--workers", "2"],
+                   check=True, capture_output=True)
+    report = subprocess.run([*command, "report", str(judged)], capture_output=True, text=True, check=True).stdout
+    assert report.startswith("3 of 3 decisions; ") and f"| net {Net.load(candidate).checksum[:12]} 1-ply | 3 |" in report

@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -73,6 +73,7 @@ WINDOW = 0.2  # candidates: moves within this much 2-ply equity of the best ...
 MAX_CANDIDATES = 8  # ... at most this many of them, best first (a decision has 21 on average, up to 153)
 PLAYERS = ("heuristic", "net 1-ply", "net 2-ply", "net 3-ply")  # both games'; players_of(game)
 Z95 = 1.959963984540054
+T = TypeVar("T")
 
 
 def players_of(game: Game) -> tuple[str, ...]:
@@ -135,7 +136,7 @@ class Corpus:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Corpus:
-        return cls.from_json(_read(path, "corpus"))
+        return _loaded(path, "corpus", cls.from_json)
 
 
 def build_corpus(count: int, seed: int, *, net: Net | str | None = None, game: Game = "fevga") -> Corpus:
@@ -448,7 +449,7 @@ class Truth:
 
 
 def load_truth(path: str | os.PathLike[str]) -> Truth:
-    return Truth.from_json(_read(path, "truth"))
+    return _loaded(path, "truth", Truth.from_json)
 
 
 def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: int, *, workers: int | None = 1,
@@ -696,6 +697,15 @@ def _read(path: str | os.PathLike[str], what: str) -> str:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidArgumentError(f"cannot read the {what} file {os.fspath(path)!r}: {exc}") from None
+
+
+def _loaded(path: str | os.PathLike[str], what: str, parse: Callable[[str], T]) -> T:
+    """The corpus or truth file at `path`, parsed; a malformed one is a CheckpointError naming it."""
+    text = _read(path, what)
+    try:
+        return parse(text)
+    except CheckpointError as exc:
+        raise CheckpointError(f"{os.fspath(path)!r}: {exc}") from None
 
 
 @contextmanager

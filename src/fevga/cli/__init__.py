@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from fevga.errors import FevgaError
-from fevga.cli import analyse, bearoff, game, match, net, rollout, service
+from fevga.cli import analyse, bearoff, error_rate, game, match, net, rollout, service
 from fevga.version import __version__
 
 
@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     for module in (game, net, bearoff, rollout):
         module.register(subparsers)
 
-    for module in (analyse, match, service):
+    for module in (analyse, error_rate, match, service):
         module.register(subparsers)
     return parser
 
