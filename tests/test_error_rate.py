@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -203,6 +204,45 @@ def test_a_malformed_file_is_one_checkpoint_error(text: str) -> None:
         reader(text)
 
 
+def _truth_text(change: dict[str, object] | None = None, moves: list[dict[str, object]] | None = None,
+                settings: dict[str, object] | None = None, picks: dict[str, str] | None = None) -> str:
+    best = {"move": "6/1", "equity": 0.1, "se": 0.01, "diff": 0.0, "diff_se": 0.0}
+    decision = {"index": 0, "moves": [best] if moves is None else moves, "picks": {"net 1-ply": "6/1"}
+                if picks is None else picks, "seconds": 1.0, **(change or {})}
+    return json.dumps({"format": "fevga-error-rate-truth/1", "decisions": [decision],
+                       "settings": {"corpus_size": 1, "games": 36, "seed": 5, "players": ["net 1-ply"],
+                                    **(settings or {})}})
+
+
+@pytest.mark.parametrize("text, problem", [
+    (_truth_text(picks={"net 1-ply": "6/2"}), "every pick must name a rolled-out move"),
+    (_truth_text(moves=[{"move": "6/1", "equity": 0.1, "se": 0.01, "diff": 0.0, "diff_se": 0.0, "games": 5}]),
+     "must begin with its rolled-out best move"),
+    (_truth_text(moves=[]), "must begin with its rolled-out best move"),
+    (_truth_text(moves=[{"move": "6/1", "equity": "nan", "se": 0.01, "diff": 0.0, "diff_se": 0.0}]), "finite"),
+    (_truth_text(moves=[{"move": "6/1", "equity": 0.1, "se": -1, "diff": 0.0, "diff_se": 0.0}]), "finite"),
+    (_truth_text({"index": 3}), "must be the corpus's decision 0"),
+    (_truth_text({"index": True}), "index True must be an integer"),
+    (_truth_text({"seconds": -1}), "seconds -1.0"),
+    (_truth_text(settings={"corpus_size": 0}), "corpus_size 0 must be an integer >= 1"),
+    (_truth_text(settings={"games": "36"}), "games '36'"),
+    (_truth_text(settings={"players": "net 1-ply"}), "players 'net 1-ply'"),
+    (_truth_text(picks={"net 9-ply": "6/1"}), "picks of the players"),
+])
+def test_a_truth_that_could_not_be_rated_is_refused_by_name(text: str, problem: str) -> None:
+    assert Truth.from_json(_truth_text()).decisions[0].loss("net 1-ply") == 0.0  # the unchanged file is good
+    with pytest.raises(CheckpointError, match="the truth file is malformed: ValueError .*" + re.escape(problem)):
+        Truth.from_json(text)
+
+
+def test_rating_a_truth_extended_part_way_names_the_decision_lacking_a_pick() -> None:
+    best = MoveTruth("6/1", 0.1, 0.01, 0.0, 0.0)
+    decisions = [DecisionTruth(0, (best,), {"a": "6/1", "b": "6/1"}, 1.0), DecisionTruth(1, (best,), {"a": "6/1"}, 1.0)]
+    with pytest.raises(InvalidArgumentError, match="decision 1 has no pick of 'b'"):
+        error_rates(decisions)
+    assert [r.player for r in error_rates(decisions, ["a"])] == ["a"]
+
+
 def test_heuristic_pick_is_the_first_best_by_heuristic_eval(corpus: Corpus) -> None:
     from fevga_core import game
 
@@ -390,16 +430,17 @@ def test_a_truth_and_a_judgement_do_not_depend_on_the_workers(corpus: Corpus, tm
 def test_a_truth_of_fewer_players_is_extended_to_the_whole_truth(corpus: Corpus, tmp_path) -> None:
     small = Corpus(corpus.seed, corpus.net, corpus.decisions[:3], corpus.game)
     whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5)
-    # the truth as it was before the 3-ply player: no 3-ply picks, and in one decision a
-    # pick that is not the best left out of the rollouts, as if no player had picked it
-    cut = next(d for d in whole.decisions if d.picks["heuristic"] != d.moves[0].move)
+    # the truth of fewer players (as before the 3-ply player): only the 1- and 2-ply nets',
+    # so in one decision the heuristic's pick, which neither net picks, was not rolled out
+    kept = ["net 1-ply", "net 2-ply"]
+    cut = next(d for d in whole.decisions if d.picks["heuristic"] not in {d.moves[0].move, *(d.picks[p] for p in kept)})
     dropped = cut.picks["heuristic"]
     older = []
     for d in whole.decisions:
         moves = tuple(m for m in d.moves if d is not cut or m.move != dropped)
-        older.append(DecisionTruth(d.index, moves, {p: m for p, m in d.picks.items() if p != "net 3-ply"}, d.seconds))
+        older.append(DecisionTruth(d.index, moves, {p: m for p, m in d.picks.items() if p in kept}, d.seconds))
     path = tmp_path / "older.json"
-    settings = {**whole.settings, "players": list(PLAYERS[:3])}
+    settings = {**whole.settings, "players": kept}
     path.write_text(Truth(settings, tuple(older)).to_json())
     seen: list[int] = []
     extended = run_truth(small, path, games=36, seed=5, on_decision=lambda one, total: seen.append(one.index))
@@ -412,7 +453,7 @@ def test_a_truth_of_fewer_players_is_extended_to_the_whole_truth(corpus: Corpus,
     path.write_text(Truth(settings, tuple(wrong)).to_json())
     with pytest.raises(CheckpointError, match=f"decision {cut.index}: move .* the truth was made by another build"):
         run_truth(small, path, games=36, seed=5)
-    path.write_text(Truth({**settings, "players": ["heuristic", "net 5-ply"]}, tuple(older)).to_json())
+    path.write_text(Truth({**settings, "players": [*kept, "net 5-ply"]}, tuple(older)).to_json())
     with pytest.raises(CheckpointError, match="players"):
         run_truth(small, path, games=36, seed=5)
 
@@ -600,7 +641,7 @@ def test_the_command_names_a_bad_file_in_one_line(tmp_path) -> None:
     assert done.stderr.strip() == f"fevga: error: {str(bad)!r}: the truth file is not JSON: Expecting value: " \
         "line 1 column 1 (char 0)"
     empty = tmp_path / "empty.json"
-    empty.write_text(Truth({"corpus_size": 3}, ()).to_json())
+    empty.write_text(Truth({"corpus_size": 3, "games": 36, "seed": 5, "players": ["heuristic"]}, ()).to_json())
     done = subprocess.run([sys.executable, "-m", "fevga", "error-rate", "report", str(empty)], capture_output=True,
                           text=True)
     assert (done.returncode, done.stderr.strip()) == (2, f"fevga: error: {str(empty)!r}: the truth holds no decision yet")

@@ -12,9 +12,11 @@ all; raise it for a longer local run. `.ci/sanitize` runs this file under ASan a
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
+import tempfile
 import zlib
 from pathlib import Path
 from typing import Any
@@ -270,6 +272,61 @@ def test_bearoff_files(table_files: dict[str, bytes], tmp_path_factory: pytest.T
         _contract(lambda: db.mean_rolls([0, 0, 1]))
     elif db is not None:
         _contract(lambda: db.equity([0, 0, 1], [0, 1]))
+
+
+# --- error-rate files: a corpus and its truth, mutated field by field --------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def _error_rate_files() -> tuple[dict[str, Any], dict[str, Any]]:
+    """A real two-decision Fevga corpus and a truth of its first decision."""
+    from fevga.error_rate import Corpus, build_corpus, run_truth
+
+    corpus = build_corpus(2, seed=38)
+    with tempfile.TemporaryDirectory() as folder:
+        truth = run_truth(Corpus(corpus.seed, corpus.net, corpus.decisions[:1]), Path(folder) / "truth.json", 36, 5)
+    return json.loads(corpus.to_json()), json.loads(truth.to_json())
+
+
+def _mutated_json(document: Any, draw: Any) -> Any:
+    """`document` with one value somewhere inside it (a field, an item) replaced."""
+    document = json.loads(json.dumps(document))
+    node: Any = document
+    while True:
+        keys = list(node) if isinstance(node, dict) else list(range(len(node)))
+        if not keys:
+            return document
+        key = draw(st.sampled_from(keys))
+        if isinstance(node[key], (dict, list)) and node[key] and draw(st.booleans()):
+            node = node[key]
+            continue
+        node[key] = draw(_json_values())
+        return document
+
+
+@FUZZ
+@given(st.data(), st.sampled_from(["corpus", "truth"]))
+def test_error_rate_files(tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str], data: Any,
+                          kind: str) -> None:
+    """A mutated corpus or truth loads or raises a FevgaError; a loaded one is reported, or
+    refused by `fevga error-rate report` in one line; a loaded corpus truths its first decision."""
+    from fevga.error_rate import Corpus, run_truth
+
+    corpus, truth = _error_rate_files()
+    folder = tmp_path_factory.mktemp("error-rate")
+    path = folder / f"{kind}.json"
+    path.write_text(json.dumps(_mutated_json(corpus if kind == "corpus" else truth, data.draw)))
+    if kind == "corpus":
+        loaded = _contract(lambda: Corpus.load(path))
+        if loaded is not None and loaded.decisions:
+            small = Corpus(loaded.seed, loaded.net, loaded.decisions[:1], loaded.game)
+            _contract(lambda: run_truth(small, folder / "truth.json", 36, 5, limit=1))
+        return
+    status = main(["error-rate", "report", str(path)])
+    error = capsys.readouterr().err
+    assert status in (0, 2) and "internal error" not in error, error
+    if status == 2:
+        assert error.count("\n") == 1 and ": error: " in error, error
 
 
 # --- the command line -------------------------------------------------------------------------

@@ -220,8 +220,12 @@ class MoveTruth:
         games = data.get("games")
         if games is not None and (type(games) is not int or games < 1):
             raise ValueError(f"move games {games!r} must be a positive integer")
-        return cls(str(data["move"]), float(data["equity"]), float(data["se"]), float(data["diff"]),
+        move = cls(str(data["move"]), float(data["equity"]), float(data["se"]), float(data["diff"]),
                    float(data["diff_se"]), games)
+        if not all(math.isfinite(v) for v in (move.equity, move.se, move.diff, move.diff_se)) or \
+                move.se < 0 or move.diff_se < 0:
+            raise ValueError(f"move {move.move!r}: its numbers must be finite and its standard errors >= 0")
+        return move
 
 
 @dataclass(frozen=True)
@@ -255,10 +259,21 @@ class DecisionTruth:
         games = data.get("games")
         if games is not None and (type(games) is not int or games < 1):
             raise ValueError(f"decision games {games!r} must be a positive integer")
-        moves = tuple(MoveTruth.from_dict(m) for m in data["moves"])
+        index, moves = data["index"], tuple(MoveTruth.from_dict(m) for m in data["moves"])
+        if type(index) is not int or index < 0:
+            raise ValueError(f"decision index {index!r} must be an integer >= 0")
         if len({m.move for m in moves}) != len(moves):
-            raise ValueError(f"decision {data['index']!r} holds a move twice")
-        return cls(int(data["index"]), moves, dict(data["picks"]), float(data["seconds"]), games)
+            raise ValueError(f"decision {index} holds a move twice")
+        if not moves or moves[0].games is not None:
+            raise ValueError(f"decision {index} must begin with its rolled-out best move")
+        picks = data["picks"]
+        rolled = {m.move for m in moves if m.games is None}
+        if not isinstance(picks, dict) or not all(isinstance(k, str) and v in rolled for k, v in picks.items()):
+            raise ValueError(f"decision {index}: every pick must name a rolled-out move of it")
+        seconds = float(data["seconds"])
+        if not seconds >= 0:
+            raise ValueError(f"decision {index}: seconds {seconds!r} must be >= 0")
+        return cls(index, moves, dict(picks), seconds, games)
 
 
 def decision_truth(decision: Decision, index: int, games: int, seed: int, *, workers: int | None = 1,
@@ -445,7 +460,17 @@ class Truth:
         data = _json_of(text, TRUTH_FORMAT, "truth")
         with _fields("truth"):
             settings = {"game": "fevga", **data["settings"]}  # files written before Gioul were Fevga's
-            return cls(settings, tuple(DecisionTruth.from_dict(d) for d in data["decisions"]))
+            decisions = tuple(DecisionTruth.from_dict(d) for d in data["decisions"])
+            for key, low in (("corpus_size", len(decisions)), ("games", 1), ("seed", 0)):
+                if type(settings[key]) is not int or settings[key] < low:
+                    raise ValueError(f"setting {key} {settings[key]!r} must be an integer >= {low}")
+            players = settings["players"]
+            if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+                raise ValueError(f"setting players {players!r} must be a list of names")
+            for k, d in enumerate(decisions):
+                if d.index != k or not set(d.picks) <= set(players):
+                    raise ValueError(f"decision {k} must be the corpus's decision {k} with picks of the players")
+            return cls(settings, decisions)
 
 
 def load_truth(path: str | os.PathLike[str]) -> Truth:
@@ -649,6 +674,11 @@ def error_rates(decisions: Sequence[DecisionTruth], players: Sequence[str] | Non
     if not decisions:
         raise InvalidArgumentError("no decisions to rate: the truth is empty")
     players = tuple(decisions[0].picks) if players is None else players
+    for d in decisions:
+        if not set(players) <= set(d.picks):
+            lacking = sorted(set(players) - set(d.picks))
+            raise InvalidArgumentError(f"decision {d.index} has no pick of {', '.join(map(repr, lacking))} (a truth "
+                                       "extended to new players part way: run it to the end)")
     out = []
     for player in players:
         losses = np.array([d.loss(player) for d in decisions], dtype=float)
