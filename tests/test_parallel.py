@@ -58,3 +58,16 @@ def test_an_exception_cancels_the_running_tasks_starts_no_more_and_is_raised(whe
     with pytest.raises(KeyboardInterrupt if where == "work" else ValueError):
         run_tasks(range(100), 2, work, finished)
     assert stopped == [0] and max(started) < 10
+
+
+def test_nested_threads_stay_within_their_limit() -> None:
+    from fevga.errors import InvalidArgumentError
+    from fevga.limits import MAX_NESTED_THREADS, MAX_WORKERS
+    from fevga.parallel import nested_threads
+
+    for workers in range(1, MAX_WORKERS + 1):
+        tasks, each = nested_threads(workers)
+        assert tasks == workers and 1 <= each <= workers and tasks * each <= MAX_NESTED_THREADS
+    assert nested_threads(16) == (16, 16)  # unchanged wherever the product fits
+    with pytest.raises(InvalidArgumentError, match="workers"):
+        nested_threads(0)

@@ -47,13 +47,13 @@ from typing import Any, TypeVar
 import numpy as np
 
 from fevga.analysis import hint
-from fevga.checks import check_int, check_workers
+from fevga.checks import check_int
 from fevga.limits import check_real
 from fevga.errors import CheckpointError, FevgaError, InvalidArgumentError
 from fevga.files import atomic_write
 from fevga.game import play_game
 from fevga.net import Net, net_of
-from fevga.parallel import run_tasks
+from fevga.parallel import nested_threads, run_tasks
 from fevga.notation import parse_dice
 from fevga.gioul import GioulMove, GioulPosition
 from fevga.net import check_game
@@ -496,11 +496,13 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
     each new, extended, raised or completed one is saved.
 
     `workers` decisions run at a time, each rolled out on `workers` threads (None: every
-    core); the file is the same for any count. New decisions are saved in the corpus's order,
+    core; fewer threads a decision where the product would pass MAX_NESTED_THREADS); the
+    file is the same for any count. New decisions are saved in the corpus's order,
     so Ctrl-C loses the decisions running and any finished ahead of them (at most 2 *
     workers past the oldest running one).
     """
     games, seed = check_int("games", games, 1), check_int("seed", seed, 0)
+    threads, workers = nested_threads(workers)
     if target_se is not None:
         target_se = check_real("target_se", target_se, 0.001, 1.0)
     evaluator = _truth_net(net, corpus.game, quantised)
@@ -571,7 +573,6 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
     # screen's one-block first rounds and a last long decision keep every core busy; the
     # numbers do not depend on it. New decisions are saved in order: at most 2 * workers run
     # ahead of the oldest unfinished one.
-    threads = check_workers(workers)
     run_tasks(range(len(done)), threads, settle, finished)
     run_tasks(range(len(done), total), threads, settle, finished, ahead=2 * threads)
     if written is not None and written != settings:  # every decision already met the new settings
@@ -609,6 +610,7 @@ def judge_truth(corpus: Corpus, source: str | os.PathLike[str], path: str | os.P
     settings = dict(truth.settings)
     judge = net_of(judged, corpus.game)
     plies = check_int("plies", plies, 1, 3)
+    threads, workers = nested_threads(workers)
     name = f"net {judge.checksum[:12]} {plies}-ply" if name is None else name
     if name in settings["players"]:
         raise InvalidArgumentError(f"the truth already has a player named {name!r}")
@@ -647,8 +649,7 @@ def judge_truth(corpus: Corpus, source: str | os.PathLike[str], path: str | os.P
             on_decision(one, len(decisions))
 
     # decisions `workers` at a time, as in run_truth
-    run_tasks([k for k, old in enumerate(decisions) if name not in old.picks], check_workers(workers), judged_one,
-              finished)
+    run_tasks([k for k, old in enumerate(decisions) if name not in old.picks], threads, judged_one, finished)
     return Truth(settings, decisions)
 
 

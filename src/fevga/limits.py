@@ -25,6 +25,7 @@ from fevga.errors import InvalidArgumentError
 T = TypeVar("T")
 
 MAX_WORKERS = 256  # worker threads (or Dask workers) of one batch call, table build, rollout, duel or training run
+MAX_NESTED_THREADS = 1024  # tasks run at once times each one's worker threads (an error-rate truth's decisions)
 MAX_BATCH_ROWS = 1 << 24  # rows (positions, states, games) of one batch call: 16,777,216
 MAX_ITEMS = 1 << 24  # items taken from any iterable argument (a list of positions, moves, ...)
 MAX_GAMES = 100_000_000  # games one call plays: a duel, a measure of the game odds, a training run

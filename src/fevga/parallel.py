@@ -15,6 +15,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from typing import TypeVar
 
+from fevga.checks import check_workers
+from fevga.limits import MAX_NESTED_THREADS
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -51,6 +54,17 @@ def run_chunks(rows: int, threads: int, work: Callable[[int, int], object], chun
             for future in pending:
                 future.cancel()
             raise
+
+
+def nested_threads(workers: object) -> tuple[int, int]:
+    """(tasks at once, worker threads each) for `workers` (None: every core): `workers` of
+    each, the threads of one task fewer where the product would pass MAX_NESTED_THREADS.
+
+    >>> nested_threads(2), nested_threads(64), nested_threads(256)
+    ((2, 2), (64, 16), (256, 4))
+    """
+    tasks = check_workers(workers)
+    return tasks, max(1, min(tasks, MAX_NESTED_THREADS // tasks))
 
 
 def run_tasks(items: Iterable[T], threads: int, work: Callable[[T, threading.Event], R],
