@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from fevga.net import Net
 from fevga.errors import CheckpointError, FevgaError, InvalidArgumentError
 from fevga.error_rate import (PLAYERS, Corpus, DecisionTruth, MoveTruth, Truth, build_corpus, error_rates,
                               heuristic_pick, judge_truth, load_truth, markdown_table, picks, players_of, run_truth,
@@ -23,15 +24,28 @@ DOCUMENTED = Path(__file__).parent.parent / "benchmarks" / "error_rate"
 Z95 = 1.959963984540054
 
 
+# The truth's mechanics (resuming, workers, Ctrl-C, the target SE, extending, completing) are
+# tested on the corpus of a small untrained net, whose games and rollouts are several times
+# faster than the shipped net's; the documented truths above test the shipped nets' own.
+SMALL_NETS = {game: Net.initial(16, seed=1, game=game) for game in ("fevga", "gioul")}
+
+
+def _net(corpus: Corpus) -> Net:
+    """The net that made `corpus` (the fixture's): it must rank, pick and roll out its truth."""
+    return SMALL_NETS[corpus.game]
+
+
 @pytest.fixture(scope="module", params=["fevga", "gioul"])
 def corpus(request: pytest.FixtureRequest) -> Corpus:
-    return build_corpus(4, seed=38, game=request.param)
+    return build_corpus(4, seed=38, game=request.param, net=SMALL_NETS[request.param])
 
 
 def test_the_corpus_is_a_function_of_its_seed(corpus: Corpus) -> None:
-    again = build_corpus(4, seed=38, game=corpus.game)
-    assert again == corpus
-    assert build_corpus(4, seed=12, game=corpus.game).decisions != corpus.decisions
+    net = _net(corpus)
+    again = build_corpus(4, seed=38, game=corpus.game, net=net)
+    assert again == corpus and corpus.net == net.checksum
+    assert build_corpus(4, seed=12, game=corpus.game, net=net).decisions != corpus.decisions
+    assert build_corpus(4, seed=38, game=corpus.game).decisions != corpus.decisions  # the shipped net's games
     assert len(corpus.decisions) == 4
     kind = GioulPosition if corpus.game == "gioul" else Position
     for d in corpus.decisions:
@@ -359,8 +373,9 @@ def _without_times(truth: Truth) -> list[dict[str, object]]:
 
 
 def test_an_interrupted_truth_resumes_to_the_uninterrupted_one(corpus: Corpus, tmp_path) -> None:
+    net = _net(corpus)
     small = Corpus(corpus.seed, corpus.net, corpus.decisions[:3], corpus.game)
-    whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5)
+    whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5, net=net)
     assert len(whole.decisions) == 3
     assert whole.settings["game"] == corpus.game and whole.settings["players"] == list(players_of(corpus.game))
     for d in whole.decisions:
@@ -377,17 +392,17 @@ def test_an_interrupted_truth_resumes_to_the_uninterrupted_one(corpus: Corpus, t
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        run_truth(small, path, games=36, seed=5, on_decision=stop_after_two)
+        run_truth(small, path, games=36, seed=5, net=net, on_decision=stop_after_two)
     assert len(load_truth(path).decisions) == 2  # saved after each decision
     seen: list[int] = []
-    resumed = run_truth(small, path, games=36, seed=5, on_decision=lambda one, total: seen.append(one.index))
+    resumed = run_truth(small, path, games=36, seed=5, net=net, on_decision=lambda one, total: seen.append(one.index))
     assert seen == [2]  # only the missing decision was rolled out
     assert _without_times(resumed) == _without_times(whole)
     assert _without_times(load_truth(path)) == _without_times(whole)
     assert error_rates(resumed.decisions) == error_rates(whole.decisions)
 
     with pytest.raises(CheckpointError, match="games"):
-        run_truth(small, path, games=72, seed=5)  # other settings never mix into a file
+        run_truth(small, path, games=72, seed=5, net=net)  # other settings never mix into a file
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -397,12 +412,13 @@ def test_ctrl_c_in_a_rollout_stops_the_truth_and_keeps_only_whole_decisions(corp
     must not save that decision as if it were whole, but stop (KeyboardInterrupt) with the
     decisions before it on disk (with two workers, decision 0 may not have ended), and resume
     to the uninterrupted truth."""
+    net = _net(corpus)
     import threading
 
     import fevga.error_rate as error_rate
 
     small = Corpus(corpus.seed, corpus.net, corpus.decisions[:3], corpus.game)
-    whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5)
+    whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5, net=net)
     real, calls = error_rate.rollout_moves, []
 
     def ctrl_c_in_the_second_decision(*args: object, **kwargs: object) -> object:
@@ -416,11 +432,11 @@ def test_ctrl_c_in_a_rollout_stops_the_truth_and_keeps_only_whole_decisions(corp
     monkeypatch.setattr(error_rate, "rollout_moves", ctrl_c_in_the_second_decision)
     path = tmp_path / "interrupted.json"
     with pytest.raises(KeyboardInterrupt):
-        run_truth(small, path, games=36, seed=5, workers=workers)
+        run_truth(small, path, games=36, seed=5, net=net, workers=workers)
     saved = _without_times(load_truth(path)) if path.exists() else []
     assert saved == _without_times(whole)[:1] if workers == 1 else saved in ([], _without_times(whole)[:1])
     monkeypatch.setattr(error_rate, "rollout_moves", real)
-    assert _without_times(run_truth(small, path, games=36, seed=5, workers=workers)) == _without_times(whole)
+    assert _without_times(run_truth(small, path, games=36, seed=5, net=net, workers=workers)) == _without_times(whole)
 
 
 def test_ctrl_c_stops_every_decision_running_on_its_own_thread(tmp_path) -> None:
@@ -443,27 +459,31 @@ def test_ctrl_c_stops_every_decision_running_on_its_own_thread(tmp_path) -> None
 def test_a_truth_and_a_judgement_do_not_depend_on_the_workers(corpus: Corpus, tmp_path) -> None:
     """Decisions run `workers` at a time and may end in any order; the file is the same, saved
     in the corpus's order, whether it is made from nothing or resumed, and so is a judgement."""
+    net = _net(corpus)
     from fevga import Net
     from fevga.net import net_of
 
-    one = run_truth(corpus, tmp_path / "one.json", games=36, seed=5)
-    two = run_truth(corpus, tmp_path / "two.json", games=36, seed=5, workers=2)
+    one = run_truth(corpus, tmp_path / "one.json", games=36, seed=5, net=net)
+    two = run_truth(corpus, tmp_path / "two.json", games=36, seed=5, net=net, workers=2)
     assert _without_times(two) == _without_times(one) == _without_times(load_truth(tmp_path / "two.json"))
     part = tmp_path / "part.json"
-    run_truth(corpus, part, games=36, seed=5, limit=2)
+    run_truth(corpus, part, games=36, seed=5, net=net, limit=2)
     seen: list[int] = []
-    resumed = run_truth(corpus, part, games=36, seed=5, workers=2, on_decision=lambda d, total: seen.append(d.index))
+    resumed = run_truth(corpus, part, games=36, seed=5, net=net, workers=2,
+                        on_decision=lambda d, total: seen.append(d.index))
     assert sorted(seen) == [2, 3] and _without_times(resumed) == _without_times(one)
     candidate = Net.initial(16, seed=3, game=corpus.game)
-    assert candidate != net_of(None, corpus.game)
-    judged = [judge_truth(corpus, tmp_path / "one.json", tmp_path / f"judged-{w}.json", candidate, workers=w)
+    assert candidate != net
+    judged = [judge_truth(corpus, tmp_path / "one.json", tmp_path / f"judged-{w}.json", candidate, workers=w,
+                          net=net)
               for w in (1, 2)]
     assert _without_times(judged[1]) == _without_times(judged[0])
 
 
 def test_a_truth_of_fewer_players_is_extended_to_the_whole_truth(corpus: Corpus, tmp_path) -> None:
+    net = _net(corpus)
     small = Corpus(corpus.seed, corpus.net, corpus.decisions[:3], corpus.game)
-    whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5)
+    whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5, net=net)
     # the truth of fewer players (as before the 3-ply player): only the 1- and 2-ply nets',
     # so in one decision the heuristic's pick, which neither net picks, was not rolled out
     kept = ["net 1-ply", "net 2-ply"]
@@ -477,7 +497,7 @@ def test_a_truth_of_fewer_players_is_extended_to_the_whole_truth(corpus: Corpus,
     settings = {**whole.settings, "players": kept}
     path.write_text(Truth(settings, tuple(older)).to_json())
     seen: list[int] = []
-    extended = run_truth(small, path, games=36, seed=5, on_decision=lambda one, total: seen.append(one.index))
+    extended = run_truth(small, path, games=36, seed=5, net=net, on_decision=lambda one, total: seen.append(one.index))
     assert seen == [0, 1, 2]  # each decision extended, none rolled out anew
     assert _without_times(extended) == _without_times(whole) == _without_times(load_truth(path))
     assert extended.settings == whole.settings
@@ -486,20 +506,21 @@ def test_a_truth_of_fewer_players_is_extended_to_the_whole_truth(corpus: Corpus,
                            d.picks, d.seconds) if d.index == cut.index else d for d in older]
     path.write_text(Truth(settings, tuple(wrong)).to_json())
     with pytest.raises(CheckpointError, match=f"decision {cut.index}: move .* the truth was made by another build"):
-        run_truth(small, path, games=36, seed=5)
+        run_truth(small, path, games=36, seed=5, net=net)
     path.write_text(Truth({**settings, "players": [*kept, "net 5-ply"]}, tuple(older)).to_json())
     with pytest.raises(CheckpointError, match="players"):
-        run_truth(small, path, games=36, seed=5)
+        run_truth(small, path, games=36, seed=5, net=net)
 
 
 def test_a_target_se_rolls_out_again_until_every_candidate_meets_it(corpus: Corpus, tmp_path) -> None:
     """`target_se`: every candidate's equity SE under it, the decisions that needed more games
     rolled out again from the start with them (and saying so); a truth made without it is
     raised in place to the same file, decision by decision."""
+    net = _net(corpus)
     small = Corpus(corpus.seed, corpus.net, corpus.decisions[:3], corpus.game)
-    base = run_truth(small, tmp_path / "base.json", games=36, seed=5)
+    base = run_truth(small, tmp_path / "base.json", games=36, seed=5, net=net)
     target = float(np.median([max(m.se for m in d.moves) for d in base.decisions]))  # some decisions miss it
-    direct = run_truth(small, tmp_path / "direct.json", games=36, seed=5, target_se=target)
+    direct = run_truth(small, tmp_path / "direct.json", games=36, seed=5, net=net, target_se=target)
     assert direct.settings == {**base.settings, "target_se": target}
     raised = [d for d in direct.decisions if d.games is not None]
     assert raised
@@ -513,24 +534,24 @@ def test_a_target_se_rolls_out_again_until_every_candidate_meets_it(corpus: Corp
     assert _without_times(load_truth(tmp_path / "direct.json")) == _without_times(direct)
 
     seen: list[int] = []
-    upgraded = run_truth(small, tmp_path / "base.json", games=36, seed=5, target_se=target,
+    upgraded = run_truth(small, tmp_path / "base.json", games=36, seed=5, net=net, target_se=target,
                          on_decision=lambda one, total: seen.append(one.index))
     assert seen == [d.index for d in raised]  # only the decisions that missed the target were rolled out again
     assert _without_times(upgraded) == _without_times(direct) == _without_times(load_truth(tmp_path / "base.json"))
     assert upgraded.settings == direct.settings == load_truth(tmp_path / "base.json").settings
     with pytest.raises(CheckpointError, match="target_se"):
-        run_truth(small, tmp_path / "base.json", games=36, seed=5)  # a raised truth is not lowered again
+        run_truth(small, tmp_path / "base.json", games=36, seed=5, net=net)  # a raised truth is not lowered again
     # judging a net on a raised truth keeps every decision's games (its picks rolled out with them)
     from fevga import Net
 
     candidate = Net.initial(16, seed=3, game=corpus.game)
-    once = judge_truth(small, tmp_path / "direct.json", tmp_path / "judged.json", candidate)
+    once = judge_truth(small, tmp_path / "direct.json", tmp_path / "judged.json", candidate, net=net)
     assert [d.games for d in once.decisions] == [d.games for d in direct.decisions]
-    twice = judge_truth(small, tmp_path / "judged.json", tmp_path / "judged-2.json", candidate, plies=2)
+    twice = judge_truth(small, tmp_path / "judged.json", tmp_path / "judged-2.json", candidate, plies=2, net=net)
     assert [d.games for d in twice.decisions] == [d.games for d in direct.decisions]
     assert all(max(m.se for m in d.moves) < target for d in twice.decisions)
     with pytest.raises(InvalidArgumentError, match="target_se"):
-        run_truth(small, tmp_path / "other.json", games=36, seed=5, target_se=0.0)
+        run_truth(small, tmp_path / "other.json", games=36, seed=5, net=net, target_se=0.0)
 
 
 def test_every_move_within_the_window_is_screened_in_or_ruled_out() -> None:
@@ -564,17 +585,18 @@ def test_every_move_within_the_window_is_screened_in_or_ruled_out() -> None:
 
 
 def test_a_truth_made_before_the_screen_is_completed_in_place(corpus: Corpus, tmp_path) -> None:
+    net = _net(corpus)
     small = Corpus(corpus.seed, corpus.net, corpus.decisions[:3], corpus.game)
-    whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5)
+    whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5, net=net)
     assert whole.settings["screened"] is True
     from fevga.error_rate import decision_truth
 
-    older = [decision_truth(d, i, 36, 5) for i, d in enumerate(small.decisions)]  # the first candidates only
+    older = [decision_truth(d, i, 36, 5, net=net) for i, d in enumerate(small.decisions)]  # the first candidates only
     assert sum(len(d.moves) for d in older) < sum(len(d.moves) for d in whole.decisions)
     path = tmp_path / "older.json"
     path.write_text(Truth({k: v for k, v in whole.settings.items() if k != "screened"}, tuple(older)).to_json())
     seen: list[int] = []
-    completed = run_truth(small, path, games=36, seed=5, on_decision=lambda one, total: seen.append(one.index))
+    completed = run_truth(small, path, games=36, seed=5, net=net, on_decision=lambda one, total: seen.append(one.index))
     assert seen == [d.index for d, o in zip(whole.decisions, older) if len(d.moves) > len(o.moves)]
     assert _without_times(completed) == _without_times(whole) == _without_times(load_truth(path))
     assert load_truth(path).settings == whole.settings
