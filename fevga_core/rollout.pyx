@@ -300,6 +300,7 @@ cdef int _net_choice(const JobC* job, const PositionC* pos, const GioulC* state,
     ev.qnet = job.qnet[pos.turn]
     ev.tables = job.tables
     ev.flags = job.flags
+    ev.every_move = False
     if state != NULL:
         return best_move(&ev, state, moves, n, plies, scratch, 0, value)
     return best_move(&ev, pos, moves, n, plies, scratch, 0, value)

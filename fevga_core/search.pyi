@@ -34,9 +34,11 @@ def choose_rows(net: CoreNet, tables: Tables, rows: NDArray[np.uint8], dice: NDA
     """The move index `plies`-ply search picks for each row and roll; returns the moves seen."""
 
 def rank_position(net: NetModel, tables: Tables, position: CorePosition | CoreGioul, d1: int, d2: int, plies: int,
-                  flags: int, move_cls: type) -> tuple[Sequence[Any], NDArray[np.float64], NDArray[np.int8]]:
+                  flags: int, move_cls: type, every_move: bool = False
+                  ) -> tuple[Sequence[Any], NDArray[np.float64], NDArray[np.int8]]:
     """Every legal move of the next decision of either game's position, generated once: its
-    legal-move sequence, values (n, 3) for the mover and plies used (n,), in the generator's order."""
+    legal-move sequence, values (n, 3) for the mover and plies used (n,), in the generator's order
+    (`every_move`: every move searched at `plies`, not only the move filter's)."""
 
 def rank_batch(net: NetModel, tables: Tables, rows: NDArray[np.uint8], dice: NDArray[np.uint8], plies: int,
                flags: int) -> tuple[NDArray[np.int64], NDArray[np.uint8], NDArray[np.uint8], NDArray[np.uint8],

@@ -15,7 +15,9 @@
 #                       next block), flipped when that is the other side ("net" policy)
 #   best_move(p)      the FILTER_TOP moves best at 1 ply within FILTER_MARGIN of the best
 #                       are searched: the rest of a Gioul roll played by the 1-ply choice of
-#                       whoever decides (finish_roll), then ply_value(p - 1) ("net2": p = 2)
+#                       whoever decides (finish_roll), then ply_value(p - 1) ("net2": p = 2);
+#                       with ev.every_move, every move of the root decision (level 0) is
+#                       searched so (hint(..., every_move=True))
 # The average over the rolls is roll_expectation, the core's one 21-roll expectation loop
 # (rollout.pyx's expectimax, the luck of both games and the lookahead policy run on it too,
 # with their own values).
@@ -181,6 +183,7 @@ cdef int best_move(const EvaluatorC* ev, const StateC* s, const MoveC* moves, in
 cdef int rank_moves(const EvaluatorC* ev, const StateC* s, const MoveC* moves, int n, int plies,
                     ScratchC* scratch, int level, double* out, double* values, int8_t* used) except -1 nogil:
     cdef int k, j, best = 0, count
+    cdef bint every
     cdef double value, best_value = -1e300
     cdef double mine[3]
     cdef double theirs[3]
@@ -204,11 +207,12 @@ cdef int rank_moves(const EvaluatorC* ev, const StateC* s, const MoveC* moves, i
     if StateC is PositionC:
         if n == 1 and values == NULL:
             return best     # Fevga's forced move keeps its 1-ply value (its pinned figures)
-    # plies >= 2: search the filtered candidates one ply less deep
+    # plies >= 2: search the filtered candidates (every move: all of them) one ply less deep
     best_value = -1e300
-    count = filter_moves(equities, n, keep)
+    every = level == 0 and ev.every_move
+    count = n if every else filter_moves(equities, n, keep)
     for j in range(count):
-        k = keep[j]
+        k = j if every else keep[j]
         child = s[0]
         state_apply(&child, &moves[k])
         finish_roll(ev, &child, scratch, level + 1)
@@ -360,6 +364,7 @@ cdef int _evaluator(EvaluatorC* ev, NetModel net, Tables tables, int flags) exce
     ev.net = &net.c
     ev.tables = &tables.c
     ev.flags = flags
+    ev.every_move = False
     return 0
 
 
@@ -556,13 +561,13 @@ def choose_rows(CoreNet net not None, Tables tables not None, const uint8_t[:, :
 
 
 def rank_position(NetModel net not None, Tables tables not None, position not None, int d1, int d2, int plies,
-                  int flags, type move_cls not None):
+                  int flags, type move_cls not None, bint every_move=False):
     """Every legal move of the next decision of `position` (a CorePosition with roll d1-d2, or
     a CoreGioul: its pending decision, or the first of roll d1-d2), generated once: (its
     legal-move sequence of `move_cls` values, as the position's _legal_moves gives it, values
     (n, 3) float64 for the mover, plies used per move (n,) int8), in the generator's order,
-    ranked by rank_moves (nets and flags as evaluate_position takes them). GIL released;
-    Ctrl-C stops it."""
+    ranked by rank_moves (nets and flags as evaluate_position takes them; `every_move`: every
+    move searched at `plies`, not only the move filter's). GIL released; Ctrl-C stops it."""
     cdef EvaluatorC ev
     cdef ScratchC scratch
     cdef GioulC s
@@ -573,6 +578,7 @@ def rank_position(NetModel net not None, Tables tables not None, position not No
     cdef bint gioul = _is_gioul(position, flags)
     _check_plies(plies, 1, _deepest(gioul, True))
     _evaluator(&ev, net, tables, flags)
+    ev.every_move = every_move
     if gioul:
         s = (<CoreGioul> position).c
         if gioul_over(&s):

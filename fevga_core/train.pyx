@@ -223,6 +223,7 @@ def selfplay_samples(CoreNet net not None, Tables tables not None, int flags, ui
     ev.qnet = NULL
     ev.tables = &tables.c
     ev.flags = flags
+    ev.every_move = False
     return _run_selfplay(&c, _fevga_game, master, first_index, games, lam, POSITION_WIDTH)
 
 

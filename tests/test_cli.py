@@ -87,6 +87,17 @@ def test_in_process_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert "white=heuristic black=random" in out and "point(s)" in out
 
 
+def test_hint_every_move_searches_every_move_at_the_plies(capsys: pytest.CaptureFixture[str]) -> None:
+    middle = Position.from_id("flYUghD7UohCgAAA")  # 14 moves
+    assert main(["hint", middle.id, "5-6", "--plies", "2", "--every-move", "--top", "0", "--json"]) == 0
+    hinted = json.loads(capsys.readouterr().out)
+    every = fevga.hint(middle, (5, 6), 2, every_move=True)
+    assert hinted["every_move"] is True and [m["plies"] for m in hinted["moves"]] == [2] * len(every)
+    assert [(m["move"], m["equity"]) for m in hinted["moves"]] == [(h.move.notation, h.equity) for h in every]
+    assert main(["hint", middle.id, "5-6", "--plies", "2", "--top", "0", "--json"]) == 0
+    assert 1 in [m["plies"] for m in json.loads(capsys.readouterr().out)["moves"]]  # the filter left some at 1 ply
+
+
 def test_quantised_option_plays_and_judges_with_the_quantised_net(capsys: pytest.CaptureFixture[str]) -> None:
     quantised = fevga.Net.default().quantised()
     middle = "f_8AAAD__gAAAAAA"

@@ -502,6 +502,8 @@ def test_fuzz_gioul_judgment(decision: int, plies: int, d1: int, d2: int, policy
     table = tables_of("gioul-default") if tables else core_race.Tables()
     _refused_or_ok(lambda: core_search.evaluate_position(net, table, state, min(plies, 2), FLAG_GIOUL))
     _refused_or_ok(lambda: core_search.rank_position(net, table, state, d1, d2, plies, FLAG_GIOUL, fevga.GioulMove))
+    _refused_or_ok(lambda: core_search.rank_position(net, table, state, d1, d2, plies, FLAG_GIOUL, fevga.GioulMove,
+                                                     True))  # every move searched
     _refused_or_ok(lambda: core_search.rank_position(net, table, state, d1, d2, plies, policy, fevga.GioulMove))
     _refused_or_ok(lambda: core_search.roll_values(net, table, state))
     _refused_or_ok(lambda: state._perft(min(plies, 2), FLAG_GIOUL if tables else policy))

@@ -202,8 +202,10 @@ def test_in_gioul_the_2_ply_filter_hides_a_move_better_than_the_windows_best() -
     for h in ranked:
         if h.plies == 2:  # what the filtered search gives the moves it keeps
             assert two_ply(h.move.position) == pytest.approx(h.equity, abs=1e-12)
-    pick = max(ranked, key=lambda h: two_ply(h.move.position))
-    assert pick.plies == 1 and pick.loss > WINDOW and pick.move.notation not in {m.move for m in one.moves}
+    every = hint(d.position, d.dice, 2, every_move=True)  # the same, for every move
+    assert all(two_ply(h.move.position) == pytest.approx(h.equity, abs=1e-12) for h in every)
+    pick, filtered = every[0], {h.move.notation: h for h in ranked}[every[0].move.notation]
+    assert filtered.plies == 1 and filtered.loss > WINDOW and pick.move.notation not in {m.move for m in one.moves}
     assert pick.move.notation == "22/18(2) 21/13" and one.picks["net 2-ply"] != pick.move.notation
     ranking = rollout_moves(d.position, d.dice, games=1296, moves=[one.moves[0].move, pick.move.notation],
                             seed=np.random.SeedSequence(7, spawn_key=(255,)), policy="net", truncate=True,
@@ -600,6 +602,43 @@ def test_a_truth_made_before_the_screen_is_completed_in_place(corpus: Corpus, tm
     assert seen == [d.index for d, o in zip(whole.decisions, older) if len(d.moves) > len(o.moves)]
     assert _without_times(completed) == _without_times(whole) == _without_times(load_truth(path))
     assert load_truth(path).settings == whole.settings
+
+
+def test_a_truth_drawn_by_every_moves_2_ply_value_completes_a_filtered_one_in_place(tmp_path) -> None:
+    """every_move: the window is every move within WINDOW of the best by hint(..., 2,
+    every_move=True); a truth drawn by the filtered search is completed to it in place (its
+    rolled-out moves keep their numbers), never back; a player searching every move is judged.
+    Two decisions of the documented Fevga corpus whose filtered window lacks a move of it (net 2's)."""
+    from fevga import Net, hint
+    from fevga.error_rate import WINDOW
+
+    documented = Corpus.load(DOCUMENTED / "corpus-2026.json")
+    small = Corpus(documented.seed, documented.net, (documented.decisions[13], documented.decisions[74]))
+    net = Net.load(DOCUMENTED.parent / "nets" / "fevga-net-2.npz")  # the corpus's
+    every = run_truth(small, tmp_path / "every.json", games=36, seed=5, net=net, every_move=True)
+    before = run_truth(small, tmp_path / "filtered.json", games=36, seed=5, net=net)
+    assert every.settings == {**before.settings, "every_move": True}
+    windows = [{h.move.notation for h in hint(d.position, d.dice, 2, net=net, every_move=True) if h.loss <= WINDOW}
+               for d in small.decisions]
+    assert all(w <= {m.move for m in d.moves} for w, d in zip(windows, every.decisions, strict=True))
+    assert not any(w <= {m.move for m in d.moves} for w, d in zip(windows, before.decisions))  # each lacked one
+    seen: list[int] = []
+    upgraded = run_truth(small, tmp_path / "filtered.json", games=36, seed=5, net=net, every_move=True,
+                         on_decision=lambda one, total: seen.append(one.index))
+    assert seen == [0, 1] and upgraded.settings == every.settings == load_truth(tmp_path / "filtered.json").settings
+    for w, d, old in zip(windows, upgraded.decisions, before.decisions, strict=True):
+        assert w <= {m.move for m in d.moves} and d.picks == old.picks
+        if d.moves[0].move == old.moves[0].move:  # the same best: the old moves keep their numbers
+            kept = {m.move: (m.equity, m.se) for m in old.moves if m.games is None}
+            assert all((m.equity, m.se) == kept[m.move] for m in d.moves if m.move in kept)
+    with pytest.raises(CheckpointError, match="every_move"):
+        run_truth(small, tmp_path / "filtered.json", games=36, seed=5, net=net)  # never back
+    judged = judge_truth(small, tmp_path / "every.json", tmp_path / "judged.json", net, plies=2, every_move=True,
+                         net=net)
+    name = f"net {net.checksum[:12]} 2-ply every move"
+    assert judged.settings["judged"] == {name: {"net": net.checksum, "plies": 2, "every_move": True}}
+    assert [d.picks[name] for d in judged.decisions] == \
+        [hint(d.position, d.dice, 2, net=net, every_move=True)[0].move.notation for d in small.decisions]
 
 
 def test_another_net_is_judged_on_the_truth_as_one_more_player(tmp_path) -> None:

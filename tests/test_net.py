@@ -223,6 +223,28 @@ def test_two_ply_hint_searches_the_filtered_moves_deeper(corpus: list[Position])
         assert h.evaluation == evaluate(h.move.position, 1).flipped()
 
 
+@pytest.mark.parametrize("game", ["fevga", "gioul"])
+def test_every_move_hint_searches_each_move_as_the_filter_searches_its_own(game: str) -> None:
+    """hint(..., every_move=True): every legal move at the full depth, each with the value the
+    filtered search gives it when it keeps it, bit for bit; at 1 ply there is nothing to filter."""
+    from fevga.error_rate import build_corpus
+
+    dropped = 0
+    for d in build_corpus(3, seed=38, game=game).decisions:
+        filtered = hint(d.position, d.dice, 2)
+        every = hint(d.position, d.dice, 2, every_move=True)
+        assert sorted(h.move.notation for h in every) == sorted(h.move.notation for h in filtered)
+        assert all(h.plies == 2 for h in every) and [h.loss for h in every] == sorted(h.loss for h in every)
+        searched = {h.move.notation: h.evaluation for h in filtered if h.plies == 2}
+        assert 1 <= len(searched) <= len(every)
+        dropped += len(every) - len(searched)
+        assert all(h.evaluation == searched[h.move.notation] for h in every if h.move.notation in searched)
+        assert hint(d.position, d.dice, 1, every_move=True) == hint(d.position, d.dice, 1)
+    assert dropped  # moves the filter leaves at 1 ply
+    with pytest.raises(InvalidArgumentError, match="every_move"):
+        hint(d.position, d.dice, 2, every_move=1)  # type: ignore[call-overload]
+
+
 def test_net_policy_plays_the_hint(corpus: list[Position]) -> None:
     record = play_game(seed=11, policy="net", max_plies=30)
     for position, ply in zip(record.positions(), record.plies):

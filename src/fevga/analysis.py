@@ -37,6 +37,7 @@ import numpy as np
 from fevga.bearoff.core_tables import DEFAULT_SPECS, tables_of
 from fevga.checks import check_position
 from fevga.errors import InvalidArgumentError
+from fevga.limits import check_flag
 from fevga.gioul import GioulMove, GioulPosition
 from fevga.match import MatchScore, match_score
 from fevga.net import Net, net_of
@@ -177,19 +178,25 @@ def evaluate(position: Position | GioulPosition, plies: int = 0, rules: Rules | 
 @overload
 def hint(position: Position, dice: object, plies: int = 1, rules: Rules | None = None, *,
          net: Net | str | os.PathLike[str] | None = None, score: tuple[int, int] | None = None,
-         length: int | None = None) -> list[Hint[Move]]: ...
+         length: int | None = None, every_move: bool = False) -> list[Hint[Move]]: ...
 
 
 @overload
 def hint(position: GioulPosition, dice: object, plies: int = 1, rules: Rules | None = None, *,
          net: Net | str | os.PathLike[str] | None = None, score: tuple[int, int] | None = None,
-         length: int | None = None) -> list[Hint[GioulMove]]: ...
+         length: int | None = None, every_move: bool = False) -> list[Hint[GioulMove]]: ...
 
 
 def hint(position: Position | GioulPosition, dice: object, plies: int = 1, rules: Rules | None = None, *,
          net: Net | str | os.PathLike[str] | None = None, score: tuple[int, int] | None = None,
-         length: int | None = None) -> list[Hint[Move]] | list[Hint[GioulMove]]:
+         length: int | None = None, every_move: bool = False) -> list[Hint[Move]] | list[Hint[GioulMove]]:
     """Every legal move of `position` with `dice`, best first, for the mover (plies 1..MAX_PLIES + 1).
+
+    From 2 plies on, the move filter (gnubg's) searches only the moves best at 1 ply (the best
+    6 within 0.16 equity of the best); the others keep their 1-ply values and rank after them
+    (`Hint.plies` says which). With `every_move`, every move is searched at `plies`:
+    slower (a 2-ply Gioul hint looks at all its moves instead of about 5), and its best may be one
+    the filter drops (docs/error_rate.md, "The move filter in Gioul").
 
     With a match `score` and `length` the moves are ranked by the mover's chance of winning
     the match (and `loss` is in match chance), not by money equity: at double match point a
@@ -201,11 +208,13 @@ def hint(position: Position | GioulPosition, dice: object, plies: int = 1, rules
     ['24/20']
     """
     position, depth, rules, match = _judged(position, plies, 1, rules, score, length)
+    every_move = check_flag("every_move", every_move)
     if position.winner() is not None:
         raise InvalidArgumentError(f"position {position.id} is already finished")
     d1, d2 = position._dice_args(dice) if isinstance(position, GioulPosition) else parse_dice(dice)
     move_cls = GioulMove if isinstance(position, GioulPosition) else Move
-    moves, values, used = core.rank_position(*core_judge(rules.game, net), position, d1, d2, depth, rules.flags, move_cls)
+    moves, values, used = core.rank_position(*core_judge(rules.game, net), position, d1, d2, depth, rules.flags, move_cls,
+                                             every_move)
     evaluations = []
     for win, win_mars, lose_mars in values.tolist():
         chance = None if match is None else match.chance(position.turn, win, win_mars, lose_mars)

@@ -13,7 +13,10 @@ Three steps, each a file that the next one reads (docs/error_rate.md):
    random numbers (`fevga.rollout_moves(moves=...)`, decision ``i`` seeded
    ``SeedSequence(seed, spawn_key=(i,))``). Every other move within `WINDOW` is then screened
    against the best with the same dice (`complete_truth`): it is rolled out in full unless
-   its 95% interval falls wholly below the leader's after a round of blocks. After each
+   its 95% interval falls wholly below the leader's after a round of blocks. With
+   `every_move` the window is drawn by every move's 2-ply value (`hint(..., every_move=True)`),
+   not by the 2-ply search's, whose move filter leaves most moves at their 1-ply value: a
+   move the filter drops can be the best (docs/error_rate.md, "The move filter in Gioul"). After each
    decision the whole truth so far is written atomically to `path`; a rerun resumes after
    the last one. With a target SE, a decision whose rolled-out candidates' equity SEs are not
    all under it is rolled out again with more games (`raise_truth`; a truth made without the
@@ -48,7 +51,7 @@ import numpy as np
 
 from fevga.analysis import hint
 from fevga.checks import check_int
-from fevga.limits import check_real
+from fevga.limits import check_flag, check_real
 from fevga.errors import CheckpointError, FevgaError, InvalidArgumentError
 from fevga.files import atomic_write
 from fevga.game import play_game
@@ -278,14 +281,15 @@ class DecisionTruth:
 
 def decision_truth(decision: Decision, index: int, games: int, seed: int, *, workers: int | None = 1,
                    truncate: bool = True, net: Net | str | None = None, quantised: bool = False,
-                   cancel: threading.Event | None = None) -> DecisionTruth:
+                   cancel: threading.Event | None = None, every_move: bool = False) -> DecisionTruth:
     """Roll out the candidates of `decision` (the 2-ply best MAX_CANDIDATES within WINDOW of the
     best, plus every player's pick) `games` times each, same dice for all (decision `index`'s seed).
     The float net ranks the candidates and makes the picks; with `quantised` its int16 tables
     play the rollouts (`Net.quantised()`, about three times as fast). `cancel` (a
-    threading.Event), once set, stops the rollouts with KeyboardInterrupt, as Ctrl-C does."""
+    threading.Event), once set, stops the rollouts with KeyboardInterrupt, as Ctrl-C does.
+    `every_move`: the candidates are ranked by every move's 2-ply value, not the search's."""
     evaluator = _net_of(net, decision)
-    ranked = hint(decision.position, decision.dice, 2, net=evaluator)
+    ranked = hint(decision.position, decision.dice, 2, net=evaluator, every_move=every_move)
     chosen = {name: move for name, move in picks(decision, evaluator).items()}
     near = [h.move for h in ranked if h.loss <= WINDOW][:MAX_CANDIDATES]
     candidates = list(dict.fromkeys(near + list(chosen.values())))
@@ -409,7 +413,7 @@ def raise_truth(decision: Decision, one: DecisionTruth, target_se: float, games:
 
 def complete_truth(decision: Decision, one: DecisionTruth, games: int, seed: int, *, workers: int | None = 1,
                    truncate: bool = True, net: Net | str | None = None, quantised: bool = False,
-                   cancel: threading.Event | None = None) -> DecisionTruth:
+                   cancel: threading.Event | None = None, every_move: bool = False) -> DecisionTruth:
     """`one` (the truth of `decision`) with every move within `WINDOW` of the 2-ply best rolled
     out: the moves it lacks are screened against its best with the decision's games and seed
     (`rollout_moves(stop_early=True)`: rounds of 1, 1, 2, 4, ... blocks of 1,296 games, a move
@@ -417,10 +421,11 @@ def complete_truth(decision: Decision, one: DecisionTruth, games: int, seed: int
     out no further). A move that plays every game joins the candidates; if one beats the best,
     the candidates are rolled out again with it (their numbers bit for bit, else
     CheckpointError). A screened-out move keeps its games and its difference to the screen's
-    best over the games both played."""
+    best over the games both played. `every_move`: the window is drawn by every move's 2-ply
+    value, not the search's (whose move filter leaves most moves at their 1-ply value)."""
     evaluator = _net_of(net, decision)
     known = {m.move for m in one.moves}
-    missing = [h.move.notation for h in hint(decision.position, decision.dice, 2, net=evaluator)
+    missing = [h.move.notation for h in hint(decision.position, decision.dice, 2, net=evaluator, every_move=every_move)
                if h.loss <= WINDOW and h.move.notation not in known]
     if not missing:
         return one
@@ -479,7 +484,7 @@ def load_truth(path: str | os.PathLike[str]) -> Truth:
 
 def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: int, *, workers: int | None = 1,
               truncate: bool = True, limit: int | None = None, net: Net | str | None = None,
-              target_se: float | None = None, quantised: bool = False,
+              target_se: float | None = None, quantised: bool = False, every_move: bool = False,
               on_decision: Callable[[DecisionTruth, int], None] | None = None) -> Truth:
     """Establish the truth of `corpus` into `path`, resuming from what `path` holds.
 
@@ -491,7 +496,9 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
     fewer players is extended first, decision by decision (`extend_truth`), and one made
     without a target SE or without the screen is raised or completed the same way.
     `quantised` plays the rollouts with the net's int16 tables (the float net still ranks the
-    candidates and makes the picks); the file records it. `limit` stops after that many
+    candidates and makes the picks); the file records it. `every_move` draws the window by every
+    move's 2-ply value (the file records it; a truth made without it is completed to it in
+    place, as one made before the screen is). `limit` stops after that many
     decisions in all (None: the whole corpus); `on_decision(truth, total)` is called after
     each new, extended, raised or completed one is saved.
 
@@ -505,6 +512,7 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
     threads, workers = nested_threads(workers)
     if target_se is not None:
         target_se = check_real("target_se", target_se, 0.001, 1.0)
+    every_move = check_flag("every_move", every_move)
     evaluator = _truth_net(net, corpus.game, quantised)
     if evaluator.checksum != corpus.net:
         raise InvalidArgumentError(f"the corpus was made by net {corpus.net[:12]}, not {evaluator.checksum[:12]}")
@@ -513,15 +521,16 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
                 "net": corpus.net, "games": games, "seed": seed, "truncate": bool(truncate), "policy": "net",
                 "window": WINDOW, "max_candidates": MAX_CANDIDATES, "screened": True, "players": players,
                 **({} if target_se is None else {"target_se": target_se}),
-                **({"quantised": True} if quantised else {})}
+                **({"quantised": True} if quantised else {}), **({"every_move": True} if every_move else {})}
     done: tuple[DecisionTruth, ...] = ()
     old = None
     if Path(path).exists():
         old = load_truth(path)
-        # a truth made for fewer players, with no target SE or before the screen is extended,
-        # raised or completed below; any other difference is refused
+        # a truth made for fewer players, with no target SE, before the screen or with the
+        # search's window is extended, raised or completed below; any other difference is refused
         fewer = set(old.settings.get("players", ())) <= set(players)
-        loose = {"screened": True, **({} if old.settings.get("target_se") is not None else {"target_se": target_se})}
+        loose = {"screened": True, **({} if old.settings.get("target_se") is not None else {"target_se": target_se}),
+                 **({} if old.settings.get("every_move") else {"every_move": every_move})}
         if not fewer or {**old.settings, "players": players, **loose} != {**settings, **loose}:
             changed = sorted(k for k in settings.keys() | old.settings.keys() if settings.get(k) != old.settings.get(k))
             raise CheckpointError(f"{os.fspath(path)!r} holds the truth of other settings ({', '.join(changed)}): "
@@ -551,8 +560,9 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
                                    net=evaluator, quantised=quantised, cancel=cancel)
         else:
             one = decision_truth(decision, index, games, seed, workers=workers, truncate=truncate, net=evaluator,
-                                 quantised=quantised, cancel=cancel)
-        return _settled(decision, one, games, seed, workers, truncate, evaluator, quantised, target_se, cancel)
+                                 quantised=quantised, cancel=cancel, every_move=every_move)
+        return _settled(decision, one, games, seed, workers, truncate, evaluator, quantised, target_se, cancel,
+                        every_move)
 
     held: dict[int, DecisionTruth] = {}  # new decisions that ended before one started ahead of them
 
@@ -581,14 +591,15 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
 
 
 def _settled(decision: Decision, one: DecisionTruth, games: int, seed: int, workers: int | None, truncate: bool,
-             net: Net, quantised: bool, target_se: float | None, cancel: threading.Event | None) -> DecisionTruth:
+             net: Net, quantised: bool, target_se: float | None, cancel: threading.Event | None,
+             every_move: bool) -> DecisionTruth:
     """`one` raised to `target_se` (if any), completed to the whole window, and raised again
     for the moves the screen let in: the order a decision of run_truth goes through."""
     if target_se is not None:
         one = raise_truth(decision, one, target_se, games, seed, workers=workers, truncate=truncate, net=net,
                           quantised=quantised, cancel=cancel)
     one = complete_truth(decision, one, games, seed, workers=workers, truncate=truncate, net=net, quantised=quantised,
-                         cancel=cancel)
+                         cancel=cancel, every_move=every_move)
     if target_se is not None:
         one = raise_truth(decision, one, target_se, games, seed, workers=workers, truncate=truncate, net=net,
                           quantised=quantised, cancel=cancel)
@@ -597,10 +608,11 @@ def _settled(decision: Decision, one: DecisionTruth, games: int, seed: int, work
 
 def judge_truth(corpus: Corpus, source: str | os.PathLike[str], path: str | os.PathLike[str], judged: Net | str,
                 plies: int = 1, name: str | None = None, *, workers: int | None = 1, net: Net | str | None = None,
-                on_decision: Callable[[DecisionTruth, int], None] | None = None) -> Truth:
+                every_move: bool = False, on_decision: Callable[[DecisionTruth, int], None] | None = None) -> Truth:
     """The truth in `source` (of `corpus`) with one more player, written to `path`: the net
-    `judged` (a candidate net of the corpus's game) choosing at `plies`, named `name` (default
-    "net <its sha256[:12]> <plies>-ply"). Its picks are judged by the truth's own rollouts
+    `judged` (a candidate net of the corpus's game) choosing at `plies` (with `every_move`, every
+    move searched at `plies`: `hint(..., every_move=True)`), named `name` (default "net <its
+    sha256[:12]> <plies>-ply", then " every move"). Its picks are judged by the truth's own rollouts
     (`extend_truth`, the truth's net `net` playing them out), so its losses compare with every
     other player's. `path` is rewritten atomically after each decision and resumed from; its
     settings record the player's net and plies.
@@ -610,8 +622,9 @@ def judge_truth(corpus: Corpus, source: str | os.PathLike[str], path: str | os.P
     settings = dict(truth.settings)
     judge = net_of(judged, corpus.game)
     plies = check_int("plies", plies, 1, 3)
+    every_move = check_flag("every_move", every_move)
     threads, workers = nested_threads(workers)
-    name = f"net {judge.checksum[:12]} {plies}-ply" if name is None else name
+    name = f"net {judge.checksum[:12]} {plies}-ply{' every move' if every_move else ''}" if name is None else name
     if name in settings["players"]:
         raise InvalidArgumentError(f"the truth already has a player named {name!r}")
     evaluator = _truth_net(net, corpus.game, settings.get("quantised", False))
@@ -620,7 +633,8 @@ def judge_truth(corpus: Corpus, source: str | os.PathLike[str], path: str | os.P
         raise CheckpointError(f"{os.fspath(source)!r} is not a truth of this corpus rolled out by net "
                               f"{evaluator.checksum[:12]}")
     settings["players"] = [*settings["players"], name]
-    settings["judged"] = {**settings.get("judged", {}), name: {"net": judge.checksum, "plies": plies}}
+    settings["judged"] = {**settings.get("judged", {}), name: {"net": judge.checksum, "plies": plies,
+                                                               **({"every_move": True} if every_move else {})}}
     decisions = truth.decisions
     if Path(path).exists():
         done = load_truth(path)
@@ -632,7 +646,7 @@ def judge_truth(corpus: Corpus, source: str | os.PathLike[str], path: str | os.P
     def judged_one(index: int, cancel: threading.Event) -> DecisionTruth:
         """Decision `index` with the judged net's pick (in a worker thread)."""
         decision, old = corpus.decisions[index], decisions[index]
-        pick = hint(decision.position, decision.dice, plies, net=judge)[0].move
+        pick = hint(decision.position, decision.dice, plies, net=judge, every_move=every_move)[0].move
         one = extend_truth(decision, old, {name: pick}, settings["games"], settings["seed"], workers=workers,
                            truncate=truncate, net=evaluator, quantised=quantised, cancel=cancel)
         if settings.get("target_se") is not None:  # a pick rolled out anew meets the truth's target too

@@ -54,6 +54,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     t.add_argument("--quantised", action="store_true",
                    help="play the rollouts with the truth net's int16 tables, about three times as fast (the float "
                         "net still ranks the candidates and picks; judge follows the truth's setting)")
+    t.add_argument("--every-move", action="store_true",
+                   help="draw the window by every move's 2-ply value, not the 2-ply search's (whose move filter "
+                        "leaves most moves at 1 ply); an existing truth without it is completed to it in place")
     t.set_defaults(run=_truth)
 
     j = steps.add_parser("judge", help="add a candidate net's picks to a truth as one more player (resumable)")
@@ -63,6 +66,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     j.add_argument("--net", required=True, help="the candidate net file")
     j.add_argument("--plies", type=int, default=1, help="the candidate's search depth, 1-3 (default: %(default)s)")
     j.add_argument("--name", default=None, help="the player's name (default: net <sha256[:12]> <plies>-ply)")
+    j.add_argument("--every-move", action="store_true",
+                   help="the candidate searches every move at --plies, not only its move filter's")
     j.add_argument("--workers", type=int, default=None, help="as for truth (default: all cores)")
     j.set_defaults(run=_judge)
     for step in (c, t, j):
@@ -97,7 +102,8 @@ def _truth(args: argparse.Namespace) -> int:
     with _resumable("truth"):
         truth = run_truth(corpus, args.truth, args.games, args.seed, workers=args.workers,
                           truncate=not args.no_truncate, limit=args.limit, net=args.truth_net,
-                          target_se=args.target_se, quantised=args.quantised, on_decision=progress)
+                          target_se=args.target_se, quantised=args.quantised, every_move=args.every_move,
+                          on_decision=progress)
     print(f"{len(truth.decisions)} of {len(corpus.decisions)} decisions in {args.truth}")
     return 0
 
@@ -112,7 +118,7 @@ def _judge(args: argparse.Namespace) -> int:
 
     with _resumable("judge"):
         truth = judge_truth(corpus, args.truth, args.judged, args.net, args.plies, args.name, workers=args.workers,
-                            net=args.truth_net, on_decision=progress)
+                            net=args.truth_net, every_move=args.every_move, on_decision=progress)
     print(f"{truth.settings['players'][-1]} judged on {len(truth.decisions)} decisions -> {args.judged}")
     return 0
 

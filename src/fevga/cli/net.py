@@ -49,6 +49,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     hi = subparsers.add_parser("hint", help="rank the legal moves of a roll by the net")
     add_position_arguments(hi, dice=True)
     hi.add_argument("--plies", type=int, default=1, help=f"1 = rate each result, 2..{MAX_PLIES + 1} = search deeper (default: %(default)s)")
+    hi.add_argument("--every-move", action="store_true",
+                    help="search every move at --plies, not only those the 1-ply move filter keeps (slower)")
     hi.add_argument("--top", type=int, default=10, help="show the best N moves (default: %(default)s, 0 = all)")
     hi.add_argument("--json", action="store_true", help="print JSON")
     add_match_options(hi, "rank by match winning chance")
@@ -113,11 +115,11 @@ def _hint(args: argparse.Namespace) -> int:
         raise InvalidArgumentError(f"fevga hint needs the dice of the roll, e.g. {position.id} 6-5")
     score = score_of(args)
     hints = hint(position, args.dice, args.plies, rules_argument(args, game), net=net, score=score,
-                 length=args.length)
+                 length=args.length, every_move=args.every_move)
     shown = hints if args.top <= 0 else hints[: args.top]
     if args.json:
         print(json.dumps({"game": game, "position": position.id, "dice": args.dice, "plies": args.plies,
-                          "net": net.checksum,
+                          "every_move": args.every_move, "net": net.checksum,
                           "moves": [{**h.to_dict(), "position": h.move.position.id} for h in shown]}, indent=2))
         return 0
     dice = args.dice or " ".join(map(str, position.pending if isinstance(position, GioulPosition) else ()))
