@@ -514,6 +514,24 @@ def test_a_truth_of_fewer_players_is_extended_to_the_whole_truth(corpus: Corpus,
         run_truth(small, path, games=36, seed=5, net=net)
 
 
+def test_a_pick_better_than_the_truths_best_rolls_every_candidate_out_again(corpus: Corpus, tmp_path) -> None:
+    """extend_truth rolls a new pick out beside the best only; when the pick beats the best,
+    every candidate is rolled out again, so every difference is to the new best: a truth that
+    lacked its best gets back the whole truth's numbers."""
+    from fevga.error_rate import extend_truth
+
+    net = _net(corpus)
+    small = Corpus(corpus.seed, corpus.net, corpus.decisions[:3], corpus.game)
+    whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5, net=net)
+    d = next(d for d in whole.decisions if sum(m.games is None for m in d.moves) >= 3)
+    decision = small.decisions[d.index]
+    best = next(m for m in decision.position.legal_moves(decision.dice) if m.notation == d.moves[0].move)
+    lacking = DecisionTruth(d.index, d.moves[1:], {}, 0.0)  # its first move found later
+    extended = extend_truth(decision, lacking, {"finder": best}, 36, 5, net=net)
+    assert {m.move: m for m in extended.moves} == {m.move: m for m in d.moves} and extended.moves[0].move == best.notation
+    assert extended.picks == {"finder": best.notation}
+
+
 def test_a_target_se_rolls_out_again_until_every_candidate_meets_it(corpus: Corpus, tmp_path) -> None:
     """`target_se`: every candidate's equity SE under it, the decisions that needed more games
     rolled out again from the start with them (and saying so); a truth made without it is

@@ -368,20 +368,29 @@ def extend_truth(decision: Decision, old: DecisionTruth, new: Mapping[str, Move 
                  *, workers: int | None = 1, truncate: bool = True, net: Net | str | None = None,
                  quantised: bool = False, cancel: threading.Event | None = None) -> DecisionTruth:
     """`old` (the truth of `decision`, made with these settings) with the `new` players' picks.
-    Where a pick was not rolled out in full, the decision's rolled-out candidates and every
-    pick are rolled out again; they must come out with their old numbers, bit for bit (else
-    CheckpointError: the truth was made by another build or net), so the result is the truth
-    run_truth would have made with the new players among its own. Screened-out moves that no
-    player picks keep their numbers."""
+    A pick not rolled out in full is rolled out beside the decision's best: a move's games draw
+    the same dice whatever the other moves are, so it gets the numbers a rollout of all the
+    candidates would give it, and the best must come out with its old ones, bit for bit (else
+    CheckpointError: the truth was made by another build or net). If a pick beats the best,
+    every candidate is rolled out again with it (the old ones with their old numbers), as every
+    difference is then to it. So the result is the truth run_truth would have made with the new
+    players among its own. Screened-out moves that no player picks keep their numbers."""
     evaluator = _net_of(net, decision)
     chosen = {**old.picks, **{name: move.notation for name, move in new.items()}}
     rolled = [m for m in old.moves if m.games is None]
-    if {notation for notation in chosen.values()} <= {m.move for m in rolled}:
+    missing = [notation for notation in dict.fromkeys(chosen.values()) if notation not in {m.move for m in rolled}]
+    if not missing:
         return DecisionTruth(old.index, old.moves, chosen, old.seconds, old.games)
     began = time.perf_counter()
-    moves = _rolled_out(decision, list(dict.fromkeys([*(m.move for m in rolled), *chosen.values()])), old.index,
-                        old.games or games, seed, workers, truncate, _player(evaluator, quantised), cancel)
-    _same_numbers(old.index, rolled, moves)
+    n, player = old.games or games, _player(evaluator, quantised)
+    beside = _rolled_out(decision, [rolled[0].move, *missing], old.index, n, seed, workers, truncate, player, cancel)
+    _same_numbers(old.index, rolled[:1], beside)
+    if beside[0].move == rolled[0].move:
+        moves: Sequence[MoveTruth] = [*rolled, *beside[1:]]
+    else:
+        moves = _rolled_out(decision, [*(m.move for m in rolled), *missing], old.index, n, seed, workers, truncate,
+                            player, cancel)
+        _same_numbers(old.index, rolled, moves)
     names = {m.move for m in moves}
     screened = [m for m in old.moves if m.games is not None and m.move not in names]
     return DecisionTruth(old.index, _best_first([*moves, *screened]), chosen,
