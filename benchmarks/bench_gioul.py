@@ -1,4 +1,4 @@
-"""Gioul benchmarks: move generation over a mid-game corpus, perft, random self-play, rollouts.
+"""Gioul benchmarks: move generation over a mid-game corpus, perft, self-play, 2-ply hints, rollouts.
 
 Run: python -m pytest benchmarks/bench_gioul.py --benchmark-enable, or
 ``python benchmarks/bench_gioul.py`` for the rollout table of docs/rollout.md ("Gioul").
@@ -13,6 +13,7 @@ measured alongside for the ratio.
 
 from __future__ import annotations
 
+import hashlib
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fevga import Net, batch, perft, rollout
+from fevga import Net, batch, hint, perft, rollout
+from fevga.error_rate import Corpus
 from fevga.gioul import GioulPosition, self_play, to_array, validate_states
 from fevga.game import play_game
 from fevga.rollout import STRATA, RolloutResult
@@ -168,6 +170,36 @@ def test_gioul_net2_decisions_per_second(benchmark: Any) -> None:
     assert (points.tolist(), decisions) == NET2_POINTS
     benchmark.pedantic(_net_games, args=("net2", NET2_GAMES), rounds=3, iterations=1, warmup_rounds=0)
     _rate(benchmark, NET2_POINTS[1], "decisions_per_second")
+
+
+# 2-ply hints over the first 40 decisions of the Gioul error-rate corpus: the search's move
+# filter, and every move searched (hint(..., every_move=True); docs/error_rate.md, "The move
+# filter in Gioul"). Known answers: the moves searched at 2 plies, and a digest of the picks.
+HINT_DECISIONS = 40
+HINTS = {"filtered": (False, 200, "5b1ef98d9e21c77b"), "every-move": (True, 2988, "cbeba9d13c16cfb2")}
+
+
+@cache
+def hint_decisions() -> tuple[Any, ...]:
+    corpus = Path(__file__).parent / "error_rate" / "gioul-corpus-2026.json"
+    return Corpus.load(corpus).decisions[:HINT_DECISIONS]
+
+
+def _hints(every_move: bool) -> tuple[int, str]:
+    searched, picks = 0, []
+    for d in hint_decisions():
+        ranked = hint(d.position, d.dice, 2, every_move=every_move)
+        searched += sum(h.plies == 2 for h in ranked)
+        picks.append(ranked[0].move.notation)
+    return searched, hashlib.sha256(" ".join(picks).encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("kind", HINTS)
+def test_gioul_2_ply_hints_per_second(benchmark: Any, kind: str) -> None:
+    every_move, searched, digest = HINTS[kind]
+    assert _hints(every_move) == (searched, digest)
+    benchmark.pedantic(_hints, args=(every_move,), rounds=3, iterations=1, warmup_rounds=0)
+    _rate(benchmark, HINT_DECISIONS, "hints_per_second")
 
 
 # ---------------------------------------------------------------------- rollouts
