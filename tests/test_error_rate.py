@@ -178,6 +178,32 @@ def test_the_gioul_window_truth_holds_every_move_within_the_window_and_the_docum
     assert [round(r.mean, 4) for r in error_rates(window.decisions)] == [0.0637, 0.0343, 0.0194, 0.0168]
 
 
+def test_the_gioul_every_move_truth_checkpoint_completes_the_window_truth_in_place() -> None:
+    """benchmarks/error_rate/gioul-truth-se01-every-2026-7.json: the window truth being completed
+    to the window drawn by every move's 2-ply value (a checkpoint of a run in progress,
+    docs/error_rate.md "The window of every move's 2-ply value"): the same settings but
+    every_move, the same picks and target SE; a decision whose best did not change keeps the
+    window truth's numbers bit for bit; 321 of the 500 decisions hold their whole window."""
+    from fevga import hint
+    from fevga.error_rate import WINDOW
+
+    corpus = Corpus.load(DOCUMENTED / "gioul-corpus-2026.json")
+    window = load_truth(DOCUMENTED / "gioul-truth-se01-window-2026-7.json")
+    every = load_truth(DOCUMENTED / "gioul-truth-se01-every-2026-7.json")
+    assert every.settings == {**window.settings, "every_move": True} and len(every.decisions) == 500
+    assert max(m.se for d in every.decisions for m in d.moves if m.games is None) < 0.01
+    for d, before in zip(every.decisions, window.decisions, strict=True):
+        assert d.picks == before.picks and {m.move for m in before.moves} <= {m.move for m in d.moves}
+        if d.games == before.games and d.moves[0].move == before.moves[0].move:
+            old = {m.move: (m.equity, m.se) for m in before.moves if m.games is None}
+            assert all((m.equity, m.se) == old[m.move] for m in d.moves if m.move in old)
+    complete = [d for d, c in zip(every.decisions, corpus.decisions)
+                if {h.move.notation for h in hint(c.position, c.dice, 2, every_move=True) if h.loss <= WINDOW}
+                <= {m.move for m in d.moves}]
+    assert (len(complete), sum(d != w for d, w in zip(every.decisions, window.decisions))) == (321, 65)
+    assert [round(r.mean, 4) for r in error_rates(complete)] == [0.0645, 0.0326, 0.0209, 0.0185]
+
+
 def test_in_gioul_the_2_ply_filter_hides_a_move_better_than_the_windows_best() -> None:
     """docs/error_rate.md, "The move filter in Gioul": in decision 256 the 2-ply search over
     every move (each valued as the filtered search values the moves it keeps) picks a move
