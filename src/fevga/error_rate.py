@@ -344,7 +344,9 @@ def _rolled_out(decision: Decision, candidates: Sequence[Move | GioulMove | str]
 def _same_numbers(index: int, old: Sequence[MoveTruth], new: Sequence[MoveTruth], ulps: bool = False) -> None:
     """Raise CheckpointError unless every move of `old` rolled out again in `new` has its old
     equity and SE, bit for bit (the same seed and games give the same numbers), or with `ulps`
-    to within rounding (1e-12 relative: a screen sums the same games round by round)."""
+    to within rounding (1e-12 relative: a screen sums the same games round by round, so a move
+    that joined the candidates by a screen keeps numbers a rollout of them all may give to the
+    last bit otherwise: Gioul decision 154's SE 0.009727899975649866 came back ...868)."""
     known = {m.move: m for m in old}
     for m in new:
         before = known.get(m.move)
@@ -390,7 +392,7 @@ def extend_truth(decision: Decision, old: DecisionTruth, new: Mapping[str, Move 
     else:
         moves = _rolled_out(decision, [*(m.move for m in rolled), *missing], old.index, n, seed, workers, truncate,
                             player, cancel)
-        _same_numbers(old.index, rolled, moves)
+        _same_numbers(old.index, rolled, moves, ulps=True)  # a move that joined by a screen: its rounds summed
     names = {m.move for m in moves}
     screened = [m for m in old.moves if m.games is not None and m.move not in names]
     return DecisionTruth(old.index, _best_first([*moves, *screened]), chosen,
@@ -450,7 +452,7 @@ def complete_truth(decision: Decision, one: DecisionTruth, games: int, seed: int
     else:  # a screened move beat the best: every difference is to it
         moves = list(_rolled_out(decision, [*(m.move for m in rolled), *(m.move for m in joined)], one.index, n, seed,
                                  workers, truncate, player, cancel))
-        _same_numbers(one.index, rolled, moves)
+        _same_numbers(one.index, rolled, moves, ulps=True)  # a move that joined by a screen: its rounds summed
     names = {m.move for m in moves}  # the best screened against may be out, and rolled out again
     out = [m for m in screen if m.games is not None and m.move not in names]
     kept = [m for m in one.moves if m.games is not None]
