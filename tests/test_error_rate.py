@@ -543,6 +543,24 @@ def test_a_truth_of_fewer_players_is_extended_to_the_whole_truth(corpus: Corpus,
         run_truth(small, path, games=36, seed=5, net=net)
 
 
+def test_a_rolled_out_again_move_that_joined_by_a_screen_may_differ_by_rounding_only() -> None:
+    """The numbers check of a re-rollout (_same_numbers): bit for bit by default; with `ulps`
+    (the candidates a screen let in, their rounds summed one by one) to rounding, as Gioul
+    decision 154's SE came back in its last bit, and never by more."""
+    from fevga.error_rate import _same_numbers
+
+    old = [MoveTruth("24/18", 0.25, 0.009727899975649866, 0.0, 0.0)]
+    last_bit = [MoveTruth("24/18", 0.25, 0.009727899975649868, 0.0, 0.0)]
+    _same_numbers(154, old, old)
+    _same_numbers(154, old, last_bit, ulps=True)
+    with pytest.raises(CheckpointError, match="decision 154: move 24/18 rolls out to 0.25 .SE 0.009727899975649868."):
+        _same_numbers(154, old, last_bit)
+    for moved in (MoveTruth("24/18", 0.25 + 1e-9, old[0].se, 0.0, 0.0), MoveTruth("24/18", 0.25, 0.0097279, 0.0, 0.0)):
+        with pytest.raises(CheckpointError, match="another build or net"):
+            _same_numbers(154, old, [moved], ulps=True)
+    _same_numbers(154, old, [MoveTruth("24/18", 0.5, 0.1, 0.0, 0.0, games=36)])  # a screened-out move: not compared
+
+
 def test_a_pick_better_than_the_truths_best_rolls_every_candidate_out_again(corpus: Corpus, tmp_path) -> None:
     """extend_truth rolls a new pick out beside the best only; when the pick beats the best,
     every candidate is rolled out again, so every difference is to the new best: a truth that
