@@ -41,7 +41,8 @@ def rank_position(net: NetModel, tables: Tables, position: CorePosition | CoreGi
     (`every_move`: every move searched at `plies`, not only the move filter's)."""
 
 def rank_batch(net: NetModel, tables: Tables, rows: NDArray[np.uint8], dice: NDArray[np.uint8], plies: int,
-               flags: int) -> tuple[NDArray[np.int64], NDArray[np.uint8], NDArray[np.uint8], NDArray[np.uint8],
-                                    NDArray[np.float64], NDArray[np.int8]]:
+               flags: int, every_move: bool = False
+               ) -> tuple[NDArray[np.int64], NDArray[np.uint8], NDArray[np.uint8], NDArray[np.uint8],
+                          NDArray[np.float64], NDArray[np.int8]]:
     """Every legal move of each pair ranked, generated once: (offsets, results, steps, nsteps,
-    values (m, 3), plies used (m,)), in the generator's order."""
+    values (m, 3), plies used (m,)), in the generator's order (`every_move` as rank_position)."""

@@ -671,19 +671,21 @@ cdef class _Ranker(BatchHook):
 
 
 def rank_batch(NetModel net not None, Tables tables not None, const uint8_t[:, ::1] rows not None,
-               const uint8_t[:, ::1] dice not None, int plies, int flags):
+               const uint8_t[:, ::1] dice not None, int plies, int flags, bint every_move=False):
     """Every legal move of the next decision of each (row, dice) pair ranked by rank_moves, the
     moves generated once: (offsets, results, steps, nsteps) as state.generate_batch gives
     them, values (m, 3) float64 for the mover and plies used (m,) int8, in the generator's
     order. Fevga position rows under rule `flags` with a Fevga net, or with FLAG_GIOUL Gioul
-    state rows with a Gioul net (plies 1..GIOUL_MAX_PLIES + 1, as rank_position). Rows and dice
-    are validated as generate_batch validates them; a finished row has no moves."""
+    state rows with a Gioul net (plies 1..GIOUL_MAX_PLIES + 1, as rank_position; `every_move`
+    as rank_position takes it). Rows and dice are validated as generate_batch validates them;
+    a finished row has no moves."""
     cdef _Ranker ranker = _Ranker()
     cdef Py_ssize_t m
     cdef double[:, ::1] values
     cdef int8_t[::1] used
     _check_plies(plies, 1, _deepest(flags == FLAG_GIOUL, True))
     _evaluator(&ranker.ev, net, tables, flags)
+    ranker.ev.every_move = every_move
     ranker.plies = plies
     scratch_new(&ranker.scratch, plies + 1)     # list 0 unused: generate_batch generates into its own
     offsets, results, steps, nsteps = generate_batch(rows, dice, flags, ranker)

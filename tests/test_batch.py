@@ -187,6 +187,26 @@ def test_batch_hint_refuses_bad_input() -> None:
         batch.hint(rows, dice, workers=0)
 
 
+def test_batch_hint_of_every_move_is_fevga_hint_of_every_move(game: str) -> None:
+    """every_move=True: each pair's moves all searched at 2 plies, as fevga.hint(...,
+    every_move=True) gives them bit for bit, threads or not; more moves searched than the
+    filter's; a non-bool refused by name."""
+    positions = [p for p in corpus(2, game)[1::3] if p.winner() is None][:2]
+    dice = np.random.default_rng(17).integers(1, 7, size=(len(positions), 2)).astype(np.uint8)
+    rows = batch.to_array(positions)
+    every = batch.hint(rows, dice, 2, every_move=True)
+    assert _same(batch.hint(rows, dice, 2, workers=2, every_move=True), every)
+    assert every.plies.tolist() == [2] * len(every.plies)
+    assert (batch.hint(rows, dice, 2).plies == 2).sum() < len(every.plies)
+    for k, (p, d) in enumerate(zip(positions, dice)):
+        expected = [(h.move.position, tuple(h.move.steps), [h.evaluation.win, h.evaluation.win_mars,
+                     h.evaluation.lose_mars], h.evaluation.equity, h.plies)
+                    for h in hint(p, _roll(p, d), 2, every_move=True)]
+        assert _hint_rows(every, k) == expected
+    with pytest.raises(InvalidArgumentError, match="every_move"):
+        batch.hint(rows, dice, 2, every_move="yes")  # type: ignore[arg-type]
+
+
 def test_the_core_batch_kernels_give_a_finished_game_no_moves() -> None:
     """state.count_moves / generate_batch and search.rank_batch: a finished row has no moves
     whoever is on roll (as the Gioul kernels and rank_row say), without the API's help."""

@@ -505,6 +505,8 @@ def test_fuzz_gioul_judgment(decision: int, plies: int, d1: int, d2: int, policy
     _refused_or_ok(lambda: core_search.rank_position(net, table, state, d1, d2, plies, FLAG_GIOUL, fevga.GioulMove,
                                                      True))  # every move searched
     _refused_or_ok(lambda: core_search.rank_position(net, table, state, d1, d2, plies, policy, fevga.GioulMove))
+    rows, dice = fevga.gioul.to_array([state]), np.array([[d1 % 256, d2 % 256]], dtype=np.uint8)
+    _refused_or_ok(lambda: core_search.rank_batch(net, table, rows, dice, plies, FLAG_GIOUL, True))  # every move
     _refused_or_ok(lambda: core_search.roll_values(net, table, state))
     _refused_or_ok(lambda: state._perft(min(plies, 2), FLAG_GIOUL if tables else policy))
     _refused_or_ok(lambda: core_rollout.gioul_games(1, decision, 1, False, policy, 6, net, gioul, table))

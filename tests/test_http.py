@@ -234,6 +234,41 @@ def test_quantised_requests_judge_with_the_quantised_net(port: int, game: str) -
     assert_refused(*request(port, "POST", f"{API}/moves", {"items": items, "quantised": True})[:2], "invalid_request")
 
 
+def test_every_move_hints_search_every_move(port: int) -> None:
+    """every_move=true (a query flag of hint, a field of the POST hint body): the answers are
+    fevga.hint's / fevga.batch.hint's with every move searched, item by item and in bulk; the
+    method says so; evaluate and moves refuse it."""
+    import base64
+
+    import numpy as np
+
+    from fevga import batch
+    from fevga.game import play_game
+
+    positions = [s for s in play_game(game="gioul", seed=5).positions() if s.winner() is None and not s.pending][9:12]
+    p = positions[0]
+    expected = [(h.move.notation, h.plies, h.equity) for h in hint(p, "6-5", 2, every_move=True)]
+    assert expected != [(h.move.notation, h.plies, h.equity) for h in hint(p, "6-5", 2)]
+    status, data = get(port, f"{API}/hint?position={p.id}&dice=6-5&plies=2&every_move=true")
+    assert status == 200 and data["method"] == "net 2-ply every move"
+    assert [(m["move"], m["plies"], m["equity"]) for m in data["moves"]] == expected
+    items = [{"position": q.id, "dice": "6-5"} for q in positions]
+    status, data = request(port, "POST", f"{API}/hint", {"items": items, "plies": 2, "every_move": True})[:2]
+    assert status == 200 and [[m["equity"] for m in r["moves"]] for r in data["results"]] == \
+        [[h.equity for h in hint(q, "6-5", 2, every_move=True)] for q in positions]
+    rows = batch.to_array(positions)
+    dice = np.array([[6, 5]] * len(positions), dtype=np.uint8)
+    body = {"rows": base64.b64encode(rows.tobytes()).decode(), "dice_rows": base64.b64encode(dice.tobytes()).decode(),
+            "game": "gioul", "plies": 2, "every_move": True}
+    status, data = request(port, "POST", f"{API}/hint", body)[:2]
+    equities = np.frombuffer(base64.b64decode(data["equities"]), dtype="<f8")
+    assert status == 200 and np.array_equal(equities, batch.hint(rows, dice, 2, every_move=True).equities)
+    for route in ("moves", "evaluate"):
+        assert_refused(*request(port, "POST", f"{API}/{route}", {"items": items, "every_move": True})[:2],
+                       "invalid_request")
+    assert_refused(*get(port, f"{API}/hint?position={p.id}&dice=6-5&every_move=maybe"), "invalid_request")
+
+
 def test_batches(port: int) -> None:
     positions = random_positions(3, 10)
     items = [{"position": p.id, "dice": "4-2"} for p in positions]
@@ -402,7 +437,7 @@ def test_hot_routes_validate_their_queries_as_fastapi_does(port: int) -> None:
 def test_openapi_describes_the_hot_routes(port: int) -> None:
     operation = get(port, "/openapi.json")[1]["paths"][f"{API}/hint"]["get"]
     parameters = {p["name"]: p for p in operation["parameters"]}
-    assert list(parameters) == ["position", "dice", "plies", "game", "rules", "after", "quantised"]
+    assert list(parameters) == ["position", "dice", "plies", "game", "rules", "after", "quantised", "every_move"]
     assert parameters["position"]["required"] and parameters["position"]["schema"]["maxLength"] == LIMITS.text_chars
     assert parameters["plies"]["schema"] == {"default": 1, "minimum": 1, "maximum": LIMITS.plies_hint,
                                              "title": "Plies", "type": "integer"}

@@ -408,7 +408,7 @@ def test_fuzz_the_entry_points_that_play_a_quantised_net(value: int, where: int,
     calls = [
         lambda: search.evaluate_position(q, tables, MIDGAME, plies % 2, flags),
         lambda: search.rank_position(q, tables, MIDGAME, d1, d2, plies % 3, flags, Move, plies > 2),
-        lambda: search.rank_batch(q, tables, rows, dice, plies % 3, flags),
+        lambda: search.rank_batch(q, tables, rows, dice, plies % 3, flags, plies > 3),
         lambda: search.choose_rows(q, tables, rows, dice, plies % 3, flags, np.zeros(1, dtype=np.int32)),
         lambda: search.evaluate_rows(q, tables, rows, np.zeros((1, 3))),
         lambda: core_rollout.value(bytes(row), plies, tables, 1.0, q),

@@ -320,6 +320,28 @@ def test_engine_quantised_answers_with_the_quantised_net(engine: Controller, var
     assert engine.answer_to("set engine.quantised yes")[0].startswith("error bad_value engine.quantised")
 
 
+# A Gioul state of seeded self-play (play_game(game="gioul", seed=0)) whose filtered 2-ply
+# search of 6-5 drops the move every move's 2-ply search ranks best.
+GIOUL_EVERY_MOVE_ID = "fwIADmoDwAFXvAAA8ABH"
+
+
+def test_engine_every_move_answers_with_every_move_searched(engine: Controller) -> None:
+    """`set engine.every_move true` at engine.ply 2: the ranking is fevga.hint(..., 2,
+    every_move=True)'s (a Gioul decision whose filter drops the best 2-ply move), named so."""
+    position = GioulPosition.from_id(GIOUL_EVERY_MOVE_ID)
+    every, filtered = hint(position, "6-5", 2, every_move=True), hint(position, "6-5", 2)
+    assert every[0].move.notation != filtered[0].move.notation
+    for line in ("set game.variant gioul", "set engine.ply 2", f"position fevgaid {position.id}", "dice 6 5"):
+        engine.send(line)
+    for value, expected in (("false", filtered), ("true", every)):
+        assert engine.answer_to(f"set engine.every_move {value}") == []
+        engine.send("go")
+        payload, info = go(engine)
+        assert payload == expected[0].move.notation and f"score {expected[0].equity:+.4f}" in " ".join(info), info
+    assert any("method net_2-ply_every_move" in line for line in info), info
+    assert engine.answer_to("set engine.every_move 1")[0].startswith("error bad_value engine.every_move")
+
+
 MALFORMED: list[tuple[str | bytes, str]] = [
     ("go", "bad_state"),  # no position yet
     ("frobnicate", "bad_command"),

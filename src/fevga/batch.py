@@ -38,7 +38,7 @@ from numpy.typing import NDArray
 
 from fevga.checks import check_workers, row_array, validate_dice
 from fevga.errors import InvalidArgumentError, InvalidPositionError
-from fevga.limits import MAX_BATCH_ROWS, bounded
+from fevga.limits import MAX_BATCH_ROWS, bounded, check_flag
 from fevga.analysis import core_judge, deepest_plies
 from fevga.net import Net
 from fevga.parallel import CHUNK_ROWS, run_chunks
@@ -210,11 +210,12 @@ class BatchHints(BatchMoves):
 
 
 def hint(positions: object, dice: object, plies: int = 1, rules: Rules | None = None, *,
-         net: Net | str | None = None, workers: int = 1) -> BatchHints:
+         net: Net | str | None = None, workers: int = 1, every_move: bool = False) -> BatchHints:
     """`fevga.hint` of each (position, dice) row (money play), as flat arrays: the same moves,
     values and order, the moves generated once and ranked in the core with the GIL released.
     Rows of either game: Fevga positions (plies 1..PLIES_LIMIT + 1), or Gioul states (their
-    next decision's moves, plies 1..GIOUL_MAX_PLIES + 1, the Gioul net).
+    next decision's moves, plies 1..GIOUL_MAX_PLIES + 1, the Gioul net). `every_move` as
+    `fevga.hint` takes it: every move of a row searched at `plies`, not only the filter's.
 
     >>> hints = hint(to_array([Position.initial()]), np.array([[1, 1]], dtype=np.uint8))
     >>> hints.counts().tolist(), hints.nsteps[hints.best()].tolist()
@@ -224,12 +225,14 @@ def hint(positions: object, dice: object, plies: int = 1, rules: Rules | None = 
     deepest = deepest_plies(rules.game, True)
     if not isinstance(plies, int) or isinstance(plies, bool) or not 1 <= plies <= deepest:
         raise InvalidArgumentError(f"plies={plies!r} must be an integer from 1 to {deepest} ({rules.game})")
+    every_move = check_flag("every_move", every_move)
     rolls = validate_dice(dice, rows.shape[0])
     flags = rules.flags
     core, tables = core_judge(rules.game, net)
     offsets, results, steps, nsteps, values, used = _flat_moves(
-        rows, rolls, check_workers(workers), lambda r, d: search.rank_batch(core, tables, r, d, plies, flags),
-        _HINT_CHUNK_ROWS.get(plies, 1))
+        rows, rolls, check_workers(workers),
+        lambda r, d: search.rank_batch(core, tables, r, d, plies, flags, every_move),
+        1 if every_move and plies > 1 else _HINT_CHUNK_ROWS.get(plies, 1))
     equities = 2.0 * values[:, 0] - 1.0 + values[:, 1] - values[:, 2]  # Evaluation.equity, term by term
     pair = np.repeat(np.arange(rows.shape[0]), np.diff(offsets))
     # as fevga.hint orders one pair: deeper evaluations first, then by equity, then generator order

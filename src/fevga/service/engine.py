@@ -98,6 +98,8 @@ KEYS: tuple[Key, ...] = (
         "Fevga rule option (docs/rules.md 9)"),
     Key("engine.ply", "int", f"1..{MAX_PLY}", 1, False,
         "root-inclusive checker-play depth: 1 rates each move by its result (fevga.hint plies)"),
+    Key("engine.every_move", "bool", "", False, False,
+        "search every move at engine.ply, not only the move filter's (fevga.hint every_move; docs/net.md)"),
     Key("engine.net", "string", "*", "default", False,
         "the net: default (the game's shipped net) or a net file path (of the game of game.variant)"),
     Key("engine.quantised", "bool", "", False, False,
@@ -238,11 +240,13 @@ class Engine:
 
     def _hinted(self, position: Position | GioulPosition, dice: tuple[int, int] | None,
                 plies: int) -> tuple[list[Ranked], str]:
-        """The ranking of `fevga.hint` over the game's net at `plies` plies."""
-        hints: list[Any] = hint(position, dice, plies=plies, rules=self.rules, net=self.net)
+        """The ranking of `fevga.hint` over the game's net at `plies` plies (every move searched
+        with engine.every_move)."""
+        every_move = bool(self.values["engine.every_move"]) and plies > 1
+        hints: list[Any] = hint(position, dice, plies=plies, rules=self.rules, net=self.net, every_move=every_move)
         ranked = [Ranked(h.move, h.equity, h.evaluation.win, h.evaluation.win_mars, h.evaluation.lose_mars)
                   for h in hints]
-        return ranked, f"net {plies}-ply"
+        return ranked, f"net {plies}-ply{' every move' if every_move else ''}"
 
 
 def _rolled(m: Any) -> Ranked:

@@ -316,18 +316,32 @@ def _evaluation_of(position: Position | GioulPosition, plies: int, rules: str = 
 
 
 def _hint_of(position: Position | GioulPosition, dice: tuple[int, int] | None, plies: int,
-             after: bool = False, rules: str = "default", quantised: bool = False) -> dict[str, Any]:
+             after: bool = False, rules: str = "default", quantised: bool = False,
+             every_move: bool = False) -> dict[str, Any]:
     """The ranked moves; with `after`, each move's resulting position ID too (encoding the
-    IDs costs more than ranking the moves at 1 ply, so it is asked for)."""
+    IDs costs more than ranking the moves at 1 ply, so it is asked for); with `every_move`,
+    every move searched at `plies` (`fevga.hint`)."""
     if position.winner() is not None:
         raise ApiError(422, "game_over", f"position {position.id} is already finished")
     head = {"position": _position_dict(position), "dice": list(dice) if dice else None}
     if plies < 1:
         raise ApiError(422, "plies_limit", "hint plies must be at least 1 (a move is rated by its result)")
     _gioul_plies(position, plies, 1)
-    hints: list[Any] = hint(position, dice, plies, _rules(rules, position), net=_net(_game(position), quantised))
-    return {**head, "method": f"net {plies}-ply", "moves": [
+    hints: list[Any] = hint(position, dice, plies, _rules(rules, position), net=_net(_game(position), quantised),
+                            every_move=every_move)
+    return {**head, "method": _method(plies, every_move), "moves": [
         {**h.to_dict(), **({"after": h.move.position.id} if after else {})} for h in hints]}
+
+
+def _method(plies: int, every_move: bool) -> str:
+    """How a hint ranked its moves, as its answer names it."""
+    return f"net {plies}-ply{' every move' if every_move and plies > 1 else ''}"
+
+
+def _hint_only(request: BatchRequest, route: str) -> None:
+    """422 for a batch asking `route` for what only hint does (every_move)."""
+    if request.every_move:
+        raise ApiError(422, "invalid_request", f"every_move chooses which moves a hint searches: {route} ranks none")
 
 
 # ---------------------------------------------------------------------- bodies
@@ -358,6 +372,8 @@ class BatchRequest(_Strict):
     plies: int | None = Field(default=None, ge=0, le=MAX_PLIES + 1,
                               description="evaluate: 0 (default) ..; hint: 1 (default) ..")
     quantised: bool = Field(default=False, description="evaluate, hint: judge with the quantised net (docs/net.md)")
+    every_move: bool = Field(default=False, description="hint: every move searched at plies, not only the move "
+                             "filter's (docs/net.md)")
 
 
 class RolloutRequest(_Strict):
@@ -389,18 +405,20 @@ def _query_fields(limits: Limits) -> dict[str, Any]:
         "rules": (RulesName, Field("default", description="the rules preset: default or strict (docs/rules.md 9)")),
         "after": (bool, Field(False, description="also each move's resulting position ID")),
         "quantised": (bool, Field(False, description="judge with the game's quantised net (docs/net.md)")),
+        "every_move": (bool, Field(False, description="every move searched at plies, not only the move filter's "
+                                                      "(docs/net.md)")),
     }
 
 
 def _query_model(route: str, limits: Limits, own: tuple[str, ...]) -> type[BaseModel]:
     """The pydantic model of a GET route's query: position, the route's `own` fields (a
     ``plies_*`` field is its ``plies``), game, rules (and hint's ``after``; evaluate's and
-    hint's ``quantised``)."""
+    hint's ``quantised``; hint's ``every_move``)."""
     fields = _query_fields(limits)
     names = ("position", *own, "game", "rules", *(("after",) if route == "hint" else ()),
-             *(("quantised",) if route != "moves" else ()))
+             *(("quantised",) if route != "moves" else ()), *(("every_move",) if route == "hint" else ()))
     model: type[BaseModel] = create_model(
-        f"{route.capitalize()}Query", **{name.split("_")[0]: fields[name] for name in names})
+        f"{route.capitalize()}Query", **{"plies" if name.startswith("plies_") else name: fields[name] for name in names})
     return model
 
 
@@ -523,7 +541,8 @@ def create_app(limits: Limits | None = None) -> FastAPI:
 
     def get_hint(query: Any) -> dict[str, Any]:
         p = parse_position(query.position, query.game, limits)
-        return _hint_of(p, _dice(p, query.dice), query.plies, query.after, query.rules, query.quantised)
+        return _hint_of(p, _dice(p, query.dice), query.plies, query.after, query.rules, query.quantised,
+                        query.every_move)
 
     # Legal moves, a 0-ply evaluation and a 1-ply ranking hold the GIL for most of their
     # tenth of a millisecond or so, so a worker thread would only add its hand-overs: they run
@@ -595,6 +614,7 @@ def create_app(limits: Limits | None = None) -> FastAPI:
         request = await batch_body(http)
         if request.quantised:
             raise ApiError(422, "invalid_request", "quantised chooses the net of evaluate and hint: moves uses none")
+        _hint_only(request, "moves")
         if request.rows is not None or request.dice_rows is not None:
             if request.items or request.rows is None or request.dice_rows is None:
                 raise ApiError(422, "invalid_request", "the bulk form takes rows and dice_rows, without items")
@@ -605,6 +625,7 @@ def create_app(limits: Limits | None = None) -> FastAPI:
     @app.post(f"{API}/evaluate", summary="evaluations of many positions", openapi_extra=batch_body_schema)
     async def post_evaluate(http: Request) -> Any:
         request = await batch_body(http)
+        _hint_only(request, "evaluate")
         plies = _plies(0 if request.plies is None else request.plies, limits.batch_plies)
         if request.rows is not None:
             if request.items or plies:
@@ -628,11 +649,11 @@ def create_app(limits: Limits | None = None) -> FastAPI:
             stop = threading.Event()  # set when the request is answered (408 included): the work stops too
             try:
                 return await core(_hint_rows, request.rows, request.dice_rows, plies, request.game, limits,
-                                  _binary(http), _bulk_rules(request), stop, request.quantised)
+                                  _binary(http), _bulk_rules(request), stop, request.quantised, request.every_move)
             finally:
                 stop.set()
         return await batch(request, lambda p, item: _hint_of(p, _dice(p, item.dice), plies, request.after,
-                                                             request.rules, request.quantised))
+                                                             request.rules, request.quantised, request.every_move))
 
     @app.post(f"{API}/rollouts", status_code=202, summary="start a rollout job")
     async def post_rollout(request: RolloutRequest = Body(...)) -> Any:
@@ -823,20 +844,21 @@ def _bulk_rules(request: BatchRequest) -> Rules | None:
 
 
 def _hint_rows(rows_text: str, dice_text: str, plies: int, game: str, limits: Limits, binary: bool,
-               rules: Rules | None, stop: threading.Event, quantised: bool = False) -> dict[str, Any] | Response:
+               rules: Rules | None, stop: threading.Event, quantised: bool = False,
+               every_move: bool = False) -> dict[str, Any] | Response:
     """fevga.batch.hint of base64 rows and dice, answered as its arrays: those of `_moves_rows`
     with each pair's moves best first, then values (m x 3, <f8), equities (m, <f8) and plies
     (m, i1); in base64 JSON, or with `binary` their bytes in that order. Ranked a slice of rows
     at a time, so that a request past its time limit (`stop` set) stops within one slice."""
     rows = _bulk_rows(rows_text, game, limits)
     dice = validate_dice(_bulk(dice_text, 2, "dice_rows", limits), len(rows))  # errors name the whole batch's rows
-    size = max(1, HINT_SLICE_ROWS >> (4 * (plies - 1)))
+    size = 1 if every_move and plies > 1 else max(1, HINT_SLICE_ROWS >> (4 * (plies - 1)))
     parts = []
     for start in range(0, max(len(rows), 1), size):
         if stop.is_set():
             raise ApiError(408, "time_limit", "the bulk hint ran out of time")
         parts.append(batch.hint(rows[start:start + size], dice[start:start + size], plies, rules,
-                                net=_net(game or "fevga", quantised)))
+                                net=_net(game or "fevga", quantised), every_move=every_move))
     hints = batch.BatchHints.join(parts)
     arrays = [hints.offsets.astype("<i8"), hints.results, hints.steps, hints.nsteps, hints.values.astype("<f8"),
               hints.equities.astype("<f8"), hints.plies]
