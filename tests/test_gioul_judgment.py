@@ -199,6 +199,35 @@ def test_what_gioul_analysis_refuses_says_why(net_game: fevga.records.GioulGameR
     assert analyse(net_game, evaluator=ApiEvaluator(1)).players == analyse(net_game).players
 
 
+def test_an_analysis_searching_every_move_judges_by_hint_every_move(tmp_path: Path) -> None:
+    """ApiEvaluator(2, every_move=True) / `fevga analyse --plies 2 --every-move`: each decision's
+    ranking is fevga.hint(..., 2, every_move=True)'s, every move at 2 plies; the evaluator
+    is named so; the heuristic or another hint function refuses it."""
+    record = play_game(game="gioul", seed=3, policy=("net", "random"))
+    analysis = analyse(record, evaluator=ApiEvaluator(2, every_move=True))
+    assert analysis.evaluator == "net 2-ply every move"
+    differs = 0
+    for p, decision in zip(analysis.plies(), record.decisions, strict=True):
+        ranked = fevga.hint(p.position, decision.roll, 2, every_move=True)  # a block's dice: the state's own
+        assert p.best.notation == ranked[0].move.notation and p.best.equity == ranked[0].equity
+        assert p.legal_moves == len(ranked) and [(m.notation, m.equity) for m in p.ranking] == \
+            [(h.move.notation, h.equity) for h in ranked[:len(p.ranking)]]
+        differs += fevga.hint(p.position, decision.roll, 2)[0].move.notation != ranked[0].move.notation
+    assert differs  # a decision the filtered search judges otherwise
+    path = tmp_path / "g.json"
+    path.write_text(record.to_json(), encoding="utf-8")
+    out = run("analyse", str(path), "--plies", "2", "--every-move", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["evaluator"] == "net 2-ply every move" and data["players"] == json.loads(analysis.to_json())["players"]
+    out = run("analyse", str(path), "--every-move", "--evaluator", "heuristic")
+    assert out.returncode != 0 and "--every-move applies to the net evaluator" in out.stderr
+    with pytest.raises(InvalidArgumentError, match="another hint function"):
+        ApiEvaluator(2, hint=fevga.hint, every_move=True)
+    with pytest.raises(InvalidArgumentError, match="every_move"):
+        ApiEvaluator(2, every_move="yes")  # type: ignore[arg-type]
+
+
 def test_a_gioul_match_of_the_shipped_net_has_no_error_either() -> None:
     match = play_match(game="gioul", length=1, seed=2, policy="net")
     assert match.games[0].policies == ("net", "net") and max(match.score) >= 1

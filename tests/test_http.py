@@ -29,6 +29,7 @@ pytest.importorskip("uvicorn")
 import reference as ref
 import uvicorn
 from fevga import GioulPosition, Position, analyse, evaluate, hint, rollout
+from fevga.analyser import ApiEvaluator
 from fevga.game import play_game
 from fevga.records import write_match
 from fevga.service.http import BodyLimit, Limits, create_app
@@ -267,6 +268,13 @@ def test_every_move_hints_search_every_move(port: int) -> None:
         assert_refused(*request(port, "POST", f"{API}/{route}", {"items": items, "every_move": True})[:2],
                        "invalid_request")
     assert_refused(*get(port, f"{API}/hint?position={p.id}&dice=6-5&every_move=maybe"), "invalid_request")
+    record = play_game(seed=4, policy="heuristic")  # an analysis: every move of each decision at 2 plies
+    status, data, _ = request(port, "POST", f"{API}/analyse?plies=2&every_move=true", record.to_json())
+    expected = analyse(record, evaluator=ApiEvaluator(2, every_move=True))
+    assert status == 200 and data["evaluator"] == "net 2-ply every move"
+    assert data["players"] == json.loads(expected.to_json())["players"]
+    assert_refused(*request(port, "POST", f"{API}/analyse?evaluator=heuristic&every_move=true", record.to_json())[:2],
+                   "invalid_request")
 
 
 def test_batches(port: int) -> None:

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from fevga.errors import InvalidArgumentError
-from fevga.limits import MAX_ITEMS, check_int
+from fevga.limits import MAX_ITEMS, check_flag, check_int
 from fevga.records import GameRecord, MatchRecord
 from fevga.records import GioulGameRecord, GioulMatchRecord, session_of
 from fevga.gioul import GioulPosition
@@ -206,6 +206,10 @@ class ApiEvaluator:
     `hint` and `evaluate` default to ``fevga.hint`` / ``fevga.evaluate`` (looked up when
     first used); pass others to analyse with any evaluator of that shape.
 
+    With ``every_move=True`` (``fevga.hint`` only) every move of a decision is searched at
+    `plies`, not only the move filter's (``hint(..., every_move=True)``; named "net 2-ply
+    every move"): in Gioul the stronger 2-ply judge (docs/error_rate.md).
+
     In a match, ``at_score(score, length)`` gives the same evaluator ranking by match
     winning chance (docs/match.md), expressed as normalised equity (EMG): 2 (MWC - L) /
     (W - L) - 1, where W and L are the mover's match winning chances after winning and
@@ -214,11 +218,15 @@ class ApiEvaluator:
 
     def __init__(self, plies: int = 1, hint: HintFn | None = None, evaluate: EvaluateFn | None = None,
                  name: str | None = None, *, score: tuple[int, int] | None = None, length: int = 0,
-                 table: MatchEquityTable | None = None, value_plies: int | None = None) -> None:
+                 table: MatchEquityTable | None = None, value_plies: int | None = None,
+                 every_move: bool = False) -> None:
         high = MAX_PLIES + 1 if hint is None else 2**31  # fevga.hint's range; another hint has its own
         if not isinstance(plies, int) or isinstance(plies, bool) or not 1 <= plies <= high:
             bound = f"in 1..{high}" if hint is None else ">= 1"
             raise InvalidArgumentError(f"plies={plies!r} must be an integer {bound} (1 rates a move by its result)")
+        self.every_move = check_flag("every_move", every_move)
+        if self.every_move and hint is not None:
+            raise InvalidArgumentError("every_move chooses what fevga.hint searches: another hint function has its own")
         self.plies = plies
         self.value_plies = plies - 1 if value_plies is None else value_plies
         self._hint = hint
@@ -226,7 +234,8 @@ class ApiEvaluator:
         self.score = score
         self.length = length
         self.table = table
-        base = name or (f"net {plies}-ply" if hint is None else f"evaluator {plies}-ply")
+        base = name or (f"net {plies}-ply{' every move' if self.every_move and plies > 1 else ''}" if hint is None
+                        else f"evaluator {plies}-ply")
         self._base = base
         self.name = base if score is None else f"{base}, match-aware"
 
@@ -235,12 +244,12 @@ class ApiEvaluator:
         table = self.table if self.table is not None and self.table.length >= length else \
             match_equity_table(max(length, 1))
         return ApiEvaluator(self.plies, self._hint, self._evaluate, self._base, score=score, length=length,
-                            table=table, value_plies=self.value_plies)
+                            table=table, value_plies=self.value_plies, every_move=self.every_move)
 
     def with_plies(self, plies: int) -> ApiEvaluator:
         """The same evaluator at another depth (the default luck evaluator uses 1 ply)."""
         return ApiEvaluator(plies, self._hint, self._evaluate, None, score=self.score, length=self.length,
-                            table=self.table)
+                            table=self.table, every_move=self.every_move)
 
     def _functions(self) -> tuple[HintFn, EvaluateFn]:
         return self._hint or hint, self._evaluate or evaluate
@@ -276,7 +285,8 @@ class ApiEvaluator:
         mover = position.turn
         keep_ids = set(keep)
         ranked: list[tuple[Any, float, int]] = []
-        items = list(hint(position, dice, plies=self.plies, rules=rules))
+        every: dict[str, bool] = {"every_move": True} if self.every_move and self.plies > 1 else {}
+        items = list(hint(position, dice, plies=self.plies, rules=rules, **every))
         top = max((int(getattr(item, "plies", self.plies)) for item in items), default=self.plies)
         for item in items:
             # fevga.Hint(move, evaluation, loss, plies), or any (move, evaluation, ...) tuple

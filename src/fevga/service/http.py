@@ -46,7 +46,7 @@ from urllib.parse import parse_qsl
 import numpy as np
 
 from fevga import batch
-from fevga.analyser import HeuristicEvaluator, analyse
+from fevga.analyser import ApiEvaluator, HeuristicEvaluator, analyse
 from fevga.analysis import MAX_PLIES, deepest_plies, evaluate, hint
 from fevga.checks import validate_dice
 from fevga.errors import FevgaError, InvalidArgumentError, InvalidNotationError, RecordError
@@ -700,6 +700,8 @@ def create_app(limits: Limits | None = None) -> FastAPI:
     async def post_analyse(request: Request, format: Literal["json", "html"] = "json",
                            plies: int = Query(1, ge=1, le=limits.analyse_plies),
                            evaluator: Literal["net", "heuristic"] = "net",
+                           every_move: bool = Query(False, description="net evaluator, plies 2: every move searched, "
+                                                                       "not only the move filter's (docs/net.md)"),
                            graphs: bool = Query(False, description="json: each game's equity and luck graph (SVG)")
                            ) -> Any:
         raw = await request.body()
@@ -709,7 +711,7 @@ def create_app(limits: Limits | None = None) -> FastAPI:
             raise ApiError(400, "invalid_record", "the record is not UTF-8 text") from None
         stop = threading.Event()
         try:
-            report = await core(_analyse, text, plies, evaluator, limits, stop)
+            report = await core(_analyse, text, plies, evaluator, limits, stop, every_move)
         finally:
             stop.set()  # a timed-out analysis stops after its current game
         if format == "html":
@@ -925,7 +927,10 @@ def _bounded(record: Any, limits: Limits) -> Any:
     return record
 
 
-def _analyse(text: str, plies: int, evaluator: str, limits: Limits, stop: threading.Event) -> Any:
+def _analyse(text: str, plies: int, evaluator: str, limits: Limits, stop: threading.Event,
+             every_move: bool = False) -> Any:
+    if every_move and evaluator == "heuristic":
+        raise ApiError(422, "invalid_request", "every_move chooses what the net evaluator searches, not the heuristic")
     record = _bounded(read_record(text), limits)
     if isinstance(record, GioulMatchRecord) and (evaluator == "heuristic" or plies > deepest_plies("gioul", True)):
         raise ApiError(422, "unsupported", f"a Gioul record is analysed by the Gioul net at plies "
@@ -936,7 +941,8 @@ def _analyse(text: str, plies: int, evaluator: str, limits: Limits, stop: thread
         if stop.is_set():
             raise ApiError(408, "time_limit", "the analysis ran out of time")
 
-    decide = HeuristicEvaluator(plies=plies) if evaluator == "heuristic" else None
+    decide = HeuristicEvaluator(plies=plies) if evaluator == "heuristic" else \
+        ApiEvaluator(plies, every_move=every_move) if every_move else None
     return analyse(record, plies=plies, evaluator=decide, on_game=progress)
 
 
