@@ -382,6 +382,21 @@ def test_api_evaluator_rerates_a_filtered_played_move_at_full_depth() -> None:
     assert ranked[moves[-2][0].position] == pytest.approx(moves[-2][1])  # not asked for: left as the hint rated it
 
 
+def test_a_match_aware_every_move_evaluator_ranks_every_move_at_full_depth() -> None:
+    """ApiEvaluator(2, every_move=True) keeps the flag at a score (at_score) and at another
+    depth (with_plies): each move is rated by its every-move 2-ply evaluation, normalised to
+    match equity, so a move the filter would leave at 1 ply gets its 2-ply value."""
+    api = ApiEvaluator(2, every_move=True).at_score((1, 0), 3)
+    assert api.every_move and api.with_plies(3).every_move and api.name == "net 2-ply every move, match-aware"
+    position, dice = Position.from_id("flYUghD7UohCgAAA"), (5, 6)
+    every = {h.move.notation: h.evaluation for h in fevga.hint(position, dice, 2, every_move=True)}
+    assert 1 in [h.plies for h in fevga.hint(position, dice, 2)]  # the filter leaves some at 1 ply
+    ranked = api.rank(position, dice, Rules())
+    assert sorted(m.notation for m, _ in ranked) == sorted(every)
+    assert [e for _, e in ranked] == sorted((e for _, e in ranked), reverse=True)
+    assert all(e == api._equity(every[m.notation], position.turn) for m, e in ranked)
+
+
 def test_rating_bands_follow_the_strength_ladder_on_a_seeded_sample() -> None:
     from fevga import Net
     from fevga.analyser import RATING_BANDS, band_legend, rating_band

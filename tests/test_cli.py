@@ -96,6 +96,8 @@ def test_hint_every_move_searches_every_move_at_the_plies(capsys: pytest.Capture
     assert [(m["move"], m["equity"]) for m in hinted["moves"]] == [(h.move.notation, h.equity) for h in every]
     assert main(["hint", middle.id, "5-6", "--plies", "2", "--top", "0", "--json"]) == 0
     assert 1 in [m["plies"] for m in json.loads(capsys.readouterr().out)["moves"]]  # the filter left some at 1 ply
+    assert main(["hint", middle.id, "5-6", "--every-move"]) != 0  # at 1 ply it would change nothing
+    assert "--every-move searches at 2 plies or more: add --plies 2" in capsys.readouterr().err
 
 
 def test_quantised_option_plays_and_judges_with_the_quantised_net(capsys: pytest.CaptureFixture[str]) -> None:

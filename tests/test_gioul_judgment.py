@@ -222,6 +222,8 @@ def test_an_analysis_searching_every_move_judges_by_hint_every_move(tmp_path: Pa
     assert data["evaluator"] == "net 2-ply every move" and data["players"] == json.loads(analysis.to_json())["players"]
     out = run("analyse", str(path), "--every-move", "--evaluator", "heuristic")
     assert out.returncode != 0 and "--every-move applies to the net evaluator" in out.stderr
+    out = run("analyse", str(path), "--every-move")
+    assert out.returncode != 0 and "--every-move searches at 2 plies or more" in out.stderr
     with pytest.raises(InvalidArgumentError, match="another hint function"):
         ApiEvaluator(2, hint=fevga.hint, every_move=True)
     with pytest.raises(InvalidArgumentError, match="every_move"):

@@ -268,6 +268,7 @@ def test_every_move_hints_search_every_move(port: int) -> None:
         assert_refused(*request(port, "POST", f"{API}/{route}", {"items": items, "every_move": True})[:2],
                        "invalid_request")
     assert_refused(*get(port, f"{API}/hint?position={p.id}&dice=6-5&every_move=maybe"), "invalid_request")
+    assert_refused(*get(port, f"{API}/hint?position=start&dice=6-5&plies=3&every_move=true"), "plies_limit")
     record = play_game(seed=4, policy="heuristic")  # an analysis: every move of each decision at 2 plies
     status, data, _ = request(port, "POST", f"{API}/analyse?plies=2&every_move=true", record.to_json())
     expected = analyse(record, evaluator=ApiEvaluator(2, every_move=True))

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import select
+import signal
 import shutil
 import subprocess
 import sys
@@ -108,6 +109,20 @@ def _read_until(fd: int, pattern: str, timeout: float = 60.0) -> str:
     return seen.decode(errors="replace")
 
 
+def _exit_status(pid: int, timeout: float = 60.0) -> int:
+    """The wait status of child `pid` once it exits; killed (and the test failed) if it has
+    not exited within `timeout` seconds, so a child that hangs costs a minute, not the run."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    pytest.fail(f"the child did not exit within {timeout:g} s; killed")
+
+
 def test_in_a_pseudo_terminal() -> None:
     import pty
 
@@ -125,7 +140,7 @@ def test_in_a_pseudo_terminal() -> None:
         assert "Game stopped (quit)" in rest
     finally:
         os.close(fd)
-        os.waitpid(pid, 0)
+        _exit_status(pid)
 
 
 def test_under_tmux() -> None:
@@ -420,19 +435,19 @@ def test_gioul_against_the_gioul_net_with_hints_and_the_tutor(tmp_path: Path) ->
 
 def test_ctrl_c_saves_the_game_so_far(tmp_path: Path) -> None:
     import pty
-    import signal
 
     save = tmp_path / "interrupted.json"
     pid, fd = pty.fork()
     if pid == 0:
         os.execv(sys.executable, FEVGA + ["play", "--human", "white", "--seed", "5", "--save", str(save)])
     try:
-        _read_until(fd, r"white \d-\d> $")
+        shown = _read_until(fd, r"white \d-\d> $")
+        assert re.search(r"white \d-\d> $", shown), f"no prompt within 60 s: {shown[-500:]!r}"
         os.kill(pid, signal.SIGINT)
         rest = _read_until(fd, r"saved ")
-        assert "Game stopped (Ctrl-C)" in rest
+        assert "Game stopped (Ctrl-C)" in rest, f"after SIGINT: {rest!r}"
     finally:
-        _, status = os.waitpid(pid, 0)
+        status = _exit_status(pid)
         os.close(fd)
     assert os.WEXITSTATUS(status) == 130
     record = load_record(save).games[0]

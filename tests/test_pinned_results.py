@@ -171,7 +171,7 @@ PINS: dict[str, str] = {  # recorded on main at d19dfc4; "# net 3": the shipped 
     "gioul-rollouts": "7658cd697547a96b9e9ff1b2a9c025ea00891f08a940fc3b992056bfa410a956",
     "mixed-games": "43ecfe0676c8700fad57f678c6863a2d5607cc73b26a24af076fcb69c3564275",  # net 3
     "perft": "c4c5dc35ffbf46f2afadff2337dd70f1be13b58fdf772c9a96dd82e0654188b3",
-    "rollouts": "aab4b4138684075bacad8a2fc72a9d8eac776d4cb299d0755201eb3ebc494484",  # net 3 (and its match odds); fewer games from ae22e01
+    "rollouts": "aab4b4138684075bacad8a2fc72a9d8eac776d4cb299d0755201eb3ebc494484",  # net 3 (and its match odds); 470fb71: fewer games
     "training": "8d870e446c3a76cbaa2195638f56119bd6f0e27aa22f245e27740f4c7161e717",
 }
 

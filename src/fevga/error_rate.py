@@ -635,7 +635,8 @@ def judge_truth(corpus: Corpus, source: str | os.PathLike[str], path: str | os.P
     plies = check_int("plies", plies, 1, 3)
     every_move = check_flag("every_move", every_move)
     threads, workers = nested_threads(workers)
-    name = f"net {judge.checksum[:12]} {plies}-ply{' every move' if every_move else ''}" if name is None else name
+    searched = " every move" if every_move and plies > 1 else ""  # at 1 ply every move is valued anyway
+    name = f"net {judge.checksum[:12]} {plies}-ply{searched}" if name is None else name
     if name in settings["players"]:
         raise InvalidArgumentError(f"the truth already has a player named {name!r}")
     evaluator = _truth_net(net, corpus.game, settings.get("quantised", False))

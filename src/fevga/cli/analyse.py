@@ -40,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="plies of the decision evaluator: 1 rates a move by its result, 2 looks a roll deeper")
     parser.add_argument("--every-move", action="store_true",
                         help="with --plies 2 or more, search every move of a decision, not only the move filter's "
-                             "(fevga.hint every_move: the stronger Gioul judge, about 19x the 2-ply time)")
+                             "(fevga.hint every_move: the stronger Gioul judge, about 10x the moves searched)")
     parser.add_argument("--evaluator", choices=["heuristic", "net"], default="net",
                         help="the shipped net through fevga.hint/evaluate (default) or the old heuristic expectimax")
     parser.add_argument("--json", action="store_true", help="print the analysis as JSON")
@@ -80,6 +80,8 @@ def _run(args: argparse.Namespace) -> int:
             raise InvalidArgumentError("--every-move applies to the net evaluator, not the heuristic one")
         evaluator = HeuristicEvaluator(plies=args.plies)
     elif args.every_move:
+        if args.plies < 2:
+            raise InvalidArgumentError("--every-move searches at 2 plies or more: add --plies 2")
         evaluator = ApiEvaluator(args.plies, every_move=True)
     options = dict(plies=args.plies, evaluator=evaluator, thresholds=thresholds, rollouts=args.rollouts,
                    rollout_seed=args.seed, workers=args.workers)

@@ -113,6 +113,8 @@ def _hint(args: argparse.Namespace) -> int:
     game, position, net = _judged(args)
     if args.dice is None and not (isinstance(position, GioulPosition) and position.pending):
         raise InvalidArgumentError(f"fevga hint needs the dice of the roll, e.g. {position.id} 6-5")
+    if args.every_move and args.plies < 2:
+        raise InvalidArgumentError("--every-move searches at 2 plies or more: add --plies 2")
     score = score_of(args)
     hints = hint(position, args.dice, args.plies, rules_argument(args, game), net=net, score=score,
                  length=args.length, every_move=args.every_move)

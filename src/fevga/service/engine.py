@@ -139,7 +139,7 @@ class Choice:
     how long it took."""
 
     ranking: tuple[Ranked, ...]
-    method: str  # "net N-ply", "rollout", "heuristic"
+    method: str  # "net N-ply", "net N-ply every move", "rollout"
     depth: int
     elapsed: float  # seconds of engine time
     notes: tuple[str, ...] = ()

@@ -92,6 +92,7 @@ class Limits:
     plies_evaluate: int = MAX_PLIES  # GET evaluate (batch: batch_plies)
     plies_hint: int = MAX_PLIES + 1  # GET hint
     batch_plies: int = 2  # plies of a batch evaluate/hint
+    every_move_plies: int = 2  # plies of a hint searching every move (GET hint; a batch and analyse: their own)
     rollout_games: int = 1_000_000  # games of one rollout job (per move for a roll)
     rollout_workers: int = 2  # threads of one rollout job
     jobs: int = 4  # rollout jobs queued or running at once (429 past it)
@@ -341,7 +342,8 @@ def _method(plies: int, every_move: bool) -> str:
 def _hint_only(request: BatchRequest, route: str) -> None:
     """422 for a batch asking `route` for what only hint does (every_move)."""
     if request.every_move:
-        raise ApiError(422, "invalid_request", f"every_move chooses which moves a hint searches: {route} ranks none")
+        raise ApiError(422, "invalid_request", f"every_move chooses which moves a hint searches: only hint takes it, "
+                       f"not {route}")
 
 
 # ---------------------------------------------------------------------- bodies
@@ -418,7 +420,8 @@ def _query_model(route: str, limits: Limits, own: tuple[str, ...]) -> type[BaseM
     names = ("position", *own, "game", "rules", *(("after",) if route == "hint" else ()),
              *(("quantised",) if route != "moves" else ()), *(("every_move",) if route == "hint" else ()))
     model: type[BaseModel] = create_model(
-        f"{route.capitalize()}Query", **{"plies" if name.startswith("plies_") else name: fields[name] for name in names})
+        f"{route.capitalize()}Query",
+        **{"plies" if name.startswith("plies_") else name: fields[name] for name in names})
     return model
 
 
@@ -540,6 +543,9 @@ def create_app(limits: Limits | None = None) -> FastAPI:
                               query.quantised)
 
     def get_hint(query: Any) -> dict[str, Any]:
+        if query.every_move and query.plies > limits.every_move_plies:
+            raise ApiError(422, "plies_limit", f"plies={query.plies}: a hint searching every move goes "
+                           f"{limits.every_move_plies} plies deep at most here")
         p = parse_position(query.position, query.game, limits)
         return _hint_of(p, _dice(p, query.dice), query.plies, query.after, query.rules, query.quantised,
                         query.every_move)

@@ -78,10 +78,12 @@ class Session:
         return True
 
     def quick(self) -> bool:
-        """Whether a `go` now takes milliseconds (no rollout, at most 2 plies: a 3-ply choice takes
-        tens of milliseconds in Fevga, hundreds in Gioul): then it is not worth a search thread."""
+        """Whether a `go` now takes milliseconds (no rollout, at most 2 plies, the filtered search:
+        a 3-ply choice takes tens of milliseconds in Fevga, hundreds in Gioul, and searching every
+        move at 2 plies up to a second): then it is not worth a search thread."""
         values = self.engine.values
-        return values["engine.rollouts"] == 0 and int(values["engine.ply"]) <= 2  # type: ignore[call-overload]
+        ply = int(values["engine.ply"])  # type: ignore[call-overload]
+        return values["engine.rollouts"] == 0 and (ply == 1 or (ply == 2 and not values["engine.every_move"]))
 
     def error(self, code: str, detail: str) -> None:
         """One spec error line (the detail on one line)."""
