@@ -379,6 +379,28 @@ def test_gioul_hint_piped_on_stdin_shows_the_nets_equities() -> None:
     assert f"1 {best.move.notation:<28}   1 {best.equity:+8.4f}" in table
 
 
+def test_hints_searching_every_move_are_fevga_hint_every_move() -> None:
+    """--hint-plies 2 --hint-every-move: the hints are fevga.hint(..., 2, every_move=True)'s and
+    say so; the flag needs --hint-plies 2 and a human side."""
+    from fevga.gioul import GioulPosition
+
+    argv = ["play", "--human", "white", "--game", "gioul", "--seed", "3", "--hint-plies", "2", "--hint-every-move"]
+    run = subprocess.run(FEVGA + argv, input="hint\nquit\n", capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    shown = run.stdout
+    assert "hints: Gioul net 2-ply every move, as fevga hint" in shown
+    state = GioulPosition.from_id(re.findall(r"ID (\S{20})", shown.split("> hint")[0])[-1])
+    rolled = re.findall(r"rolled (\d)-(\d)", shown.split("> hint")[0])[-1]
+    every = fevga.hint(state, None if state.pending else (int(rolled[0]), int(rolled[1])), 2, every_move=True)
+    table = shown.split("hint (Gioul net 2-ply every move, as fevga hint), equity for white:", 1)[1]
+    rows = [f"{k} {h.move.notation:<28}   2 {h.equity:+8.4f}" for k, h in enumerate(every[:5], 1)]
+    assert len(every) >= 5 and all(row in table for row in rows), table  # each at 2 plies (filtered: not the 5th)
+    for argv, message in ((["--human", "white", "--hint-every-move"], "add --hint-plies 2"),
+                          (["--hint-plies", "2", "--hint-every-move"], "add --human white|black")):
+        refused = subprocess.run(FEVGA + ["play", *argv], input="quit\n", capture_output=True, text=True, timeout=120)
+        assert refused.returncode == 2 and message in refused.stderr, refused.stderr
+
+
 def test_gioul_against_the_gioul_net_with_hints_and_the_tutor(tmp_path: Path) -> None:
     from fevga.analyser import analyse
     from fevga.gioul import GioulPosition

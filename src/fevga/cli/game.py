@@ -192,8 +192,9 @@ def _play(args: argparse.Namespace) -> int:
     for option in ("tutor",):
         if getattr(args, option):
             raise InvalidArgumentError(f"--{option} is for games against the engine: add --human white|black")
-    if args.hint_plies != 1:
-        raise InvalidArgumentError("--hint-plies is for games against the engine: add --human white|black")
+    if args.hint_plies != 1 or args.hint_every_move:
+        raise InvalidArgumentError("--hint-plies and --hint-every-move are for games against the engine: "
+                                   "add --human white|black")
     args.policy = args.policy or "random"
     policy = (args.white or args.policy, args.black or args.policy)
     record: GameRecord | GioulGameRecord

@@ -140,6 +140,7 @@ class Engine:
     rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
     score: tuple[int, int] | None = None
     length: int | None = None
+    hint_every_move: bool = False  # the hints search every move at hint_plies (fevga hint --every-move)
 
     def __post_init__(self) -> None:
         allowed = ENGINE_POLICIES[self.game]
@@ -161,12 +162,14 @@ class Engine:
     def hint_name(self) -> str:
         """What the hints are, in words."""
         game = "Gioul net" if self.game == "gioul" else "net"
-        return f"{game} {self.hint_plies}-ply, as fevga hint" + (" at the match score" if self.score else "")
+        every = " every move" if self.hint_every_move and self.hint_plies > 1 else ""
+        return f"{game} {self.hint_plies}-ply{every}, as fevga hint" + (" at the match score" if self.score else "")
 
     def at_score(self, score: tuple[int, int], length: int) -> Engine:
         """This engine ranking its moves and hints by match winning chance at `score` (Fevga)."""
         return Engine(self.policy, self.game, self.net, self.hint_plies, self.rng,
-                      score if self.game == "fevga" else None, length if self.game == "fevga" else None)
+                      score if self.game == "fevga" else None, length if self.game == "fevga" else None,
+                      self.hint_every_move)
 
     def choose(self, position: AnyPosition, moves: Sequence[AnyMove], dice: tuple[int, int] | None,
                rules: Rules) -> AnyMove:
@@ -189,9 +192,9 @@ class Engine:
 
     def hints(self, position: AnyPosition, dice: tuple[int, int] | None, rules: Rules) -> list[Any]:
         """`fevga.hint` of the roll (of a Gioul decision: dice None when pending) with the engine's
-        net, plies and match score."""
-        hints: list[Any] = hint(position, dice, self.hint_plies, rules, net=self.net,
-                                score=self.score, length=self.length)
+        net, plies, every-move choice and match score."""
+        hints: list[Any] = hint(position, dice, self.hint_plies, rules, net=self.net, score=self.score,
+                                length=self.length, every_move=self.hint_every_move and self.hint_plies > 1)
         return hints
 
     def accepts(self, position: AnyPosition, points: int, rules: Rules) -> bool:
@@ -636,4 +639,6 @@ def engine_of(args: argparse.Namespace, game: str) -> Any:
     policy = chosen.pop() if chosen else DEFAULT_ENGINE[game]
     if not 1 <= args.hint_plies <= deepest_plies(game, True):
         raise InvalidArgumentError(f"--hint-plies {args.hint_plies} must be 1..{deepest_plies(game, True)} ({game})")
-    return Engine(policy, game, net_argument(args, game), args.hint_plies)
+    if args.hint_every_move and args.hint_plies < 2:
+        raise InvalidArgumentError("--hint-every-move searches at 2 plies or more: add --hint-plies 2")
+    return Engine(policy, game, net_argument(args, game), args.hint_plies, hint_every_move=args.hint_every_move)

@@ -108,9 +108,9 @@ def _play_match(args: argparse.Namespace) -> int:
             print("fevga: the input ended before the match did", file=sys.stderr)
         return 130 if console.stopped == "interrupted" else 0
     else:
-        if args.tutor or args.hint_plies != 1 or args.net or args.quantised:
-            raise InvalidArgumentError("--tutor, --hint-plies, --net and --quantised are for matches against the engine: "
-                                       "add --human white|black")
+        if args.tutor or args.hint_plies != 1 or args.hint_every_move or args.net or args.quantised:
+            raise InvalidArgumentError("--tutor, --hint-plies, --hint-every-move, --net and --quantised are for "
+                                       "matches against the engine: add --human white|black")
         args.policy = args.policy or "heuristic"
         policy = (args.white or args.policy, args.black or args.policy)
         record = play_match(args.length, seed=args.seed, policy=policy, rules=rules)

@@ -82,9 +82,12 @@ def rules_argument(args: argparse.Namespace, game: str) -> Rules:
 
 
 def add_human_options(parser: argparse.ArgumentParser) -> None:
-    """The options of a game against the engine: --tutor [LEVEL] and --hint-plies N."""
+    """The options of a game against the engine: --tutor [LEVEL], --hint-plies N and --hint-every-move."""
     parser.add_argument("--tutor", nargs="?", const="doubtful", default=None, choices=["doubtful", "bad", "very-bad"],
                         help="with --human: warn before a move the hint marks this bad or worse (default: doubtful; "
                              "thresholds 0.04 / 0.08 / 0.16 as in docs/analysis.md)")
     parser.add_argument("--hint-plies", type=int, default=1,
                         help="with --human: plies of the hints and the tutor, as fevga hint --plies (default: %(default)s)")
+    parser.add_argument("--hint-every-move", action="store_true",
+                        help="with --human and --hint-plies 2 or more: the hints and the tutor search every move, "
+                             "as fevga hint --every-move (the stronger Gioul hints)")
