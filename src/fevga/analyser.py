@@ -57,7 +57,7 @@ from fevga.match import away_scores, match_equity_table, match_winning_chance
 from fevga.rollout import rollout_moves
 from fevga.bearoff.core_tables import tables_of
 from fevga_core import rollout as core
-from fevga.analysis import MAX_PLIES, deepest_plies, evaluate, gioul_roll_values, hint
+from fevga.analysis import MAX_PLIES, deepest_plies, evaluate, gioul_roll_values, hint, search_name
 import io
 from fevga.rollout.jobs import MAX_GAMES
 from fevga.checks import check_workers
@@ -234,8 +234,7 @@ class ApiEvaluator:
         self.score = score
         self.length = length
         self.table = table
-        base = name or (f"net {plies}-ply{' every move' if self.every_move and plies > 1 else ''}" if hint is None
-                        else f"evaluator {plies}-ply")
+        base = name or (f"net {search_name(plies, self.every_move)}" if hint is None else f"evaluator {plies}-ply")
         self._base = base
         self.name = base if score is None else f"{base}, match-aware"
 
@@ -285,7 +284,7 @@ class ApiEvaluator:
         mover = position.turn
         keep_ids = set(keep)
         ranked: list[tuple[Any, float, int]] = []
-        every: dict[str, bool] = {"every_move": True} if self.every_move and self.plies > 1 else {}
+        every: dict[str, bool] = {"every_move": True} if self.every_move else {}
         items = list(hint(position, dice, plies=self.plies, rules=rules, **every))
         top = max((int(getattr(item, "plies", self.plies)) for item in items), default=self.plies)
         for item in items:

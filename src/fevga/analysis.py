@@ -61,6 +61,16 @@ def deepest_plies(game: str, choice: bool) -> int:
     return (GIOUL_MAX_PLIES if game == "gioul" else MAX_PLIES) + int(choice)
 
 
+def search_name(plies: int, every_move: bool) -> str:
+    """How a hint's search is named everywhere (analysis, HTTP, UBGI, truths, play): at 1 ply
+    every move is valued anyway, so only a deeper every-move search says so.
+
+    >>> search_name(2, True), search_name(1, True), search_name(3, False)
+    ('2-ply every move', '1-ply', '3-ply')
+    """
+    return f"{plies}-ply{' every move' if every_move and plies > 1 else ''}"
+
+
 @dataclass(frozen=True)
 class Evaluation:
     """Probabilities for the side on roll; `equity` in points (a mars counts 2, a draw 0);

@@ -49,7 +49,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from fevga.analysis import hint
+from fevga.analysis import hint, search_name
 from fevga.checks import check_int
 from fevga.limits import check_flag, check_real
 from fevga.errors import CheckpointError, FevgaError, InvalidArgumentError
@@ -635,8 +635,7 @@ def judge_truth(corpus: Corpus, source: str | os.PathLike[str], path: str | os.P
     plies = check_int("plies", plies, 1, 3)
     every_move = check_flag("every_move", every_move)
     threads, workers = nested_threads(workers)
-    searched = " every move" if every_move and plies > 1 else ""  # at 1 ply every move is valued anyway
-    name = f"net {judge.checksum[:12]} {plies}-ply{searched}" if name is None else name
+    name = f"net {judge.checksum[:12]} {search_name(plies, every_move)}" if name is None else name
     if name in settings["players"]:
         raise InvalidArgumentError(f"the truth already has a player named {name!r}")
     evaluator = _truth_net(net, corpus.game, settings.get("quantised", False))

@@ -41,7 +41,7 @@ from fevga.rules import Rules
 from fevga.seeding import SeedLike, seed_repr, seed_sequence
 from fevga_core import game as core_game
 from fevga.notation import parse_paths
-from fevga.analysis import deepest_plies, evaluate, hint
+from fevga.analysis import deepest_plies, evaluate, hint, search_name
 from fevga.cli.net import hint_table, net_argument
 
 AnyPosition = Union[Position, GioulPosition]
@@ -162,8 +162,8 @@ class Engine:
     def hint_name(self) -> str:
         """What the hints are, in words."""
         game = "Gioul net" if self.game == "gioul" else "net"
-        every = " every move" if self.hint_every_move and self.hint_plies > 1 else ""
-        return f"{game} {self.hint_plies}-ply{every}, as fevga hint" + (" at the match score" if self.score else "")
+        searched = search_name(self.hint_plies, self.hint_every_move)
+        return f"{game} {searched}, as fevga hint" + (" at the match score" if self.score else "")
 
     def at_score(self, score: tuple[int, int], length: int) -> Engine:
         """This engine ranking its moves and hints by match winning chance at `score` (Fevga)."""
@@ -194,7 +194,7 @@ class Engine:
         """`fevga.hint` of the roll (of a Gioul decision: dice None when pending) with the engine's
         net, plies, every-move choice and match score."""
         hints: list[Any] = hint(position, dice, self.hint_plies, rules, net=self.net, score=self.score,
-                                length=self.length, every_move=self.hint_every_move and self.hint_plies > 1)
+                                length=self.length, every_move=self.hint_every_move)
         return hints
 
     def accepts(self, position: AnyPosition, points: int, rules: Rules) -> bool:

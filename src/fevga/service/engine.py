@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from fevga.analysis import MAX_PLIES, deepest_plies, hint
+from fevga.analysis import MAX_PLIES, deepest_plies, hint, search_name
 from fevga.errors import InvalidArgumentError
 from fevga.gioul import GioulMove, GioulPosition
 from fevga.net import Net, net_of
@@ -242,11 +242,11 @@ class Engine:
                 plies: int) -> tuple[list[Ranked], str]:
         """The ranking of `fevga.hint` over the game's net at `plies` plies (every move searched
         with engine.every_move)."""
-        every_move = bool(self.values["engine.every_move"]) and plies > 1
+        every_move = bool(self.values["engine.every_move"])
         hints: list[Any] = hint(position, dice, plies=plies, rules=self.rules, net=self.net, every_move=every_move)
         ranked = [Ranked(h.move, h.equity, h.evaluation.win, h.evaluation.win_mars, h.evaluation.lose_mars)
                   for h in hints]
-        return ranked, f"net {plies}-ply{' every move' if every_move else ''}"
+        return ranked, f"net {search_name(plies, every_move)}"
 
 
 def _rolled(m: Any) -> Ranked:

@@ -47,7 +47,7 @@ import numpy as np
 
 from fevga import batch
 from fevga.analyser import ApiEvaluator, HeuristicEvaluator, analyse
-from fevga.analysis import MAX_PLIES, deepest_plies, evaluate, hint
+from fevga.analysis import MAX_PLIES, deepest_plies, evaluate, hint, search_name
 from fevga.checks import validate_dice
 from fevga.errors import FevgaError, InvalidArgumentError, InvalidNotationError, RecordError
 from fevga.gioul import GIOUL_WIDTH, GioulPosition, validate_states
@@ -330,13 +330,8 @@ def _hint_of(position: Position | GioulPosition, dice: tuple[int, int] | None, p
     _gioul_plies(position, plies, 1)
     hints: list[Any] = hint(position, dice, plies, _rules(rules, position), net=_net(_game(position), quantised),
                             every_move=every_move)
-    return {**head, "method": _method(plies, every_move), "moves": [
+    return {**head, "method": f"net {search_name(plies, every_move)}", "moves": [
         {**h.to_dict(), **({"after": h.move.position.id} if after else {})} for h in hints]}
-
-
-def _method(plies: int, every_move: bool) -> str:
-    """How a hint ranked its moves, as its answer names it."""
-    return f"net {plies}-ply{' every move' if every_move and plies > 1 else ''}"
 
 
 def _hint_only(request: BatchRequest, route: str) -> None:
