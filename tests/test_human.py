@@ -15,6 +15,8 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
+
 import fevga
 from fevga import BLACK, WHITE, Position, Rules
 from dataclasses import replace
