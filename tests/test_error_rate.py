@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -466,8 +467,12 @@ def test_ctrl_c_in_a_rollout_stops_the_truth_and_keeps_only_whole_decisions(corp
         run_truth(small, path, games=36, seed=5, net=net, workers=workers)
     saved = _without_times(load_truth(path)) if path.exists() else []
     assert saved == _without_times(whole)[:1] if workers == 1 else saved in ([], _without_times(whole)[:1])
+    # the stopped decision's rollout left its progress; a saved decision's files are gone
+    assert (tmp_path / "interrupted.json.rollouts").is_dir()
+    assert not list((tmp_path / "interrupted.json.rollouts").glob("decision-0-*")) or not saved
     monkeypatch.setattr(error_rate, "rollout_moves", real)
     assert _without_times(run_truth(small, path, games=36, seed=5, net=net, workers=workers)) == _without_times(whole)
+    assert not (tmp_path / "interrupted.json.rollouts").exists()  # a whole run leaves no folder behind
 
 
 def test_ctrl_c_stops_every_decision_running_on_its_own_thread(tmp_path) -> None:
@@ -649,6 +654,39 @@ def test_every_move_within_the_window_is_screened_in_or_ruled_out() -> None:
     second = complete_truth(race, DecisionTruth(55, first.moves[1:2], first.picks, 0.0), 2592, 7)
     assert sorted(m.move for m in second.moves) == sorted(window)  # each once: the second best was screened out
     assert [m for m in second.moves if m.games is None] == list(first.moves[:2])
+
+
+def test_a_screen_stopped_part_way_resumes_from_its_checkpoint_to_the_same_truth(tmp_path,
+                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long decision must not start over when the run is stopped or killed: its screen saves
+    its rounds and blocks in the checkpoint folder, and a rerun plays only the rest, to the same
+    numbers as an unstopped screen."""
+    import fevga.error_rate as error_rate
+    from fevga.error_rate import Decision, complete_truth, decision_truth
+
+    race = Decision(Position.from_id("jQAAP_YAADtvWAAA"), (2, 4), 18, 69)  # as in the test above
+    first = decision_truth(race, 55, 2592, 7)
+    whole = complete_truth(race, first, 2592, 7)
+    real, blocks = error_rate.rollout_moves, []
+
+    def counted(stop_after: int | None) -> Callable[..., object]:
+        def rollout_moves(*args: object, **kwargs: object) -> object:
+            def on_block(done: int, total: int) -> None:
+                blocks.append(done)
+                if len(blocks) == stop_after:
+                    raise KeyboardInterrupt
+            return real(*args, **{**kwargs, "on_block": on_block})  # type: ignore[arg-type]
+        return rollout_moves
+
+    monkeypatch.setattr(error_rate, "rollout_moves", counted(1))  # stopped after the first round's block
+    with pytest.raises(KeyboardInterrupt):
+        complete_truth(race, first, 2592, 7, checkpoints=tmp_path)
+    assert len(list(tmp_path.glob("decision-55-*.npz"))) == 1
+    blocks.clear()
+    monkeypatch.setattr(error_rate, "rollout_moves", counted(None))
+    resumed = complete_truth(race, first, 2592, 7, checkpoints=tmp_path)
+    assert len(blocks) == 1  # the second block only (the screen's 14 moves in two rounds of one block)
+    assert {**resumed.to_dict(), "seconds": None} == {**whole.to_dict(), "seconds": None}
 
 
 def test_a_truth_made_before_the_screen_is_completed_in_place(corpus: Corpus, tmp_path) -> None:

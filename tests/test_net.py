@@ -478,8 +478,6 @@ def test_stopping_rule_stops_separated_moves_and_keeps_the_best() -> None:
     for m in early:
         if not m.stopped:
             assert m.result.equity == pytest.approx(by_id[m.move.position.id].result.equity, abs=1e-12)
-    with pytest.raises(InvalidArgumentError, match="checkpoint"):
-        fevga.rollout_moves(position, "2-1", games=72, stop_early=True, checkpoint="x.ckpt")
 
 
 def test_expectimax_over_the_net_is_the_one_ply_evaluation(corpus: list[Position]) -> None:

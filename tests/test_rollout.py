@@ -13,10 +13,10 @@ from boards import initial, race
 from fevga import GioulPosition, hint
 from fevga.bearoff import OneSidedDB, TwoSidedDB
 from fevga.cli import main
-from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidPositionError, InvalidRulesError
+from fevga.errors import CheckpointError, IllegalMoveError, InvalidArgumentError, InvalidPositionError, InvalidRulesError
 from fevga.net import Net
 from fevga.position import BLACK, WHITE, Move, Position
-from fevga.rollout import STRATA, moves_to_csv, moves_to_frame, rollout, rollout_moves
+from fevga.rollout import STRATA, MoveRollout, moves_to_csv, moves_to_frame, rollout, rollout_moves
 from fevga.rules import Rules
 from fevga.search import static_value
 
@@ -506,6 +506,125 @@ def test_ranked_moves_are_rollouts_of_their_positions(game: str) -> None:
     assert any(m.stopped for m in stopped) and not stopped[0].stopped
 
 
+def _ranking(moves: list[MoveRollout]) -> list[tuple[object, ...]]:
+    """Everything a ranking says, each number exactly."""
+    return [(m.move.notation, m.result.equity, m.result.equity_se, m.diff, m.diff_se, m.result.games, m.stopped)
+            for m in moves]
+
+
+def test_stopping_rule_resumes_from_its_checkpoint_to_the_same_numbers(game: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Rounds of 1, 1, 2, 2 blocks: stopped after every few blocks and resumed each time (on
+    # other worker counts), the ranking is the uninterrupted one, bit for bit.
+    position, dice = (STOPS_EARLY, "6-3") if game == "fevga" else RANKED[game]  # Fevga: short games
+    games = 6 * STRATA
+    whole = rollout_moves(position, dice, games=games, seed=5, workers=2, policy="random", stop_early=True,
+                          progress=False)
+    assert any(m.stopped for m in whole) and not whole[0].stopped
+    for step in (1, 3):
+        path = tmp_path / f"step{step}.ckpt"
+        runs = 0
+        while True:
+            runs += 1
+            seen = 0
+
+            def stop(done: int, total: int) -> None:
+                nonlocal seen
+                seen += 1
+                if seen == step:
+                    raise KeyboardInterrupt
+
+            ranked = rollout_moves(position, dice, games=games, seed=5, workers=1 + runs % 2, policy="random",
+                                   stop_early=True, progress=False, checkpoint=path, checkpoint_every=3600.0,
+                                   on_block=stop)
+            if not any(m.result.interrupted for m in ranked):
+                break
+            with np.load(path) as data:  # a stop in the second round or later keeps the rounds before it
+                assert len(json.loads(data["rounds"].tobytes())["finished"]) == next(
+                    i for i, end in enumerate([1, 2, 4, 6]) if runs * step <= end)
+        # a stop at the last block still reports an interrupted run: the next one plays nothing
+        assert runs == 6 // step + 1 and _ranking(ranked) == _ranking(whole)
+        assert ranked[0].result.resumed_games == games - 6 % step * STRATA
+        # a finished checkpoint plays nothing and gives the whole result again
+        again = rollout_moves(position, dice, games=games, seed=5, workers=2, policy="random", stop_early=True,
+                              progress=False, checkpoint=path, on_block=lambda done, total: pytest.fail("played"))
+        assert _ranking(again) == _ranking(whole)
+    # A checkpoint is resumed only the way it was made.
+    with pytest.raises(CheckpointError, match="saved with the stopping rule"):
+        rollout_moves(position, dice, games=games, seed=5, workers=2, policy="random", progress=False,
+                      checkpoint=tmp_path / "step1.ckpt")
+    rollout_moves(position, dice, games=STRATA, seed=5, workers=2, policy="random", progress=False,
+                  checkpoint=tmp_path / "plain.ckpt")
+    with pytest.raises(CheckpointError, match="saved without the stopping rule"):
+        rollout_moves(position, dice, games=STRATA, seed=5, workers=2, policy="random", progress=False,
+                      checkpoint=tmp_path / "plain.ckpt", stop_early=True)
+
+
+def test_stopping_rule_checkpoint_with_wrong_rounds_is_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Each edit gets a fresh content checksum, so that the checks behind it are what refuse it.
+    from fevga.rollout.checkpoints import content_digest
+
+    position, dice = RANKED["fevga"]
+    games = 4 * STRATA
+    path = tmp_path / "job.ckpt"
+    seen = []
+
+    def stop(done: int, total: int) -> None:
+        seen.append(done)
+        if len(seen) == 3:  # in the third round (blocks 2 and 3)
+            raise KeyboardInterrupt
+
+    rollout_moves(position, dice, games=games, seed=5, workers=1, policy="random", stop_early=True, progress=False,
+                  checkpoint=path, checkpoint_every=3600.0, on_block=stop)
+    with np.load(path) as data:
+        good = {key: data[key] for key in data.files}
+    rounds = json.loads(good["rounds"].tobytes())
+    assert len(rounds["finished"]) == 2 and int(good["start"][0]) == 2
+    moves = len(rounds["finished"][0])
+
+    def edited(drop: str = "", **changes: object) -> dict[str, object]:
+        arrays = {key: value for key, value in good.items() if key != drop}
+        for key, value in changes.items():
+            arrays[key] = (np.frombuffer(json.dumps(value).encode(), dtype=np.uint8) if key == "rounds"
+                           else value)
+        arrays["sha256"] = np.frombuffer(content_digest(arrays).encode(), dtype=np.uint8)  # type: ignore[arg-type]
+        return arrays
+
+    cases = {
+        "not a list": (edited(rounds={"finished": 3, "members": [0]}), "'rounds' entry is not a list"),
+        "unsorted": (edited(rounds={**rounds, "members": rounds["members"][::-1]}), "'rounds' entry is not a list"),
+        "not every move first": (edited(rounds={**rounds, "finished": [[0], *rounds["finished"][1:]]}),
+                                 "not those of the stopping rule"),
+        "a move back": (edited(rounds={**rounds, "members": list(range(moves))}) if len(rounds["members"]) < moves
+                        else edited(rounds={**rounds, "members": [moves]}), "not those of the stopping rule"),
+        "too many rounds": (edited(rounds={"finished": [list(range(moves))] * 3, "members": [0]}),
+                            "'rounds' entry is not a list"),
+        "start": (edited(start=np.asarray([1])), "round entries are incomplete"),
+        "no start": (edited(drop="start"), "round entries are incomplete"),
+        "short": (edited(round_first=good["round_first"][:-1]), "wrong shape"),
+        "long": (edited(round_lengths=np.concatenate([good["round_lengths"], [0]])), "round arrays are of the wrong size"),
+        "half the games": (edited(round_sums=good["round_sums"] / 2), "game counts disagree"),
+        "a round": (edited(rounds={**rounds, "finished": rounds["finished"][:1]}), "round entries are incomplete"),
+    }
+    for name, (arrays, reason) in cases.items():
+        bad = tmp_path / f"{name}.npz"
+        with open(bad, "wb") as handle:
+            np.savez(handle, **arrays)
+        with pytest.raises(CheckpointError, match=reason) as info:
+            rollout_moves(position, dice, games=games, seed=5, workers=1, policy="random", stop_early=True,
+                          progress=False, checkpoint=bad)
+        assert str(bad) in str(info.value) and "\n" not in str(info.value), name
+    # as many moves as the running round's sums hold, but not the ones the sums before them
+    # call for (a build whose stopping rule differs)
+    left = sorted(set(rounds["finished"][-1]) - set(rounds["members"]))
+    assert left and rounds["members"][1:]
+    other = tmp_path / "other.npz"
+    with open(other, "wb") as handle:
+        np.savez(handle, **edited(rounds={**rounds, "members": sorted([left[0], *rounds["members"][1:]])}))
+    with pytest.raises(CheckpointError, match="other moves in round 3"):
+        rollout_moves(position, dice, games=games, seed=5, workers=1, policy="random", stop_early=True,
+                      progress=False, checkpoint=other)
+
+
 def test_evaluate_is_antisymmetric_and_uses_tables(two3: TwoSidedDB) -> None:
     pos = START.play("24/13", "6-5")
     flipped = Position.from_counts(pos.counts(WHITE), pos.counts(BLACK), WHITE)
@@ -688,7 +807,7 @@ def test_the_default_policy_is_the_net_in_the_api_and_the_cli(game: str, capsys:
     assert rollout(position, games=36, seed=3, workers=1, progress=False, policy="random").net is None
 
 
-def test_stop_early_says_how_many_games_each_move_played(capsys: pytest.CaptureFixture[str]) -> None:
+def test_stop_early_says_how_many_games_each_move_played(capsys: pytest.CaptureFixture[str], tmp_path) -> None:  # type: ignore[no-untyped-def]
     games = 4 * STRATA
     ranking = rollout_moves(STOPS_EARLY, "6-3", games=games, seed=2, workers=2, policy="heuristic", progress=False,
                             stop_early=True)
@@ -706,6 +825,11 @@ def test_stop_early_says_how_many_games_each_move_played(capsys: pytest.CaptureF
     for row, m in zip(rows, ranking):
         assert row.split()[1] == m.move.notation.split()[0]
         assert f"{m.result.games:,}" in row and ("(stopped)" in row) == m.stopped
+    # with a checkpoint: the same table, and run again, the same table from the file alone
+    command = ["rollout", STOPS_EARLY.id, "--dice", "6-3", "--games", str(games), "--seed", "2", "--workers", "2",
+               "--policy", "heuristic", "--stop-early", "--no-progress", "--checkpoint", str(tmp_path / "ranking.ckpt")]
+    assert main(command) == 0 and capsys.readouterr().out.splitlines()[2:] == rows
+    assert main(command) == 0 and capsys.readouterr().out.splitlines()[2:] == rows
 
 
 def test_rounded_game_counts_are_said(capsys: pytest.CaptureFixture[str]) -> None:

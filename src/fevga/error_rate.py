@@ -18,7 +18,9 @@ Three steps, each a file that the next one reads (docs/error_rate.md):
    not by the 2-ply search's, whose move filter leaves most moves at their 1-ply value: a
    move the filter drops can be the best (docs/error_rate.md, "The move filter in Gioul"). After each
    decision the whole truth so far is written atomically to `path`; a rerun resumes after
-   the last one. With a target SE, a decision whose rolled-out candidates' equity SEs are not
+   the last one, and each rollout of a decision running saves its progress in the folder
+   ``<path>.rollouts`` (`rollout_moves(checkpoint=...)`), so that a rerun resumes a long
+   decision where it stopped, to the same numbers. With a target SE, a decision whose rolled-out candidates' equity SEs are not
    all under it is rolled out again with more games (`raise_truth`; a truth made without the
    target or the screen is raised or completed in place, resumably).
    Rollouts are bit-identical for any worker count, so the truth is too. A truth made for
@@ -36,6 +38,7 @@ heuristic_eval, first on ties, as the rollouts play it) and `fevga.hint` at 1, 2
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -281,13 +284,16 @@ class DecisionTruth:
 
 def decision_truth(decision: Decision, index: int, games: int, seed: int, *, workers: int | None = 1,
                    truncate: bool = True, net: Net | str | None = None, quantised: bool = False,
-                   cancel: threading.Event | None = None, every_move: bool = False) -> DecisionTruth:
+                   cancel: threading.Event | None = None, every_move: bool = False,
+                   checkpoints: str | os.PathLike[str] | None = None) -> DecisionTruth:
     """Roll out the candidates of `decision` (the 2-ply best MAX_CANDIDATES within WINDOW of the
     best, plus every player's pick) `games` times each, same dice for all (decision `index`'s seed).
     The float net ranks the candidates and makes the picks; with `quantised` its int16 tables
     play the rollouts (`Net.quantised()`, about three times as fast). `cancel` (a
     threading.Event), once set, stops the rollouts with KeyboardInterrupt, as Ctrl-C does.
-    `every_move`: the candidates are ranked by every move's 2-ply value, not the search's."""
+    `every_move`: the candidates are ranked by every move's 2-ply value, not the search's.
+    `checkpoints`: an existing folder where each rollout saves its progress and resumes from
+    (a file per rollout, named by the decision and its moves; the same numbers either way)."""
     evaluator = _net_of(net, decision)
     ranked = hint(decision.position, decision.dice, 2, net=evaluator, every_move=every_move)
     chosen = {name: move for name, move in picks(decision, evaluator).items()}
@@ -295,7 +301,7 @@ def decision_truth(decision: Decision, index: int, games: int, seed: int, *, wor
     candidates = list(dict.fromkeys(near + list(chosen.values())))
     began = time.perf_counter()
     moves = _rolled_out(decision, candidates, index, games, seed, workers, truncate, _player(evaluator, quantised),
-                        cancel)
+                        cancel, checkpoints)
     return DecisionTruth(index, moves, {name: m.notation for name, m in chosen.items()},
                          time.perf_counter() - began)
 
@@ -324,21 +330,40 @@ def _player(net: Net, quantised: bool) -> Net:
 
 def _rolled_out(decision: Decision, candidates: Sequence[Move | GioulMove | str], index: int, games: int, seed: int,
                 workers: int | None, truncate: bool, net: Net, cancel: threading.Event | None,
-                screen: bool = False) -> tuple[MoveTruth, ...]:
+                checkpoints: str | os.PathLike[str] | None, screen: bool = False) -> tuple[MoveTruth, ...]:
     """The candidates of decision `index` rolled out together, best first: each candidate's
     games draw the same dice whatever the other candidates are. With `screen`, a candidate
     whose 95% interval of its difference to the best falls wholly below zero after a round of
     blocks is rolled out no further (`rollout_moves(stop_early=True)`; its `games` say how
     many it played). A rollout stopped by Ctrl-C or `cancel` (which returns its games so far)
-    raises KeyboardInterrupt: a truth holds whole rollouts only."""
+    raises KeyboardInterrupt: a truth holds whole rollouts only. With `checkpoints` (a folder),
+    the rollout saves its progress there and resumes from it (`_checkpoint`)."""
     ranking = rollout_moves(decision.position, decision.dice, games=games,
                             seed=np.random.SeedSequence(seed, spawn_key=(index,)), workers=workers, policy="net",
                             truncate=truncate, net=net, moves=candidates, progress=False, stop_early=screen,
-                            cancel=cancel)
+                            cancel=cancel, checkpoint=_checkpoint(checkpoints, index, candidates, games, screen))
     if any(r.result.interrupted for r in ranking):
         raise KeyboardInterrupt
     return tuple(MoveTruth(r.move.notation, r.equity, r.result.equity_se, r.diff, r.diff_se,
                            r.result.games if r.stopped else None) for r in ranking)
+
+
+def _checkpoint(folder: str | os.PathLike[str] | None, index: int, candidates: Sequence[Move | GioulMove | str],
+                games: int, screen: bool) -> Path | None:
+    """The checkpoint file in `folder` of decision `index`'s rollout of `candidates` (None: no
+    folder). It is named by what the rollout is: the same rollout, run again, resumes from it
+    (the file's own fingerprint still checks the seed, the net and the rest)."""
+    if folder is None:
+        return None
+    moves = [c if isinstance(c, str) else c.notation for c in candidates]
+    key = hashlib.sha256(json.dumps([moves, games, screen]).encode()).hexdigest()[:16]
+    return Path(folder) / f"decision-{index}-{key}.npz"
+
+
+def _clear_checkpoints(folder: Path, index: int) -> None:
+    """Remove decision `index`'s rollout checkpoints from `folder`: it is saved whole."""
+    for file in folder.glob(f"decision-{index}-*.npz"):
+        file.unlink(missing_ok=True)
 
 
 def _same_numbers(index: int, old: Sequence[MoveTruth], new: Sequence[MoveTruth], ulps: bool = False) -> None:
@@ -368,7 +393,8 @@ def _best_first(moves: Sequence[MoveTruth]) -> tuple[MoveTruth, ...]:
 
 def extend_truth(decision: Decision, old: DecisionTruth, new: Mapping[str, Move | GioulMove], games: int, seed: int,
                  *, workers: int | None = 1, truncate: bool = True, net: Net | str | None = None,
-                 quantised: bool = False, cancel: threading.Event | None = None) -> DecisionTruth:
+                 quantised: bool = False, cancel: threading.Event | None = None,
+                 checkpoints: str | os.PathLike[str] | None = None) -> DecisionTruth:
     """`old` (the truth of `decision`, made with these settings) with the `new` players' picks.
     A pick not rolled out in full is rolled out beside the decision's best: a move's games draw
     the same dice whatever the other moves are, so it gets the numbers a rollout of all the
@@ -376,7 +402,8 @@ def extend_truth(decision: Decision, old: DecisionTruth, new: Mapping[str, Move 
     CheckpointError: the truth was made by another build or net). If a pick beats the best,
     every candidate is rolled out again with it (the old ones with their old numbers), as every
     difference is then to it. So the result is the truth run_truth would have made with the new
-    players among its own. Screened-out moves that no player picks keep their numbers."""
+    players among its own. Screened-out moves that no player picks keep their numbers.
+    `checkpoints` as in `decision_truth`."""
     evaluator = _net_of(net, decision)
     chosen = {**old.picks, **{name: move.notation for name, move in new.items()}}
     rolled = [m for m in old.moves if m.games is None]
@@ -385,13 +412,14 @@ def extend_truth(decision: Decision, old: DecisionTruth, new: Mapping[str, Move 
         return DecisionTruth(old.index, old.moves, chosen, old.seconds, old.games)
     began = time.perf_counter()
     n, player = old.games or games, _player(evaluator, quantised)
-    beside = _rolled_out(decision, [rolled[0].move, *missing], old.index, n, seed, workers, truncate, player, cancel)
+    beside = _rolled_out(decision, [rolled[0].move, *missing], old.index, n, seed, workers, truncate, player, cancel,
+                         checkpoints)
     _same_numbers(old.index, rolled[:1], beside)
     if beside[0].move == rolled[0].move:
         moves: Sequence[MoveTruth] = [*rolled, *beside[1:]]
     else:
         moves = _rolled_out(decision, [*(m.move for m in rolled), *missing], old.index, n, seed, workers, truncate,
-                            player, cancel)
+                            player, cancel, checkpoints)
         _same_numbers(old.index, rolled, moves, ulps=True)  # a move that joined by a screen: its rounds summed
     names = {m.move for m in moves}
     screened = [m for m in old.moves if m.games is not None and m.move not in names]
@@ -401,13 +429,14 @@ def extend_truth(decision: Decision, old: DecisionTruth, new: Mapping[str, Move 
 
 def raise_truth(decision: Decision, one: DecisionTruth, target_se: float, games: int, seed: int, *,
                 workers: int | None = 1, truncate: bool = True, net: Net | str | None = None,
-                quantised: bool = False, cancel: threading.Event | None = None) -> DecisionTruth:
+                quantised: bool = False, cancel: threading.Event | None = None,
+                checkpoints: str | os.PathLike[str] | None = None) -> DecisionTruth:
     """`one` (the truth of `decision`, `games` a candidate unless it says more) with every
     rolled-out candidate's equity SE under `target_se`: while one is not, they are rolled out
     again, together and from the start with the decision's seed, with the games that SE
     calls for ((SE / target)^2 times as many, 5% over, rounded up to a multiple of 36; at
     least a quarter more each time). Screened-out moves keep their numbers. A decision
-    already under the target is returned as it is."""
+    already under the target is returned as it is. `checkpoints` as in `decision_truth`."""
     target_se = check_real("target_se", target_se, 0.001, 1.0)
     evaluator = _player(_net_of(net, decision), quantised)
     n = one.games or games
@@ -416,7 +445,7 @@ def raise_truth(decision: Decision, one: DecisionTruth, target_se: float, games:
         n = -(-n // 36) * 36
         began = time.perf_counter()
         moves = _rolled_out(decision, [m.move for m in one.moves if m.games is None], one.index, n, seed, workers,
-                            truncate, evaluator, cancel)
+                            truncate, evaluator, cancel, checkpoints)
         one = DecisionTruth(one.index, _best_first([*moves, *(m for m in one.moves if m.games is not None)]),
                             one.picks, one.seconds + time.perf_counter() - began, n)
     return one
@@ -424,7 +453,8 @@ def raise_truth(decision: Decision, one: DecisionTruth, target_se: float, games:
 
 def complete_truth(decision: Decision, one: DecisionTruth, games: int, seed: int, *, workers: int | None = 1,
                    truncate: bool = True, net: Net | str | None = None, quantised: bool = False,
-                   cancel: threading.Event | None = None, every_move: bool = False) -> DecisionTruth:
+                   cancel: threading.Event | None = None, every_move: bool = False,
+                   checkpoints: str | os.PathLike[str] | None = None) -> DecisionTruth:
     """`one` (the truth of `decision`) with every move within `WINDOW` of the 2-ply best rolled
     out: the moves it lacks are screened against its best with the decision's games and seed
     (`rollout_moves(stop_early=True)`: rounds of 1, 1, 2, 4, ... blocks of 1,296 games, a move
@@ -433,7 +463,8 @@ def complete_truth(decision: Decision, one: DecisionTruth, games: int, seed: int
     the candidates are rolled out again with it (their numbers bit for bit, else
     CheckpointError). A screened-out move keeps its games and its difference to the screen's
     best over the games both played. `every_move`: the window is drawn by every move's 2-ply
-    value, not the search's (whose move filter leaves most moves at their 1-ply value)."""
+    value, not the search's (whose move filter leaves most moves at their 1-ply value).
+    `checkpoints` as in `decision_truth`: the screen too resumes mid-way, its rounds kept."""
     evaluator = _net_of(net, decision)
     known = {m.move for m in one.moves}
     missing = [h.move.notation for h in hint(decision.position, decision.dice, 2, net=evaluator, every_move=every_move)
@@ -444,14 +475,14 @@ def complete_truth(decision: Decision, one: DecisionTruth, games: int, seed: int
     rolled = [m for m in one.moves if m.games is None]
     began = time.perf_counter()
     screen = _rolled_out(decision, [rolled[0].move, *missing], one.index, n, seed, workers, truncate, player,
-                         cancel, screen=True)
+                         cancel, checkpoints, screen=True)
     _same_numbers(one.index, rolled[:1], screen, ulps=True)
     joined = [m for m in screen if m.games is None and m.move != rolled[0].move]
     if screen[0].move == rolled[0].move:
         moves = [*rolled, *joined]
     else:  # a screened move beat the best: every difference is to it
         moves = list(_rolled_out(decision, [*(m.move for m in rolled), *(m.move for m in joined)], one.index, n, seed,
-                                 workers, truncate, player, cancel))
+                                 workers, truncate, player, cancel, checkpoints))
         _same_numbers(one.index, rolled, moves, ulps=True)  # a move that joined by a screen: its rounds summed
     names = {m.move for m in moves}  # the best screened against may be out, and rolled out again
     out = [m for m in screen if m.games is not None and m.move not in names]
@@ -515,9 +546,12 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
 
     `workers` decisions run at a time, each rolled out on `workers` threads (None: every
     core; fewer threads a decision where the product would pass MAX_NESTED_THREADS); the
-    file is the same for any count. New decisions are saved in the corpus's order,
-    so Ctrl-C loses the decisions running and any finished ahead of them (at most 2 *
-    workers past the oldest running one).
+    file is the same for any count. New decisions are saved in the corpus's order. The
+    rollouts of the decisions not yet saved keep their progress in the folder
+    ``<path>.rollouts`` (`decision_truth`'s `checkpoints`; a decision's files are removed
+    once it is saved, the folder once the run is whole), so Ctrl-C or a killed process loses
+    at most a few seconds of each: a rerun resumes every rollout where it stopped, to the
+    same numbers.
     """
     games, seed = check_int("games", games, 1), check_int("seed", seed, 0)
     threads, workers = nested_threads(workers)
@@ -549,6 +583,7 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
         done = old.decisions
     total = len(corpus.decisions) if limit is None else min(len(corpus.decisions), check_int("limit", limit, 0))
     truth = Truth(settings, done)
+    checkpoints = _checkpoint_folder(path)
 
     written = None if old is None else old.settings
 
@@ -568,12 +603,12 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
             if set(one.picks) != set(players):
                 new = picks(decision, evaluator, [p for p in players if p not in one.picks])
                 one = extend_truth(decision, one, new, games, seed, workers=workers, truncate=truncate,
-                                   net=evaluator, quantised=quantised, cancel=cancel)
+                                   net=evaluator, quantised=quantised, cancel=cancel, checkpoints=checkpoints)
         else:
             one = decision_truth(decision, index, games, seed, workers=workers, truncate=truncate, net=evaluator,
-                                 quantised=quantised, cancel=cancel, every_move=every_move)
+                                 quantised=quantised, cancel=cancel, every_move=every_move, checkpoints=checkpoints)
         return _settled(decision, one, games, seed, workers, truncate, evaluator, quantised, target_se, cancel,
-                        every_move)
+                        every_move, checkpoints)
 
     held: dict[int, DecisionTruth] = {}  # new decisions that ended before one started ahead of them
 
@@ -583,12 +618,14 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
             if one != done[index]:
                 truth = Truth(settings, truth.decisions[:index] + (one,) + truth.decisions[index + 1:])
                 save(one)
+            _clear_checkpoints(checkpoints, index)
             return
         held[index] = one
         while len(truth.decisions) in held:
             one = held.pop(len(truth.decisions))
             truth = Truth(settings, truth.decisions + (one,))
             save(one)
+            _clear_checkpoints(checkpoints, one.index)
 
     # Decisions run `workers` at a time, each rollout on `workers` threads too, so both the
     # screen's one-block first rounds and a last long decision keep every core busy; the
@@ -598,22 +635,42 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
     run_tasks(range(len(done), total), threads, settle, finished, ahead=2 * threads)
     if written is not None and written != settings:  # every decision already met the new settings
         save(None)
+    _remove_checkpoint_folder(checkpoints)
     return truth
+
+
+def _checkpoint_folder(path: str | os.PathLike[str]) -> Path:
+    """The folder ``<path>.rollouts`` where a truth's running rollouts keep their progress, made
+    if need be (CheckpointError if it cannot be)."""
+    folder = Path(f"{os.fspath(path)}.rollouts")
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise CheckpointError(f"cannot make the rollouts' folder {str(folder)!r}: {exc.strerror or exc}") from None
+    return folder
+
+
+def _remove_checkpoint_folder(folder: Path) -> None:
+    """Remove a whole run's folder of rollout checkpoints, if nothing is left in it."""
+    try:
+        folder.rmdir()
+    except OSError:  # files of decisions past a `limit`, or someone else's: kept
+        pass
 
 
 def _settled(decision: Decision, one: DecisionTruth, games: int, seed: int, workers: int | None, truncate: bool,
              net: Net, quantised: bool, target_se: float | None, cancel: threading.Event | None,
-             every_move: bool) -> DecisionTruth:
+             every_move: bool, checkpoints: Path | None = None) -> DecisionTruth:
     """`one` raised to `target_se` (if any), completed to the whole window, and raised again
     for the moves the screen let in: the order a decision of run_truth goes through."""
     if target_se is not None:
         one = raise_truth(decision, one, target_se, games, seed, workers=workers, truncate=truncate, net=net,
-                          quantised=quantised, cancel=cancel)
+                          quantised=quantised, cancel=cancel, checkpoints=checkpoints)
     one = complete_truth(decision, one, games, seed, workers=workers, truncate=truncate, net=net, quantised=quantised,
-                         cancel=cancel, every_move=every_move)
+                         cancel=cancel, every_move=every_move, checkpoints=checkpoints)
     if target_se is not None:
         one = raise_truth(decision, one, target_se, games, seed, workers=workers, truncate=truncate, net=net,
-                          quantised=quantised, cancel=cancel)
+                          quantised=quantised, cancel=cancel, checkpoints=checkpoints)
     return one
 
 
@@ -625,7 +682,8 @@ def judge_truth(corpus: Corpus, source: str | os.PathLike[str], path: str | os.P
     move searched at `plies`: `hint(..., every_move=True)`), named `name` (default "net <its
     sha256[:12]> <plies>-ply", then " every move"). Its picks are judged by the truth's own rollouts
     (`extend_truth`, the truth's net `net` playing them out), so its losses compare with every
-    other player's. `path` is rewritten atomically after each decision and resumed from; its
+    other player's. `path` is rewritten atomically after each decision and resumed from, and
+    the rollouts running keep their progress in ``<path>.rollouts`` as `run_truth`'s do; its
     settings record the player's net and plies.
 
     A net that is to replace the shipped one is judged this way on the shipped net's truth."""
@@ -653,16 +711,19 @@ def judge_truth(corpus: Corpus, source: str | os.PathLike[str], path: str | os.P
             raise CheckpointError(f"{os.fspath(path)!r} holds another judgement: remove it or give its settings")
         decisions = done.decisions + decisions[len(done.decisions):]  # the source may have grown since
     truncate, quantised = settings["truncate"], settings.get("quantised", False)
+    checkpoints = _checkpoint_folder(path)
 
     def judged_one(index: int, cancel: threading.Event) -> DecisionTruth:
         """Decision `index` with the judged net's pick (in a worker thread)."""
         decision, old = corpus.decisions[index], decisions[index]
         pick = hint(decision.position, decision.dice, plies, net=judge, every_move=every_move)[0].move
         one = extend_truth(decision, old, {name: pick}, settings["games"], settings["seed"], workers=workers,
-                           truncate=truncate, net=evaluator, quantised=quantised, cancel=cancel)
+                           truncate=truncate, net=evaluator, quantised=quantised, cancel=cancel,
+                           checkpoints=checkpoints)
         if settings.get("target_se") is not None:  # a pick rolled out anew meets the truth's target too
             one = raise_truth(decision, one, settings["target_se"], settings["games"], settings["seed"],
-                              workers=workers, truncate=truncate, net=evaluator, quantised=quantised, cancel=cancel)
+                              workers=workers, truncate=truncate, net=evaluator, quantised=quantised, cancel=cancel,
+                              checkpoints=checkpoints)
         return one
 
     def finished(index: int, one: DecisionTruth) -> None:
@@ -670,11 +731,13 @@ def judge_truth(corpus: Corpus, source: str | os.PathLike[str], path: str | os.P
         decisions = decisions[:index] + (one,) + decisions[index + 1:]
         text = Truth(settings, decisions).to_json().encode()
         atomic_write(path, lambda handle: handle.write(text), "truth")
+        _clear_checkpoints(checkpoints, index)
         if on_decision is not None:
             on_decision(one, len(decisions))
 
     # decisions `workers` at a time, as in run_truth
     run_tasks([k for k, old in enumerate(decisions) if name not in old.picks], threads, judged_one, finished)
+    _remove_checkpoint_folder(checkpoints)
     return Truth(settings, decisions)
 
 

@@ -125,12 +125,13 @@ def _judge(args: argparse.Namespace) -> int:
 
 @contextmanager
 def _resumable(step: str) -> Iterator[None]:
-    """Ctrl-C in a step that saves after every decision: say that the same command resumes."""
+    """Ctrl-C in a step that saves after every decision and keeps its rollouts' progress: say
+    that the same command resumes."""
     try:
         yield
     except KeyboardInterrupt:
-        print(f"fevga error-rate {step}: stopped; the same command resumes from the decisions written",
-              file=sys.stderr)
+        print(f"fevga error-rate {step}: stopped; the same command resumes from the decisions written "
+              "and the rollouts in progress (kept beside the file, in <file>.rollouts)", file=sys.stderr)
         raise
 
 

@@ -3,7 +3,11 @@
 A checkpoint is a NumPy .npz archive: ``meta`` (the job's fingerprint, JSON), ``seed``
 (JSON), ``blocks`` and ``prefix`` (block numbers), the block sums (``sums``, ``first``,
 ``cross``, ``lengths`` and their ``prefix_`` running totals) and ``sha256``, the content
-checksum of everything else (`content_digest`). On resume the archive is read within the
+checksum of everything else (`content_digest`). A checkpoint of the stopping rule
+(`rollout_moves(stop_early=True)`) also holds ``rounds`` (JSON: the moves of each finished
+round and of the running one, as indices of the job's moves), ``start`` (the running round's
+first block; its blocks are the ones above) and the finished rounds' sums (``round_sums``,
+``round_first``, ``round_cross``, ``round_lengths``, each flattened and joined). On resume the archive is read within the
 limits below (fevga.inputs.read_npz: sizes are checked before anything is decompressed),
 the checksum is verified (files written before it existed have none and still load), and
 every sum must be finite and agree with its game counts. Any failure is a CheckpointError
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +28,7 @@ import numpy.typing as npt
 from fevga.errors import CheckpointError, FevgaError, InvalidArgumentError
 from fevga.files import atomic_write
 from fevga.inputs import ArraySpec, parse_json, read_file, read_npz
-from fevga.rollout.jobs import BLOCK_GAMES, Job, Sums, Tally
+from fevga.rollout.jobs import Job, Sums, Tally, stop_rounds
 
 MAX_FILE_BYTES = 1 << 30  # a checkpoint file
 MAX_ARRAY_VALUES = 1 << 27  # values in one of its arrays (1 GiB of float64)
@@ -37,7 +42,18 @@ _SPECS: dict[str, ArraySpec] = {
     # an empty list of blocks ahead is saved as float64 zeros whatever the array
     **{name: ((_F64, _I64), MAX_ARRAY_VALUES) for name in _CHECKPOINT_ARRAYS},
     **{f"prefix_{name}": ((_F64, _I64), MAX_ARRAY_VALUES) for name in _CHECKPOINT_ARRAYS},
+    "rounds": ((_U8,), MAX_JSON_BYTES), "start": ((_I64,), 1),
+    **{f"round_{name}": ((_F64, _I64), MAX_ARRAY_VALUES) for name in _CHECKPOINT_ARRAYS},
 }
+
+
+@dataclass
+class Rounds:
+    """The stopping rule's progress: each finished round's moves (indices of the job's moves)
+    with their sums, and the moves of the round running (whose blocks a Tally holds)."""
+
+    finished: list[tuple[list[int], Sums]]
+    members: list[int]
 
 
 def content_digest(arrays: dict[str, npt.NDArray[Any]]) -> str:
@@ -53,10 +69,11 @@ def content_digest(arrays: dict[str, npt.NDArray[Any]]) -> str:
     return digest.hexdigest()
 
 
-def save_checkpoint(path: Path, job: Job, tally: Tally) -> None:
+def save_checkpoint(path: Path, job: Job, tally: Tally, rounds: Rounds | None = None) -> None:
     """Write a job's finished blocks atomically (temporary file + os.replace): the running sum
-    of blocks 0..next-1 ("prefix" arrays) and each block finished ahead of it."""
-    if tally.start != 0:
+    of blocks start..next-1 ("prefix" arrays) and each block finished ahead of it; with
+    `rounds`, the stopping rule's finished rounds too (`tally` is then the running round's)."""
+    if rounds is None and tally.start != 0:
         raise InvalidArgumentError("only a whole job (blocks from 0) can be checkpointed")
     order = sorted(tally.ahead)
     arrays: dict[str, Any] = {
@@ -69,42 +86,99 @@ def save_checkpoint(path: Path, job: Job, tally: Tally) -> None:
         shape = tally.prefix.arrays()[i].shape
         arrays[name] = np.stack([tally.ahead[b].arrays()[i] for b in order]) if order else np.zeros((0, *shape))
         arrays[f"prefix_{name}"] = tally.prefix.arrays()[i]
+    if rounds is not None:
+        arrays["rounds"] = np.frombuffer(json.dumps({"finished": [m for m, _ in rounds.finished],
+                                                     "members": rounds.members}).encode(), dtype=np.uint8)
+        arrays["start"] = np.asarray([tally.start], dtype=np.int64)
+        for i, name in enumerate(_CHECKPOINT_ARRAYS):
+            parts = [s.arrays()[i].reshape(-1) for _, s in rounds.finished]
+            arrays[f"round_{name}"] = np.concatenate(parts) if parts else np.zeros(0, Sums(0).arrays()[i].dtype)
     arrays["sha256"] = np.frombuffer(content_digest(arrays).encode(), dtype=np.uint8)
     atomic_write(path, lambda handle: np.savez(handle, **arrays), what="checkpoint")
 
 
-def load_checkpoint(path: Path, job: Job) -> Tally:
-    """The finished blocks saved in `path`; CheckpointError (quoting the path) if the file
-    cannot be read, is not a fevga checkpoint, is corrupted, or belongs to another job."""
+def load_checkpoint(path: Path, job: Job) -> tuple[Tally, Rounds | None]:
+    """The finished blocks saved in `path`, and the stopping rule's rounds if it holds them;
+    CheckpointError (quoting the path) if the file cannot be read, is not a fevga checkpoint,
+    is corrupted, or belongs to another job."""
     name = str(path)
-    meta, order, arrays, prefix = _read_checkpoint(path)
+    archive = _archive(path)
+    meta, order, arrays, prefix = _read_checkpoint(archive, name)
     if meta != job.fingerprint():
         raise CheckpointError(f"checkpoint {name!r} belongs to another job; remove it or change the path")
+    rounds, span = None, range(job.blocks)
+    if "rounds" in archive:
+        rounds, span = _saved_rounds(archive, job, name)
+    targets = job.targets if rounds is None else len(rounds.members)
 
     def sums_of(parts: list[npt.NDArray[Any]]) -> Sums:
-        sums = Sums(job.targets)
-        for target, source in zip(sums.arrays(), parts):
-            if source.shape != target.shape:
-                raise CheckpointError(f"checkpoint {name!r} is corrupted: block arrays of the wrong shape")
-            target[:] = source
-        _check_sums(sums, name)
-        return sums
+        return _sums(targets, parts, name)
 
-    tally = Tally(job.targets)
+    tally = Tally(targets, span.start)
     if prefix is not None:  # files written before the running sum have blocks only
         folded, parts = prefix
         tally.prefix = sums_of(parts)
         tally.next = folded
-        if not 0 <= folded <= job.blocks or tally.prefix.sums[0, 0] != min(folded * BLOCK_GAMES, job.games):
+        if folded not in range(span.start, span.stop + 1) or \
+                tally.prefix.sums[0, 0] != job.games_of(range(span.start, folded)):
             raise CheckpointError(f"checkpoint {name!r} is corrupted: its running sum does not hold "
-                                  f"blocks 0..{folded - 1}")
+                                  f"blocks {span.start}..{folded - 1}")
     for i, block in enumerate(order):
         sums = sums_of([a[i] for a in arrays])
-        if not 0 <= block < job.blocks or tally.has(block) or sums.sums[0, 0] != job.block_range(block)[1]:
+        if block not in span or tally.has(block) or sums.sums[0, 0] != job.block_range(block)[1]:
             raise CheckpointError(f"checkpoint {name!r} is corrupted: block {block} is out of range, "
                                   "repeated or incomplete")
         tally.add(block, sums)
-    return tally
+    return tally, rounds
+
+
+def _sums(targets: int, parts: list[npt.NDArray[Any]], name: str) -> Sums:
+    """Sums of `targets` moves from saved arrays of exactly their shapes, checked."""
+    sums = Sums(targets)
+    for target, source in zip(sums.arrays(), parts):
+        if source.shape != target.shape:
+            raise CheckpointError(f"checkpoint {name!r} is corrupted: block arrays of the wrong shape")
+        target[:] = source
+    _check_sums(sums, name)
+    return sums
+
+
+def _saved_rounds(archive: dict[str, npt.NDArray[Any]], job: Job, name: str) -> tuple[Rounds, range]:
+    """The stopping rule's rounds of a checkpoint and the running round's blocks: each round's
+    moves a non-empty increasing subset of the round before's (the first: every move), each
+    finished round's sums of its moves over all of its blocks."""
+    entry = _json_entry(archive, "rounds", name)
+    schedule = stop_rounds(job.blocks)
+    lists: list[Any] = []
+    if isinstance(entry, dict) and isinstance(entry.get("finished"), list):
+        lists = [*entry["finished"], entry.get("members")]
+    if not lists or len(lists) > len(schedule) or not all(
+            isinstance(m, list) and m and all(type(k) is int for k in m) and m == sorted(set(m)) for m in lists):
+        raise _refused(name, "its 'rounds' entry is not a list of rounds of moves")
+    finished: list[list[int]] = lists[:-1]
+    if lists[0] != list(range(job.targets)) or any(not set(b) <= set(a) for a, b in zip(lists, lists[1:])):
+        raise CheckpointError(f"checkpoint {name!r} is corrupted: its rounds are not those of the stopping rule")
+    if any(key not in archive for key in ("start", *(f"round_{k}" for k in _CHECKPOINT_ARRAYS))) or \
+            archive["start"].shape != (1,) or int(archive["start"][0]) != schedule[len(finished)].start:
+        raise _refused(name, "its round entries are incomplete")
+    flat = [archive[f"round_{key}"].reshape(-1) for key in _CHECKPOINT_ARRAYS]
+    done: list[tuple[list[int], Sums]] = []
+    at = [0] * len(flat)
+    for moves, blocks in zip(finished, schedule):
+        shapes = [a.shape for a in Sums(len(moves)).arrays()]
+        parts = []
+        for i, shape in enumerate(shapes):
+            size = int(np.prod(shape))
+            parts.append(flat[i][at[i]:at[i] + size].reshape(shape) if at[i] + size <= flat[i].size
+                         else np.zeros(0))
+            at[i] += size
+        sums = _sums(len(moves), parts, name)
+        if sums.sums[0, 0] != job.games_of(blocks):
+            raise CheckpointError(f"checkpoint {name!r} is corrupted: a finished round did not play its games")
+        done.append((moves, sums))
+    if at != [a.size for a in flat]:
+        raise CheckpointError(f"checkpoint {name!r} is corrupted: its round arrays are of the wrong size")
+    return Rounds(done, lists[-1]), schedule[len(finished)]
 
 
 def _check_sums(sums: Sums, name: str) -> None:
@@ -146,12 +220,10 @@ def _json_entry(archive: dict[str, npt.NDArray[Any]], key: str, name: str) -> An
     return parse_json(archive[key].tobytes(), bad_json, "JSON")
 
 
-def _read_checkpoint(path: Path) -> tuple[Any, list[int], list[npt.NDArray[Any]],
-                                          tuple[int, list[npt.NDArray[Any]]] | None]:
+def _read_checkpoint(archive: dict[str, npt.NDArray[Any]], name: str) -> tuple[
+        Any, list[int], list[npt.NDArray[Any]], tuple[int, list[npt.NDArray[Any]]] | None]:
     """(meta, block indices, [sums, first, cross, lengths], (prefix blocks, its arrays) or None)
-    of a checkpoint file, not yet matched to a job."""
-    name = str(path)
-    archive = _archive(path)
+    of a checkpoint file's arrays, not yet matched to a job."""
     meta = _json_entry(archive, "meta", name)
     order = [int(b) for b in archive["blocks"].reshape(-1)]
     arrays = [archive[key] for key in _CHECKPOINT_ARRAYS]

@@ -10,13 +10,11 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from fevga.errors import InvalidArgumentError
-from fevga.rollout.checkpoints import checkpoint_exists, load_checkpoint, save_checkpoint
 from fevga.rollout.jobs import Job, Sums, Tally, run_block, run_blocks
 from fevga.rollout.results import Z95
 
@@ -51,15 +49,16 @@ class _Progress:
         self.bar.close()
 
 
-def execute(job: Job, workers: int, backend: str, scheduler: Any, checkpoint: Path | None,
+def execute(job: Job, workers: int, backend: str, scheduler: Any, checkpoint: Callable[[Tally], None] | None,
             checkpoint_every: float, progress: bool, on_block: Callable[[int, int], None] | None,
-            only: range | None = None, cancel: threading.Event | None = None) -> tuple[Tally, bool, int]:
-    """Play the job's missing blocks (of `only`, when given): (finished blocks, interrupted,
-    games loaded from the checkpoint). Memory stays bounded whatever the job's size: the block
-    list is never built, and finished blocks are folded into a running sum in block order."""
-    blocks = Tally(job.targets, only.start if only is not None else 0)
-    if checkpoint is not None and checkpoint_exists(checkpoint):
-        blocks = load_checkpoint(checkpoint, job)
+            only: range | None = None, cancel: threading.Event | None = None,
+            resume: Tally | None = None) -> tuple[Tally, bool, int]:
+    """Play the job's missing blocks (of `only`, when given) on from `resume` (blocks loaded
+    from a checkpoint): (finished blocks, interrupted, games resumed). `checkpoint(blocks)`
+    saves them, at once for the first finished block, then every `checkpoint_every` seconds
+    and at the end. Memory stays bounded whatever the job's size: the block list is never
+    built, and finished blocks are folded into a running sum in block order."""
+    blocks = resume if resume is not None else Tally(job.targets, only.start if only is not None else 0)
     todo = (b for b in (only if only is not None else range(job.blocks)) if not blocks.has(b))
     done_games = blocks.games
     resumed = done_games
@@ -77,7 +76,7 @@ def execute(job: Job, workers: int, backend: str, scheduler: Any, checkpoint: Pa
         done_games += games
         bar.update(sums, games)
         if checkpoint is not None and time.monotonic() - last_save >= checkpoint_every:
-            save_checkpoint(checkpoint, job, blocks)
+            checkpoint(blocks)
             last_save = time.monotonic()
         if on_block is not None:
             on_block(done_games, job.games)
@@ -90,7 +89,7 @@ def execute(job: Job, workers: int, backend: str, scheduler: Any, checkpoint: Pa
     finally:
         bar.close()
         if checkpoint is not None:
-            save_checkpoint(checkpoint, job, blocks)
+            checkpoint(blocks)
     return blocks, interrupted, resumed
 
 

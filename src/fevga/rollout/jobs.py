@@ -81,6 +81,10 @@ class Job:
         first = block * BLOCK_GAMES
         return first, min(BLOCK_GAMES, self.games - first)
 
+    def games_of(self, blocks: range) -> int:
+        """Games in a run of consecutive blocks."""
+        return min(blocks.stop * BLOCK_GAMES, self.games) - min(blocks.start * BLOCK_GAMES, self.games)
+
     def fingerprint(self) -> dict[str, Any]:
         """What a checkpoint must match to be resumed."""
         meta = {"rows": self.rows.hex(), "color": self.color, "flags": self.flags, "policies": list(self.policies),
@@ -102,6 +106,16 @@ class Job:
         if self.game != "fevga":  # only then: Fevga checkpoints keep their old identity
             meta["game"] = self.game
         return meta
+
+
+def stop_rounds(blocks: int) -> list[range]:
+    """Block ranges of the stopping rule's rounds (rollout_moves(stop_early=True)): 1, 1, 2, 4, ... blocks."""
+    out, done, size = [], 0, 1
+    while done < blocks:
+        out.append(range(done, min(blocks, done + size)))
+        done += size
+        size = max(size, done)
+    return out
 
 
 class Sums:

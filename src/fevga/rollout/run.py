@@ -14,17 +14,17 @@ from typing import TYPE_CHECKING, Any
 
 from fevga.checks import check_int, check_position, check_workers
 from fevga.limits import check_flag
-from fevga.errors import IllegalMoveError, InvalidArgumentError, InvalidPositionError
+from fevga.errors import CheckpointError, IllegalMoveError, InvalidArgumentError, InvalidPositionError
 from fevga.files import output_path
 from fevga.gioul import GioulMove, GioulPosition, to_array
 from fevga.notation import parse_dice
 from fevga.match import match_score
 from fevga.policy import Policy
 from fevga.position import Move, Position
-from fevga.rollout.checkpoints import checkpoint_exists, checkpoint_master
+from fevga.rollout.checkpoints import Rounds, checkpoint_exists, checkpoint_master, load_checkpoint, save_checkpoint
 from fevga.rollout.executors import execute
-from fevga.rollout.jobs import (DEFAULT_GAMES, FIELDS, NetSpec, Sums, check_backend, check_games,
-                                make_job)
+from fevga.rollout.jobs import (DEFAULT_GAMES, FIELDS, Job, NetSpec, Sums, Tally, check_backend, check_games,
+                                make_job, stop_rounds)
 from fevga.rollout.results import Z95, MoveRollout, RolloutResult, statistics
 from fevga.rules import Rules, rules_of
 from fevga.seeding import SeedLike
@@ -97,8 +97,9 @@ def rollout(
     job, name, seed_value = make_job(_rows([start]), start.turn, games, seed, policy, truncate, luck, stratify,
                                      rules, bearoff, one_sided, net, match_score(score, length), _resume(seed, path))
     began = time.perf_counter()
-    blocks, interrupted, resumed = execute(job, count, backend, scheduler, path, checkpoint_every,
-                                           _progress_default(progress), on_block, cancel=_cancel(cancel))
+    saved, _ = _saved(path, job, False)
+    blocks, interrupted, resumed = execute(job, count, backend, scheduler, _saver(path, job), checkpoint_every,
+                                           _progress_default(progress), on_block, cancel=_cancel(cancel), resume=saved)
     total = blocks.total()
     return statistics(job, total, 0, start.id, name, seed_value, rules, interrupted or total.games < games,
                       time.perf_counter() - began, count, backend, resumed, score, length)
@@ -148,7 +149,8 @@ def rollout_moves(
     notations, each legal for the roll, duplicates refused). Stopping rule: with `stop_early`,
     blocks are played in rounds (1, 1, 2, 4, ... blocks of 1,296 games) and a move whose 95% CI of its difference to the
     best lies wholly below zero is rolled out no further (`MoveRollout.stopped`; it keeps the
-    games it played). Other arguments as in `rollout`.
+    games it played); its `checkpoint` holds the finished rounds as well as the running round's
+    blocks, so it resumes to the same numbers. Other arguments as in `rollout`.
 
     For a `GioulPosition` the moves are those of its next decision: of the roll `dice` when a
     roll is due, else (`dice=None`) of the pending decision (the next block of a chain, or dice
@@ -170,23 +172,35 @@ def rollout_moves(
         legal = _chosen(start, dice, rules, moves)
     count = check_workers(workers)
     backend = check_backend(backend, scheduler)
+    stop_early = check_flag("stop_early", stop_early)
     path = _checkpoint_path(checkpoint)
-    if stop_early and path is not None:
-        raise InvalidArgumentError("stop_early plays rounds that a checkpoint cannot resume: use one or the other")
     rows = _rows([m.position for m in legal])
     job, name, seed_value = make_job(rows, start.turn, games, seed, policy, truncate, luck, stratify, rules,
                                      bearoff, one_sided, net, match_score(score, length), _resume(seed, path))
     began = time.perf_counter()
+    saved, history = _saved(path, job, stop_early)
     active = list(range(len(legal)))
     rounds: list[tuple[list[int], Sums]] = []
     interrupted, resumed = False, 0
-    for only in _rounds(job.blocks) if stop_early else [range(job.blocks)]:
-        width = job.row_width
-        round_job = replace(job, rows=b"".join(rows[k * width : (k + 1) * width] for k in active))
-        blocks, interrupted, loaded = execute(round_job, count, backend, scheduler, path, checkpoint_every,
-                                               _progress_default(progress), on_block, only, _cancel(cancel))
-        resumed += loaded
-        rounds.append((list(active), blocks.total()))
+    for number, only in enumerate(stop_rounds(job.blocks) if stop_early else [range(job.blocks)]):
+        finished = [] if history is None else history.finished
+        if history is not None and number <= len(finished):
+            members = finished[number][0] if number < len(finished) else history.members
+            if members != active:  # the rounds are decided by the sums before them
+                raise CheckpointError(f"checkpoint {str(path)!r} rolls out other moves in round {number + 1} "
+                                      "than its own sums call for: it was made by another build; remove it")
+        if number < len(finished):
+            rounds.append(finished[number])
+            resumed += finished[number][1].games
+        else:
+            width = job.row_width
+            round_job = replace(job, rows=b"".join(rows[k * width : (k + 1) * width] for k in active))
+            so_far = Rounds(list(rounds), list(active)) if stop_early else None
+            blocks, interrupted, loaded = execute(round_job, count, backend, scheduler, _saver(path, job, so_far),
+                                                  checkpoint_every, _progress_default(progress), on_block, only,
+                                                  _cancel(cancel), saved if number == len(finished) else None)
+            resumed += loaded
+            rounds.append((list(active), blocks.total()))
         if interrupted:
             break
         if stop_early and len(active) > 1:
@@ -269,6 +283,25 @@ def _checkpoint_path(checkpoint: str | os.PathLike[str] | None) -> Path | None:
     return Path(checkpoint)
 
 
+def _saved(path: Path | None, job: Job, stop_early: bool) -> tuple[Tally | None, Rounds | None]:
+    """The finished blocks of the checkpoint at `path` (of the running round, with the stopping
+    rule's finished rounds, for `stop_early`), or (None, None) when there is none yet."""
+    if path is None or not checkpoint_exists(path):
+        return None, None
+    blocks, rounds = load_checkpoint(path, job)
+    if (rounds is not None) != stop_early:
+        raise CheckpointError(f"checkpoint {str(path)!r} was saved {'with' if rounds is not None else 'without'} "
+                              "the stopping rule (stop_early): resume it the same way, or remove it")
+    return blocks, rounds
+
+
+def _saver(path: Path | None, job: Job, rounds: Rounds | None = None) -> Callable[[Tally], None] | None:
+    """What saves a job's finished blocks (and the stopping rule's rounds) to `path`, if any."""
+    if path is None:
+        return None
+    return lambda blocks: save_checkpoint(path, job, blocks, rounds)
+
+
 def _resume(seed: SeedLike, path: Path | None) -> tuple[int, int | str] | None:
     """The master key and seed of the checkpoint to resume when no seed is given."""
     if seed is None and path is not None and checkpoint_exists(path):
@@ -280,16 +313,6 @@ def _net_candidates(start: Position | GioulPosition, dice: object, rules: Rules,
                     net: NetSpec) -> list[Any]:
     """The `count` moves the game's net rates best at 1 ply (fevga.hint), best first."""
     return [h.move for h in hint(start, dice, 1, rules, net=None if isinstance(net, tuple) else net)[:count]]
-
-
-def _rounds(blocks: int) -> list[range]:
-    """Block ranges of the stopping rule's rounds: 1, 1, 2, 4, ... blocks."""
-    out, done, size = [], 0, 1
-    while done < blocks:
-        out.append(range(done, min(blocks, done + size)))
-        done += size
-        size = max(size, done)
-    return out
 
 
 def _compare(rounds: list[tuple[list[int], Sums]], moves: list[int],
