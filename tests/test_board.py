@@ -27,6 +27,7 @@ pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 
 from test_http import Server, request
+from test_ubgi import GIOUL_EVERY_MOVE_ID
 
 from fevga import GioulPosition, Position, evaluate, hint
 from fevga.cli.human import Console, Engine, play_human_game
@@ -591,6 +592,19 @@ def test_position_evaluation_ranking_and_set_up(page: Page) -> None:
     assert len(page.els("#pos-moves tr")) == len(state.legal_moves()) + 1
     assert page.els("#pos-moves tr")[1].find_element("css selector", "td:nth-child(2)").text == \
         hint(state, None)[0].move.notation
+    # 2 plies over every move, or over the 1-ply filter's few: on a Gioul decision whose filter
+    # drops the move every move's 2-ply search ranks best (tests/test_ubgi.py)
+    state = GioulPosition.from_id(GIOUL_EVERY_MOVE_ID)
+    page.fill("pos-text", state.id)
+    page.click("#pos-show")
+    page.choose("pos-d1", "6")
+    page.choose("pos-d2", "5")
+    for choice, every_move in (("2", False), ("2e", True)):
+        page.choose("pos-hint-plies", choice)
+        page.click("#pos-rank-go")
+        best = hint(state, "6-5", 2, every_move=every_move)[0].move.notation
+        assert page.els("#pos-moves tr")[1].find_element("css selector", "td:nth-child(2)").text == best
+        assert f"By net 2-ply{' every move' if every_move else ''}, " in page.text("pos-moves")
 
 
 def test_record_analysis_stepped_through(page: Page, port: int, tmp_path: Path) -> None:
@@ -629,6 +643,21 @@ def test_record_analysis_stepped_through(page: Page, port: int, tmp_path: Path) 
     assert any(_near(p, "#1f4e99", 30) for p in graph.reshape(-1, 3)[::3])  # the equity line is drawn
     page.driver.execute_script("window.scrollTo(0, 0)")
     page.keep("record-page")
+
+
+def test_record_analysed_with_every_move_searched(page: Page, port: int, tmp_path: Path) -> None:
+    record = play_game(seed=6, policy="random", max_plies=12)
+    page.click("#tab-record")
+    page.choose("rec-plies", "2e")
+    path = tmp_path / "game.mat"
+    path.write_text(write_match(record))
+    page.upload(path)
+    assert "(net 2-ply every move)" in page.text("rec-status"), page.text("rec-status")
+    status, analysis = post(port, f"{API}/analyse?plies=2&every_move=true", write_match(record))
+    assert status == 200 and analysis["evaluator"] == "net 2-ply every move"
+    rows = page.els("#rec-plies-table tr")[1:]
+    assert [r.find_element("css selector", "td:nth-child(6)").text for r in rows] == \
+        ["forced" if p["forced"] else f"{p['loss']:.3f}" for p in analysis["games"][0]["plies"]]
 
 
 def test_gioul_record_analysed_and_stepped_through(page: Page, tmp_path: Path) -> None:

@@ -812,13 +812,21 @@ async function evaluatePosition() {
   }
 }
 
+// A plies menu's choice ("1", "2", or "2e": 2 plies over every move, not only the 1-ply best
+// few) as the API's parameters, at most `deepest` plies.
+function searchOf(choice, deepest) {
+  const plies = Math.min(parseInt(choice, 10), deepest);
+  return { plies, every_move: choice.endsWith("e") && plies >= 2 ? true : null };
+}
+
 async function rankMoves(event) {
   if (event) event.preventDefault();
   const data = pos.data;
   const box = $("pos-moves");
   if (!data) return;
   const pending = data.pending && data.pending.length;
-  const params = { position: data.id, game: data.game, plies: Math.min(Number($("pos-hint-plies").value), data.max_plies.hint), after: true,
+  const search = searchOf($("pos-hint-plies").value, data.max_plies.hint);
+  const params = { position: data.id, game: data.game, ...search, after: true,
                    dice: pending ? null : `${$("pos-d1").value}-${$("pos-d2").value}` };
   box.replaceChildren(element("p", { class: "muted", text: "Ranking..." }));
   try {
@@ -906,7 +914,7 @@ async function openRecord(event) {
   $("rec-view").hidden = true;
   recStatus("Analysing...");
   try {
-    rec.analysis = await call("analyse", { method: "POST", text, params: { plies: $("rec-plies").value, graphs: true } });
+    rec.analysis = await call("analyse", { method: "POST", text, params: { ...searchOf($("rec-plies").value, 2), graphs: true } });
     const plies = rec.analysis.games.reduce((n, g) => n + g.plies.length, 0);
     recStatus(`Analysed ${plural(rec.analysis.games.length, "game")}, ${plural(plies, "move")} (${rec.analysis.evaluator}).`);
   } catch (error) {
