@@ -605,6 +605,7 @@ def test_position_evaluation_ranking_and_set_up(page: Page) -> None:
         best = hint(state, "6-5", 2, every_move=every_move)[0].move.notation
         assert page.els("#pos-moves tr")[1].find_element("css selector", "td:nth-child(2)").text == best
         assert f"By net 2-ply{' every move' if every_move else ''}, " in page.text("pos-moves")
+    page.choose("pos-hint-plies", "1")  # as the next tests find the page
 
 
 def test_record_analysis_stepped_through(page: Page, port: int, tmp_path: Path) -> None:
@@ -651,7 +652,10 @@ def test_record_analysed_with_every_move_searched(page: Page, port: int, tmp_pat
     page.choose("rec-plies", "2e")
     path = tmp_path / "game.mat"
     path.write_text(write_match(record))
-    page.upload(path)
+    try:
+        page.upload(path)
+    finally:
+        page.choose("rec-plies", "1")  # the page is the next tests' too
     assert "(net 2-ply every move)" in page.text("rec-status"), page.text("rec-status")
     status, analysis = post(port, f"{API}/analyse?plies=2&every_move=true", write_match(record))
     assert status == 200 and analysis["evaluator"] == "net 2-ply every move"

@@ -26,7 +26,7 @@ from fevga.bearoff.core_tables import tables_of
 from fevga.game import play_game
 from fevga.gioul import GioulMove, GioulPosition
 from fevga.gioul import to_array as gioul_array
-from fevga.rollout import rollout
+from fevga.rollout import RolloutResult, rollout
 from fevga.rules import Rules
 from fevga.strength import duel
 from fevga_core import board, qnet, search
@@ -375,18 +375,26 @@ def test_choose_rows_luck_and_leaves_use_the_tables() -> None:
 def test_quantised_rollouts_and_duels_do_not_depend_on_workers_or_kernels() -> None:
     games = 1296 + 72  # two blocks
     # one rollout on two threads with the SIMD kernels, one on one thread with the portable
-    # code: a difference in either the worker count or the kernels would show
-    two = rollout(MIDGAME, games=games, seed=9, policy="net", net=_net(), workers=2, progress=False, luck=True)
+    # code: a difference in either the worker count or the kernels would show. The luck's
+    # 21-roll expectations (about 20 times a game's work) are checked so on one block.
+    def both(workers: int) -> list[RolloutResult]:
+        return [rollout(MIDGAME, games=n, seed=9, policy="net", net=_net(), workers=workers, progress=False, luck=luck)
+                for n, luck in ((games, False), (144, True))]
+
+    simd = both(2)
     try:
         baseline = qnet._use_kernels(False)
-        portable = rollout(MIDGAME, games=games, seed=9, policy="net", net=_net(), workers=1, progress=False,
-                           luck=True)
+        portable = both(1)
     finally:
         qnet._use_kernels(True)
-    assert baseline in ("sse2", qnet.SIMD) and portable == two
-    raw = rollout(MIDGAME, games=games, seed=9, policy="net", net=_net(), workers=1, progress=False)
-    assert raw.equity == two.raw_equity != rollout(MIDGAME, games=games, seed=9, policy="net", workers=1,
-                                                   progress=False).equity  # the int16 tables played
+    assert baseline in ("sse2", qnet.SIMD) and portable == simd
+    whole, lucky = simd
+    assert whole.games == games and lucky.luck
+    raw = rollout(MIDGAME, games=144, seed=9, policy="net", net=_net(), workers=1, progress=False)
+    assert raw.equity == lucky.raw_equity
+    float_net = rollout(MIDGAME, games=144, seed=9, policy="net", workers=1, progress=False)
+    assert (raw.win, raw.win_mars, raw.lose_mars) != (float_net.win, float_net.win_mars, float_net.lose_mars)
+    assert whole.equity != rollout(MIDGAME, games=games, seed=9, policy="net", workers=2, progress=False).equity
     a = duel("net", "net", games=144, seed=2, net_a=Net.default(), net_b=_net(), workers=1)
     assert a == duel("net", "net", games=144, seed=2, net_a=Net.default(), net_b=_net(), workers=2)
 
