@@ -469,7 +469,7 @@ def test_ctrl_c_in_a_rollout_stops_the_truth_and_keeps_only_whole_decisions(corp
     saved = _without_times(load_truth(path)) if path.exists() else []
     assert saved == _without_times(whole)[:1] if workers == 1 else saved in ([], _without_times(whole)[:1])
     # the stopped decision's rollout left its progress; a saved decision's files are gone
-    assert (tmp_path / "interrupted.json.rollouts").is_dir()
+    assert list((tmp_path / "interrupted.json.rollouts").glob("decision-1-*.npz")) or workers == 2
     assert not list((tmp_path / "interrupted.json.rollouts").glob("decision-0-*")) or not saved
     monkeypatch.setattr(error_rate, "rollout_moves", real)
     assert _without_times(run_truth(small, path, games=36, seed=5, net=net, workers=workers)) == _without_times(whole)
@@ -688,6 +688,16 @@ def test_a_screen_stopped_part_way_resumes_from_its_checkpoint_to_the_same_truth
     resumed = complete_truth(race, first, 2592, 7, checkpoints=tmp_path)
     assert len(blocks) == 1  # the second block only (the screen's 14 moves in two rounds of one block)
     assert {**resumed.to_dict(), "seconds": None} == {**whole.to_dict(), "seconds": None}
+    # a file there that does not resume (another build's, a damaged one) is removed, and its
+    # rollout plays afresh; a rollout of other settings (here the seed) has a file of its own
+    (stale,) = tmp_path.glob("decision-55-*.npz")
+    stale.write_bytes(b"not a checkpoint")
+    blocks.clear()
+    assert {**complete_truth(race, first, 2592, 7, checkpoints=tmp_path).to_dict(), "seconds": None} == \
+        {**whole.to_dict(), "seconds": None}
+    assert len(blocks) == 2 and stale.stat().st_size > 1000
+    complete_truth(race, decision_truth(race, 55, 2592, 8), 2592, 8, checkpoints=tmp_path)
+    assert len(list(tmp_path.glob("decision-55-*.npz"))) == 2  # the screens of seeds 7 and 8
 
 
 def test_a_truth_made_before_the_screen_is_completed_in_place(corpus: Corpus, tmp_path) -> None:
@@ -745,7 +755,8 @@ def test_a_truth_drawn_by_every_moves_2_ply_value_completes_a_filtered_one_in_pl
         [hint(d.position, d.dice, 2, net=net, every_move=True)[0].move.notation for d in small.decisions]
 
 
-def test_another_net_is_judged_on_the_truth_as_one_more_player(tmp_path) -> None:
+def test_another_net_is_judged_on_the_truth_as_one_more_player(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import fevga.error_rate as error_rate
     from fevga import Net, hint
 
     corpus = build_corpus(4, seed=11)
@@ -759,9 +770,19 @@ def test_another_net_is_judged_on_the_truth_as_one_more_player(tmp_path) -> None
     def stop_after_one(one: DecisionTruth, total: int) -> None:
         raise KeyboardInterrupt
 
+    real, saved_to = error_rate.rollout_moves, []
+
+    def recorded(*args: object, **kwargs: object) -> object:
+        saved_to.append(kwargs["checkpoint"])
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(error_rate, "rollout_moves", recorded)
     with pytest.raises(KeyboardInterrupt):
         judge_truth(small, source, path, candidate, on_decision=stop_after_one)
     judged = judge_truth(small, source, path, candidate)  # resumes after the first decision
+    # every rollout of the judgement kept its progress beside the file; none is left once it is whole
+    assert saved_to and all(Path(f).parent == tmp_path / "judged.json.rollouts" for f in saved_to)  # type: ignore[arg-type]
+    assert not (tmp_path / "judged.json.rollouts").exists()
     assert judged.settings["players"] == [*PLAYERS, name]
     assert judged.settings["judged"] == {name: {"net": candidate.checksum, "plies": 1}}
     rolled_again = 0

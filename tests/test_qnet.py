@@ -376,7 +376,9 @@ def test_quantised_rollouts_and_duels_do_not_depend_on_workers_or_kernels() -> N
     games = 1296 + 72  # two blocks
     # one rollout on two threads with the SIMD kernels, one on one thread with the portable
     # code: a difference in either the worker count or the kernels would show. The luck's
-    # 21-roll expectations (about 20 times a game's work) are checked so on one block.
+    # 21-roll expectations (about 20 times a game's work) are checked against the kernels on
+    # one block: a game's luck is computed within the game, and the two blocks already show
+    # that a game does not depend on which worker plays it.
     def both(workers: int) -> list[RolloutResult]:
         return [rollout(MIDGAME, games=n, seed=9, policy="net", net=_net(), workers=workers, progress=False, luck=luck)
                 for n, luck in ((games, False), (144, True))]

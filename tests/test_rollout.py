@@ -544,6 +544,8 @@ def test_stopping_rule_resumes_from_its_checkpoint_to_the_same_numbers(game: str
         # a stop at the last block still reports an interrupted run: the next one plays nothing
         assert runs == 6 // step + 1 and _ranking(ranked) == _ranking(whole)
         assert ranked[0].result.resumed_games == games - 6 % step * STRATA
+        # a stopped move resumed no more games than it played
+        assert all(m.result.resumed_games <= m.result.games for m in ranked) and any(m.stopped for m in ranked)
         # a finished checkpoint plays nothing and gives the whole result again
         again = rollout_moves(position, dice, games=games, seed=5, workers=2, policy="random", stop_early=True,
                               progress=False, checkpoint=path, on_block=lambda done, total: pytest.fail("played"))
@@ -597,13 +599,14 @@ def test_stopping_rule_checkpoint_with_wrong_rounds_is_refused(tmp_path) -> None
         "a move back": (edited(rounds={**rounds, "members": list(range(moves))}) if len(rounds["members"]) < moves
                         else edited(rounds={**rounds, "members": [moves]}), "not those of the stopping rule"),
         "too many rounds": (edited(rounds={"finished": [list(range(moves))] * 3, "members": [0]}),
-                            "'rounds' entry is not a list"),
-        "start": (edited(start=np.asarray([1])), "round entries are incomplete"),
+                            "holds 4 rounds, and the stopping rule plays 3"),
+        "start": (edited(start=np.asarray([1])), "running round starts at block 1, not 2"),
         "no start": (edited(drop="start"), "round entries are incomplete"),
-        "short": (edited(round_first=good["round_first"][:-1]), "wrong shape"),
-        "long": (edited(round_lengths=np.concatenate([good["round_lengths"], [0]])), "round arrays are of the wrong size"),
+        "short": (edited(round_first=good["round_first"][:-1]), "round arrays are too short"),
+        "long": (edited(round_lengths=np.concatenate([good["round_lengths"], [0]])), "round arrays are too long"),
+        "float counts": (edited(round_lengths=good["round_lengths"] + 0.5), "round_lengths"),
         "half the games": (edited(round_sums=good["round_sums"] / 2), "game counts disagree"),
-        "a round": (edited(rounds={**rounds, "finished": rounds["finished"][:1]}), "round entries are incomplete"),
+        "a round": (edited(rounds={**rounds, "finished": rounds["finished"][:1]}), "running round starts at block 2"),
     }
     for name, (arrays, reason) in cases.items():
         bad = tmp_path / f"{name}.npz"

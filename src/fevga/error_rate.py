@@ -64,7 +64,7 @@ from fevga.notation import parse_dice
 from fevga.gioul import GioulMove, GioulPosition
 from fevga.net import check_game
 from fevga.position import Move, Position
-from fevga.rollout import rollout_moves
+from fevga.rollout import MoveRollout, rollout_moves
 from fevga.rules import Game
 from fevga_core import game as core_game
 
@@ -337,32 +337,48 @@ def _rolled_out(decision: Decision, candidates: Sequence[Move | GioulMove | str]
     blocks is rolled out no further (`rollout_moves(stop_early=True)`; its `games` say how
     many it played). A rollout stopped by Ctrl-C or `cancel` (which returns its games so far)
     raises KeyboardInterrupt: a truth holds whole rollouts only. With `checkpoints` (a folder),
-    the rollout saves its progress there and resumes from it (`_checkpoint`)."""
-    ranking = rollout_moves(decision.position, decision.dice, games=games,
-                            seed=np.random.SeedSequence(seed, spawn_key=(index,)), workers=workers, policy="net",
-                            truncate=truncate, net=net, moves=candidates, progress=False, stop_early=screen,
-                            cancel=cancel, checkpoint=_checkpoint(checkpoints, index, candidates, games, screen))
+    the rollout saves its progress there and resumes from it (`_checkpoint`); a file there that
+    does not resume (another build's, a damaged one) is removed and the rollout starts afresh."""
+    path = _checkpoint(checkpoints, decision, index, candidates, games, seed, truncate, net, screen)
+
+    def rolled() -> list[MoveRollout]:
+        return rollout_moves(decision.position, decision.dice, games=games,
+                             seed=np.random.SeedSequence(seed, spawn_key=(index,)), workers=workers, policy="net",
+                             truncate=truncate, net=net, moves=candidates, progress=False, stop_early=screen,
+                             cancel=cancel, checkpoint=path)
+
+    try:
+        ranking = rolled()
+    except CheckpointError:  # raised as the file is read, before any game is played
+        if path is None:
+            raise
+        path.unlink(missing_ok=True)
+        ranking = rolled()
     if any(r.result.interrupted for r in ranking):
         raise KeyboardInterrupt
     return tuple(MoveTruth(r.move.notation, r.equity, r.result.equity_se, r.diff, r.diff_se,
                            r.result.games if r.stopped else None) for r in ranking)
 
 
-def _checkpoint(folder: str | os.PathLike[str] | None, index: int, candidates: Sequence[Move | GioulMove | str],
-                games: int, screen: bool) -> Path | None:
+def _checkpoint(folder: str | os.PathLike[str] | None, decision: Decision, index: int,
+                candidates: Sequence[Move | GioulMove | str], games: int, seed: int, truncate: bool, net: Net,
+                screen: bool) -> Path | None:
     """The checkpoint file in `folder` of decision `index`'s rollout of `candidates` (None: no
-    folder). It is named by what the rollout is: the same rollout, run again, resumes from it
-    (the file's own fingerprint still checks the seed, the net and the rest)."""
+    folder), named by everything that decides its numbers: the same rollout, run again, resumes
+    from it, and no other rollout finds it (the file's own fingerprint checks them again)."""
     if folder is None:
         return None
     moves = [c if isinstance(c, str) else c.notation for c in candidates]
-    key = hashlib.sha256(json.dumps([moves, games, screen]).encode()).hexdigest()[:16]
+    what = [decision.position.id, list(decision.dice or ()), index, moves, games, seed, truncate, net.checksum,
+            net.is_quantised, screen]
+    key = hashlib.sha256(json.dumps(what).encode()).hexdigest()[:16]
     return Path(folder) / f"decision-{index}-{key}.npz"
 
 
-def _clear_checkpoints(folder: Path, index: int) -> None:
-    """Remove decision `index`'s rollout checkpoints from `folder`: it is saved whole."""
-    for file in folder.glob(f"decision-{index}-*.npz"):
+def _clear_checkpoints(folder: Path, index: int | None = None) -> None:
+    """Remove decision `index`'s rollout checkpoints from `folder` (it is saved whole), or with
+    None every decision's (the run is whole: any left are another run's)."""
+    for file in folder.glob("decision-*.npz" if index is None else f"decision-{index}-*.npz"):
         file.unlink(missing_ok=True)
 
 
@@ -550,8 +566,8 @@ def run_truth(corpus: Corpus, path: str | os.PathLike[str], games: int, seed: in
     rollouts of the decisions not yet saved keep their progress in the folder
     ``<path>.rollouts`` (`decision_truth`'s `checkpoints`; a decision's files are removed
     once it is saved, the folder once the run is whole), so Ctrl-C or a killed process loses
-    at most a few seconds of each: a rerun resumes every rollout where it stopped, to the
-    same numbers.
+    only the blocks in flight (1,296 games of every move a rollout plays): a rerun resumes
+    every rollout where it stopped, to the same numbers.
     """
     games, seed = check_int("games", games, 1), check_int("seed", seed, 0)
     threads, workers = nested_threads(workers)
@@ -651,10 +667,11 @@ def _checkpoint_folder(path: str | os.PathLike[str]) -> Path:
 
 
 def _remove_checkpoint_folder(folder: Path) -> None:
-    """Remove a whole run's folder of rollout checkpoints, if nothing is left in it."""
+    """Remove a whole run's folder of rollout checkpoints, with any left by other runs."""
+    _clear_checkpoints(folder)
     try:
         folder.rmdir()
-    except OSError:  # files of decisions past a `limit`, or someone else's: kept
+    except OSError:  # something else put there: kept
         pass
 
 

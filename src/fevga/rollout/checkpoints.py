@@ -43,7 +43,8 @@ _SPECS: dict[str, ArraySpec] = {
     **{name: ((_F64, _I64), MAX_ARRAY_VALUES) for name in _CHECKPOINT_ARRAYS},
     **{f"prefix_{name}": ((_F64, _I64), MAX_ARRAY_VALUES) for name in _CHECKPOINT_ARRAYS},
     "rounds": ((_U8,), MAX_JSON_BYTES), "start": ((_I64,), 1),
-    **{f"round_{name}": ((_F64, _I64), MAX_ARRAY_VALUES) for name in _CHECKPOINT_ARRAYS},
+    # written with their exact dtypes, even when empty
+    **{f"round_{name}": ((_I64 if name == "lengths" else _F64,), MAX_ARRAY_VALUES) for name in _CHECKPOINT_ARRAYS},
 }
 
 
@@ -152,15 +153,21 @@ def _saved_rounds(archive: dict[str, npt.NDArray[Any]], job: Job, name: str) -> 
     lists: list[Any] = []
     if isinstance(entry, dict) and isinstance(entry.get("finished"), list):
         lists = [*entry["finished"], entry.get("members")]
-    if not lists or len(lists) > len(schedule) or not all(
+    if not lists or not all(
             isinstance(m, list) and m and all(type(k) is int for k in m) and m == sorted(set(m)) for m in lists):
         raise _refused(name, "its 'rounds' entry is not a list of rounds of moves")
+    if len(lists) > len(schedule):
+        raise CheckpointError(f"checkpoint {name!r} is corrupted: it holds {len(lists)} rounds, and the stopping rule "
+                              f"plays {len(schedule)}")
     finished: list[list[int]] = lists[:-1]
     if lists[0] != list(range(job.targets)) or any(not set(b) <= set(a) for a, b in zip(lists, lists[1:])):
         raise CheckpointError(f"checkpoint {name!r} is corrupted: its rounds are not those of the stopping rule")
     if any(key not in archive for key in ("start", *(f"round_{k}" for k in _CHECKPOINT_ARRAYS))) or \
-            archive["start"].shape != (1,) or int(archive["start"][0]) != schedule[len(finished)].start:
+            archive["start"].shape != (1,):
         raise _refused(name, "its round entries are incomplete")
+    if int(archive["start"][0]) != schedule[len(finished)].start:
+        raise CheckpointError(f"checkpoint {name!r} is corrupted: its running round starts at block "
+                              f"{int(archive['start'][0])}, not {schedule[len(finished)].start}")
     flat = [archive[f"round_{key}"].reshape(-1) for key in _CHECKPOINT_ARRAYS]
     done: list[tuple[list[int], Sums]] = []
     at = [0] * len(flat)
@@ -169,15 +176,16 @@ def _saved_rounds(archive: dict[str, npt.NDArray[Any]], job: Job, name: str) -> 
         parts = []
         for i, shape in enumerate(shapes):
             size = int(np.prod(shape))
-            parts.append(flat[i][at[i]:at[i] + size].reshape(shape) if at[i] + size <= flat[i].size
-                         else np.zeros(0))
+            if at[i] + size > flat[i].size:
+                raise CheckpointError(f"checkpoint {name!r} is corrupted: its round arrays are too short")
+            parts.append(flat[i][at[i]:at[i] + size].reshape(shape))
             at[i] += size
         sums = _sums(len(moves), parts, name)
         if sums.sums[0, 0] != job.games_of(blocks):
             raise CheckpointError(f"checkpoint {name!r} is corrupted: a finished round did not play its games")
         done.append((moves, sums))
     if at != [a.size for a in flat]:
-        raise CheckpointError(f"checkpoint {name!r} is corrupted: its round arrays are of the wrong size")
+        raise CheckpointError(f"checkpoint {name!r} is corrupted: its round arrays are too long")
     return Rounds(done, lists[-1]), schedule[len(finished)]
 
 

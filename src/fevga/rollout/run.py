@@ -181,7 +181,8 @@ def rollout_moves(
     saved, history = _saved(path, job, stop_early)
     active = list(range(len(legal)))
     rounds: list[tuple[list[int], Sums]] = []
-    interrupted, resumed = False, 0
+    interrupted = False
+    resumed = dict.fromkeys(range(len(legal)), 0)  # each move's games loaded from the checkpoint
     for number, only in enumerate(stop_rounds(job.blocks) if stop_early else [range(job.blocks)]):
         finished = [] if history is None else history.finished
         if history is not None and number <= len(finished):
@@ -191,7 +192,8 @@ def rollout_moves(
                                       "than its own sums call for: it was made by another build; remove it")
         if number < len(finished):
             rounds.append(finished[number])
-            resumed += finished[number][1].games
+            for k in members:
+                resumed[k] += finished[number][1].games
         else:
             width = job.row_width
             round_job = replace(job, rows=b"".join(rows[k * width : (k + 1) * width] for k in active))
@@ -199,7 +201,8 @@ def rollout_moves(
             blocks, interrupted, loaded = execute(round_job, count, backend, scheduler, _saver(path, job, so_far),
                                                   checkpoint_every, _progress_default(progress), on_block, only,
                                                   _cancel(cancel), saved if number == len(finished) else None)
-            resumed += loaded
+            for k in active:
+                resumed[k] += loaded
             rounds.append((list(active), blocks.total()))
         if interrupted:
             break
@@ -213,8 +216,8 @@ def rollout_moves(
             totals[k].add(sums.pick(i))
     # Every move's result is for the mover, who is on roll in the start position (its label).
     results = [statistics(job, totals[k], 0, start.id, name, seed_value, rules,
-                          interrupted or totals[k].games < games and k in active, elapsed, count, backend, resumed,
-                          score, length)
+                          interrupted or totals[k].games < games and k in active, elapsed, count, backend,
+                          resumed[k], score, length)
                for k in range(len(legal))]
     # diff and diff_se are both raw common-random-number differences (the cross sums are of raw
     # game values); ranking the moves still rolled out by it keeps their diffs <= 0.
