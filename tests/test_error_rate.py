@@ -185,8 +185,8 @@ def test_the_gioul_every_move_truth_checkpoint_completes_the_window_truth_in_pla
     to the window drawn by every move's 2-ply value (a checkpoint of a run in progress,
     docs/error_rate.md "The window of every move's 2-ply value"): the same settings but
     every_move, the same picks and target SE; a decision whose best did not change keeps the
-    window truth's numbers bit for bit; the 104 decisions the run changed hold their whole window
-    (360 of the 500 do: docs/error_rate.md's snippet counts them)."""
+    window truth's numbers bit for bit; the 201 decisions the run changed hold their whole window
+    (457 of the 500 do: docs/error_rate.md's snippet counts them)."""
     from fevga import hint
     from fevga.error_rate import WINDOW
 
@@ -201,12 +201,12 @@ def test_the_gioul_every_move_truth_checkpoint_completes_the_window_truth_in_pla
             old = {m.move: (m.equity, m.se) for m in before.moves if m.games is None}
             assert all((m.equity, m.se) == old[m.move] for m in d.moves if m.move in old)
     changed = [d for d, w in zip(every.decisions, window.decisions) if d != w]
-    assert len(changed) == 104
+    assert len(changed) == 201
     for d in changed[::8]:  # a decision the run completed holds its whole window (a sample: every-move hints are slow)
         c = corpus.decisions[d.index]
         assert {h.move.notation for h in hint(c.position, c.dice, 2, every_move=True) if h.loss <= WINDOW} <= \
             {m.move for m in d.moves}
-    assert [round(r.mean, 4) for r in error_rates(every.decisions)] == [0.0648, 0.0354, 0.0205, 0.0178]  # all, as they stand
+    assert [round(r.mean, 4) for r in error_rates(every.decisions)] == [0.0662, 0.0368, 0.0219, 0.0193]  # all, as they stand
 
 
 def test_in_gioul_the_2_ply_filter_hides_a_move_better_than_the_windows_best() -> None:
