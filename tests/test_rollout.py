@@ -835,6 +835,27 @@ def test_stop_early_says_how_many_games_each_move_played(capsys: pytest.CaptureF
     assert main(command) == 0 and capsys.readouterr().out.splitlines()[2:] == rows
 
 
+def test_a_stop_before_any_block_finished_says_so(capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # Ctrl-C before the first block of 1,296 games ends leaves no game to report: the summary
+    # and the ranking say so instead of printing nan
+    import threading
+
+    import fevga.cli.rollout as cli_rollout
+
+    stopped = threading.Event()
+    stopped.set()
+    alone = rollout(START, games=STRATA, seed=1, workers=1, policy="net", progress=False, cancel=stopped)  # seconds a block
+    assert alone.interrupted and alone.games == 0
+    assert "nothing to report" in alone.summary() and "nan" not in alone.summary()
+    real = cli_rollout.rollout_moves
+    monkeypatch.setattr(cli_rollout, "rollout_moves", lambda *a, **k: real(*a, **{**k, "cancel": stopped}))
+    assert main(["rollout", STOPS_EARLY.id, "--dice", "6-3", "--games", str(STRATA), "--seed", "2", "--workers", "1",
+                 "--policy", "net", "--stop-early", "--no-progress"]) == 130
+    out = capsys.readouterr().out
+    assert "(interrupted)" in out and "nothing to report" in out and "nan" not in out
+
+
 def test_rounded_game_counts_are_said(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rollout", "--games", "100", "--seed", "1", "--workers", "1", "--policy", "random",
                  "--no-progress", "--json"]) == 0

@@ -15,6 +15,7 @@ from fevga.position import COLOR_NAMES, Position
 from fevga.policy import POLICY_IDS
 from fevga.rollout import DASK_CONNECT_TIMEOUT, DEFAULT_GAMES, moves_to_csv, rollout, rollout_moves
 from fevga.rollout.jobs import check_games
+from fevga.rollout.results import NOTHING_FINISHED
 from fevga.rules import Rules
 
 MOVE_GAMES = 1296  # default games per move when ranking the moves of a roll
@@ -155,6 +156,9 @@ def _rank(args: argparse.Namespace, position: Position | GioulPosition, options:
         print(f"{COLOR_NAMES[position.turn]} to play {what} in {position.id}: {len(ranking)} move(s), "
               f"{count}, policy {first.policy}, seed {first.seed}"
               + (" (interrupted)" if first.interrupted else ""))
+        if not max(played):
+            print(f"  {NOTHING_FINISHED}")
+            return INTERRUPTED
         match = first.match_chance is not None
         print(f"  {'#':>2} {'move':<28} {'equity':>8} {'+-':>7} {'diff':>8} {'+-':>7}  win     mars"
               + ("    match" if match else "") + ("    games" if args.stop_early else ""))

@@ -29,6 +29,9 @@ __all__ = ["MoveRollout", "RolloutResult", "moves_to_csv", "moves_to_frame", "st
 Z95 = 1.959963984540054
 
 
+NOTHING_FINISHED = "stopped before a block of games finished (blocks of 1,296 are the unit): nothing to report"
+
+
 @dataclass(frozen=True)
 class RolloutResult:
     """Outcome statistics of one rolled-out position, for the side on roll at its start.
@@ -142,10 +145,13 @@ class RolloutResult:
     def summary(self) -> str:
         """A readable multi-line summary."""
         low, high = self.ci95
+        head = (f"position {self.position}: {self.games} games, policy {self.policy}"
+                + (f" (net {self.net[:12]})" if self.net else "") + f", seed {self.seed}"
+                + (" (interrupted)" if self.interrupted else ""))
+        if not self.games:
+            return f"{head}\n  {NOTHING_FINISHED}"
         lines = [
-            f"position {self.position}: {self.games} games, policy {self.policy}"
-            + (f" (net {self.net[:12]})" if self.net else "") + f", seed {self.seed}"
-            + (" (interrupted)" if self.interrupted else ""),
+            head,
             f"  equity {self.equity:+.4f} +- {self.equity_se:.4f}   95% CI [{low:+.4f}, {high:+.4f}]",
             f"  win {self.win:.2%}   win mars {self.win_mars:.2%}   lose {self.lose:.2%}"
             f"   lose mars {self.lose_mars:.2%}   draw {self.draw:.2%}",
