@@ -183,8 +183,8 @@ def rollout_moves(
     rounds: list[tuple[list[int], Sums]] = []
     interrupted = False
     resumed = dict.fromkeys(range(len(legal)), 0)  # each move's games loaded from the checkpoint
+    finished = [] if history is None else history.finished  # rounds the checkpoint holds whole
     for number, only in enumerate(stop_rounds(job.blocks) if stop_early else [range(job.blocks)]):
-        finished = [] if history is None else history.finished
         if history is not None and number <= len(finished):
             members = finished[number][0] if number < len(finished) else history.members
             if members != active:  # the rounds are decided by the sums before them
