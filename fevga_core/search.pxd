@@ -17,8 +17,9 @@ cdef enum:
 # With `qnet` (not NULL) the net is evaluated in its quantised tables (qnet.pxd), the results
 # of a roll incrementally from the parent's accumulator; `net` is then the float net it came from.
 # With `every_move`, a search of two plies or more values every move of the decision it is
-# asked about (move list level 0) at its full depth, not only the move filter's; the deeper
-# levels' choices keep the filter.
+# asked about (move list level 0) at 2 plies, not only the move filter's, and a deeper one
+# then searches the filter of those 2-ply values (the best FILTER_TOP within FILTER_MARGIN) at
+# its full depth; the deeper levels' choices keep the 1-ply filter.
 ctypedef struct EvaluatorC:
     const NetC* net
     const QNetC* qnet
@@ -42,8 +43,8 @@ cdef bint static_value(const EvaluatorC* ev, const StateC* s, double* out) noexc
 cdef int best_move(const EvaluatorC* ev, const StateC* s, const MoveC* moves, int n,
                      int plies, ScratchC* scratch, int level, double* out) except -1 nogil
 # best_move, and with `values` (n x 3) and `used` (n) not NULL, every move's value for the
-# mover and the plies it used (1, or `plies` for the searched candidates: all of them at level 0
-# with ev.every_move): THE ranking of a
+# mover and the plies it used (1, or `plies` for the searched candidates; at level 0 with
+# ev.every_move: 2 for every move, `plies` for the candidates searched deeper): THE ranking of a
 # decision's moves (hint, batch hints and the analyser's rankings are this).
 cdef int rank_moves(const EvaluatorC* ev, const StateC* s, const MoveC* moves, int n, int plies,
                     ScratchC* scratch, int level, double* out, double* values, int8_t* used) except -1 nogil

@@ -38,7 +38,8 @@ def rank_position(net: NetModel, tables: Tables, position: CorePosition | CoreGi
                   ) -> tuple[Sequence[Any], NDArray[np.float64], NDArray[np.int8]]:
     """Every legal move of the next decision of either game's position, generated once: its
     legal-move sequence, values (n, 3) for the mover and plies used (n,), in the generator's order
-    (`every_move`: every move searched at `plies`, not only the move filter's)."""
+    (`every_move`: every move searched at 2 plies, not only the move filter's, and at
+    `plies` >= 3 the best few of those 2-ply values searched at `plies`)."""
 
 def rank_batch(net: NetModel, tables: Tables, rows: NDArray[np.uint8], dice: NDArray[np.uint8], plies: int,
                flags: int, every_move: bool = False

@@ -17,7 +17,9 @@
 #                       are searched: the rest of a Gioul roll played by the 1-ply choice of
 #                       whoever decides (finish_roll), then ply_value(p - 1) ("net2": p = 2);
 #                       with ev.every_move, every move of the root decision (level 0) is
-#                       searched so (hint(..., every_move=True))
+#                       searched so at 2 plies, and a deeper search (p >= 3) searches the
+#                       FILTER_TOP best of those 2-ply values within FILTER_MARGIN at p plies
+#                       (hint(..., every_move=True); Gioul's default)
 # The average over the rolls is roll_expectation, the core's one 21-roll expectation loop
 # (rollout.pyx's expectimax, the luck of both games and the lookahead policy run on it too,
 # with their own values).
@@ -182,15 +184,12 @@ cdef int best_move(const EvaluatorC* ev, const StateC* s, const MoveC* moves, in
 
 cdef int rank_moves(const EvaluatorC* ev, const StateC* s, const MoveC* moves, int n, int plies,
                     ScratchC* scratch, int level, double* out, double* values, int8_t* used) except -1 nogil:
-    cdef int k, j, best = 0, count
-    cdef bint every
+    cdef int k, best = 0, count
     cdef double value, best_value = -1e300
     cdef double mine[3]
-    cdef double theirs[3]
     cdef double equities[MAX_MOVES]
     cdef int keep[FILTER_TOP]
     cdef ResultsC shared
-    cdef StateC child
     shared.have_base = False
     for k in range(n):
         value = _result_value(ev, s, &moves[k], &shared, mine)
@@ -207,17 +206,38 @@ cdef int rank_moves(const EvaluatorC* ev, const StateC* s, const MoveC* moves, i
     if StateC is PositionC:
         if n == 1 and values == NULL:
             return best     # Fevga's forced move keeps its 1-ply value (its pinned figures)
-    # plies >= 2: search the filtered candidates (every move: all of them) one ply less deep
-    best_value = -1e300
-    every = level == 0 and ev.every_move
-    count = n if every else filter_moves(equities, n, keep)
+    # plies >= 2: the filtered candidates searched one ply less deep; with every move (the root
+    # of an ev.every_move search) every move is searched at 2 plies first, and a deeper search
+    # filters those 2-ply values instead of the 1-ply ones
+    if level == 0 and ev.every_move:
+        best = _search_moves(ev, s, moves, n, NULL, 2, scratch, level, out, values, used, equities)
+        if plies == 2:
+            return best
+    count = filter_moves(equities, n, keep)
+    return _search_moves(ev, s, moves, count, keep, plies, scratch, level, out, values, used, NULL)
+
+
+cdef int _search_moves(const EvaluatorC* ev, const StateC* s, const MoveC* moves, int count, const int* keep,
+                       int plies, ScratchC* scratch, int level, double* out, double* values, int8_t* used,
+                       double* equities) except -1 nogil:
+    """rank_moves' deeper stage: moves keep[0..count) (keep NULL: the first count) searched at
+    `plies` (the rest of a Gioul roll by finish_roll, then ply_value(plies - 1)); each value
+    into values/used (not NULL) and its equity into equities (not NULL); out = the best's
+    value; returns its index."""
+    cdef int j, k, best = 0
+    cdef double value, best_value = -1e300
+    cdef double mine[3]
+    cdef double theirs[3]
+    cdef StateC child
     for j in range(count):
-        k = j if every else keep[j]
+        k = j if keep == NULL else keep[j]
         child = s[0]
         state_apply(&child, &moves[k])
         finish_roll(ev, &child, scratch, level + 1)
         ply_value(ev, &child, plies - 1, scratch, level + 1, theirs)
         value = _for_mover(s, theirs, _same_mover(s, &child), mine)
+        if equities != NULL:
+            equities[k] = value
         if values != NULL:
             values[3 * k], values[3 * k + 1], values[3 * k + 2] = mine[0], mine[1], mine[2]
             used[k] = plies
@@ -567,7 +587,8 @@ def rank_position(NetModel net not None, Tables tables not None, position not No
     legal-move sequence of `move_cls` values, as the position's _legal_moves gives it, values
     (n, 3) float64 for the mover, plies used per move (n,) int8), in the generator's order,
     ranked by rank_moves (nets and flags as evaluate_position takes them; `every_move`: every
-    move searched at `plies`, not only the move filter's). GIL released; Ctrl-C stops it."""
+    move searched at 2 plies, not only the move filter's, then at `plies` >= 3 the filter of
+    those 2-ply values searched at `plies`). GIL released; Ctrl-C stops it."""
     cdef EvaluatorC ev
     cdef ScratchC scratch
     cdef GioulC s
