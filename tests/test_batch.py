@@ -190,14 +190,17 @@ def test_batch_hint_refuses_bad_input() -> None:
 def test_batch_hint_of_every_move_is_fevga_hint_of_every_move(game: str) -> None:
     """every_move=True: each pair's moves all searched at 2 plies, as fevga.hint(...,
     every_move=True) gives them bit for bit, threads or not; more moves searched than the
-    filter's; a non-bool refused by name."""
+    filter's (every_move=False); the default is the game's (every move in Gioul); a non-bool
+    refused by name."""
     positions = [p for p in corpus(2, game)[1::3] if p.winner() is None][:2]
     dice = np.random.default_rng(17).integers(1, 7, size=(len(positions), 2)).astype(np.uint8)
     rows = batch.to_array(positions)
     every = batch.hint(rows, dice, 2, every_move=True)
     assert _same(batch.hint(rows, dice, 2, workers=2, every_move=True), every)
     assert every.plies.tolist() == [2] * len(every.plies)
-    assert (batch.hint(rows, dice, 2).plies == 2).sum() < len(every.plies)
+    filtered = batch.hint(rows, dice, 2, every_move=False)
+    assert (filtered.plies == 2).sum() < len(every.plies)
+    assert _same(batch.hint(rows, dice, 2), every if game == "gioul" else filtered)
     for k, (p, d) in enumerate(zip(positions, dice)):
         expected = [(h.move.position, tuple(h.move.steps), [h.evaluation.win, h.evaluation.win_mars,
                      h.evaluation.lose_mars], h.evaluation.equity, h.plies)

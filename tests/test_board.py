@@ -592,14 +592,15 @@ def test_position_evaluation_ranking_and_set_up(page: Page) -> None:
     assert len(page.els("#pos-moves tr")) == len(state.legal_moves()) + 1
     assert page.els("#pos-moves tr")[1].find_element("css selector", "td:nth-child(2)").text == \
         hint(state, None)[0].move.notation
-    # 2 plies over every move, or over the 1-ply filter's few: on a Gioul decision whose filter
-    # drops the move every move's 2-ply search ranks best (tests/test_ubgi.py)
+    # 2 plies over every move, or over the 1-ply filter's few, or the game's own search (every
+    # move in Gioul): on a Gioul decision whose filter drops the move every move's 2-ply search
+    # ranks best (tests/test_ubgi.py)
     state = GioulPosition.from_id(GIOUL_EVERY_MOVE_ID)
     page.fill("pos-text", state.id)
     page.click("#pos-show")
     page.choose("pos-d1", "6")
     page.choose("pos-d2", "5")
-    for choice, every_move in (("2", False), ("2e", True)):
+    for choice, every_move in (("2f", False), ("2e", True), ("2", True)):
         page.choose("pos-hint-plies", choice)
         page.click("#pos-rank-go")
         best = hint(state, "6-5", 2, every_move=every_move)[0].move.notation

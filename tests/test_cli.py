@@ -100,6 +100,20 @@ def test_hint_every_move_searches_every_move_at_the_plies(capsys: pytest.Capture
     assert "--every-move searches at 2 plies or more: add --plies 2" in capsys.readouterr().err
 
 
+def test_a_gioul_hint_searches_every_move_unless_told_not_to(capsys: pytest.CaptureFixture[str]) -> None:
+    """Gioul's default search is every move (fevga.hint every_move=None); --no-every-move asks
+    for the move filter's, on a decision where the two pick differently."""
+    state = fevga.GioulPosition.from_id("fwIADmoDwAFXvAAA8ABH")
+    for flags, every_move in (([], True), (["--every-move"], True), (["--no-every-move"], False)):
+        assert main(["hint", state.id, "6-5", "--game", "gioul", "--plies", "2", "--top", "0", "--json", *flags]) == 0
+        hinted = json.loads(capsys.readouterr().out)
+        expected = fevga.hint(state, (6, 5), 2, every_move=every_move)
+        assert hinted["every_move"] is every_move
+        assert [(m["move"], m["plies"], m["equity"]) for m in hinted["moves"]] == \
+            [(h.move.notation, h.plies, h.equity) for h in expected]
+    assert hinted["moves"][0]["move"] != fevga.hint(state, (6, 5), 2)[0].move.notation
+
+
 def test_quantised_option_plays_and_judges_with_the_quantised_net(capsys: pytest.CaptureFixture[str]) -> None:
     quantised = fevga.Net.default().quantised()
     middle = "f_8AAAD__gAAAAAA"

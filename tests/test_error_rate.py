@@ -168,8 +168,8 @@ def test_the_gioul_window_truth_holds_every_move_within_the_window_and_the_docum
     assert window.settings == {**first.settings, "screened": True} and len(window.decisions) == 500
     assert max(m.se for d in window.decisions for m in d.moves if m.games is None) < 0.01
     complete = [d.index for d in window.decisions
-                if {h.move.notation for h in hint(corpus.decisions[d.index].position, corpus.decisions[d.index].dice, 2)
-                    if h.loss <= WINDOW} <= {m.move for m in d.moves}]
+                if {h.move.notation for h in hint(corpus.decisions[d.index].position, corpus.decisions[d.index].dice, 2,
+                                                  every_move=False) if h.loss <= WINDOW} <= {m.move for m in d.moves}]
     assert complete == list(range(500))
     for d, before in zip(window.decisions, first.decisions, strict=True):  # the same dice, the same numbers
         old = {m.move: (m.equity, m.se) for m in before.moves}
@@ -228,7 +228,7 @@ def test_in_gioul_the_2_ply_filter_hides_a_move_better_than_the_windows_best() -
         equity = evaluate(after, 1).equity
         return equity if after.turn == mover else -equity
 
-    ranked = hint(d.position, d.dice, 2)
+    ranked = hint(d.position, d.dice, 2, every_move=False)
     assert {h.move.notation for h in ranked if h.loss <= WINDOW} <= {m.move for m in one.moves}  # screened
     for h in ranked:
         if h.plies == 2:  # what the filtered search gives the moves it keeps

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -200,9 +201,11 @@ def test_what_gioul_analysis_refuses_says_why(net_game: fevga.records.GioulGameR
 
 
 def test_an_analysis_searching_every_move_judges_by_hint_every_move(tmp_path: Path) -> None:
-    """ApiEvaluator(2, every_move=True) / `fevga analyse --plies 2 --every-move`: each decision's
-    ranking is fevga.hint(..., 2, every_move=True)'s, every move at 2 plies; the evaluator
-    is named so; the heuristic or another hint function refuses it."""
+    """ApiEvaluator(2, every_move=True) / `fevga analyse --plies 2 --every-move`, and Gioul's
+    default (ApiEvaluator(2), `fevga analyse --plies 2`): each decision's ranking is
+    fevga.hint(..., 2, every_move=True)'s, every move at 2 plies; the evaluator is named so;
+    `--no-every-move` / every_move=False is the move filter's; the heuristic or another hint
+    function refuses the flag."""
     record = play_game(game="gioul", seed=3, policy=("net", "random"))
     analysis = analyse(record, evaluator=ApiEvaluator(2, every_move=True))
     assert analysis.evaluator == "net 2-ply every move"
@@ -212,14 +215,23 @@ def test_an_analysis_searching_every_move_judges_by_hint_every_move(tmp_path: Pa
         assert p.best.notation == ranked[0].move.notation and p.best.equity == ranked[0].equity
         assert p.legal_moves == len(ranked) and [(m.notation, m.equity) for m in p.ranking] == \
             [(h.move.notation, h.equity) for h in ranked[:len(p.ranking)]]
-        differs += fevga.hint(p.position, decision.roll, 2)[0].move.notation != ranked[0].move.notation
+        differs += fevga.hint(p.position, decision.roll, 2, every_move=False)[0].move.notation != \
+            ranked[0].move.notation
     assert differs  # a decision the filtered search judges otherwise
+    def judged(a: Any) -> Any:
+        return {k: v for k, v in json.loads(a.to_json()).items() if k != "elapsed"}
+
+    assert judged(analyse(record, plies=2)) == judged(analysis)  # the game's default search
+    filtered = analyse(record, evaluator=ApiEvaluator(2, every_move=False))
+    assert filtered.evaluator == "net 2-ply" and judged(filtered)["players"] != judged(analysis)["players"]
     path = tmp_path / "g.json"
     path.write_text(record.to_json(), encoding="utf-8")
     out = run("analyse", str(path), "--plies", "2", "--every-move", "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["evaluator"] == "net 2-ply every move" and data["players"] == json.loads(analysis.to_json())["players"]
+    out = run("analyse", str(path), "--plies", "2", "--no-every-move", "--json")
+    assert out.returncode == 0 and json.loads(out.stdout)["players"] == json.loads(filtered.to_json())["players"]
     out = run("analyse", str(path), "--every-move", "--evaluator", "heuristic")
     assert out.returncode != 0 and "--every-move applies to the net evaluator" in out.stderr
     out = run("analyse", str(path), "--every-move")

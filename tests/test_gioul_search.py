@@ -48,9 +48,10 @@ def evaluate_state(net: object, state: GioulPosition, plies: int, tables: Tables
 
 
 def rank_moves(net: object, state: GioulPosition, d1: int, d2: int, plies: int,
-               tables: Tables | None = None) -> tuple[np.ndarray, np.ndarray]:
+               tables: Tables | None = None, every_move: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The core's ranking of a Gioul state's next decision (search.rank_position): (values, plies used)."""
-    _, values, used = rank_position(net, Tables() if tables is None else tables, state, d1, d2, plies, constants.FLAG_GIOUL, fevga.GioulMove)
+    _, values, used = rank_position(net, Tables() if tables is None else tables, state, d1, d2, plies,
+                                    constants.FLAG_GIOUL, fevga.GioulMove, every_move)
     return values, used
 
 
@@ -73,20 +74,33 @@ def for_mover(v: Value, same: bool) -> tuple[Value, float]:
     return (v, equity(v)) if same else ((1.0 - v[0], v[2], v[1]), -equity(v))
 
 
-def choose(net: Net, state: GioulPosition, moves: list[fevga.GioulMove], plies: int) -> tuple[int, Value]:
-    """The move `plies`-ply search picks for the mover of `state` and its value (first on ties)."""
-    ones = [for_mover(static(net, m.position), m.position.turn == state.turn) for m in moves]
-    best = max(range(len(moves)), key=lambda k: (ones[k][1], -k))
-    if plies == 1:
-        return best, ones[best][0]
-    order = sorted(range(len(moves)), key=lambda k: (-ones[k][1], k))
-    kept = [k for k in order if ones[k][1] >= ones[best][1] - FILTER_MARGIN][:FILTER_KEEP]
-    deeper = {}
-    for k in kept:
-        settled = finish_roll(net, moves[k].position)
-        deeper[k] = for_mover(ply_value(net, settled, plies - 1), settled.turn == state.turn)
+def choose(net: Net, state: GioulPosition, moves: list[fevga.GioulMove], plies: int,
+           every_move: bool = False) -> tuple[int, Value]:
+    """The move `plies`-ply search picks for the mover of `state` and its value (first on ties).
+    With `every_move` (the root's search only): every move searched at 2 plies, and from 3
+    plies on the filter drawn from those 2-ply values instead of the 1-ply ones."""
+    if every_move and plies >= 2:
+        ranked = [searched(net, state, m, 2) for m in moves]
+        if plies == 2:
+            best = max(range(len(moves)), key=lambda k: (ranked[k][1], -k))
+            return best, ranked[best][0]
+    else:
+        ranked = [for_mover(static(net, m.position), m.position.turn == state.turn) for m in moves]
+        if plies == 1:
+            best = max(range(len(moves)), key=lambda k: (ranked[k][1], -k))
+            return best, ranked[best][0]
+    order = sorted(range(len(moves)), key=lambda k: (-ranked[k][1], k))
+    kept = [k for k in order if ranked[k][1] >= ranked[order[0]][1] - FILTER_MARGIN][:FILTER_KEEP]
+    deeper = {k: searched(net, state, moves[k], plies) for k in kept}
     best = max(kept, key=lambda k: (deeper[k][1], -kept.index(k)))
     return best, deeper[best][0]
+
+
+def searched(net: Net, state: GioulPosition, move: fevga.GioulMove, plies: int) -> tuple[Value, float]:
+    """`move`'s value searched at `plies` >= 2 for the mover of `state`, and its equity: the rest
+    of the roll by 1-ply choices, then the value at plies - 1."""
+    settled = finish_roll(net, move.position)
+    return for_mover(ply_value(net, settled, plies - 1), settled.turn == state.turn)
 
 
 def finish_roll(net: Net, state: GioulPosition) -> GioulPosition:
@@ -143,8 +157,31 @@ def test_deeper_plies_value_a_chain_and_a_hand_over_as_the_brute_force_definitio
     best, value = choose(net, state, moves, plies)
     assert values[best] == pytest.approx(value, abs=1e-12) and used[best] == plies
     assert max(values[used == plies].tolist(), key=lambda v: equity(tuple(v))) == pytest.approx(value, abs=1e-12)
-    hints = fevga.hint(state, None, plies, net=net)  # the public ranking is the core's
+    hints = fevga.hint(state, None, plies, net=net, every_move=False)  # the public ranking is the core's
     assert hints[0].move.steps == moves[best].steps and hints[0].plies == plies
+
+
+@pytest.mark.parametrize("plies", [2, 3])
+@pytest.mark.parametrize("name", ["mid chain", "chain handed over"])
+def test_every_move_ranks_every_move_at_2_plies_then_its_best_few_deeper(net: Net, name: str, plies: int) -> None:
+    """every_move (Gioul's default search): every move valued at 2 plies; at 3 plies the best 6
+    of those within 0.16 searched at 3, the rest left at their 2-ply values: as the brute-force
+    definition picks and values them, and as fevga.hint ranks them by default."""
+    state = STATES[name]()
+    moves = list(state.legal_moves())
+    values, used = rank_moves(net._core, state, 0, 0, plies, every_move=True)
+    twos = [searched(net, state, m, 2) for m in moves]
+    for k in range(len(moves)):
+        if used[k] == 2:
+            assert tuple(values[k]) == pytest.approx(twos[k][0], abs=1e-12)
+    deeper = int((used == plies).sum())
+    assert deeper == (len(moves) if plies == 2 else min(FILTER_KEEP, sum(
+        t[1] >= max(e for _, e in twos) - FILTER_MARGIN for t in twos)))
+    best, value = choose(net, state, moves, plies, every_move=True)
+    assert used[best] == plies and tuple(values[best]) == pytest.approx(value, abs=1e-12)
+    hints = fevga.hint(state, None, plies, net=net)
+    assert hints[0].move.steps == moves[best].steps and [h.plies for h in hints].count(plies) == deeper
+    assert hints == fevga.hint(state, None, plies, net=net, every_move=True)
 
 
 def test_net2_value_of_a_roll_due_averages_the_21_rolls(net: Net) -> None:

@@ -238,7 +238,8 @@ def test_quantised_requests_judge_with_the_quantised_net(port: int, game: str) -
 def test_every_move_hints_search_every_move(port: int) -> None:
     """every_move=true (a query flag of hint, a field of the POST hint body): the answers are
     fevga.hint's / fevga.batch.hint's with every move searched, item by item and in bulk; the
-    method says so; evaluate and moves refuse it."""
+    method says so; left out, it is the game's default (every move in Gioul), and false is the
+    move filter's; evaluate and moves refuse it."""
     import base64
 
     import numpy as np
@@ -249,10 +250,15 @@ def test_every_move_hints_search_every_move(port: int) -> None:
     positions = [s for s in play_game(game="gioul", seed=5).positions() if s.winner() is None and not s.pending][9:12]
     p = positions[0]
     expected = [(h.move.notation, h.plies, h.equity) for h in hint(p, "6-5", 2, every_move=True)]
-    assert expected != [(h.move.notation, h.plies, h.equity) for h in hint(p, "6-5", 2)]
-    status, data = get(port, f"{API}/hint?position={p.id}&dice=6-5&plies=2&every_move=true")
-    assert status == 200 and data["method"] == "net 2-ply every move"
-    assert [(m["move"], m["plies"], m["equity"]) for m in data["moves"]] == expected
+    filtered = [(h.move.notation, h.plies, h.equity) for h in hint(p, "6-5", 2, every_move=False)]
+    assert expected != filtered
+    for flag in ("&every_move=true", ""):
+        status, data = get(port, f"{API}/hint?position={p.id}&dice=6-5&plies=2{flag}")
+        assert status == 200 and data["method"] == "net 2-ply every move"
+        assert [(m["move"], m["plies"], m["equity"]) for m in data["moves"]] == expected
+    status, data = get(port, f"{API}/hint?position={p.id}&dice=6-5&plies=2&every_move=false")
+    assert status == 200 and data["method"] == "net 2-ply"
+    assert [(m["move"], m["plies"], m["equity"]) for m in data["moves"]] == filtered
     items = [{"position": q.id, "dice": "6-5"} for q in positions]
     status, data = request(port, "POST", f"{API}/hint", {"items": items, "plies": 2, "every_move": True})[:2]
     assert status == 200 and [[m["equity"] for m in r["moves"]] for r in data["results"]] == \
@@ -268,7 +274,9 @@ def test_every_move_hints_search_every_move(port: int) -> None:
         assert_refused(*request(port, "POST", f"{API}/{route}", {"items": items, "every_move": True})[:2],
                        "invalid_request")
     assert_refused(*get(port, f"{API}/hint?position={p.id}&dice=6-5&every_move=maybe"), "invalid_request")
-    assert_refused(*get(port, f"{API}/hint?position=start&dice=6-5&plies=3&every_move=true"), "plies_limit")
+    status, data = get(port, f"{API}/hint?position=start&dice=6-5&plies=3&every_move=true")  # Fevga, asked for
+    assert status == 200 and data["method"] == "net 3-ply every move" and [m["equity"] for m in data["moves"]] == \
+        [h.equity for h in hint(Position.initial(), "6-5", 3, every_move=True)]
     record = play_game(seed=4, policy="heuristic")  # an analysis: every move of each decision at 2 plies
     status, data, _ = request(port, "POST", f"{API}/analyse?plies=2&every_move=true", record.to_json())
     expected = analyse(record, evaluator=ApiEvaluator(2, every_move=True))

@@ -381,22 +381,29 @@ def test_gioul_hint_piped_on_stdin_shows_the_nets_equities() -> None:
     assert f"1 {best.move.notation:<28}   1 {best.equity:+8.4f}" in table
 
 
-def test_hints_searching_every_move_are_fevga_hint_every_move() -> None:
-    """--hint-plies 2 --hint-every-move: the hints are fevga.hint(..., 2, every_move=True)'s and
-    say so; the flag needs --hint-plies 2 and a human side."""
+@pytest.mark.parametrize("flag", ["--hint-every-move", None, "--no-hint-every-move"])
+def test_hints_searching_every_move_are_fevga_hint_every_move(flag: str | None) -> None:
+    """--hint-plies 2 --hint-every-move, or nothing in Gioul (its default search): the hints are
+    fevga.hint(..., 2, every_move=True)'s and say so; --no-hint-every-move: the move filter's;
+    the flag needs --hint-plies 2 and a human side."""
     from fevga.gioul import GioulPosition
 
-    argv = ["play", "--human", "white", "--game", "gioul", "--seed", "3", "--hint-plies", "2", "--hint-every-move"]
+    every_move = flag != "--no-hint-every-move"
+    argv = ["play", "--human", "white", "--game", "gioul", "--seed", "3", "--hint-plies", "2", *([flag] if flag else [])]
     run = subprocess.run(FEVGA + argv, input="hint\nquit\n", capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     shown = run.stdout
-    assert "hints: Gioul net 2-ply every move, as fevga hint" in shown
+    name = f"Gioul net 2-ply{' every move' if every_move else ''}, as fevga hint"
+    assert f"hints: {name}" in shown
     state = GioulPosition.from_id(re.findall(r"ID (\S{20})", shown.split("> hint")[0])[-1])
     rolled = re.findall(r"rolled (\d)-(\d)", shown.split("> hint")[0])[-1]
-    every = fevga.hint(state, None if state.pending else (int(rolled[0]), int(rolled[1])), 2, every_move=True)
-    table = shown.split("hint (Gioul net 2-ply every move, as fevga hint), equity for white:", 1)[1]
-    rows = [f"{k} {h.move.notation:<28}   2 {h.equity:+8.4f}" for k, h in enumerate(every[:5], 1)]
-    assert len(every) >= 5 and all(row in table for row in rows), table  # each at 2 plies (filtered: not the 5th)
+    hinted = fevga.hint(state, None if state.pending else (int(rolled[0]), int(rolled[1])), 2, every_move=every_move)
+    table = shown.split(f"hint ({name}), equity for white:", 1)[1]
+    rows = [f"{k} {h.move.notation:<28} {h.plies:>3} {h.equity:+8.4f}" for k, h in enumerate(hinted[:5], 1)]
+    assert len(hinted) >= 5 and all(row in table for row in rows), table
+    assert [h.plies for h in hinted[:5]].count(2) == (5 if every_move else 4)  # filtered: not the 5th
+    if flag != "--hint-every-move":
+        return  # the refusals, once
     for argv, message in ((["--human", "white", "--hint-every-move"], "add --hint-plies 2"),
                           (["--hint-plies", "2", "--hint-every-move"], "add --human white|black")):
         refused = subprocess.run(FEVGA + ["play", *argv], input="quit\n", capture_output=True, text=True, timeout=120)
@@ -404,7 +411,7 @@ def test_hints_searching_every_move_are_fevga_hint_every_move() -> None:
 
 
 def test_gioul_against_the_gioul_net_with_hints_and_the_tutor(tmp_path: Path) -> None:
-    from fevga.analyser import analyse
+    from fevga.analyser import ApiEvaluator, analyse
     from fevga.gioul import GioulPosition
     from fevga.records import GioulGameRecord
 
@@ -441,8 +448,8 @@ def test_gioul_against_the_gioul_net_with_hints_and_the_tutor(tmp_path: Path) ->
     assert isinstance(record, GioulGameRecord) and record.final.is_game_over() and not record.truncated
     assert record.policies == ("human", "net2")
     assert GioulGameRecord.from_json(record.to_json()) == replace(record, decisions=record.decisions)
-    white, black = analyse(record, plies=2).players
-    assert black.total_loss == 0.0 and black.decisions > 0  # the engine plays the net's best at 2 plies
+    white, black = analyse(record, evaluator=ApiEvaluator(2, every_move=False)).players
+    assert black.total_loss == 0.0 and black.decisions > 0  # net2 plays the move filter's 2-ply best
     save = tmp_path / "gioul.json"
     run = subprocess.run(FEVGA + ["play", "--human", "black", "--game", "gioul", "--seed", "4", "--save", str(save)],
                          input="quit\n", capture_output=True, text=True, timeout=120)

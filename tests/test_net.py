@@ -225,14 +225,27 @@ def test_two_ply_hint_searches_the_filtered_moves_deeper(corpus: list[Position])
 
 @pytest.mark.parametrize("game", ["fevga", "gioul"])
 def test_every_move_hint_searches_each_move_as_the_filter_searches_its_own(game: str) -> None:
-    """hint(..., every_move=True): every legal move at the full depth, each with the value the
-    filtered search gives it when it keeps it, bit for bit; at 1 ply there is nothing to filter."""
+    """hint(..., every_move=True): every legal move at 2 plies, each with the value the filtered
+    search gives it when it keeps it, bit for bit; at 3 plies the best 6 of those 2-ply values
+    within 0.16 searched deeper, each as the filtered 3-ply search values it, the rest kept at
+    2; at 1 ply there is nothing to filter. The default is the game's: every move in Gioul,
+    the filter in Fevga."""
     from fevga.error_rate import build_corpus
 
     dropped = 0
     for d in build_corpus(3, seed=38, game=game).decisions:
-        filtered = hint(d.position, d.dice, 2)
+        filtered = hint(d.position, d.dice, 2, every_move=False)
         every = hint(d.position, d.dice, 2, every_move=True)
+        assert hint(d.position, d.dice, 2) == (every if game == "gioul" else filtered)
+        three = hint(d.position, d.dice, 3, every_move=True)
+        deeper = [h for h in three if h.plies == 3]
+        kept = [h.move.notation for h in every[:6] if h.loss <= 0.16]
+        assert sorted(h.move.notation for h in deeper) == sorted(kept)
+        assert {h.move.notation: h.evaluation for h in three if h.plies == 2} == \
+            {h.move.notation: h.evaluation for h in every if h.move.notation not in kept}
+        filtered3 = {h.move.notation: h.evaluation for h in hint(d.position, d.dice, 3, every_move=False)
+                     if h.plies == 3}
+        assert all(h.evaluation == filtered3[h.move.notation] for h in deeper if h.move.notation in filtered3)
         assert sorted(h.move.notation for h in every) == sorted(h.move.notation for h in filtered)
         assert all(h.plies == 2 for h in every) and [h.loss for h in every] == sorted(h.loss for h in every)
         searched = {h.move.notation: h.evaluation for h in filtered if h.plies == 2}

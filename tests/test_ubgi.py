@@ -295,7 +295,7 @@ def test_gioul_go_answers_from_the_net_over_the_protocol(engine: Controller) -> 
     engine.send("go")
     payload, info = go(engine)
     assert payload == hint(start, "5-5", plies=3)[0].move.notation and any("searches 3 ply" in line for line in info), info
-    assert any(line.startswith("info depth 3 ") and line.endswith("method net_3-ply") for line in info), info
+    assert any(line.startswith("info depth 3 ") and line.endswith("method net_3-ply_every_move") for line in info), info
     fevga_net = Path(fevga.__file__).parent / "data" / "net.npz"
     engine.send(f"set engine.net {fevga_net}")  # a Fevga net under game.variant gioul: one clear error at go
     engine.send("go")
@@ -327,18 +327,21 @@ GIOUL_EVERY_MOVE_ID = "fwIADmoDwAFXvAAA8ABH"
 
 def test_engine_every_move_answers_with_every_move_searched(engine: Controller) -> None:
     """`set engine.every_move true` at engine.ply 2: the ranking is fevga.hint(..., 2,
-    every_move=True)'s (a Gioul decision whose filter drops the best 2-ply move), named so."""
+    every_move=True)'s (a Gioul decision whose filter drops the best 2-ply move), named so;
+    `false` is the move filter's; `default` (the start) is the game's, every move in Gioul."""
     position = GioulPosition.from_id(GIOUL_EVERY_MOVE_ID)
-    every, filtered = hint(position, "6-5", 2, every_move=True), hint(position, "6-5", 2)
+    every, filtered = hint(position, "6-5", 2, every_move=True), hint(position, "6-5", 2, every_move=False)
     assert every[0].move.notation != filtered[0].move.notation
+    assert engine.answer_to("get engine.every_move") == ["value engine.every_move default"]
     for line in ("set game.variant gioul", "set engine.ply 2", f"position fevgaid {position.id}", "dice 6 5"):
         engine.send(line)
-    for value, expected in (("false", filtered), ("true", every)):
+    for value, expected, method in (("default", every, "net_2-ply_every_move"), ("false", filtered, "net_2-ply"),
+                                    ("true", every, "net_2-ply_every_move")):
         assert engine.answer_to(f"set engine.every_move {value}") == []
         engine.send("go")
         payload, info = go(engine)
         assert payload == expected[0].move.notation and f"score {expected[0].equity:+.4f}" in " ".join(info), info
-    assert any("method net_2-ply_every_move" in line for line in info), info
+        assert any(line.endswith(f"method {method}") for line in info), info
     assert engine.answer_to("set engine.every_move 1")[0].startswith("error bad_value engine.every_move")
 
 

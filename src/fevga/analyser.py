@@ -57,7 +57,7 @@ from fevga.match import away_scores, match_equity_table, match_winning_chance
 from fevga.rollout import rollout_moves
 from fevga.bearoff.core_tables import tables_of
 from fevga_core import rollout as core
-from fevga.analysis import MAX_PLIES, deepest_plies, evaluate, gioul_roll_values, hint, search_name
+from fevga.analysis import MAX_PLIES, deepest_plies, evaluate, every_move_of, gioul_roll_values, hint, search_name
 import io
 from fevga.rollout.jobs import MAX_GAMES
 from fevga.checks import check_workers
@@ -206,9 +206,10 @@ class ApiEvaluator:
     `hint` and `evaluate` default to ``fevga.hint`` / ``fevga.evaluate`` (looked up when
     first used); pass others to analyse with any evaluator of that shape.
 
-    With ``every_move=True`` (``fevga.hint`` only) every move of a decision is searched at
-    `plies`, not only the move filter's (``hint(..., every_move=True)``; named "net 2-ply
-    every move"): in Gioul the stronger 2-ply judge (docs/error_rate.md).
+    ``every_move`` is passed to ``fevga.hint`` (only): True searches every move of a decision
+    at 2 plies, not only the move filter's (named "net 2-ply every move"), False the filter,
+    None the game's default (``fevga.analysis.every_move_of``: every move in Gioul, the
+    stronger judge there, docs/error_rate.md); ``for_game`` names the search a game gets.
 
     In a match, ``at_score(score, length)`` gives the same evaluator ranking by match
     winning chance (docs/match.md), expressed as normalised equity (EMG): 2 (MWC - L) /
@@ -219,13 +220,13 @@ class ApiEvaluator:
     def __init__(self, plies: int = 1, hint: HintFn | None = None, evaluate: EvaluateFn | None = None,
                  name: str | None = None, *, score: tuple[int, int] | None = None, length: int = 0,
                  table: MatchEquityTable | None = None, value_plies: int | None = None,
-                 every_move: bool = False) -> None:
+                 every_move: bool | None = None) -> None:
         high = MAX_PLIES + 1 if hint is None else 2**31  # fevga.hint's range; another hint has its own
         if not isinstance(plies, int) or isinstance(plies, bool) or not 1 <= plies <= high:
             bound = f"in 1..{high}" if hint is None else ">= 1"
             raise InvalidArgumentError(f"plies={plies!r} must be an integer {bound} (1 rates a move by its result)")
-        self.every_move = check_flag("every_move", every_move)
-        if self.every_move and hint is not None:
+        self.every_move = check_flag("every_move", every_move, none=True)
+        if self.every_move is not None and hint is not None:
             raise InvalidArgumentError("every_move chooses what fevga.hint searches: another hint function has its own")
         self.plies = plies
         self.value_plies = plies - 1 if value_plies is None else value_plies
@@ -234,7 +235,8 @@ class ApiEvaluator:
         self.score = score
         self.length = length
         self.table = table
-        base = name or (f"net {search_name(plies, self.every_move)}" if hint is None else f"evaluator {plies}-ply")
+        base = name or (f"net {search_name(plies, bool(self.every_move))}" if hint is None else f"evaluator {plies}-ply")
+        self._named = name
         self._base = base
         self.name = base if score is None else f"{base}, match-aware"
 
@@ -242,13 +244,21 @@ class ApiEvaluator:
         """This evaluator ranking by match winning chance at `score` in a match to `length`."""
         table = self.table if self.table is not None and self.table.length >= length else \
             match_equity_table(max(length, 1))
-        return ApiEvaluator(self.plies, self._hint, self._evaluate, self._base, score=score, length=length,
+        return ApiEvaluator(self.plies, self._hint, self._evaluate, self._named, score=score, length=length,
                             table=table, value_plies=self.value_plies, every_move=self.every_move)
 
     def with_plies(self, plies: int) -> ApiEvaluator:
         """The same evaluator at another depth (the default luck evaluator uses 1 ply)."""
         return ApiEvaluator(plies, self._hint, self._evaluate, None, score=self.score, length=self.length,
                             table=self.table, every_move=self.every_move)
+
+    def for_game(self, game: str) -> ApiEvaluator:
+        """This evaluator as it judges a record of `game`: the game's default search
+        (every_move None) made explicit, and named so (Gioul's: "net 2-ply every move")."""
+        if self.every_move is not None or self._hint is not None:
+            return self
+        return ApiEvaluator(self.plies, None, self._evaluate, self._named, score=self.score, length=self.length,
+                            table=self.table, value_plies=self.value_plies, every_move=every_move_of(game, None))
 
     def _functions(self) -> tuple[HintFn, EvaluateFn]:
         return self._hint or hint, self._evaluate or evaluate
@@ -284,7 +294,7 @@ class ApiEvaluator:
         mover = position.turn
         keep_ids = set(keep)
         ranked: list[tuple[Any, float, int]] = []
-        every: dict[str, bool] = {"every_move": True} if self.every_move else {}
+        every: dict[str, bool] = {} if self.every_move is None else {"every_move": self.every_move}
         items = list(hint(position, dice, plies=self.plies, rules=rules, **every))
         top = max((int(getattr(item, "plies", self.plies)) for item in items), default=self.plies)
         for item in items:
@@ -774,8 +784,10 @@ class Analyser:
             check_workers(workers)
         self.match = _as_match(record)
         self.gioul = isinstance(self.match, GioulMatchRecord)
-        self.decide: Evaluator = _evaluator("evaluator", evaluator) if evaluator is not None else ApiEvaluator(plies)
-        self.luck: Evaluator = _evaluator("luck_evaluator", luck_evaluator) if luck_evaluator is not None \
+        game = "gioul" if self.gioul else "fevga"
+        self.decide = _for_game(_evaluator("evaluator", evaluator) if evaluator is not None else ApiEvaluator(plies),
+                                game)
+        self.luck = _for_game(_evaluator("luck_evaluator", luck_evaluator), game) if luck_evaluator is not None \
             else _default_luck(self.decide)
         marks = Thresholds() if thresholds is None else thresholds
         if not isinstance(marks, Thresholds):
@@ -894,6 +906,11 @@ def _check_gioul(decide: Evaluator, luck: Evaluator, rollouts: int) -> None:
     if rollouts:
         raise InvalidArgumentError("rollouts= re-checks decisions with net rollouts, which Gioul does not have yet: "
                                    "analyse a Gioul record without them")
+
+
+def _for_game(evaluator: Evaluator, game: str) -> Evaluator:
+    """`evaluator` as it judges a record of `game` (an ApiEvaluator: the game's default search named)."""
+    return evaluator.for_game(game) if isinstance(evaluator, ApiEvaluator) else evaluator
 
 
 def _default_luck(decide: Evaluator) -> Evaluator:

@@ -61,6 +61,18 @@ def deepest_plies(game: str, choice: bool) -> int:
     return (GIOUL_MAX_PLIES if game == "gioul" else MAX_PLIES) + int(choice)
 
 
+def every_move_of(game: str, every_move: object) -> bool:
+    """Whether a hint of `game` searches every move: `every_move` itself (True or False), or
+    for None the game's default: every move in Gioul, whose move filter drops the best 2-ply
+    move too often (docs/error_rate.md, "The move filter in Gioul"), the filter in Fevga.
+
+    >>> every_move_of("gioul", None), every_move_of("fevga", None), every_move_of("gioul", False)
+    (True, False, False)
+    """
+    flag = check_flag("every_move", every_move, none=True)
+    return game == "gioul" if flag is None else flag
+
+
 def search_name(plies: int, every_move: bool) -> str:
     """How a hint's search is named everywhere (analysis, HTTP, UBGI, truths, play): at 1 ply
     every move is valued anyway, so only a deeper every-move search says so.
@@ -188,25 +200,28 @@ def evaluate(position: Position | GioulPosition, plies: int = 0, rules: Rules | 
 @overload
 def hint(position: Position, dice: object, plies: int = 1, rules: Rules | None = None, *,
          net: Net | str | os.PathLike[str] | None = None, score: tuple[int, int] | None = None,
-         length: int | None = None, every_move: bool = False) -> list[Hint[Move]]: ...
+         length: int | None = None, every_move: bool | None = None) -> list[Hint[Move]]: ...
 
 
 @overload
 def hint(position: GioulPosition, dice: object, plies: int = 1, rules: Rules | None = None, *,
          net: Net | str | os.PathLike[str] | None = None, score: tuple[int, int] | None = None,
-         length: int | None = None, every_move: bool = False) -> list[Hint[GioulMove]]: ...
+         length: int | None = None, every_move: bool | None = None) -> list[Hint[GioulMove]]: ...
 
 
 def hint(position: Position | GioulPosition, dice: object, plies: int = 1, rules: Rules | None = None, *,
          net: Net | str | os.PathLike[str] | None = None, score: tuple[int, int] | None = None,
-         length: int | None = None, every_move: bool = False) -> list[Hint[Move]] | list[Hint[GioulMove]]:
+         length: int | None = None, every_move: bool | None = None) -> list[Hint[Move]] | list[Hint[GioulMove]]:
     """Every legal move of `position` with `dice`, best first, for the mover (plies 1..MAX_PLIES + 1).
 
     From 2 plies on, the move filter (gnubg's) searches only the moves best at 1 ply (the best
     6 within 0.16 equity of the best); the others keep their 1-ply values and rank after them
-    (`Hint.plies` says which). With `every_move`, every move is searched at `plies`:
-    slower (a 2-ply Gioul hint looks at all its moves instead of about 5), and its best may be one
-    the filter drops (docs/error_rate.md, "The move filter in Gioul").
+    (`Hint.plies` says which). With `every_move`, every move is searched at 2 plies, and from 3
+    plies on the filter is drawn from those 2-ply values instead: slower (a 2-ply Gioul hint
+    looks at all its moves instead of about 5), and its best may be one the 1-ply filter drops.
+    `every_move=None` is the game's default (`every_move_of`): every move in Gioul, where the
+    filter drops the best too often (docs/error_rate.md, "The move filter in Gioul"); the
+    filter in Fevga, where searching every move does not pick measurably better.
 
     With a match `score` and `length` the moves are ranked by the mover's chance of winning
     the match (and `loss` is in match chance), not by money equity: at double match point a
@@ -218,7 +233,7 @@ def hint(position: Position | GioulPosition, dice: object, plies: int = 1, rules
     ['24/20']
     """
     position, depth, rules, match = _judged(position, plies, 1, rules, score, length)
-    every_move = check_flag("every_move", every_move)
+    every_move = every_move_of(rules.game, every_move)
     if position.winner() is not None:
         raise InvalidArgumentError(f"position {position.id} is already finished")
     d1, d2 = position._dice_args(dice) if isinstance(position, GioulPosition) else parse_dice(dice)

@@ -38,8 +38,8 @@ from numpy.typing import NDArray
 
 from fevga.checks import check_workers, row_array, validate_dice
 from fevga.errors import InvalidArgumentError, InvalidPositionError
-from fevga.limits import MAX_BATCH_ROWS, bounded, check_flag
-from fevga.analysis import core_judge, deepest_plies
+from fevga.limits import MAX_BATCH_ROWS, bounded
+from fevga.analysis import core_judge, deepest_plies, every_move_of
 from fevga.net import Net
 from fevga.parallel import CHUNK_ROWS, run_chunks
 from fevga import gioul
@@ -210,12 +210,13 @@ class BatchHints(BatchMoves):
 
 
 def hint(positions: object, dice: object, plies: int = 1, rules: Rules | None = None, *,
-         net: Net | str | None = None, workers: int = 1, every_move: bool = False) -> BatchHints:
+         net: Net | str | None = None, workers: int = 1, every_move: bool | None = None) -> BatchHints:
     """`fevga.hint` of each (position, dice) row (money play), as flat arrays: the same moves,
     values and order, the moves generated once and ranked in the core with the GIL released.
     Rows of either game: Fevga positions (plies 1..PLIES_LIMIT + 1), or Gioul states (their
     next decision's moves, plies 1..GIOUL_MAX_PLIES + 1, the Gioul net). `every_move` as
-    `fevga.hint` takes it: every move of a row searched at `plies`, not only the filter's.
+    `fevga.hint` takes it: every move of a row searched at 2 plies, not only the filter's (None:
+    the game's default, every move in Gioul).
 
     >>> hints = hint(to_array([Position.initial()]), np.array([[1, 1]], dtype=np.uint8))
     >>> hints.counts().tolist(), hints.nsteps[hints.best()].tolist()
@@ -225,7 +226,7 @@ def hint(positions: object, dice: object, plies: int = 1, rules: Rules | None = 
     deepest = deepest_plies(rules.game, True)
     if not isinstance(plies, int) or isinstance(plies, bool) or not 1 <= plies <= deepest:
         raise InvalidArgumentError(f"plies={plies!r} must be an integer from 1 to {deepest} ({rules.game})")
-    every_move = check_flag("every_move", every_move)
+    every_move = every_move_of(rules.game, every_move)
     rolls = validate_dice(dice, rows.shape[0])
     flags = rules.flags
     core, tables = core_judge(rules.game, net)

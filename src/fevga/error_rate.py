@@ -52,7 +52,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from fevga.analysis import hint, search_name
+from fevga.analysis import every_move_of, hint, search_name
 from fevga.checks import check_int
 from fevga.limits import check_flag, check_real
 from fevga.errors import CheckpointError, FevgaError, InvalidArgumentError
@@ -195,7 +195,8 @@ def picks(decision: Decision, net: Net | str | None = None,
         if player == "heuristic":
             out[player] = heuristic_pick(decision.position, decision.dice)
         elif player in PLAYERS:
-            out[player] = hint(decision.position, decision.dice, int(player[4]), net=net)[0].move
+            # the move filter's search in both games, as every truth names and pins it
+            out[player] = hint(decision.position, decision.dice, int(player[4]), net=net, every_move=False)[0].move
         else:
             raise InvalidArgumentError(f"player {player!r}: the players are {', '.join(PLAYERS)}")
     return out
@@ -693,11 +694,12 @@ def _settled(decision: Decision, one: DecisionTruth, games: int, seed: int, work
 
 def judge_truth(corpus: Corpus, source: str | os.PathLike[str], path: str | os.PathLike[str], judged: Net | str,
                 plies: int = 1, name: str | None = None, *, workers: int | None = 1, net: Net | str | None = None,
-                every_move: bool = False, on_decision: Callable[[DecisionTruth, int], None] | None = None) -> Truth:
+                every_move: bool | None = None,
+                on_decision: Callable[[DecisionTruth, int], None] | None = None) -> Truth:
     """The truth in `source` (of `corpus`) with one more player, written to `path`: the net
-    `judged` (a candidate net of the corpus's game) choosing at `plies` (with `every_move`, every
-    move searched at `plies`: `hint(..., every_move=True)`), named `name` (default "net <its
-    sha256[:12]> <plies>-ply", then " every move"). Its picks are judged by the truth's own rollouts
+    `judged` (a candidate net of the corpus's game) choosing as `hint(..., plies, every_move=)`
+    does (None: the game's default search, every move in Gioul), named `name` (default "net
+    <its sha256[:12]> <plies>-ply", then " every move" for an every-move search). Its picks are judged by the truth's own rollouts
     (`extend_truth`, the truth's net `net` playing them out), so its losses compare with every
     other player's. `path` is rewritten atomically after each decision and resumed from, and
     the rollouts running keep their progress in ``<path>.rollouts`` as `run_truth`'s do; its
@@ -708,7 +710,7 @@ def judge_truth(corpus: Corpus, source: str | os.PathLike[str], path: str | os.P
     settings = dict(truth.settings)
     judge = net_of(judged, corpus.game)
     plies = check_int("plies", plies, 1, 3)
-    every_move = check_flag("every_move", every_move)
+    every_move = every_move_of(corpus.game, every_move)
     threads, workers = nested_threads(workers)
     name = f"net {judge.checksum[:12]} {search_name(plies, every_move)}" if name is None else name
     if name in settings["players"]:

@@ -38,9 +38,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                              "per-player totals across them follow")
     parser.add_argument("--plies", type=int, default=1,
                         help="plies of the decision evaluator: 1 rates a move by its result, 2 looks a roll deeper")
-    parser.add_argument("--every-move", action="store_true",
-                        help="with --plies 2 or more, search every move of a decision, not only the move filter's "
-                             "(fevga.hint every_move: the stronger Gioul judge, about 10x the moves searched)")
+    parser.add_argument("--every-move", action=argparse.BooleanOptionalAction, default=None,
+                        help="with --plies 2 or more, search every move of a decision at 2 plies, not only the move "
+                             "filter's, or (--no-every-move) only the filter's (fevga.hint every_move; default: the "
+                             "game's, every move in Gioul, the filter in Fevga)")
     parser.add_argument("--evaluator", choices=["heuristic", "net"], default="net",
                         help="the shipped net through fevga.hint/evaluate (default) or the old heuristic expectimax")
     parser.add_argument("--json", action="store_true", help="print the analysis as JSON")
@@ -76,13 +77,13 @@ def _run(args: argparse.Namespace) -> int:
     thresholds = Thresholds(doubtful, bad, very_bad, lucky, very_lucky)
     evaluator: HeuristicEvaluator | ApiEvaluator | None = None  # the analysis's default: the shipped net
     if args.evaluator == "heuristic":
-        if args.every_move:
+        if args.every_move is not None:
             raise InvalidArgumentError("--every-move applies to the net evaluator, not the heuristic one")
         evaluator = HeuristicEvaluator(plies=args.plies)
-    elif args.every_move:
-        if args.plies < 2:
+    elif args.every_move is not None:
+        if args.every_move and args.plies < 2:
             raise InvalidArgumentError("--every-move searches at 2 plies or more: add --plies 2")
-        evaluator = ApiEvaluator(args.plies, every_move=True)
+        evaluator = ApiEvaluator(args.plies, every_move=args.every_move)
     options = dict(plies=args.plies, evaluator=evaluator, thresholds=thresholds, rollouts=args.rollouts,
                    rollout_seed=args.seed, workers=args.workers)
     if len(args.records) > 1:

@@ -66,8 +66,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     j.add_argument("--net", required=True, help="the candidate net file")
     j.add_argument("--plies", type=int, default=1, help="the candidate's search depth, 1-3 (default: %(default)s)")
     j.add_argument("--name", default=None, help="the player's name (default: net <sha256[:12]> <plies>-ply)")
-    j.add_argument("--every-move", action="store_true",
-                   help="the candidate searches every move at --plies, not only its move filter's")
+    j.add_argument("--every-move", action=argparse.BooleanOptionalAction, default=None,
+                   help="the candidate searches every move at 2 plies, not only its move filter's, or "
+                        "(--no-every-move) only the filter's (default: as fevga hint, every move in Gioul)")
     j.add_argument("--workers", type=int, default=None, help="as for truth (default: all cores)")
     j.set_defaults(run=_judge)
     for step in (c, t, j):

@@ -192,7 +192,7 @@ def _play(args: argparse.Namespace) -> int:
     for option in ("tutor",):
         if getattr(args, option):
             raise InvalidArgumentError(f"--{option} is for games against the engine: add --human white|black")
-    if args.hint_plies != 1 or args.hint_every_move:
+    if args.hint_plies != 1 or args.hint_every_move is not None:
         raise InvalidArgumentError("--hint-plies and --hint-every-move are for games against the engine: "
                                    "add --human white|black")
     args.policy = args.policy or "random"

@@ -41,7 +41,7 @@ from fevga.rules import Rules
 from fevga.seeding import SeedLike, seed_repr, seed_sequence
 from fevga_core import game as core_game
 from fevga.notation import parse_paths
-from fevga.analysis import deepest_plies, evaluate, hint, search_name
+from fevga.analysis import deepest_plies, evaluate, every_move_of, hint, search_name
 from fevga.cli.net import hint_table, net_argument
 
 AnyPosition = Union[Position, GioulPosition]
@@ -140,7 +140,7 @@ class Engine:
     rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
     score: tuple[int, int] | None = None
     length: int | None = None
-    hint_every_move: bool = False  # the hints search every move at hint_plies (fevga hint --every-move)
+    hint_every_move: bool | None = None  # the hints' every_move, as fevga hint takes it (None: the game's)
 
     def __post_init__(self) -> None:
         allowed = ENGINE_POLICIES[self.game]
@@ -162,7 +162,7 @@ class Engine:
     def hint_name(self) -> str:
         """What the hints are, in words."""
         game = "Gioul net" if self.game == "gioul" else "net"
-        searched = search_name(self.hint_plies, self.hint_every_move)
+        searched = search_name(self.hint_plies, every_move_of(self.game, self.hint_every_move))
         return f"{game} {searched}, as fevga hint" + (" at the match score" if self.score else "")
 
     def at_score(self, score: tuple[int, int], length: int) -> Engine:
@@ -181,8 +181,8 @@ class Engine:
         if self.policy == "heuristic":
             return heuristic_choice(position.turn, moves)
         plies = 2 if self.policy == "net2" else 1  # "net": the net's best at 1 ply, as the core's policy plays
-        best: AnyMove = hint(position, dice, plies, rules, net=self.net, score=self.score,
-                             length=self.length)[0].move
+        best: AnyMove = hint(position, dice, plies, rules, net=self.net, score=self.score, length=self.length,
+                             every_move=False)[0].move  # "net2": the move filter's, as the core's policy
         return best
 
     def rank(self, position: AnyPosition, dice: tuple[int, int] | None, rules: Rules) -> list[Ranked]:

@@ -108,7 +108,7 @@ def _play_match(args: argparse.Namespace) -> int:
             print("fevga: the input ended before the match did", file=sys.stderr)
         return 130 if console.stopped == "interrupted" else 0
     else:
-        if args.tutor or args.hint_plies != 1 or args.hint_every_move or args.net or args.quantised:
+        if args.tutor or args.hint_plies != 1 or args.hint_every_move is not None or args.net or args.quantised:
             raise InvalidArgumentError("--tutor, --hint-plies, --hint-every-move, --net and --quantised are for "
                                        "matches against the engine: add --human white|black")
         args.policy = args.policy or "heuristic"

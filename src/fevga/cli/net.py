@@ -8,7 +8,7 @@ import shlex
 import sys
 from typing import Any
 
-from fevga.analysis import MAX_PLIES, Hint, evaluate, hint
+from fevga.analysis import MAX_PLIES, Hint, evaluate, every_move_of, hint
 from fevga.errors import InvalidArgumentError
 from fevga.cli.options import (add_game_options, add_match_options, add_position_arguments, game_of, position_argument,
                                rules_argument, score_of)
@@ -49,8 +49,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     hi = subparsers.add_parser("hint", help="rank the legal moves of a roll by the net")
     add_position_arguments(hi, dice=True)
     hi.add_argument("--plies", type=int, default=1, help=f"1 = rate each result, 2..{MAX_PLIES + 1} = search deeper (default: %(default)s)")
-    hi.add_argument("--every-move", action="store_true",
-                    help="search every move at --plies, not only those the 1-ply move filter keeps (slower)")
+    hi.add_argument("--every-move", action=argparse.BooleanOptionalAction, default=None,
+                    help="search every move at 2 plies, not only those the 1-ply move filter keeps (slower), or "
+                         "(--no-every-move) only those (default: the game's, every move in Gioul)")
     hi.add_argument("--top", type=int, default=10, help="show the best N moves (default: %(default)s, 0 = all)")
     hi.add_argument("--json", action="store_true", help="print JSON")
     add_match_options(hi, "rank by match winning chance")
@@ -121,7 +122,7 @@ def _hint(args: argparse.Namespace) -> int:
     shown = hints if args.top <= 0 else hints[: args.top]
     if args.json:
         print(json.dumps({"game": game, "position": position.id, "dice": args.dice, "plies": args.plies,
-                          "every_move": args.every_move, "net": net.checksum,
+                          "every_move": every_move_of(game, args.every_move), "net": net.checksum,
                           "moves": [{**h.to_dict(), "position": h.move.position.id} for h in shown]}, indent=2))
         return 0
     dice = args.dice or " ".join(map(str, position.pending if isinstance(position, GioulPosition) else ()))

@@ -88,6 +88,7 @@ def add_human_options(parser: argparse.ArgumentParser) -> None:
                              "thresholds 0.04 / 0.08 / 0.16 as in docs/analysis.md)")
     parser.add_argument("--hint-plies", type=int, default=1,
                         help="with --human: plies of the hints and the tutor, as fevga hint --plies (default: %(default)s)")
-    parser.add_argument("--hint-every-move", action="store_true",
+    parser.add_argument("--hint-every-move", action=argparse.BooleanOptionalAction, default=None,
                         help="with --human and --hint-plies 2 or more: the hints and the tutor search every move, "
-                             "as fevga hint --every-move (the stronger Gioul hints)")
+                             "as fevga hint --every-move, or (--no-hint-every-move) the filter's (default: the "
+                             "game's, every move in Gioul)")

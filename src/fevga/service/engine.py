@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from fevga.analysis import MAX_PLIES, deepest_plies, hint, search_name
+from fevga.analysis import MAX_PLIES, deepest_plies, every_move_of, hint, search_name
 from fevga.errors import InvalidArgumentError
 from fevga.gioul import GioulMove, GioulPosition
 from fevga.net import Net, net_of
@@ -98,8 +98,9 @@ KEYS: tuple[Key, ...] = (
         "Fevga rule option (docs/rules.md 9)"),
     Key("engine.ply", "int", f"1..{MAX_PLY}", 1, False,
         "root-inclusive checker-play depth: 1 rates each move by its result (fevga.hint plies)"),
-    Key("engine.every_move", "bool", "", False, False,
-        "search every move at engine.ply, not only the move filter's (fevga.hint every_move; docs/net.md)"),
+    Key("engine.every_move", "enum", "default|true|false", "default", False,
+        "search every move at 2 plies, not only the move filter's (fevga.hint every_move; default: the game's, "
+        "every move in Gioul; docs/net.md)"),
     Key("engine.net", "string", "*", "default", False,
         "the net: default (the game's shipped net) or a net file path (of the game of game.variant)"),
     Key("engine.quantised", "bool", "", False, False,
@@ -232,6 +233,11 @@ class Engine:
             ranked, method = self._hinted(position, dice, depth)
         return Choice(tuple(ranked), method, depth, time.perf_counter() - started, notes)
 
+    def every_move(self) -> bool:
+        """Whether a ranking searches every move (engine.every_move; default: game.variant's default)."""
+        value = self.values["engine.every_move"]
+        return every_move_of(self.variant, None if value == "default" else value == "true")
+
     def _rollouts(self) -> int:
         """Games per move of go's rollouts (0: none)."""
         games = self.values["engine.rollouts"]
@@ -241,8 +247,8 @@ class Engine:
     def _hinted(self, position: Position | GioulPosition, dice: tuple[int, int] | None,
                 plies: int) -> tuple[list[Ranked], str]:
         """The ranking of `fevga.hint` over the game's net at `plies` plies (every move searched
-        with engine.every_move)."""
-        every_move = bool(self.values["engine.every_move"])
+        as engine.every_move says)."""
+        every_move = self.every_move()
         hints: list[Any] = hint(position, dice, plies=plies, rules=self.rules, net=self.net, every_move=every_move)
         ranked = [Ranked(h.move, h.equity, h.evaluation.win, h.evaluation.win_mars, h.evaluation.lose_mars)
                   for h in hints]

@@ -47,7 +47,7 @@ import numpy as np
 
 from fevga import batch
 from fevga.analyser import ApiEvaluator, HeuristicEvaluator, analyse
-from fevga.analysis import MAX_PLIES, deepest_plies, evaluate, hint, search_name
+from fevga.analysis import MAX_PLIES, deepest_plies, evaluate, every_move_of, hint, search_name
 from fevga.checks import validate_dice
 from fevga.errors import FevgaError, InvalidArgumentError, InvalidNotationError, RecordError
 from fevga.gioul import GIOUL_WIDTH, GioulPosition, validate_states
@@ -92,7 +92,6 @@ class Limits:
     plies_evaluate: int = MAX_PLIES  # GET evaluate (batch: batch_plies)
     plies_hint: int = MAX_PLIES + 1  # GET hint
     batch_plies: int = 2  # plies of a batch evaluate/hint
-    every_move_plies: int = 2  # plies of a hint searching every move (GET hint; a batch and analyse: their own)
     rollout_games: int = 1_000_000  # games of one rollout job (per move for a roll)
     rollout_workers: int = 2  # threads of one rollout job
     jobs: int = 4  # rollout jobs queued or running at once (429 past it)
@@ -318,25 +317,26 @@ def _evaluation_of(position: Position | GioulPosition, plies: int, rules: str = 
 
 def _hint_of(position: Position | GioulPosition, dice: tuple[int, int] | None, plies: int,
              after: bool = False, rules: str = "default", quantised: bool = False,
-             every_move: bool = False) -> dict[str, Any]:
+             every_move: bool | None = None) -> dict[str, Any]:
     """The ranked moves; with `after`, each move's resulting position ID too (encoding the
-    IDs costs more than ranking the moves at 1 ply, so it is asked for); with `every_move`,
-    every move searched at `plies` (`fevga.hint`)."""
+    IDs costs more than ranking the moves at 1 ply, so it is asked for); `every_move` as
+    `fevga.hint` takes it (None: the game's default search)."""
     if position.winner() is not None:
         raise ApiError(422, "game_over", f"position {position.id} is already finished")
     head = {"position": _position_dict(position), "dice": list(dice) if dice else None}
     if plies < 1:
         raise ApiError(422, "plies_limit", "hint plies must be at least 1 (a move is rated by its result)")
     _gioul_plies(position, plies, 1)
+    every = every_move_of(_game(position), every_move)
     hints: list[Any] = hint(position, dice, plies, _rules(rules, position), net=_net(_game(position), quantised),
-                            every_move=every_move)
-    return {**head, "method": f"net {search_name(plies, every_move)}", "moves": [
+                            every_move=every)
+    return {**head, "method": f"net {search_name(plies, every)}", "moves": [
         {**h.to_dict(), **({"after": h.move.position.id} if after else {})} for h in hints]}
 
 
 def _hint_only(request: BatchRequest, route: str) -> None:
     """422 for a batch asking `route` for what only hint does (every_move)."""
-    if request.every_move:
+    if request.every_move is not None:
         raise ApiError(422, "invalid_request", f"every_move chooses which moves a hint searches: only hint takes it, "
                        f"not {route}")
 
@@ -369,8 +369,8 @@ class BatchRequest(_Strict):
     plies: int | None = Field(default=None, ge=0, le=MAX_PLIES + 1,
                               description="evaluate: 0 (default) ..; hint: 1 (default) ..")
     quantised: bool = Field(default=False, description="evaluate, hint: judge with the quantised net (docs/net.md)")
-    every_move: bool = Field(default=False, description="hint: every move searched at plies, not only the move "
-                             "filter's (docs/net.md)")
+    every_move: bool | None = Field(default=None, description="hint: every move searched at 2 plies, not only the "
+                                    "move filter's (default: the game's, every move in Gioul; docs/net.md)")
 
 
 class RolloutRequest(_Strict):
@@ -402,8 +402,9 @@ def _query_fields(limits: Limits) -> dict[str, Any]:
         "rules": (RulesName, Field("default", description="the rules preset: default or strict (docs/rules.md 9)")),
         "after": (bool, Field(False, description="also each move's resulting position ID")),
         "quantised": (bool, Field(False, description="judge with the game's quantised net (docs/net.md)")),
-        "every_move": (bool, Field(False, description="every move searched at plies, not only the move filter's "
-                                                      "(docs/net.md)")),
+        "every_move": (bool | None, Field(None, description="every move searched at 2 plies, not only the move "
+                                                            "filter's (default: the game's, every move in Gioul; "
+                                                            "docs/net.md)")),
     }
 
 
@@ -538,9 +539,6 @@ def create_app(limits: Limits | None = None) -> FastAPI:
                               query.quantised)
 
     def get_hint(query: Any) -> dict[str, Any]:
-        if query.every_move and query.plies > limits.every_move_plies:
-            raise ApiError(422, "plies_limit", f"plies={query.plies}: a hint searching every move goes "
-                           f"{limits.every_move_plies} plies deep at most here")
         p = parse_position(query.position, query.game, limits)
         return _hint_of(p, _dice(p, query.dice), query.plies, query.after, query.rules, query.quantised,
                         query.every_move)
@@ -701,8 +699,9 @@ def create_app(limits: Limits | None = None) -> FastAPI:
     async def post_analyse(request: Request, format: Literal["json", "html"] = "json",
                            plies: int = Query(1, ge=1, le=limits.analyse_plies),
                            evaluator: Literal["net", "heuristic"] = "net",
-                           every_move: bool = Query(False, description="net evaluator, plies 2: every move searched, "
-                                                                       "not only the move filter's (docs/net.md)"),
+                           every_move: bool | None = Query(None, description="net evaluator, plies 2: every move "
+                                                           "searched, not only the move filter's (default: the game's, "
+                                                           "every move in Gioul; docs/net.md)"),
                            graphs: bool = Query(False, description="json: each game's equity and luck graph (SVG)")
                            ) -> Any:
         raw = await request.body()
@@ -848,14 +847,14 @@ def _bulk_rules(request: BatchRequest) -> Rules | None:
 
 def _hint_rows(rows_text: str, dice_text: str, plies: int, game: str, limits: Limits, binary: bool,
                rules: Rules | None, stop: threading.Event, quantised: bool = False,
-               every_move: bool = False) -> dict[str, Any] | Response:
+               every_move: bool | None = None) -> dict[str, Any] | Response:
     """fevga.batch.hint of base64 rows and dice, answered as its arrays: those of `_moves_rows`
     with each pair's moves best first, then values (m x 3, <f8), equities (m, <f8) and plies
     (m, i1); in base64 JSON, or with `binary` their bytes in that order. Ranked a slice of rows
     at a time, so that a request past its time limit (`stop` set) stops within one slice."""
     rows = _bulk_rows(rows_text, game, limits)
     dice = validate_dice(_bulk(dice_text, 2, "dice_rows", limits), len(rows))  # errors name the whole batch's rows
-    size = 1 if every_move and plies > 1 else max(1, HINT_SLICE_ROWS >> (4 * (plies - 1)))
+    size = 1 if every_move_of(game or "fevga", every_move) and plies > 1 else max(1, HINT_SLICE_ROWS >> (4 * (plies - 1)))
     parts = []
     for start in range(0, max(len(rows), 1), size):
         if stop.is_set():
@@ -929,8 +928,8 @@ def _bounded(record: Any, limits: Limits) -> Any:
 
 
 def _analyse(text: str, plies: int, evaluator: str, limits: Limits, stop: threading.Event,
-             every_move: bool = False) -> Any:
-    if every_move and evaluator == "heuristic":
+             every_move: bool | None = None) -> Any:
+    if every_move is not None and evaluator == "heuristic":
         raise ApiError(422, "invalid_request", "every_move chooses what the net evaluator searches, not the heuristic")
     record = _bounded(read_record(text), limits)
     if isinstance(record, GioulMatchRecord) and (evaluator == "heuristic" or plies > deepest_plies("gioul", True)):
@@ -943,7 +942,7 @@ def _analyse(text: str, plies: int, evaluator: str, limits: Limits, stop: thread
             raise ApiError(408, "time_limit", "the analysis ran out of time")
 
     decide = HeuristicEvaluator(plies=plies) if evaluator == "heuristic" else \
-        ApiEvaluator(plies, every_move=every_move) if every_move else None
+        ApiEvaluator(plies, every_move=every_move) if every_move is not None else None
     return analyse(record, plies=plies, evaluator=decide, on_game=progress)
 
 

@@ -83,7 +83,7 @@ class Session:
         move at 2 plies up to a second): then it is not worth a search thread."""
         values = self.engine.values
         ply = int(values["engine.ply"])  # type: ignore[call-overload]
-        return values["engine.rollouts"] == 0 and (ply == 1 or (ply == 2 and not values["engine.every_move"]))
+        return values["engine.rollouts"] == 0 and (ply == 1 or (ply == 2 and not self.engine.every_move()))
 
     def error(self, code: str, detail: str) -> None:
         """One spec error line (the detail on one line)."""

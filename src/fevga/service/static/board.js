@@ -812,11 +812,13 @@ async function evaluatePosition() {
   }
 }
 
-// A plies menu's choice ("1", "2", or "2e": 2 plies over every move, not only the 1-ply best
-// few) as the API's parameters, at most `deepest` plies.
+// A plies menu's choice as the API's parameters, at most `deepest` plies: "1", "2" (the game's
+// own search: every move in Gioul, the move filter in Fevga), "2e" (2 plies over every move) or
+// "2f" (over the 1-ply best few, the move filter's).
 function searchOf(choice, deepest) {
   const plies = Math.min(parseInt(choice, 10), deepest);
-  return { plies, every_move: choice.endsWith("e") && plies >= 2 ? true : null };
+  const every = { e: true, f: false }[choice.slice(-1)];
+  return { plies, every_move: plies >= 2 && every !== undefined ? every : null };
 }
 
 async function rankMoves(event) {
