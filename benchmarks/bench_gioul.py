@@ -172,34 +172,37 @@ def test_gioul_net2_decisions_per_second(benchmark: Any) -> None:
     _rate(benchmark, NET2_POINTS[1], "decisions_per_second")
 
 
-# 2-ply hints over the first 40 decisions of the Gioul error-rate corpus: the search's move
-# filter, and every move searched (hint(..., every_move=True); docs/error_rate.md, "The move
-# filter in Gioul"). Known answers: the moves searched at 2 plies, and a digest of the picks.
-HINT_DECISIONS = 40
-HINTS = {"filtered": (False, 200, "5b1ef98d9e21c77b"), "every-move": (True, 2988, "cbeba9d13c16cfb2")}
+# Hints over the first decisions of the Gioul error-rate corpus (40 at 2 plies, 10 at 3): the
+# search's move filter, and every move searched (Gioul's default: hint(..., every_move=True);
+# docs/error_rate.md, "The move filter in Gioul"). Known answers: the moves searched at the
+# full depth, and a digest of the picks.
+HINTS = {"2-ply filtered": (2, False, 40, 200, "5b1ef98d9e21c77b"),
+         "2-ply every-move": (2, True, 40, 2988, "cbeba9d13c16cfb2"),
+         "3-ply filtered": (3, False, 10, 49, "1bbb559ae3478b87"),
+         "3-ply every-move": (3, True, 10, 55, "6a729f037bde8b01")}
 
 
 @cache
 def hint_decisions() -> tuple[Any, ...]:
     corpus = Path(__file__).parent / "error_rate" / "gioul-corpus-2026.json"
-    return Corpus.load(corpus).decisions[:HINT_DECISIONS]
+    return Corpus.load(corpus).decisions
 
 
-def _hints(every_move: bool) -> tuple[int, str]:
+def _hints(plies: int, every_move: bool, count: int) -> tuple[int, str]:
     searched, picks = 0, []
-    for d in hint_decisions():
-        ranked = hint(d.position, d.dice, 2, every_move=every_move)
-        searched += sum(h.plies == 2 for h in ranked)
+    for d in hint_decisions()[:count]:
+        ranked = hint(d.position, d.dice, plies, every_move=every_move)
+        searched += sum(h.plies == plies for h in ranked)
         picks.append(ranked[0].move.notation)
     return searched, hashlib.sha256(" ".join(picks).encode()).hexdigest()[:16]
 
 
 @pytest.mark.parametrize("kind", HINTS)
-def test_gioul_2_ply_hints_per_second(benchmark: Any, kind: str) -> None:
-    every_move, searched, digest = HINTS[kind]
-    assert _hints(every_move) == (searched, digest)
-    benchmark.pedantic(_hints, args=(every_move,), rounds=3, iterations=1, warmup_rounds=0)
-    _rate(benchmark, HINT_DECISIONS, "hints_per_second")
+def test_gioul_hints_per_second(benchmark: Any, kind: str) -> None:
+    plies, every_move, count, searched, digest = HINTS[kind]
+    assert _hints(plies, every_move, count) == (searched, digest)
+    benchmark.pedantic(_hints, args=(plies, every_move, count), rounds=3, iterations=1, warmup_rounds=0)
+    _rate(benchmark, count, "hints_per_second")
 
 
 # ---------------------------------------------------------------------- rollouts
