@@ -63,14 +63,14 @@ def test_gioul_hint_one_ply(benchmark: Any) -> None:
 
 def _deep_hints(net: Net) -> None:
     for state in gioul_corpus()[:DEEP_STATES]:
-        hint(state, (6, 5), 3, net=net)
+        hint(state, (6, 5), 3, net=net, every_move=False)  # the move filter's (docs/net.md; bench_gioul: every move)
 
 
 @pytest.mark.parametrize("quantised", [False, True], ids=["float", "quantised"])
 def test_gioul_hint_three_plies(benchmark: Any, quantised: bool) -> None:
-    """DEEP_STATES hints of 6-5 at 3 plies; the median of one hint is the total / DEEP_STATES."""
+    """DEEP_STATES hints of 6-5 at 3 plies by the move filter; the median of one hint is the total / DEEP_STATES."""
     net = Net.default("gioul").quantised() if quantised else Net.default("gioul")
-    hints = hint(gioul_corpus()[0], (6, 5), 3, net=net)
+    hints = hint(gioul_corpus()[0], (6, 5), 3, net=net, every_move=False)
     assert hints[0].plies == 3 and len(hints) == FIRST_HINT[1]
     benchmark.pedantic(_deep_hints, args=(net,), rounds=3, iterations=1, warmup_rounds=1)
 
@@ -104,10 +104,10 @@ def main() -> None:
         times = []
         for state in gioul_corpus()[:DEEP_STATES]:
             began = time.perf_counter()
-            hint(state, (6, 5), 3, net=net)
+            hint(state, (6, 5), 3, net=net, every_move=False)
             times.append(time.perf_counter() - began)
         kind = "quantised" if net.is_quantised else "float"
-        print(f"hint, 3 plies, {kind} net: median {1e3 * statistics.median(times):.1f} ms over {len(times)} states x 6-5")
+        print(f"hint, 3 plies (move filter), {kind} net: median {1e3 * statistics.median(times):.1f} ms over {len(times)} states x 6-5")
     times = []
     for state in gioul_corpus()[:STATES]:
         began = time.perf_counter()

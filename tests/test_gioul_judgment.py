@@ -238,6 +238,7 @@ def test_an_analysis_searching_every_move_judges_by_hint_every_move(tmp_path: Pa
     assert out.returncode != 0 and "--every-move searches at 2 plies or more" in out.stderr
     with pytest.raises(InvalidArgumentError, match="another hint function"):
         ApiEvaluator(2, hint=fevga.hint, every_move=True)
+    assert ApiEvaluator(2, hint=fevga.hint, every_move=False).every_move is None  # nothing passed to it
     with pytest.raises(InvalidArgumentError, match="every_move"):
         ApiEvaluator(2, every_move="yes")  # type: ignore[arg-type]
 

@@ -186,9 +186,12 @@ def test_gioul_evaluate_and_hint_are_the_shipped_gioul_nets(port: int) -> None:
     status, data, _ = request(port, "POST", f"{API}/evaluate", {"items": [{"position": "start"}, {"position": pending.id}]})
     assert status == 200 and data["results"][1]["equity"] == pytest.approx(evaluate(pending).equity, abs=1e-12)
     assert data["results"][0]["equity"] == pytest.approx(evaluate(Position.initial()).equity, abs=1e-9)
-    status, data = get(port, f"{API}/hint?position=start&game=gioul&dice=6-5&plies=2")  # net2's ranking
-    assert status == 200 and [m["move"] for m in data["moves"]] == \
-        [h.move.notation for h in hint(GioulPosition.initial(), "6-5", plies=2)]
+    status, data = get(port, f"{API}/hint?position=start&game=gioul&dice=6-5&plies=2")  # every move: Gioul's
+    assert status == 200 and data["method"] == "net 2-ply every move" and [m["move"] for m in data["moves"]] == \
+        [h.move.notation for h in hint(GioulPosition.initial(), "6-5", plies=2, every_move=True)]
+    status, data = get(port, f"{API}/hint?position=start&dice=6-5&plies=2")  # the move filter: Fevga's
+    assert status == 200 and data["method"] == "net 2-ply" and [m["move"] for m in data["moves"]] == \
+        [h.move.notation for h in hint(Position.initial(), "6-5", plies=2, every_move=False)]
     assert_refused(*get(port, f"{API}/evaluate?position=start&game=gioul&plies=3"), "plies_limit")
     status, data = get(port, f"{API}/hint?position=start&game=gioul&dice=6-5&plies=3")  # a move choice: one ply more
     assert status == 200 and [m["equity"] for m in data["moves"]] == \
@@ -273,6 +276,7 @@ def test_every_move_hints_search_every_move(port: int) -> None:
     for route in ("moves", "evaluate"):
         assert_refused(*request(port, "POST", f"{API}/{route}", {"items": items, "every_move": True})[:2],
                        "invalid_request")
+        assert request(port, "POST", f"{API}/{route}", {"items": items, "every_move": False})[0] == 200  # the filter's
     assert_refused(*get(port, f"{API}/hint?position={p.id}&dice=6-5&every_move=maybe"), "invalid_request")
     status, data = get(port, f"{API}/hint?position=start&dice=6-5&plies=3&every_move=true")  # Fevga, asked for
     assert status == 200 and data["method"] == "net 3-ply every move" and [m["equity"] for m in data["moves"]] == \

@@ -209,7 +209,9 @@ class ApiEvaluator:
     ``every_move`` is passed to ``fevga.hint`` (only): True searches every move of a decision
     at 2 plies, not only the move filter's (named "net 2-ply every move"), False the filter,
     None the game's default (``fevga.analysis.every_move_of``: every move in Gioul, the
-    stronger judge there, docs/error_rate.md); ``for_game`` names the search a game gets.
+    stronger judge there, docs/error_rate.md). With None the search depends on the record's
+    game, so the name does too: ``name`` says "net 2-ply" until ``for_game(game)`` (which the
+    analysis calls) gives the evaluator of that game, named for its search.
 
     In a match, ``at_score(score, length)`` gives the same evaluator ranking by match
     winning chance (docs/match.md), expressed as normalised equity (EMG): 2 (MWC - L) /
@@ -226,8 +228,10 @@ class ApiEvaluator:
             bound = f"in 1..{high}" if hint is None else ">= 1"
             raise InvalidArgumentError(f"plies={plies!r} must be an integer {bound} (1 rates a move by its result)")
         self.every_move = check_flag("every_move", every_move, none=True)
-        if self.every_move is not None and hint is not None:
-            raise InvalidArgumentError("every_move chooses what fevga.hint searches: another hint function has its own")
+        if hint is not None:
+            if self.every_move:
+                raise InvalidArgumentError("every_move chooses what fevga.hint searches: another hint function has its own")
+            self.every_move = None  # nothing to pass to another hint function
         self.plies = plies
         self.value_plies = plies - 1 if value_plies is None else value_plies
         self._hint = hint

@@ -33,7 +33,8 @@ Three steps, each a file that the next one reads (docs/error_rate.md):
    decisions. `markdown_table` prints them.
 
 The players (`players_of(game)`) are the built-in "heuristic" policy (greedy on the core's
-heuristic_eval, first on ties, as the rollouts play it) and `fevga.hint` at 1, 2 and 3 plies.
+heuristic_eval, first on ties, as the rollouts play it) and `fevga.hint` at 1, 2 and 3 plies
+by the move filter (``every_move=False``) in both games; `judge_truth` judges any other search.
 """
 
 from __future__ import annotations
@@ -710,7 +711,7 @@ def judge_truth(corpus: Corpus, source: str | os.PathLike[str], path: str | os.P
     settings = dict(truth.settings)
     judge = net_of(judged, corpus.game)
     plies = check_int("plies", plies, 1, 3)
-    every_move = every_move_of(corpus.game, every_move)
+    every_move = every_move_of(corpus.game, every_move) and plies > 1  # at 1 ply every move is valued anyway
     threads, workers = nested_threads(workers)
     name = f"net {judge.checksum[:12]} {search_name(plies, every_move)}" if name is None else name
     if name in settings["players"]:

@@ -77,7 +77,7 @@ def _run(args: argparse.Namespace) -> int:
     thresholds = Thresholds(doubtful, bad, very_bad, lucky, very_lucky)
     evaluator: HeuristicEvaluator | ApiEvaluator | None = None  # the analysis's default: the shipped net
     if args.evaluator == "heuristic":
-        if args.every_move is not None:
+        if args.every_move:
             raise InvalidArgumentError("--every-move applies to the net evaluator, not the heuristic one")
         evaluator = HeuristicEvaluator(plies=args.plies)
     elif args.every_move is not None:

@@ -122,7 +122,7 @@ def _hint(args: argparse.Namespace) -> int:
     shown = hints if args.top <= 0 else hints[: args.top]
     if args.json:
         print(json.dumps({"game": game, "position": position.id, "dice": args.dice, "plies": args.plies,
-                          "every_move": every_move_of(game, args.every_move), "net": net.checksum,
+                          "every_move": every_move_of(game, args.every_move) and args.plies > 1, "net": net.checksum,
                           "moves": [{**h.to_dict(), "position": h.move.position.id} for h in shown]}, indent=2))
         return 0
     dice = args.dice or " ".join(map(str, position.pending if isinstance(position, GioulPosition) else ()))

@@ -335,8 +335,9 @@ def _hint_of(position: Position | GioulPosition, dice: tuple[int, int] | None, p
 
 
 def _hint_only(request: BatchRequest, route: str) -> None:
-    """422 for a batch asking `route` for what only hint does (every_move)."""
-    if request.every_move is not None:
+    """422 for a batch asking `route` for what only hint does (every_move true; false, the
+    move filter, is what the other routes' evaluations search anyway)."""
+    if request.every_move:
         raise ApiError(422, "invalid_request", f"every_move chooses which moves a hint searches: only hint takes it, "
                        f"not {route}")
 
@@ -929,7 +930,7 @@ def _bounded(record: Any, limits: Limits) -> Any:
 
 def _analyse(text: str, plies: int, evaluator: str, limits: Limits, stop: threading.Event,
              every_move: bool | None = None) -> Any:
-    if every_move is not None and evaluator == "heuristic":
+    if every_move and evaluator == "heuristic":
         raise ApiError(422, "invalid_request", "every_move chooses what the net evaluator searches, not the heuristic")
     record = _bounded(read_record(text), limits)
     if isinstance(record, GioulMatchRecord) and (evaluator == "heuristic" or plies > deepest_plies("gioul", True)):
@@ -942,7 +943,7 @@ def _analyse(text: str, plies: int, evaluator: str, limits: Limits, stop: thread
             raise ApiError(408, "time_limit", "the analysis ran out of time")
 
     decide = HeuristicEvaluator(plies=plies) if evaluator == "heuristic" else \
-        ApiEvaluator(plies, every_move=every_move) if every_move is not None else None
+        None if every_move is None else ApiEvaluator(plies, every_move=every_move)
     return analyse(record, plies=plies, evaluator=decide, on_game=progress)
 
 
