@@ -65,7 +65,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     j.add_argument("judged", help="the truth with the new player (written; resumed if it exists)")
     j.add_argument("--net", required=True, help="the candidate net file")
     j.add_argument("--plies", type=int, default=1, help="the candidate's search depth, 1-3 (default: %(default)s)")
-    j.add_argument("--name", default=None, help="the player's name (default: net <sha256[:12]> <plies>-ply)")
+    j.add_argument("--name", default=None, help="the player's name (default: net <sha256[:12]> <plies>-ply, then "
+                                                "' every move' for an every-move search)")
     j.add_argument("--every-move", action=argparse.BooleanOptionalAction, default=None,
                    help="the candidate searches every move at 2 plies, not only its move filter's, or "
                         "(--no-every-move) only the filter's (default: as fevga hint, every move in Gioul)")
