@@ -5,15 +5,16 @@ is the net's static value (exact bear-off tables override it where they cover th
 finished games are scored), ``evaluate(p, n)`` averages over the 21 rolls the mover's best
 move at n plies. ``hint(p, dice, plies=1)`` rates every move by its result's static value,
 ``plies=2`` searches the candidates that survive gnubg-style filtering one ply deeper (as the
-"net2" policy does).
+"net2" policy does) or, with ``every_move`` (Gioul's default, `every_move_of`), every move.
 
 Gioul states (`GioulPosition`) are judged by a Gioul net (docs/net.md "Gioul net"; default:
 the shipped one): ``evaluate(state)`` is the net's value for the side to decide
 when a new roll is due, and the best of the pending decision's moves when dice are pending
 (each result rated as the "net" policy rates it: by the net for whoever decides next, a
 chain's next block included, and exactly once the game is over); ``hint(state, dice)`` ranks
-those moves at 1 ply. Deeper plies (evaluate 0..2, hint 1..2) are the core's Gioul search,
-the "net2" policy's: over the 21 rolls, chains and hand-overs followed through.
+those moves at 1 ply. Deeper plies (evaluate 0..2, hint 1..3) are the core's Gioul search
+(a hint's root over every move by default; the "net2" policy's filter inside): over the 21
+rolls, chains and hand-overs followed through.
 `gioul_roll_values` values each of the 21 rolls of a state with its roll due, every decision
 of the roll played as the net plays it (the luck of fevga.analyser).
 
