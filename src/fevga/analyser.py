@@ -241,7 +241,6 @@ class ApiEvaluator:
         self.table = table
         base = name or (f"net {search_name(plies, bool(self.every_move))}" if hint is None else f"evaluator {plies}-ply")
         self._named = name
-        self._base = base
         self.name = base if score is None else f"{base}, match-aware"
 
     def at_score(self, score: tuple[int, int], length: int) -> ApiEvaluator:
