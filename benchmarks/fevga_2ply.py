@@ -1,0 +1,187 @@
+"""Why Fevga's 2-ply search gains little over 1 ply, and net 3 distilled from its own 2-ply
+values (docs/error_rate.md, "Where net 3's 2-ply loss lies" and "Net 3 distilled from its own 2-ply
+values").
+
+Run:  python benchmarks/fevga_2ply.py gaps                          # net 3's 2-ply losses by its own gap (10 s)
+      python benchmarks/fevga_2ply.py distil runs/distil --games 7000   # data, then the fine-tuned net
+      fevga error-rate judge benchmarks/error_rate/corpus-2026.json \\
+          benchmarks/error_rate/judged-se01-net-3.json judged-1.json --net runs/distil/net.npz \\
+          --name "distilled 1-ply" --truth-net benchmarks/nets/fevga-net-2.npz
+      # the same on judged-1.json, writing judged-2.json, with --plies 2 --name "distilled 2-ply"
+      python benchmarks/fevga_2ply.py paired judged-2.json "distilled 1-ply" "net 3 1-ply"
+
+`distil` plays `--games` seeded net-3 self-play games in chunks of `--chunk-games` (each chunk a
+pure function of the seed and its number, written atomically to FOLDER/data: an interrupted
+run resumes, and any number of workers writes the same files). Every position a game reaches
+that the bear-off tables do not value gets its 2-ply value for its side on roll as the target
+(`fevga.evaluate(position, 1)`: the value a 2-ply search gives a move's result). The shipped
+net is then trained toward those targets (SGD over the rows in a seeded order, the step halving
+over the epochs), every VALID_EVERY-th chunk held out, and saved as FOLDER/net.npz.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+import fevga
+from fevga import Net
+from fevga.batch import evaluate as evaluate_rows, to_array
+from fevga.error_rate import Corpus
+from fevga.game import play_game
+from fevga.net import net_of
+from fevga_core.net import CoreNet
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "benchmarks/error_rate/corpus-2026.json"
+JUDGED = ROOT / "benchmarks/error_rate/judged-se01-net-3.json"
+CHUNK_GAMES = 50
+VALID_EVERY = 20  # chunk k is held out when k % VALID_EVERY == VALID_EVERY - 1
+GAP_BANDS = ((0.0, 0.01), (0.01, 0.03), (0.03, 0.1), (0.1, float("inf")))
+
+
+def equity(p: np.ndarray) -> np.ndarray:
+    """Money equity of (win, win_mars, lose_mars) rows (a mars counts 2)."""
+    return 2 * p[:, 0] - 1 + p[:, 1] - p[:, 2]
+
+
+def gaps() -> None:
+    """Net 3's 2-ply losses on the Fevga truth, by how far its own every-move 2-ply values put
+    the truth's best move behind its pick."""
+    corpus, judged = Corpus.load(CORPUS), json.loads(JUDGED.read_text())
+    lost: list[tuple[float, float]] = []  # (2-ply's own gap to the truth's best, the truth's loss)
+    for decision, truth in zip(corpus.decisions, judged["decisions"]):
+        moves = {m["move"]: m for m in truth["moves"]}
+        loss = -moves[truth["picks"]["net 3 2-ply"]]["diff"]
+        if loss > 0:
+            own = {h.move.notation: h.loss for h in fevga.hint(decision.position, decision.dice, 2, every_move=True)}
+            lost.append((own[truth["moves"][0]["move"]], loss))
+    total = len(corpus.decisions)
+    print(f"net 3 2-ply: {len(lost)} of {total} decisions lose equity, "
+          f"{sum(v for _, v in lost) / total:.4f} a decision")
+    print("| its own 2-ply gap to the truth's best | decisions | share of the loss per decision | mean loss |")
+    print("|---|---|---|---|")
+    for low, high in GAP_BANDS:
+        band = [v for gap, v in lost if low <= gap < high]
+        print(f"| {low}-{high} | {len(band)} | {sum(band) / total:.4f} | {np.mean(band) if band else 0:.4f} |")
+
+
+def chunk_path(folder: Path, number: int, seed: int, games: int) -> Path:
+    """Where chunk `number` of a seed's games, `games` a chunk, is kept."""
+    return folder / "data" / f"seed{seed}-games{games}-{number:05d}.npz"
+
+
+def chunk(folder: Path, number: int, seed: int, games: int = CHUNK_GAMES) -> int:
+    """Write FOLDER/data/chunk-NNNNN.npz (rows, targets) unless it exists; its row count."""
+    path = chunk_path(folder, number, seed, games)
+    if path.exists():
+        return len(np.load(path)["rows"])
+    net = net_of(None, "fevga")
+    core = CoreNet(net.params.copy(), net.hidden)
+    positions = []
+    for game in range(number * games, (number + 1) * games):
+        record = play_game(seed=np.random.SeedSequence(seed, spawn_key=(game,)), policy="net", net=net)
+        positions += record.positions()[:-1]  # the last is finished
+    rows = to_array(positions)
+    netted = np.all(np.abs(core.evaluate_rows(rows) - evaluate_rows(rows)) < 1e-12, axis=1)  # not table-valued
+    kept = [p for p, k in zip(positions, netted) if k]
+    targets = np.array([(e.win, e.win_mars, e.lose_mars) for e in (fevga.evaluate(p, 1) for p in kept)])
+    temporary = path.with_suffix(".tmp.npz")
+    np.savez_compressed(temporary, rows=rows[netted], targets=targets)
+    os.replace(temporary, path)
+    return len(kept)
+
+
+def distil(folder: Path, games: int, seed: int, rate: float, epochs: int, workers: int,
+           chunk_games: int = CHUNK_GAMES) -> Net:
+    """The data (resumable), then the shipped net trained toward it, saved as FOLDER/net.npz."""
+    chunks = -(-games // chunk_games)
+    if chunks < VALID_EVERY:
+        raise SystemExit(f"--games {games}: at least {(VALID_EVERY - 1) * chunk_games + 1}, for a held-out chunk")
+    (folder / "data").mkdir(parents=True, exist_ok=True)
+    with ProcessPoolExecutor(workers) as pool:
+        counts = list(pool.map(chunk, [folder] * chunks, range(chunks), [seed] * chunks, [chunk_games] * chunks))
+    print(f"{chunks} chunks, {sum(counts)} positions", flush=True)
+    parts = [np.load(chunk_path(folder, k, seed, chunk_games)) for k in range(chunks)]
+    rows = np.ascontiguousarray(np.concatenate([p["rows"] for p in parts]))
+    targets = np.clip(np.concatenate([p["targets"] for p in parts]), 0.0, 1.0)
+    targets[:, 1] = np.minimum(targets[:, 1], targets[:, 0])
+    targets[:, 2] = np.minimum(targets[:, 2], 1.0 - targets[:, 0])
+    valid = np.concatenate([np.full(len(p["rows"]), k % VALID_EVERY == VALID_EVERY - 1) for k, p in enumerate(parts)])
+    base = net_of(None, "fevga")
+    params = base.params.copy()
+    core = CoreNet(params, base.hidden)
+    held, held_targets = np.ascontiguousarray(rows[valid]), targets[valid]
+
+    def report(label: str) -> None:
+        error = equity(core.evaluate_rows(held)) - equity(held_targets)
+        print(f"{label}: held-out equity RMSE to the 2-ply values {np.sqrt(np.mean(error ** 2)):.4f}", flush=True)
+
+    report("net 3")
+    order = np.random.default_rng(seed)
+    train = np.nonzero(~valid)[0]
+    for epoch in range(epochs):
+        pick = order.permutation(train)
+        core.train_rows(np.ascontiguousarray(rows[pick]), np.ascontiguousarray(targets[pick]),
+                        rate * 0.5 ** (epoch / max(epochs - 1, 1)))
+        report(f"epoch {epoch + 1}")
+    data = hashlib.sha256(rows.tobytes() + targets.tobytes()).hexdigest()
+    command = (f"python benchmarks/fevga_2ply.py distil FOLDER --games {games} --seed {seed} --rate {rate} "
+               f"--epochs {epochs} --chunk-games {chunk_games}")
+    net = Net(params, base.hidden, {"trainer": "benchmarks/fevga_2ply.py distil: net 3 fine-tuned toward its 2-ply values",
+                              "command": command, "base": base.checksum, "positions": int((~valid).sum()),
+                              "data_sha256": data}, "fevga")
+    net.save(folder / "net.npz")
+    print(f"saved {folder / 'net.npz'} ({net.checksum[:12]})")
+    return net
+
+
+def paired(judged: Path, player: str, other: str) -> tuple[float, float, int]:
+    """The mean per-decision loss of `player` minus `other`'s on a judged truth, its 95%
+    half-width, and in how many decisions they differ."""
+    diffs = []
+    for decision in json.loads(judged.read_text())["decisions"]:
+        moves = {m["move"]: m for m in decision["moves"]}
+        diffs.append(moves[decision["picks"][other]]["diff"] - moves[decision["picks"][player]]["diff"])
+    values = np.array(diffs)
+    half = 1.96 * values.std(ddof=1) / np.sqrt(len(values))
+    print(f"{player} minus {other}: {values.mean():+.4f} +- {half:.4f} (95%), "
+          f"in {np.count_nonzero(values)} of {len(values)} decisions they differ")
+    return float(values.mean()), float(half), int(np.count_nonzero(values))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("gaps", help="net 3's 2-ply losses by its own gap to the truth's best")
+    run = commands.add_parser("distil", help="net 3 fine-tuned toward its own 2-ply values")
+    run.add_argument("folder", type=Path)
+    run.add_argument("--games", type=int, default=7000, help="self-play games (default: %(default)s)")
+    run.add_argument("--seed", type=int, default=5055, help="dice of the games, order of the rows (default: %(default)s)")
+    run.add_argument("--rate", type=float, default=0.01, help="the first epoch's SGD step (default: %(default)s)")
+    run.add_argument("--epochs", type=int, default=5, help="(default: %(default)s)")
+    run.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: every core)")
+    run.add_argument("--chunk-games", type=int, default=CHUNK_GAMES, help="games a data file (default: %(default)s)")
+    pair = commands.add_parser("paired", help="two players' losses on a judged truth, paired by decision")
+    pair.add_argument("judged", type=Path)
+    pair.add_argument("player")
+    pair.add_argument("other")
+    args = parser.parse_args(argv)
+    if args.command == "gaps":
+        gaps()
+    elif args.command == "paired":
+        paired(args.judged, args.player, args.other)
+    else:
+        distil(args.folder, args.games, args.seed, args.rate, args.epochs, args.workers, args.chunk_games)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+"""benchmarks/fevga_2ply.py (docs/error_rate.md, "Where net 3's 2-ply loss lies" and "Net 3
+distilled from its own 2-ply values"): the documented gap table and paired difference, and
+distillation data that depend on the seed and chunk alone, hold 2-ply targets and leave out what
+the bear-off tables value."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+import fevga
+from fevga.batch import evaluate as evaluate_rows, from_array
+from fevga.net import net_of
+
+SCRIPT = Path(__file__).parents[1] / "benchmarks" / "fevga_2ply.py"
+JUDGED = Path(__file__).parents[1] / "benchmarks" / "error_rate" / "judged-se01-net-3.json"
+
+
+@pytest.fixture(scope="module")
+def script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("fevga_2ply", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["fevga_2ply"] = module  # the distil command's worker processes find its functions by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_gap_table_is_the_documented_one(script: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+    script.gaps()
+    out = capsys.readouterr().out
+    assert "net 3 2-ply: 225 of 500 decisions lose equity, 0.0088 a decision" in out
+    for row in ("| 0.0-0.01 | 56 | 0.0016 | 0.0139 |", "| 0.01-0.03 | 89 | 0.0030 | 0.0169 |",
+                "| 0.03-0.1 | 70 | 0.0032 | 0.0231 |", "| 0.1-inf | 10 | 0.0010 | 0.0497 |"):
+        assert row in out
+
+
+def test_paired_differences_on_the_judged_truth(script: ModuleType) -> None:
+    mean, half, differ = script.paired(JUDGED, "net 3 2-ply", "net 3 1-ply")
+    assert (round(mean, 5), round(half, 5), differ) == (-0.00215, 0.00177, 147)
+    assert script.paired(JUDGED, "net 3 1-ply", "net 3 1-ply") == (0.0, 0.0, 0)
+
+
+def test_a_chunk_depends_on_its_seed_and_number_alone_and_holds_2_ply_targets(script: ModuleType,
+                                                                             tmp_path: Path) -> None:
+    def made(name: str, number: int) -> tuple[int, dict[str, np.ndarray]]:
+        (tmp_path / name / "data").mkdir(parents=True, exist_ok=True)
+        count = script.chunk(tmp_path / name, number, 11, 2)
+        return count, dict(np.load(script.chunk_path(tmp_path / name, number, 11, 2)))
+
+    (count, a), (again, b) = made("a", 3), made("b", 3)
+    assert count == again == len(a["rows"]) > 50
+    assert np.array_equal(a["rows"], b["rows"]) and np.array_equal(a["targets"], b["targets"])
+    assert not np.array_equal(made("c", 4)[1]["rows"][:20], a["rows"][:20])
+    positions = from_array(a["rows"])
+    for k in range(0, len(positions), 17):
+        e = fevga.evaluate(positions[k], 1)
+        assert tuple(a["targets"][k]) == (e.win, e.win_mars, e.lose_mars)
+    net = net_of(None, "fevga")
+    assert np.array_equal(net._core.evaluate_rows(a["rows"]), evaluate_rows(a["rows"]))  # no table-valued rows
+    assert script.chunk(tmp_path / "a", 3, 11, 2) == count  # an existing chunk is kept, not made again
+
+
+def test_distil_refuses_too_few_games_for_a_held_out_chunk(script: ModuleType, tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="at least 951, for a held-out chunk"):
+        script.distil(tmp_path, 900, 1, 0.01, 1, 1)
+    assert not (tmp_path / "data").exists()
