@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -39,6 +40,27 @@ def _net(corpus: Corpus) -> Net:
 @pytest.fixture(scope="module", params=["fevga", "gioul"])
 def corpus(request: pytest.FixtureRequest) -> Corpus:
     return build_corpus(4, seed=38, game=request.param, net=SMALL_NETS[request.param])
+
+
+def _first_three(corpus: Corpus) -> Corpus:
+    """The corpus's first three decisions: the truth the resuming tests compare with."""
+    return Corpus(corpus.seed, corpus.net, corpus.decisions[:3], corpus.game)
+
+
+@pytest.fixture(scope="module")
+def whole_run(corpus: Corpus, tmp_path_factory: pytest.TempPathFactory) -> tuple[Truth, Path]:
+    """The uninterrupted truth of `_first_three(corpus)` (36 games, seed 5, the corpus's net) and
+    the file run_truth wrote it to, made once per game: the tests that stop, resume, extend, raise
+    or complete a truth compare with it, and each made this same one of its own before (most of a
+    Gioul test's time). They only read it; one that changes a truth file copies this one."""
+    path = tmp_path_factory.mktemp(f"whole-{corpus.game}") / "whole.json"
+    return run_truth(_first_three(corpus), path, games=36, seed=5, net=_net(corpus)), path
+
+
+@pytest.fixture()
+def whole(whole_run: tuple[Truth, Path]) -> Truth:
+    """The truth of `whole_run`."""
+    return whole_run[0]
 
 
 def test_the_corpus_is_a_function_of_its_seed(corpus: Corpus) -> None:
@@ -432,10 +454,9 @@ def _without_times(truth: Truth) -> list[dict[str, object]]:
     return [{**d.to_dict(), "seconds": None} for d in truth.decisions]
 
 
-def test_an_interrupted_truth_resumes_to_the_uninterrupted_one(corpus: Corpus, tmp_path) -> None:
+def test_an_interrupted_truth_resumes_to_the_uninterrupted_one(corpus: Corpus, whole: Truth, tmp_path) -> None:
     net = _net(corpus)
-    small = Corpus(corpus.seed, corpus.net, corpus.decisions[:3], corpus.game)
-    whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5, net=net)
+    small = _first_three(corpus)
     assert len(whole.decisions) == 3
     assert whole.settings["game"] == corpus.game and whole.settings["players"] == list(players_of(corpus.game))
     for d in whole.decisions:
@@ -466,7 +487,8 @@ def test_an_interrupted_truth_resumes_to_the_uninterrupted_one(corpus: Corpus, t
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_ctrl_c_in_a_rollout_stops_the_truth_and_keeps_only_whole_decisions(corpus: Corpus, tmp_path, workers: int,
+def test_ctrl_c_in_a_rollout_stops_the_truth_and_keeps_only_whole_decisions(corpus: Corpus, whole: Truth, tmp_path,
+                                                                           workers: int,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl-C stops a rollout, which returns the games it played, marked interrupted; the truth
     must not save that decision as if it were whole, but stop (KeyboardInterrupt) with the
@@ -477,8 +499,7 @@ def test_ctrl_c_in_a_rollout_stops_the_truth_and_keeps_only_whole_decisions(corp
 
     import fevga.error_rate as error_rate
 
-    small = Corpus(corpus.seed, corpus.net, corpus.decisions[:3], corpus.game)
-    whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5, net=net)
+    small = _first_three(corpus)
     real, calls = error_rate.rollout_moves, []
 
     def ctrl_c_in_the_second_decision(*args: object, **kwargs: object) -> object:
@@ -544,10 +565,9 @@ def test_a_truth_and_a_judgement_do_not_depend_on_the_workers(corpus: Corpus, tm
     assert _without_times(judged[1]) == _without_times(judged[0])
 
 
-def test_a_truth_of_fewer_players_is_extended_to_the_whole_truth(corpus: Corpus, tmp_path) -> None:
+def test_a_truth_of_fewer_players_is_extended_to_the_whole_truth(corpus: Corpus, whole: Truth, tmp_path) -> None:
     net = _net(corpus)
-    small = Corpus(corpus.seed, corpus.net, corpus.decisions[:3], corpus.game)
-    whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5, net=net)
+    small = _first_three(corpus)
     # the truth of fewer players (as before the 3-ply player): only the 1- and 2-ply nets',
     # so in one decision the heuristic's pick, which neither net picks, was not rolled out
     kept = ["net 1-ply", "net 2-ply"]
@@ -594,15 +614,14 @@ def test_a_rolled_out_again_move_that_joined_by_a_screen_may_differ_by_rounding_
     _same_numbers(154, old, [MoveTruth("24/18", 0.5, 0.1, 0.0, 0.0, games=36)])  # a screened-out move: not compared
 
 
-def test_a_pick_better_than_the_truths_best_rolls_every_candidate_out_again(corpus: Corpus, tmp_path) -> None:
+def test_a_pick_better_than_the_truths_best_rolls_every_candidate_out_again(corpus: Corpus, whole: Truth) -> None:
     """extend_truth rolls a new pick out beside the best only; when the pick beats the best,
     every candidate is rolled out again, so every difference is to the new best: a truth that
     lacked its best gets back the whole truth's numbers."""
     from fevga.error_rate import extend_truth
 
     net = _net(corpus)
-    small = Corpus(corpus.seed, corpus.net, corpus.decisions[:3], corpus.game)
-    whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5, net=net)
+    small = _first_three(corpus)
     d = next(d for d in whole.decisions if sum(m.games is None for m in d.moves) >= 3)
     decision = small.decisions[d.index]
     best = next(m for m in decision.position.legal_moves(decision.dice) if m.notation == d.moves[0].move)
@@ -612,13 +631,15 @@ def test_a_pick_better_than_the_truths_best_rolls_every_candidate_out_again(corp
     assert extended.picks == {"finder": best.notation}
 
 
-def test_a_target_se_rolls_out_again_until_every_candidate_meets_it(corpus: Corpus, tmp_path) -> None:
+def test_a_target_se_rolls_out_again_until_every_candidate_meets_it(corpus: Corpus, whole_run: tuple[Truth, Path],
+                                                                     tmp_path) -> None:
     """`target_se`: every candidate's equity SE under it, the decisions that needed more games
     rolled out again from the start with them (and saying so); a truth made without it is
     raised in place to the same file, decision by decision."""
     net = _net(corpus)
-    small = Corpus(corpus.seed, corpus.net, corpus.decisions[:3], corpus.game)
-    base = run_truth(small, tmp_path / "base.json", games=36, seed=5, net=net)
+    small = _first_three(corpus)
+    base, made = whole_run  # the truth run_truth(small, ..., games=36, seed=5, net=net) made and wrote
+    shutil.copyfile(made, tmp_path / "base.json")
     target = float(np.median([max(m.se for m in d.moves) for d in base.decisions]))  # some decisions miss it
     direct = run_truth(small, tmp_path / "direct.json", games=36, seed=5, net=net, target_se=target)
     assert direct.settings == {**base.settings, "target_se": target}
@@ -727,10 +748,9 @@ def test_a_screen_stopped_part_way_resumes_from_its_checkpoint_to_the_same_truth
     assert len(list(tmp_path.glob("decision-55-*.npz"))) == 2  # the screens of seeds 7 and 8
 
 
-def test_a_truth_made_before_the_screen_is_completed_in_place(corpus: Corpus, tmp_path) -> None:
+def test_a_truth_made_before_the_screen_is_completed_in_place(corpus: Corpus, whole: Truth, tmp_path) -> None:
     net = _net(corpus)
-    small = Corpus(corpus.seed, corpus.net, corpus.decisions[:3], corpus.game)
-    whole = run_truth(small, tmp_path / "whole.json", games=36, seed=5, net=net)
+    small = _first_three(corpus)
     assert whole.settings["screened"] is True
     from fevga.error_rate import decision_truth
 
