@@ -34,6 +34,7 @@ pass), after which they go to the opponent (or are lost).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import NamedTuple
 
@@ -116,9 +117,13 @@ def decision_group(dice: Dice) -> Dice:
 # --------------------------------------------------------------------------- one die
 
 
-def _closed(op: Counts) -> list[bool]:
-    """closed[k]: does the opponent hold my own point k? (one checker closes a point)"""
-    return [False] + [op[opposite_point(k)] > 0 for k in range(1, 25)]
+@functools.lru_cache(maxsize=64)
+def _closed(op: Counts) -> tuple[bool, ...]:
+    """closed[k]: does the opponent hold my own point k? (one checker closes a point)
+
+    Remembered for the last armies asked: a decision's walk asks it for the same opponent at
+    every die it plays."""
+    return (False, *(op[opposite_point(k)] > 0 for k in range(1, 25)))
 
 
 def single_die(me: Counts, op: Counts, die: int) -> Iterator[Counts]:

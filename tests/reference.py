@@ -123,14 +123,15 @@ def _single_die(me: Counts, closed: Sequence[bool], die: int, rules: Mapping[str
 
     `closed[k]` says whether own point k holds an opposing checker.
     """
-    released = _released(me, rules)
+    # (the release is asked, and the highest point found, only where the rule needs them: this
+    # is the cross-checks' hottest loop, and most calls need neither)
     away_from_mother = sum(me[1:MOTHER])
     all_home = sum(me[7:25]) == 0
-    highest = max(k for k in range(1, 25) if me[k]) if any(me[1:]) else 0
+    highest = max(k for k in range(1, 25) if me[k]) if all_home and any(me[1:]) else 0
     for source in range(1, 25):
         if me[source] == 0:
             continue
-        if source == MOTHER and not released and away_from_mother > 0:
+        if source == MOTHER and away_from_mother > 0 and not _released(me, rules):
             continue  # mother rule: only one checker away until released
         target = source - die
         if target >= 1:
@@ -151,9 +152,12 @@ def _single_die(me: Counts, closed: Sequence[bool], die: int, rules: Mapping[str
         yield result
 
 
+OPPOSITE = (0, *(opposite_point(k) for k in range(1, 25)))  # OPPOSITE[k] = opposite_point(k), looked up
+
+
 def _closed_points(op: Counts) -> list[bool]:
     """closed[k]: does the opponent hold my own point k?"""
-    return [False] + [op[opposite_point(k)] > 0 for k in range(1, 25)]
+    return [False] + [op[OPPOSITE[k]] > 0 for k in range(1, 25)]
 
 
 def sequences(me: Counts, dice: Sequence[int], single_die: Callable[[Counts, int], Iterable[Counts]]) -> set[tuple[Counts, tuple[int, ...]]]:
