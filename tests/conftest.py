@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 
 import pytest
@@ -91,7 +92,9 @@ def pytest_configure(config: pytest.Config) -> None:
 # both workers finish together (pytest_configure turns xdist's own sorting off: pytest-xdist
 # >= 3.8). This orders the files only: every test runs, and in its own file's order. Keep it
 # roughly up to date (`--durations`); a file not listed runs after these, in the usual order.
-SLOWEST_FIRST = (
+# FEVGA_SLOWEST_FIRST (file names, comma-separated) replaces the list for a run of other files
+# or another build (.ci/sanitize: the core under AddressSanitizer).
+SLOWEST_FIRST = tuple(name for name in os.environ.get("FEVGA_SLOWEST_FIRST", "").split(",") if name) or (
     "test_crosscheck.py",  # 240
     "test_error_rate.py",  # 220
     "test_packaging.py",  # 130-170, two compilers at once
