@@ -1,6 +1,6 @@
 """Why Fevga's 2-ply search gains little over 1 ply, and net 3 distilled from its own 2-ply
-values (docs/error_rate.md, "Where net 3's 2-ply loss lies" and "Net 3 distilled from its own 2-ply
-values").
+values (docs/error_rate.md, "Where net 3's 2-ply loss lies", "Net 3 distilled from its own 2-ply
+values" and "The yardstick's player").
 
 Run:  python benchmarks/fevga_2ply.py gaps                          # net 3's 2-ply losses by its own gap (10 s)
       python benchmarks/fevga_2ply.py distil runs/distil --games 7000   # data, then the fine-tuned net
@@ -9,6 +9,7 @@ Run:  python benchmarks/fevga_2ply.py gaps                          # net 3's 2-
           --name "distilled 1-ply" --truth-net benchmarks/nets/fevga-net-2.npz
       # the same on judged-1.json, writing judged-2.json, with --plies 2 --name "distilled 2-ply"
       python benchmarks/fevga_2ply.py paired judged-2.json "distilled 1-ply" "net 3 1-ply"
+      python benchmarks/fevga_2ply.py yardstick runs/net2.json --policy net2   # the picks by a 2-ply rollout player
 
 `distil` plays `--games` seeded net-3 self-play games in chunks of `--chunk-games` (each chunk a
 pure function of the seed and its number, written atomically to FOLDER/data: an interrupted
@@ -35,6 +36,7 @@ import fevga
 from fevga import Net
 from fevga.batch import evaluate as evaluate_rows, to_array
 from fevga.error_rate import Corpus
+from fevga.files import atomic_write
 from fevga.game import play_game
 from fevga.net import net_of
 from fevga_core.net import CoreNet
@@ -42,6 +44,7 @@ from fevga_core.net import CoreNet
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "benchmarks/error_rate/corpus-2026.json"
 JUDGED = ROOT / "benchmarks/error_rate/judged-se01-net-3.json"
+NET_2 = ROOT / "benchmarks/nets/fevga-net-2.npz"  # the truth's rollout player
 CHUNK_GAMES = 50
 VALID_EVERY = 20  # chunk k is held out when k % VALID_EVERY == VALID_EVERY - 1
 GAP_BANDS = ((0.0, 0.01), (0.01, 0.03), (0.03, 0.1), (0.1, float("inf")))
@@ -64,6 +67,12 @@ def gaps() -> None:
             own = {h.move.notation: h.loss for h in fevga.hint(decision.position, decision.dice, 2, every_move=True)}
             lost.append((own[truth["moves"][0]["move"]], loss))
     total = len(corpus.decisions)
+    agree = [d for d in judged["decisions"] if d["picks"]["net 3 1-ply"] == d["picks"]["net 3 2-ply"]]
+    shared = sum(-{m["move"]: m["diff"] for m in d["moves"]}[d["picks"]["net 3 1-ply"]] for d in agree) / total
+    one_ply = sum(-{m["move"]: m["diff"] for m in d["moves"]}[d["picks"]["net 3 1-ply"]] for d in judged["decisions"]) / total
+    print(f"net 3 1-ply and 2-ply pick the same move in {len(agree)} of {total} decisions, which hold {shared:.4f} "
+          f"of each one's loss a decision (1-ply: {one_ply:.4f}): a 2-ply search that agreed with 1 ply there and "
+          f"picked the truth's best in every other decision would still lose {shared / one_ply:.0%} of 1 ply's")
     print(f"net 3 2-ply: {len(lost)} of {total} decisions lose equity, "
           f"{sum(v for _, v in lost) / total:.4f} a decision")
     print("| its own 2-ply gap to the truth's best | decisions | share of the loss per decision | mean loss |")
@@ -157,6 +166,42 @@ def paired(judged: Path, player: str, other: str) -> tuple[float, float, int]:
     return float(values.mean()), float(half), int(np.count_nonzero(values))
 
 
+def yardstick(out: Path, policy: str, games: int, seed: int, workers: int) -> tuple[float, float, int]:
+    """What net 3's 2-ply search gains over its 1-ply one when net 2 playing `policy` ("net":
+    1 ply, as the truth; "net2": 2 plies) rolls out the two picks of every decision where they
+    differ. The gain on a decision is the 2-ply pick's equity minus the 1-ply pick's (a
+    common-random-number difference), 0 where the picks agree, so its mean over the corpus is
+    exactly the 1-ply loss minus the 2-ply loss under that yardstick, whatever its best moves.
+    Every decision is written to `out` as it finishes (atomically); the same command resumes."""
+    corpus, judged = Corpus.load(CORPUS), json.loads(JUDGED.read_text())
+    settings = {"policy": policy, "games": games, "seed": seed, "net": "fevga-net-2 int16"}
+    done = json.loads(out.read_text()) if out.exists() else {**settings, "decisions": {}}
+    if {k: done.get(k) for k in settings} != settings:
+        raise SystemExit(f"{out} holds another yardstick's numbers: {({k: done.get(k) for k in settings})}")
+    rollout_net = Net.load(NET_2).quantised()
+    for decision, truth in zip(corpus.decisions, judged["decisions"]):
+        one, two = truth["picks"]["net 3 1-ply"], truth["picks"]["net 3 2-ply"]
+        if one == two or str(truth["index"]) in done["decisions"]:
+            continue
+        ranked = fevga.rollout_moves(decision.position, decision.dice, games, np.random.SeedSequence(seed, spawn_key=(truth["index"],)),
+                                     workers, policy, truncate=True, net=rollout_net, moves=[one, two], progress=False)
+        diff = {m.move.notation: m.diff for m in ranked}
+        done["decisions"][str(truth["index"])] = {"gain": diff[two] - diff[one], "se": ranked[1].diff_se,
+                                                  "seconds": round(sum(m.result.elapsed for m in ranked), 1)}
+        atomic_write(out, lambda handle: handle.write(json.dumps(done, indent=1).encode()))
+    gains = np.zeros(len(corpus.decisions))
+    truth_gains = np.zeros(len(corpus.decisions))
+    for position, truth in enumerate(judged["decisions"]):
+        moves = {m["move"]: m["diff"] for m in truth["moves"]}
+        truth_gains[position] = moves[truth["picks"]["net 3 2-ply"]] - moves[truth["picks"]["net 3 1-ply"]]
+        gains[position] = done["decisions"].get(str(truth["index"]), {"gain": 0.0})["gain"]
+    half = 1.96 * gains.std(ddof=1) / np.sqrt(len(gains))
+    print(f"net 2 playing {policy!r}, {games} games a pick: 2 plies gain {gains.mean():+.4f} +- {half:.4f} (95%) "
+          f"a decision over 1 ply, in {len(done['decisions'])} decisions where the picks differ "
+          f"(the truth, net 2 playing 'net': {truth_gains.mean():+.4f})")
+    return float(gains.mean()), float(half), len(done["decisions"])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -173,11 +218,19 @@ def main(argv: list[str] | None = None) -> int:
     pair.add_argument("judged", type=Path)
     pair.add_argument("player")
     pair.add_argument("other")
+    ruler = commands.add_parser("yardstick", help="net 3's 2-ply picks against its 1-ply ones, rolled out by net 2 at 1 or 2 plies")
+    ruler.add_argument("out", type=Path, help="the results (JSON, written as each decision finishes; resumed)")
+    ruler.add_argument("--policy", choices=("net", "net2"), default="net2", help="net 2's rollout play (default: %(default)s)")
+    ruler.add_argument("--games", type=int, default=2592, help="games a pick (default: %(default)s)")
+    ruler.add_argument("--seed", type=int, default=7, help="decision i plays SeedSequence(seed, spawn_key=(i,)) (default: %(default)s)")
+    ruler.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="threads (default: every core)")
     args = parser.parse_args(argv)
     if args.command == "gaps":
         gaps()
     elif args.command == "paired":
         paired(args.judged, args.player, args.other)
+    elif args.command == "yardstick":
+        yardstick(args.out, args.policy, args.games, args.seed, args.workers)
     else:
         distil(args.folder, args.games, args.seed, args.rate, args.epochs, args.workers, args.chunk_games)
     return 0
