@@ -166,40 +166,48 @@ def paired(judged: Path, player: str, other: str) -> tuple[float, float, int]:
     return float(values.mean()), float(half), int(np.count_nonzero(values))
 
 
-def yardstick(out: Path, policy: str, games: int, seed: int, workers: int) -> tuple[float, float, int]:
+def yardstick(out: Path, policy: str, games: int, seed: int, workers: int, limit: int | None = None) -> dict[str, float]:
     """What net 3's 2-ply search gains over its 1-ply one when net 2 playing `policy` ("net":
     1 ply, as the truth; "net2": 2 plies) rolls out the two picks of every decision where they
-    differ. The gain on a decision is the 2-ply pick's equity minus the 1-ply pick's (a
-    common-random-number difference), 0 where the picks agree, so its mean over the corpus is
-    exactly the 1-ply loss minus the 2-ply loss under that yardstick, whatever its best moves.
-    Every decision is written to `out` as it finishes (atomically); the same command resumes."""
+    differ (the first `limit` of them in the corpus's order, if given). The gain on a decision is
+    the 2-ply pick's equity minus the 1-ply pick's (a common-random-number difference), 0 where
+    the picks agree, so its mean over the corpus is exactly the 1-ply loss minus the 2-ply loss
+    under that yardstick, whatever its best moves; it is printed beside the truth's own gain on
+    the same decisions, and the two paired. Every decision is written to `out` as it finishes
+    (atomically); the same command resumes."""
     corpus, judged = Corpus.load(CORPUS), json.loads(JUDGED.read_text())
     settings = {"policy": policy, "games": games, "seed": seed, "net": "fevga-net-2 int16"}
     done = json.loads(out.read_text()) if out.exists() else {**settings, "decisions": {}}
     if {k: done.get(k) for k in settings} != settings:
         raise SystemExit(f"{out} holds another yardstick's numbers: {({k: done.get(k) for k in settings})}")
+    differ = [(decision, truth) for decision, truth in zip(corpus.decisions, judged["decisions"])
+              if truth["picks"]["net 3 1-ply"] != truth["picks"]["net 3 2-ply"]]
+    chosen = differ[:limit]
     rollout_net = Net.load(NET_2).quantised()
-    for decision, truth in zip(corpus.decisions, judged["decisions"]):
+    for decision, truth in chosen:
         one, two = truth["picks"]["net 3 1-ply"], truth["picks"]["net 3 2-ply"]
-        if one == two or str(truth["index"]) in done["decisions"]:
+        if str(truth["index"]) in done["decisions"]:
             continue
         ranked = fevga.rollout_moves(decision.position, decision.dice, games, np.random.SeedSequence(seed, spawn_key=(truth["index"],)),
                                      workers, policy, truncate=True, net=rollout_net, moves=[one, two], progress=False)
         diff = {m.move.notation: m.diff for m in ranked}
         done["decisions"][str(truth["index"])] = {"gain": diff[two] - diff[one], "se": ranked[1].diff_se,
-                                                  "seconds": round(sum(m.result.elapsed for m in ranked), 1)}
+                                                  "seconds": round(max(m.result.elapsed for m in ranked), 1)}
         atomic_write(out, lambda handle: handle.write(json.dumps(done, indent=1).encode()))
-    gains = np.zeros(len(corpus.decisions))
-    truth_gains = np.zeros(len(corpus.decisions))
-    for position, truth in enumerate(judged["decisions"]):
+    gains, truth_gains = np.zeros(len(corpus.decisions)), np.zeros(len(corpus.decisions))
+    for position, (_, truth) in enumerate(chosen):
         moves = {m["move"]: m["diff"] for m in truth["moves"]}
         truth_gains[position] = moves[truth["picks"]["net 3 2-ply"]] - moves[truth["picks"]["net 3 1-ply"]]
-        gains[position] = done["decisions"].get(str(truth["index"]), {"gain": 0.0})["gain"]
-    half = 1.96 * gains.std(ddof=1) / np.sqrt(len(gains))
-    print(f"net 2 playing {policy!r}, {games} games a pick: 2 plies gain {gains.mean():+.4f} +- {half:.4f} (95%) "
-          f"a decision over 1 ply, in {len(done['decisions'])} decisions where the picks differ "
-          f"(the truth, net 2 playing 'net': {truth_gains.mean():+.4f})")
-    return float(gains.mean()), float(half), len(done["decisions"])
+        gains[position] = done["decisions"][str(truth["index"])]["gain"]
+    spread = 1.96 / np.sqrt(len(gains))
+    figures = {"gain": float(gains.mean()), "half": float(gains.std(ddof=1) * spread), "truth": float(truth_gains.mean()),
+               "paired": float((gains - truth_gains).mean()), "paired_half": float((gains - truth_gains).std(ddof=1) * spread),
+               "decisions": len(chosen)}
+    print(f"net 2 playing {policy!r}, {games} games a pick, {figures['decisions']} of the {len(differ)} decisions where "
+          f"net 3's 1-ply and 2-ply picks differ: 2 plies gain {figures['gain']:+.4f} +- {figures['half']:.4f} (95%) "
+          f"a decision of the corpus over 1 ply; the truth (net 2 playing 'net') on the same decisions: "
+          f"{figures['truth']:+.4f}; paired, the first minus the second: {figures['paired']:+.4f} +- {figures['paired_half']:.4f}")
+    return figures
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -224,13 +232,14 @@ def main(argv: list[str] | None = None) -> int:
     ruler.add_argument("--games", type=int, default=2592, help="games a pick (default: %(default)s)")
     ruler.add_argument("--seed", type=int, default=7, help="decision i plays SeedSequence(seed, spawn_key=(i,)) (default: %(default)s)")
     ruler.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="threads (default: every core)")
+    ruler.add_argument("--limit", type=int, help="only the first LIMIT decisions where the picks differ (default: all)")
     args = parser.parse_args(argv)
     if args.command == "gaps":
         gaps()
     elif args.command == "paired":
         paired(args.judged, args.player, args.other)
     elif args.command == "yardstick":
-        yardstick(args.out, args.policy, args.games, args.seed, args.workers)
+        yardstick(args.out, args.policy, args.games, args.seed, args.workers, args.limit)
     else:
         distil(args.folder, args.games, args.seed, args.rate, args.epochs, args.workers, args.chunk_games)
     return 0

@@ -77,6 +77,22 @@ def test_distil_refuses_too_few_games_for_a_held_out_chunk(script: ModuleType, t
     assert not (tmp_path / "data").exists()
 
 
+@pytest.mark.parametrize("policy, figures", [
+    ("net", {"gain": 0.0021, "half": 0.0018, "truth": 0.0021, "paired": -0.0001, "paired_half": 0.0004, "decisions": 158}),
+    ("net2", {"gain": 0.0017, "half": 0.0017, "truth": 0.0021, "paired": -0.0004, "paired_half": 0.0009, "decisions": 158}),
+])
+def test_the_documented_yardsticks(script: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                   policy: str, figures: dict[str, float]) -> None:
+    def no_rollout(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the committed yardstick lacks a decision")
+
+    monkeypatch.setattr(fevga, "rollout_moves", no_rollout)
+    copy = tmp_path / "yardstick.json"  # never the committed file, were anything written
+    copy.write_bytes((JUDGED.parent / f"yardstick-{policy}-2592.json").read_bytes())
+    got = script.yardstick(copy, policy, 2592, 7, 2)
+    assert {k: round(v, 4) for k, v in got.items()} == figures
+
+
 def test_yardstick_rolls_out_the_two_picks_where_they_differ_and_resumes(script: ModuleType, tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch,
                                                                          capsys: pytest.CaptureFixture[str]) -> None:
@@ -87,9 +103,11 @@ def test_yardstick_rolls_out_the_two_picks_where_they_differ_and_resumes(script:
     (tmp_path / "judged.json").write_text(json.dumps(judged))
     monkeypatch.setattr(script, "JUDGED", tmp_path / "judged.json")
     out = tmp_path / "net.json"
-    mean, _, count = script.yardstick(out, "net", 72, 7, 1)
+    first = script.yardstick(out, "net", 72, 7, 1, limit=1)
+    assert first["decisions"] == len(json.loads(out.read_text())["decisions"]) == 1
+    figures = script.yardstick(out, "net", 72, 7, 1)  # resumes after the first
     done = json.loads(out.read_text())
-    assert count == len(differ) == len(done["decisions"])
+    assert figures["decisions"] == len(differ) == len(done["decisions"])
     corpus = Corpus.load(script.CORPUS)
     one = differ[0]
     decision = corpus.decisions[one["index"]]
@@ -98,13 +116,17 @@ def test_yardstick_rolls_out_the_two_picks_where_they_differ_and_resumes(script:
                                  moves=[one["picks"]["net 3 1-ply"], one["picks"]["net 3 2-ply"]], progress=False)
     diff = {m.move.notation: m.diff for m in ranked}
     assert done["decisions"][str(one["index"])]["gain"] == diff[one["picks"]["net 3 2-ply"]] - diff[one["picks"]["net 3 1-ply"]]
-    assert mean == pytest.approx(sum(d["gain"] for d in done["decisions"].values()) / len(corpus.decisions))
-    assert "(the truth, net 2 playing 'net': " in capsys.readouterr().out
+    assert figures["gain"] == pytest.approx(sum(d["gain"] for d in done["decisions"].values()) / len(corpus.decisions))
+    truth = sum({m["move"]: m["diff"] for m in d["moves"]}[d["picks"]["net 3 2-ply"]]
+                - {m["move"]: m["diff"] for m in d["moves"]}[d["picks"]["net 3 1-ply"]] for d in differ)
+    assert figures["truth"] == pytest.approx(truth / len(corpus.decisions))
+    assert figures["paired"] == pytest.approx(figures["gain"] - figures["truth"])
+    assert f"{len(differ)} of the {len(differ)} decisions where" in capsys.readouterr().out
 
     def no_rollout(*args: object, **kwargs: object) -> None:
         raise AssertionError("a finished decision was rolled out again")
 
     monkeypatch.setattr(fevga, "rollout_moves", no_rollout)
-    assert script.yardstick(out, "net", 72, 7, 1) == (mean, _, count)  # resumed: nothing left to roll out
+    assert script.yardstick(out, "net", 72, 7, 1) == figures  # resumed: nothing left to roll out
     with pytest.raises(SystemExit, match="another yardstick's numbers"):
         script.yardstick(out, "net2", 72, 7, 1)
