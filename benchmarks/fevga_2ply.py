@@ -29,6 +29,7 @@ import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -55,21 +56,33 @@ def equity(p: np.ndarray) -> np.ndarray:
     return 2 * p[:, 0] - 1 + p[:, 1] - p[:, 2]
 
 
+def pick_diff(decision: dict[str, Any], player: str) -> float:
+    """A judged truth decision's rolled-out difference of `player`'s pick to the best (<= 0)."""
+    return next(float(m["diff"]) for m in decision["moves"] if m["move"] == decision["picks"][player])
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a whole number of at least 1")
+    return value
+
+
 def gaps() -> None:
     """Net 3's 2-ply losses on the Fevga truth, by how far its own every-move 2-ply values put
     the truth's best move behind its pick."""
     corpus, judged = Corpus.load(CORPUS), json.loads(JUDGED.read_text())
     lost: list[tuple[float, float]] = []  # (2-ply's own gap to the truth's best, the truth's loss)
     for decision, truth in zip(corpus.decisions, judged["decisions"]):
-        moves = {m["move"]: m for m in truth["moves"]}
-        loss = -moves[truth["picks"]["net 3 2-ply"]]["diff"]
+        loss = -pick_diff(truth, "net 3 2-ply")
         if loss > 0:
             own = {h.move.notation: h.loss for h in fevga.hint(decision.position, decision.dice, 2, every_move=True)}
             lost.append((own[truth["moves"][0]["move"]], loss))
     total = len(corpus.decisions)
     agree = [d for d in judged["decisions"] if d["picks"]["net 3 1-ply"] == d["picks"]["net 3 2-ply"]]
-    shared = sum(-{m["move"]: m["diff"] for m in d["moves"]}[d["picks"]["net 3 1-ply"]] for d in agree) / total
-    one_ply = sum(-{m["move"]: m["diff"] for m in d["moves"]}[d["picks"]["net 3 1-ply"]] for d in judged["decisions"]) / total
+    shared = -sum(pick_diff(d, "net 3 1-ply") for d in agree) / total
+    one_ply = -sum(pick_diff(d, "net 3 1-ply") for d in judged["decisions"]) / total
     print(f"net 3 1-ply and 2-ply pick the same move in {len(agree)} of {total} decisions, which hold {shared:.4f} "
           f"of each one's loss a decision (1-ply: {one_ply:.4f}): a 2-ply search that agreed with 1 ply there and "
           f"picked the truth's best in every other decision would still lose {shared / one_ply:.0%} of 1 ply's")
@@ -157,8 +170,7 @@ def paired(judged: Path, player: str, other: str) -> tuple[float, float, int]:
     half-width, and in how many decisions they differ."""
     diffs = []
     for decision in json.loads(judged.read_text())["decisions"]:
-        moves = {m["move"]: m for m in decision["moves"]}
-        diffs.append(moves[decision["picks"][other]]["diff"] - moves[decision["picks"][player]]["diff"])
+        diffs.append(pick_diff(decision, other) - pick_diff(decision, player))
     values = np.array(diffs)
     half = 1.96 * values.std(ddof=1) / np.sqrt(len(values))
     print(f"{player} minus {other}: {values.mean():+.4f} +- {half:.4f} (95%), "
@@ -177,7 +189,7 @@ def yardstick(out: Path, policy: str, games: int, seed: int, workers: int, limit
     (atomically); the same command resumes."""
     corpus, judged = Corpus.load(CORPUS), json.loads(JUDGED.read_text())
     settings = {"policy": policy, "games": games, "seed": seed, "net": "fevga-net-2 int16"}
-    done = json.loads(out.read_text()) if out.exists() else {**settings, "decisions": {}}
+    done: dict[str, Any] = json.loads(out.read_text()) if out.exists() else {**settings, "decisions": {}}
     if {k: done.get(k) for k in settings} != settings:
         raise SystemExit(f"{out} holds another yardstick's numbers: {({k: done.get(k) for k in settings})}")
     differ = [(decision, truth) for decision, truth in zip(corpus.decisions, judged["decisions"])
@@ -196,8 +208,7 @@ def yardstick(out: Path, policy: str, games: int, seed: int, workers: int, limit
         atomic_write(out, lambda handle: handle.write(json.dumps(done, indent=1).encode()))
     gains, truth_gains = np.zeros(len(corpus.decisions)), np.zeros(len(corpus.decisions))
     for position, (_, truth) in enumerate(chosen):
-        moves = {m["move"]: m["diff"] for m in truth["moves"]}
-        truth_gains[position] = moves[truth["picks"]["net 3 2-ply"]] - moves[truth["picks"]["net 3 1-ply"]]
+        truth_gains[position] = pick_diff(truth, "net 3 2-ply") - pick_diff(truth, "net 3 1-ply")
         gains[position] = done["decisions"][str(truth["index"])]["gain"]
     spread = 1.96 / np.sqrt(len(gains))
     figures = {"gain": float(gains.mean()), "half": float(gains.std(ddof=1) * spread), "truth": float(truth_gains.mean()),
@@ -229,10 +240,10 @@ def main(argv: list[str] | None = None) -> int:
     ruler = commands.add_parser("yardstick", help="net 3's 2-ply picks against its 1-ply ones, rolled out by net 2 at 1 or 2 plies")
     ruler.add_argument("out", type=Path, help="the results (JSON, written as each decision finishes; resumed)")
     ruler.add_argument("--policy", choices=("net", "net2"), default="net2", help="net 2's rollout play (default: %(default)s)")
-    ruler.add_argument("--games", type=int, default=2592, help="games a pick (default: %(default)s)")
+    ruler.add_argument("--games", type=positive, default=2592, help="games a pick (default: %(default)s)")
     ruler.add_argument("--seed", type=int, default=7, help="decision i plays SeedSequence(seed, spawn_key=(i,)) (default: %(default)s)")
-    ruler.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="threads (default: every core)")
-    ruler.add_argument("--limit", type=int, help="only the first LIMIT decisions where the picks differ (default: all)")
+    ruler.add_argument("--workers", type=positive, default=os.cpu_count() or 1, help="threads (default: every core)")
+    ruler.add_argument("--limit", type=positive, help="only the first LIMIT decisions where the picks differ (default: all)")
     args = parser.parse_args(argv)
     if args.command == "gaps":
         gaps()
